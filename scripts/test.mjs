@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// `npm test`: finds every test file and runs them with Node's test runner through tsx.
+// Browser tests need Chromium: found at CHROMIUM_PATH or /usr/bin/chromium, else installed from
+// Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+function findTests(folder) {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    if (statSync(path).isDirectory()) return findTests(path);
+    return name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+function ensureChromium() {
+  const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  if (existsSync(path)) return path;
+  if (process.getuid?.() !== 0) {
+    console.error(`Chromium is not at ${path}. Install it (apt-get install chromium) or set CHROMIUM_PATH.`);
+    process.exit(1);
+  }
+  console.log("Installing Debian's chromium for the browser tests…");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
+  const install = spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env });
+  if (install.status !== 0 || !existsSync(path)) {
+    console.error("Could not install chromium; the browser tests cannot run.");
+    process.exit(1);
+  }
+  return path;
+}
+
+const filter = process.argv.slice(2);
+const files = findTests("test")
+  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
+  .sort();
+if (files.length === 0) {
+  console.error("No test files matched.");
+  process.exit(1);
+}
+if (files.some((file) => file.includes("/e2e/"))) process.env.CHROMIUM_PATH = ensureChromium();
+
+const result = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", ...files],
+  { stdio: "inherit", env: { ...process.env, NODE_ENV: "test" } },
+);
+process.exit(result.status ?? 1);

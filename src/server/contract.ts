@@ -1,0 +1,119 @@
+// The plug-in contract (spec §2.4, §4.3) as types. Plug-ins import only from this file and from
+// the small helpers the host re-exports in `src/server/plugin-kit.ts`, never from the host's internals.
+import type { Router } from "express";
+import type { Database, Migration } from "./database/types.ts";
+import type { Logger } from "./logger.ts";
+import type { PostService } from "./posts/types.ts";
+
+export interface NavigationItem {
+  /** Value of the link's href attribute. */
+  href: string;
+  /** A locale key path, translated by the host (spec §2.4). */
+  text: string;
+  /** Hidden when the server runs without a database. */
+  requiresDatabase?: boolean;
+}
+
+export interface PluginMeta {
+  /** Absolute path of the plug-in's module (import.meta.url), used to find its views and locales. */
+  url?: string;
+  description?: string;
+}
+
+export interface Plugin {
+  /** Kebab-cased identifier. */
+  id: string;
+  name: string;
+  meta: PluginMeta | (() => PluginMeta);
+  options?: Record<string, unknown>;
+  init(server: Server): void | Promise<void>;
+}
+
+export interface EndpointPlugin extends Plugin {
+  mountPath: string;
+  navigationItems?: NavigationItem | NavigationItem[];
+  /** Behind rate limiting and authentication. Paths are relative to mountPath. */
+  routes?: Router;
+  /** No authentication. Paths are relative to mountPath. */
+  routesPublic?: Router;
+  /** Served beneath /.well-known/, whatever the mountPath. */
+  routesWellKnown?: Router;
+}
+
+/** What a syndication target says of itself (Indiekit's syndicator `info`). */
+export interface SyndicatorInfo {
+  /** Unique; what posts name in mp-syndicate-to. Matched exactly, never by prefix. */
+  uid: string;
+  name: string;
+  service?: { name: string; url: string; photo?: string };
+  user?: { name?: string; url?: string; photo?: string };
+}
+
+export interface SyndicateOptions {
+  /** Stable per (post, target): a target that honours idempotency recognises a repeated send. */
+  idempotencyKey: string;
+  /** Aborted when the per-target timeout expires. */
+  signal: AbortSignal;
+}
+
+export interface Publication {
+  /** The site's own URL, e.g. https://example.org/ */
+  me: string;
+  /** Pattern for new post URLs, e.g. {me}notes/{slug}/ */
+  postUrlPattern: string;
+  timezone: string;
+  name: string;
+}
+
+/** JF2 properties of a post (see src/server/posts/types.ts). */
+export type PostProperties = Record<string, unknown>;
+
+export interface SyndicatorPlugin extends Plugin {
+  info: SyndicatorInfo;
+  /** Whether a repeated call with the same idempotencyKey is known not to create a second copy. */
+  honoursIdempotencyKey?: boolean;
+  /** Returns the URL of the copy; throws an Error whose message says what went wrong. */
+  syndicate(properties: PostProperties, publication: Publication, options: SyndicateOptions): Promise<string>;
+}
+
+export interface ViewLocation {
+  /** A folder of nunjucks templates. */
+  path: string;
+}
+
+/** The server as a plug-in sees it in init(). */
+export interface Server {
+  readonly config: HostConfigView;
+  readonly publication: Publication;
+  /** null when the server runs without a database (application.database: false). */
+  readonly database: Database | null;
+  /** null without a database. */
+  readonly posts: PostService | null;
+  readonly logger: Logger;
+  readonly endpoints: readonly EndpointPlugin[];
+  readonly syndicators: readonly SyndicatorPlugin[];
+  /** Options given to a plug-in in the config file under its package name, or {}. */
+  pluginOptions(packageName: string): Record<string, unknown>;
+  addEndpoint(plugin: EndpointPlugin): void;
+  addSyndicator(plugin: SyndicatorPlugin): void;
+  addViews(folder: string): void;
+  /** A folder holding <lang>.json files, deep-merged into the host's. */
+  addLocales(folder: string): void;
+  addMigrations(migrations: Migration[]): void;
+  /** Called before the database closes on shutdown; lets a plug-in finish or hand back what it holds. */
+  onShutdown(handler: () => Promise<void> | void): void;
+}
+
+/** The parts of the host configuration plug-ins may read. */
+export interface HostConfigView {
+  application: {
+    name: string;
+    url: string;
+    locale: string | undefined;
+    production: boolean;
+  };
+  secrets: {
+    /** The WEBHOOK_SECRET, or undefined when not set. Never log it. */
+    webhookSecret: string | undefined;
+  };
+}

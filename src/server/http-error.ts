@@ -1,0 +1,23 @@
+// An error that knows its HTTP answer. Thrown by the host and by plug-ins; the host's error handler
+// turns it into {"error", "error_description"} for API clients or a localised page for browsers.
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    /** OAuth/Micropub-style machine-readable code, e.g. "invalid_request". */
+    readonly error: string,
+    /** Human-readable description; safe to show. */
+    readonly description: string,
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.name = "HttpError";
+  }
+}
+
+export const badRequest = (description: string) => new HttpError(400, "invalid_request", description);
+export const unauthorized = (description: string) => new HttpError(401, "unauthorized", description);
+export const forbidden = (description: string) => new HttpError(403, "forbidden", description);
+export const insufficientScope = (scope: string) =>
+  new HttpError(403, "insufficient_scope", `This request needs the scope "${scope}"`);
+export const notFound = (description: string) => new HttpError(404, "not_found", description);

@@ -1,0 +1,77 @@
+// The syndication core's vocabulary. Nothing here knows HTTP: routes, the command line and the
+// webhooks are adapters that start runs and format what they emit.
+
+export type Trigger = "manual" | "batch" | "webhook" | "cli";
+
+/** A (post, target) row of the ledger. The ledger, not the post, is the truth about what was sent. */
+export type TargetState = "pending" | "sending" | "syndicated" | "failed" | "unknown";
+
+export interface LedgerEntry {
+  postId: string;
+  targetUid: string;
+  state: TargetState;
+  url: string | null;
+  attempts: number;
+  lastError: string | null;
+  /** Permanent refusals (401, 403, 422) are not retried automatically. */
+  permanent: boolean;
+  idempotencyKey: string;
+  nextAttemptAt: Date | null;
+  updatedAt: Date;
+  createdAt: Date;
+}
+
+export interface Attempt {
+  id: string;
+  postId: string;
+  targetUid: string;
+  runId: string | null;
+  trigger: Trigger;
+  startedAt: Date;
+  finishedAt: Date | null;
+  outcome: "syndicated" | "failed" | "sending" | "unknown";
+  url: string | null;
+  error: string | null;
+}
+
+export interface TargetResult {
+  uid: string;
+  name: string;
+  status: "syndicated" | "already_syndicated" | "failed" | "skipped";
+  url?: string;
+  error?: string;
+}
+
+export type PostResultStatus = "syndicated" | "partial" | "failed" | "unchanged";
+
+/** What a run says about one post: the JSON result of the endpoint (issue 4). */
+export interface PostResult {
+  url: string;
+  status: PostResultStatus;
+  syndication: string[];
+  targets: TargetResult[];
+}
+
+export interface RunSummary {
+  posts: number;
+  syndicated: number;
+  partial: number;
+  failed: number;
+}
+
+export interface RunRecord {
+  id: string;
+  kind: "batch" | "single";
+  trigger: Trigger;
+  startedAt: Date;
+  finishedAt: Date | null;
+  summary: RunSummary;
+}
+
+/** The lease on the batch run, as seen by anyone who asks whether a run is in progress. */
+export interface RunInProgress {
+  runId: string;
+  trigger: Trigger;
+  since: Date;
+  expiresAt: Date;
+}
