@@ -17,6 +17,9 @@ export interface LedgerEntry {
   permanent: boolean;
   idempotencyKey: string;
   nextAttemptAt: Date | null;
+  /** Who holds the row while it is `sending` (instance id and a claim nonce); kept afterwards. */
+  claimedBy: string | null;
+  claimedAt: Date | null;
   updatedAt: Date;
   createdAt: Date;
 }
@@ -59,12 +62,18 @@ export interface RunSummary {
   failed: number;
 }
 
+/** `abandoned`: its process died, lost the lease, or stopped on shutdown before the end. */
+export type RunStatus = "running" | "finished" | "abandoned";
+
 export interface RunRecord {
   id: string;
   kind: "batch" | "single";
   trigger: Trigger;
   startedAt: Date;
   finishedAt: Date | null;
+  status: RunStatus;
+  /** The instance that ran it. */
+  holder: string | null;
   summary: RunSummary;
 }
 
@@ -72,6 +81,21 @@ export interface RunRecord {
 export interface RunInProgress {
   runId: string;
   trigger: Trigger;
+  /** The instance holding the lease. */
+  holder: string;
   since: Date;
   expiresAt: Date;
 }
+
+/** What the core tells listeners in this process (the admin page), in the order it happens. */
+export type SyndicationEvent =
+  | { type: "run-started"; runId: string; kind: "batch" | "single"; trigger: Trigger; startedAt: Date }
+  | { type: "result"; runId: string; kind: "batch" | "single"; result: PostResult }
+  | { type: "lease-lost"; runId: string }
+  | {
+      type: "run-finished";
+      runId: string;
+      kind: "batch" | "single";
+      status: Exclude<RunStatus, "running">;
+      summary: RunSummary;
+    };

@@ -55,8 +55,15 @@ export interface PostService {
   update(url: string, update: PostUpdate): Promise<Post>;
   delete(url: string): Promise<Post>;
   undelete(url: string): Promise<Post>;
-  /** Newest first. `before` is the opaque cursor returned as `next` by the previous page. */
-  list(options: { limit: number; before?: string }): Promise<{ posts: Post[]; next?: string }>;
+  /**
+   * Posts not deleted (drafts included), newest first. `before` is the opaque cursor returned as
+   * `next` (older posts); `after` the one returned as `previous` (newer posts, still newest first).
+   */
+  list(options: { limit: number; before?: string; after?: string }): Promise<{
+    posts: Post[];
+    next?: string;
+    previous?: string;
+  }>;
   /**
    * Published, not deleted posts whose `mp-syndicate-to` is not empty, oldest first (published,
    * then id), strictly after `after` when given. Served by a partial index, so as fast among a

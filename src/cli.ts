@@ -1,0 +1,152 @@
+// possekit serve | token | migrate | syndicate | demo
+import { parseArgs } from "node:util";
+import { ConfigError, type HostConfig, loadConfig } from "./server/config/load.ts";
+import { Host } from "./server/host.ts";
+import { createLogger, logLevelFromEnv } from "./server/logger.ts";
+
+const USAGE: Record<string, string> = {
+  main: `Usage: possekit <command> [options]
+
+Commands:
+  serve       Run the server (what npm start runs)
+  token       Print an access token for scripts
+  migrate     Apply database migrations and exit
+  syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
+  demo        Run the server with sample posts and a local sandbox Mastodon as the target
+
+Run possekit <command> --help for a command's options.`,
+  serve: `Usage: possekit serve [--config PATH] [--port N]
+
+Runs the server. Configuration comes from possekit.config.json in the working directory, or --config.`,
+  token: `Usage: possekit token [--scope "create update"] [--days N] [--config PATH]
+
+Prints an access token (a JWT signed with SECRET) with the given space-separated scopes.`,
+  migrate: `Usage: possekit migrate [--config PATH]
+
+Applies the database migrations of the host and of every installed plug-in, then exits.`,
+  syndicate: `Usage: possekit syndicate [--url URL] [--config PATH]
+
+Without --url: works through every post awaiting syndication, oldest first, under the same lock as
+the endpoint (exits 3 when a run is already in progress). With --url: syndicates that one post.
+Prints one JSON line per post as it finishes, then a summary line.`,
+  demo: `Usage: possekit demo [--port N]
+
+Starts the server with an in-memory database, a few sample posts awaiting syndication, and a local
+sandbox Mastodon-compatible server as the target: no account and no network needed.`,
+};
+
+const common = {
+  config: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function loadOrExplain(configPath: string | undefined, overrides: { port?: string } = {}): HostConfig | null {
+  try {
+    const env = overrides.port ? { ...process.env, PORT: overrides.port } : process.env;
+    return loadConfig({ ...(configPath ? { configPath } : {}), env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return null;
+    }
+    throw error;
+  }
+}
+
+async function serve(config: HostConfig): Promise<number> {
+  const logger = createLogger(logLevelFromEnv());
+  const host = new Host(config, { logger });
+  await host.prepare();
+  await host.listen();
+  const url = config.application.url;
+  logger.info(`possekit is running at ${url} (database: ${host.database?.engine ?? "none"})`);
+  if (config.generatedPassword) {
+    process.stdout.write(
+      `\nSign in at ${url}/session/login with this password (generated once, kept in ${config.application.dataDir}/password):\n\n    ${config.generatedPassword}\n\nSet PASSWORD to choose your own.\n\n`,
+    );
+  } else if (!process.env.PASSWORD) {
+    process.stdout.write(`Sign in at ${url}/session/login with the password in ${config.application.dataDir}/password\n`);
+  }
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  logger.info("Stopping: letting requests finish");
+  await host.stop();
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(`${USAGE.main}\n`);
+    return command ? 0 : 1;
+  }
+  if (!(command in USAGE) || command === "main") {
+    process.stderr.write(`Unknown command "${command}".\n\n${USAGE.main}\n`);
+    return 1;
+  }
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: {
+        ...common,
+        port: { type: "string" },
+        scope: { type: "string" },
+        days: { type: "string" },
+        url: { type: "string" },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE[command]}\n`);
+    return 1;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE[command]}\n`);
+    return 0;
+  }
+  const configPath = typeof values.config === "string" ? values.config : undefined;
+  const port = typeof values.port === "string" ? values.port : undefined;
+
+  if (command === "demo") {
+    const { runDemo } = await import("./demo.ts");
+    return runDemo({ ...(port ? { port: Number(port) } : {}) });
+  }
+  const config = loadOrExplain(configPath, port ? { port } : {});
+  if (!config) return 1;
+
+  switch (command) {
+    case "serve":
+      return serve(config);
+    case "token": {
+      const scope = (typeof values.scope === "string" ? values.scope : "create update").split(/\s+/).filter(Boolean);
+      const days = typeof values.days === "string" ? Number(values.days) : config.application.tokenLifetimeDays;
+      if (!Number.isInteger(days) || days < 1) {
+        process.stderr.write("--days must be a whole number of days, 1 or more\n");
+        return 1;
+      }
+      const host = new Host(config, { logger: createLogger("warn") });
+      process.stdout.write(`${await host.tokens.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`);
+      return 0;
+    }
+    case "migrate": {
+      if (config.database === false) {
+        process.stderr.write("application.database is false: there is no database to migrate\n");
+        return 1;
+      }
+      const host = new Host(config, { logger: createLogger(logLevelFromEnv()) });
+      await host.prepare();
+      await host.stop();
+      process.stdout.write("Migrations applied.\n");
+      return 0;
+    }
+    case "syndicate": {
+      const { syndicateFromCli } = await import("./plugin/cli-syndicate.ts");
+      return syndicateFromCli(config, typeof values.url === "string" ? values.url : undefined);
+    }
+  }
+  return 1;
+}

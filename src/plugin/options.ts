@@ -1,0 +1,33 @@
+// Options of the endpoint plug-in (spec §2.1), validated at construction with errors that name the option.
+import { z } from "zod";
+import { formatIssues } from "../server/config/load.ts";
+
+export const endpointOptionsSchema = z.strictObject({
+  /** Path at which the syndication endpoint is mounted. */
+  mountPath: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$|^\/[A-Za-z0-9._~-]+$/, {
+      error: 'must be a path like "/syndicate" (starting with "/", no trailing "/")',
+    })
+    .default("/syndicate"),
+  /** How long one target may take for one post before it counts as failed, in milliseconds. */
+  targetTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+  /** How long the batch lease lives without renewal; a crashed run frees the endpoint after this. */
+  leaseMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
+  webhook: z
+    .strictObject({
+      /** Netlify deploy contexts (and GitHub environments) that start a run. */
+      contexts: z.array(z.string().min(1)).min(1).default(["production"]),
+      /** Largest webhook body accepted, in bytes. */
+      maxBodyBytes: z.number().int().positive().max(10_000_000).default(100_000),
+    })
+    .prefault({}),
+});
+
+export type EndpointOptions = z.infer<typeof endpointOptionsSchema>;
+
+export function parseEndpointOptions(options: unknown): EndpointOptions {
+  const parsed = endpointOptionsSchema.safeParse(options ?? {});
+  if (parsed.success) return parsed.data;
+  throw new Error(`option ${formatIssues(parsed.error.issues).join("; option ")}`);
+}

@@ -1,0 +1,26 @@
+// The endpoint's routers. Authenticated: the page, POST (single or batch), the per-post page.
+// Public: the deploy webhooks (a request without a webhook signature falls through to the
+// authenticated route at the same path).
+import express, { type Router } from "express";
+import type { Server } from "../../server/contract.ts";
+import type { Syndication } from "../../syndication/syndication.ts";
+import type { EndpointOptions } from "../options.ts";
+import { postSyndicateRoute } from "./post-syndicate.ts";
+
+export interface RouteContext {
+  mountPath: string;
+  options: EndpointOptions;
+  syndication: () => Syndication | null;
+  server: () => Server | null;
+}
+
+export function authenticatedRoutes(context: RouteContext): Router {
+  const router = express.Router();
+  router.post("/", postSyndicateRoute(context));
+  return router;
+}
+
+export function publicRoutes(_context: RouteContext): Router {
+  const router = express.Router();
+  return router;
+}

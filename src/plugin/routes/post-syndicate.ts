@@ -1,0 +1,99 @@
+// POST {mountPath}: with source_url, that one post now; without, every awaiting post, oldest first,
+// under the batch lease. Answers JSON, NDJSON, server-sent events or a redirect, as the client asks.
+import type { Request, RequestHandler, Response } from "express";
+import { hasScope } from "../../server/auth/types.ts";
+import { HttpError, badRequest, insufficientScope, notFound } from "../../server/http-error.ts";
+import { PostNotFoundError } from "../../server/posts/types.ts";
+import { SyndicationInProgressError } from "../../syndication/syndication.ts";
+import type { Syndication } from "../../syndication/syndication.ts";
+import type { PostResult, RunSummary } from "../../syndication/types.ts";
+import { sourceUrlOf } from "../source-url.ts";
+import { formRedirectSink } from "../responses/form-redirect.ts";
+import { htmxSseSink } from "../responses/htmx-sse.ts";
+import { jsonSink } from "../responses/json.ts";
+import { type ResultSink, summarize } from "../responses/result-sink.ts";
+import { ndjsonSink, sseJsonSink } from "../responses/streams.ts";
+
+const BODY_TYPES = ["application/x-www-form-urlencoded", "application/json", "application/*+json"];
+
+function hasBody(req: Request): boolean {
+  const length = req.headers["content-length"];
+  return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
+}
+
+/** Only a local path is honoured; anything else could send the user to another site. */
+function redirectUriOf(req: Request, fallback: string): string {
+  const raw = (req.body as Record<string, unknown> | undefined)?.redirect_uri ?? req.query.redirect_uri;
+  if (raw === undefined) return fallback;
+  if (typeof raw !== "string" || !/^\/(?![/\\])[^\s]*$/.test(raw) || raw.length > 2048) {
+    throw badRequest("redirect_uri must be a local path, such as /syndicate");
+  }
+  return raw;
+}
+
+function chooseSink(req: Request, res: Response, mountPath: string, single: boolean): ResultSink {
+  const accept = req.get("accept") ?? "";
+  if (accept.includes("text/event-stream")) {
+    return req.get("hx-request") ? htmxSseSink(req, res, mountPath) : sseJsonSink(res);
+  }
+  if (accept.includes("application/x-ndjson")) return ndjsonSink(res);
+  if (req.accepts(["json", "html"]) === "html" || req.body?.redirect_uri !== undefined) {
+    return formRedirectSink(res, redirectUriOf(req, mountPath), single);
+  }
+  return jsonSink(res, single);
+}
+
+export function postSyndicateRoute(options: { mountPath: string; syndication: () => Syndication | null }): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const syndication = options.syndication();
+      if (!syndication) {
+        throw new HttpError(501, "not_implemented", "Syndication needs a database; this server runs without one");
+      }
+      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+      if (hasBody(req) && !req.is(BODY_TYPES)) {
+        throw new HttpError(
+          415,
+          "unsupported_media_type",
+          "Send the request without a body, or as application/x-www-form-urlencoded or application/json",
+        );
+      }
+      const sourceUrl = sourceUrlOf(req);
+      // Validate redirect_uri before anything starts.
+      redirectUriOf(req, options.mountPath);
+
+      if (sourceUrl) {
+        let result: PostResult;
+        try {
+          result = await syndication.syndicatePost(sourceUrl, "manual");
+        } catch (error) {
+          if (error instanceof PostNotFoundError) throw notFound(`No post exists at ${sourceUrl}`);
+          throw error;
+        }
+        const sink = chooseSink(req, res, options.mountPath, true);
+        sink.result(result);
+        await sink.end(summarize([result]));
+        return;
+      }
+
+      let run: Awaited<ReturnType<Syndication["startBatch"]>>;
+      try {
+        run = await syndication.startBatch("batch");
+      } catch (error) {
+        if (error instanceof SyndicationInProgressError) {
+          throw new HttpError(409, "syndication_in_progress", "Syndication is already in progress", {
+            "Retry-After": String(error.retryAfterSeconds),
+          });
+        }
+        throw error;
+      }
+      const sink = chooseSink(req, res, options.mountPath, false);
+      // Results are consumed as they come; if the client goes away the run goes on without it.
+      for await (const result of run.results) sink.result(result);
+      const summary: RunSummary = await run.done;
+      await sink.end(summary);
+    } catch (error) {
+      next(error);
+    }
+  };
+}

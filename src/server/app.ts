@@ -1,0 +1,89 @@
+// The order of the server (issue 2): static assets; public and well-known routes; sign-in;
+// authentication; authenticated routes; then not-found and the error handler.
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { authenticate } from "./auth/authenticate.ts";
+import { SessionManager } from "./auth/session.ts";
+import { errorHandler, notFoundHandler } from "./errors.ts";
+import { takeFlash } from "./flash.ts";
+import type { Host } from "./host.ts";
+import { PACKAGE_ROOT } from "./package-root.ts";
+import { prefersHtml } from "./negotiate.ts";
+import { navigationFor } from "./navigation.ts";
+import { limiter } from "./rate-limit.ts";
+import { healthRoute } from "./routes/health.ts";
+import { homeRoute } from "./routes/home.ts";
+import { sessionRoutes } from "./routes/session.ts";
+import { statusRoute } from "./routes/status.ts";
+import { localeMiddleware } from "./views.ts";
+
+const htmxFolder = dirname(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"));
+
+function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Referrer-Policy", "same-origin");
+  res.setHeader("X-Frame-Options", "DENY");
+  res.setHeader(
+    "Content-Security-Policy",
+    "default-src 'self'; img-src 'self' data: https:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; form-action 'self'",
+  );
+  next();
+}
+
+export function buildApp(host: Host): Express {
+  const { application } = host.hostConfig;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", application.trustProxy);
+  host.views.install(app);
+  const sessions = new SessionManager(host.hostConfig.secrets.secret, host.publication.me, application.url.startsWith("https:"));
+  const limits = application.rateLimit;
+  const hasDatabase = host.database !== null;
+
+  app.use(securityHeaders);
+  app.use("/assets/vendor", express.static(htmxFolder, { maxAge: "1d", index: false }));
+  app.use("/assets", express.static(join(PACKAGE_ROOT, "public"), { maxAge: "1h", index: false }));
+  app.use(localeMiddleware(host.i18n, application.locale, host.publication.timezone));
+  app.use((req, res, next) => {
+    res.locals.application = { name: application.name };
+    res.locals.publication = host.publication;
+    res.locals.currentPath = req.path;
+    res.locals.navigation = navigationFor(host.endpoints, req.path, hasDatabase);
+    if (req.method === "GET" && prefersHtml(req)) res.locals.flash = takeFlash(req, res);
+    next();
+  });
+  app.get("/health", healthRoute(host));
+
+  for (const endpoint of host.endpoints) {
+    if (endpoint.routesWellKnown) app.use("/.well-known", endpoint.routesWellKnown);
+  }
+  const publicLimiter = limiter({ name: "public", windowMs: limits.windowMs, limit: limits.public });
+  for (const endpoint of host.endpoints) {
+    if (endpoint.routesPublic) app.use(endpoint.mountPath, publicLimiter, endpoint.routesPublic);
+  }
+
+  const bodyLimit = application.bodyLimit;
+  app.use(express.urlencoded({ extended: true, limit: bodyLimit, parameterLimit: 1000 }));
+  app.use(express.json({ limit: bodyLimit, type: ["application/json", "application/*+json"] }));
+
+  const signInLimiter = limiter({ name: "sign-in", windowMs: limits.windowMs, limit: limits.signIn });
+  app.use("/session", sessionRoutes(host, sessions, signInLimiter));
+  app.get("/", homeRoute(host, sessions));
+
+  const authenticated = authenticate({ sessions, tokens: host.tokens, baseUrl: application.url });
+  const authenticatedLimiter = limiter({ name: "authenticated", windowMs: limits.windowMs, limit: limits.authenticated });
+  const signedInLocals = (req: Request, res: Response, next: NextFunction) => {
+    res.locals.auth = req.auth;
+    res.locals.csrfToken = req.csrfToken;
+    next();
+  };
+  app.get("/status", authenticatedLimiter, authenticated, signedInLocals, statusRoute(host));
+  for (const endpoint of host.endpoints) {
+    if (endpoint.routes) app.use(endpoint.mountPath, authenticatedLimiter, authenticated, signedInLocals, endpoint.routes);
+  }
+
+  app.use(notFoundHandler());
+  app.use(errorHandler(host.logger, !host.hostConfig.production));
+  return app;
+}

@@ -1,0 +1,88 @@
+// Who is asking: a signed-in session (with CSRF protection on state-changing requests), or an access
+// token in the Authorization header, the form field access_token or the query parameter token.
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { HttpError, unauthorized } from "../http-error.ts";
+import { prefersHtml } from "../negotiate.ts";
+import { secretsEqual } from "./constant-time.ts";
+import type { SessionManager } from "./session.ts";
+import type { TokenIssuer } from "./tokens.ts";
+import type { AuthMethod } from "./types.ts";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const ALL_SCOPES = ["create", "update", "delete", "draft", "media"];
+
+function tokenCredential(req: Request): { method: AuthMethod; token: string } | null {
+  const header = req.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <access token>"');
+    return { method: "bearer", token: match[1] };
+  }
+  const body: unknown = req.body;
+  if (req.is("application/x-www-form-urlencoded") && body && typeof body === "object" && "access_token" in body) {
+    const value = (body as Record<string, unknown>).access_token;
+    if (typeof value !== "string" || value === "") throw unauthorized("The form field access_token must be one token");
+    return { method: "form", token: value };
+  }
+  const query = req.query.token;
+  if (query !== undefined) {
+    if (typeof query !== "string" || query === "") throw unauthorized("The query parameter token must be one token");
+    return { method: "query", token: query };
+  }
+  return null;
+}
+
+/** A cookie-authenticated change must carry the session's CSRF token and, when sent, our own Origin. */
+function passesCsrf(req: Request, csrf: string, origin: string): boolean {
+  const sentOrigin = req.headers.origin;
+  if (sentOrigin !== undefined && sentOrigin !== origin && sentOrigin !== `${req.protocol}://${req.get("host")}`)
+    return false;
+  const header = req.headers["x-csrf-token"];
+  const field = (req.body as Record<string, unknown> | undefined)?._csrf;
+  const sent = typeof header === "string" ? header : typeof field === "string" ? field : undefined;
+  return sent !== undefined && secretsEqual(sent, csrf);
+}
+
+export function authenticate(options: { sessions: SessionManager; tokens: TokenIssuer; baseUrl: string }): RequestHandler {
+  const origin = new URL(options.baseUrl).origin;
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const credential = tokenCredential(req);
+      if (req.body && typeof req.body === "object") {
+        // A token must never reach a handler that might store the body (Micropub properties).
+        delete (req.body as Record<string, unknown>).access_token;
+      }
+      const session = await options.sessions.read(req);
+      if (session && (SAFE_METHODS.has(req.method) || passesCsrf(req, session.csrf, origin))) {
+        req.auth = { method: "session", me: session.me, scope: ALL_SCOPES, clientId: "session" };
+        req.csrfToken = session.csrf;
+        return next();
+      }
+      if (credential) {
+        const verified = await options.tokens.verify(credential.token);
+        if ("reason" in verified) throw unauthorized(verified.reason);
+        req.auth = {
+          method: credential.method,
+          me: verified.claims.me,
+          scope: verified.claims.scope,
+          clientId: verified.claims.clientId,
+        };
+        if (session) req.csrfToken = session.csrf;
+        return next();
+      }
+      if (session) {
+        throw new HttpError(
+          403,
+          "forbidden",
+          "This form has expired or was sent from another site. Reload the page and try again.",
+        );
+      }
+      if (SAFE_METHODS.has(req.method) && prefersHtml(req)) {
+        return res.redirect(303, `/session/login?redirect=${encodeURIComponent(req.originalUrl)}`);
+      }
+      throw unauthorized("Sign in, or send an access token (Authorization: Bearer, access_token or token)");
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,63 @@
+// The shape of possekit.config.json. Every field has a default, so no file at all runs a working server.
+import { z } from "zod";
+
+const urlWithoutTrailingSlash = z
+  .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL, e.g. https://example.org" })
+  .transform((value) => value.replace(/\/+$/, ""));
+
+export const rateLimitSchema = z.strictObject({
+  /** Window of every limit, in milliseconds. */
+  windowMs: z.number().int().positive().default(60_000),
+  /** Requests per window to authenticated plug-in routes, per client. */
+  authenticated: z.number().int().positive().default(300),
+  /** Requests per window to public plug-in routes (webhooks), per client. */
+  public: z.number().int().positive().default(60),
+  /** Sign-in attempts per window, per client. */
+  signIn: z.number().int().positive().default(10),
+  /** Where counts are kept: "memory" (one instance) or "database" (shared by instances on PostgreSQL). */
+  store: z.enum(["memory", "database"]).default("memory"),
+});
+
+export const applicationSchema = z.strictObject({
+  name: z.string().min(1).default("possekit"),
+  /** The server's public base URL; defaults to http://localhost:<port>. */
+  url: urlWithoutTrailingSlash.optional(),
+  port: z.number().int().min(0).max(65_535).default(3000),
+  /** Interface to listen on; "0.0.0.0" for every interface (behind a proxy, in a container). */
+  host: z.string().min(1).default("127.0.0.1"),
+  /** Interface language; when unset, taken from each browser's Accept-Language. */
+  locale: z.string().min(2).optional(),
+  /** false: no database; a postgres:// URL; or a folder for the embedded PGlite. */
+  database: z.union([z.literal(false), z.string().min(1)]).optional(),
+  /** Folder for the embedded database and generated development secrets. */
+  dataDir: z.string().min(1).default("data"),
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: z.number().int().positive().default(100_000),
+  /** Lifetime of tokens issued by the status page and `possekit token`, in days. */
+  tokenLifetimeDays: z.number().int().positive().default(90),
+  /** Trust X-Forwarded-* from this many proxies (express "trust proxy"). */
+  trustProxy: z.union([z.boolean(), z.number().int().min(0)]).default(false),
+  rateLimit: rateLimitSchema.prefault({}),
+});
+
+export const publicationSchema = z.strictObject({
+  /** The site's URL; defaults to the application URL. Used with a trailing slash as {me}. */
+  me: urlWithoutTrailingSlash.optional(),
+  /** New post URLs: {me}, {slug}, {yyyy}, {MM}, {dd}. */
+  postUrlPattern: z.string().includes("{slug}", { error: "must contain {slug}" }).default("{me}notes/{slug}/"),
+  timezone: z.string().default("UTC"),
+  name: z.string().optional(),
+});
+
+export const configFileSchema = z
+  .object({
+    application: applicationSchema.prefault({}),
+    publication: publicationSchema.prefault({}),
+    /** Plug-ins by package name (built in) or path (relative to the config file). */
+    plugins: z.array(z.string().min(1)).default(["@possekit/endpoint-syndicate"]),
+  })
+  // Every other key is the options entry of a plug-in, keyed by its package name.
+  .catchall(z.record(z.string(), z.unknown()));
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+export type RateLimitConfig = z.infer<typeof rateLimitSchema>;

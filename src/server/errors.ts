@@ -1,0 +1,77 @@
+// The one place errors become responses: JSON {error, error_description} for API clients, a
+// localised page for browsers, never a stack trace outside development.
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
+import { HttpError } from "./http-error.ts";
+import type { Logger } from "./logger.ts";
+import { prefersHtml } from "./negotiate.ts";
+
+const ERROR_NAMES: Record<number, string> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  422: "unprocessable_entity",
+  429: "too_many_requests",
+  500: "server_error",
+  501: "not_implemented",
+  503: "service_unavailable",
+};
+
+/** body-parser and http-errors set `type` and `status` on what they throw. */
+function fromLibraryError(error: unknown): HttpError | null {
+  if (!error || typeof error !== "object") return null;
+  const { type, status } = error as { type?: unknown; status?: unknown };
+  switch (type) {
+    case "entity.too.large":
+      return new HttpError(413, "payload_too_large", "The request body is larger than this server accepts");
+    case "entity.parse.failed":
+      return new HttpError(400, "invalid_request", "The request body is not valid for its Content-Type");
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new HttpError(415, "unsupported_media_type", "The request body's encoding or charset is not supported");
+    case "request.aborted":
+      return new HttpError(400, "invalid_request", "The request was aborted");
+    case "parameters.too.many":
+      return new HttpError(413, "payload_too_large", "The request has too many parameters");
+  }
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return new HttpError(status, ERROR_NAMES[status] ?? "invalid_request", "The request could not be understood");
+  }
+  // A malformed percent-encoding in the path.
+  if (error instanceof URIError) return new HttpError(400, "invalid_request", "The URL is not correctly encoded");
+  return null;
+}
+
+export function notFoundHandler(): RequestHandler {
+  return (req, _res, next) => next(new HttpError(404, "not_found", `Nothing is at ${req.path}`));
+}
+
+export function errorHandler(logger: Logger, development: boolean): ErrorRequestHandler {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = error instanceof HttpError ? error : fromLibraryError(error);
+    const httpError =
+      known ?? new HttpError(500, "server_error", "Something went wrong on the server; it has been logged.");
+    if (!known) {
+      logger.error("Unhandled error", {
+        method: req.method,
+        path: req.path,
+        error: error instanceof Error ? (development ? error.stack : error.message) : String(error),
+      });
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
+    if (httpError.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="possekit"');
+    res.status(httpError.status);
+    if (prefersHtml(req) && typeof res.locals.t === "function") {
+      res.render("error.njk", { status: httpError.status, error: httpError.error, description: httpError.description });
+      return;
+    }
+    res.json({ error: httpError.error, error_description: httpError.description });
+  };
+}

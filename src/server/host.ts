@@ -1,0 +1,158 @@
+// The host publishing server: loads plug-ins, keeps the plug-in contract (spec §2.4, §4.3), owns the
+// database and the post service, and starts and stops the HTTP server.
+import type { Server as HttpServer } from "node:http";
+import { join } from "node:path";
+import { buildApp } from "./app.ts";
+import type { HostConfig } from "./config/load.ts";
+import type {
+  EndpointPlugin,
+  HostConfigView,
+  Plugin,
+  Publication,
+  Server,
+  SyndicatorPlugin,
+} from "./contract.ts";
+import { migrate } from "./database/migrate.ts";
+import { openDatabase } from "./database/open.ts";
+import type { Database, Migration } from "./database/types.ts";
+import { I18n } from "./i18n.ts";
+import type { Logger } from "./logger.ts";
+import { loadPlugin } from "./plugins.ts";
+import { postMigrations } from "./posts/migrations.ts";
+import { createPostService } from "./posts/post-service.ts";
+import type { PostService } from "./posts/types.ts";
+import { TokenIssuer } from "./auth/tokens.ts";
+import { Views } from "./views.ts";
+import { PACKAGE_ROOT } from "./package-root.ts";
+
+const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+export interface HostOptions {
+  logger: Logger;
+  /** Plug-in instances to install besides those named in the config (tests, embedding). */
+  plugins?: Plugin[];
+  /** An already open database to use instead of the configured one (tests). */
+  database?: Database;
+}
+
+export class Host implements Server {
+  readonly publication: Publication;
+  readonly logger: Logger;
+  readonly i18n = new I18n();
+  readonly views: Views;
+  readonly tokens: TokenIssuer;
+  readonly endpoints: EndpointPlugin[] = [];
+  readonly syndicators: SyndicatorPlugin[] = [];
+  readonly plugins: Plugin[] = [];
+  database: Database | null = null;
+  posts: PostService | null = null;
+  private readonly migrations: Migration[] = [...postMigrations];
+  private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
+  private httpServer: HttpServer | null = null;
+
+  constructor(
+    readonly hostConfig: HostConfig,
+    private readonly options: HostOptions,
+  ) {
+    this.logger = options.logger;
+    this.publication = { ...hostConfig.publication };
+    this.views = new Views(join(PACKAGE_ROOT, "views"), hostConfig.production);
+    this.i18n.addFolder(join(PACKAGE_ROOT, "locales"));
+    this.tokens = new TokenIssuer(hostConfig.secrets.secret, this.publication.me);
+  }
+
+  get config(): HostConfigView {
+    const { application, secrets, production } = this.hostConfig;
+    return {
+      application: { name: application.name, url: application.url, locale: application.locale, production },
+      secrets: { webhookSecret: secrets.webhookSecret },
+    };
+  }
+
+  pluginOptions(packageName: string): Record<string, unknown> {
+    const entry = this.hostConfig.file[packageName];
+    return entry && typeof entry === "object" && !Array.isArray(entry) ? (entry as Record<string, unknown>) : {};
+  }
+
+  addEndpoint(plugin: EndpointPlugin): void {
+    if (!KEBAB_CASE.test(plugin.id)) throw new Error(`Plug-in id "${plugin.id}" must be kebab-case`);
+    if (typeof plugin.mountPath !== "string" || !plugin.mountPath.startsWith("/")) {
+      throw new Error(`Endpoint plug-in "${plugin.id}": mountPath must be a path starting with "/"`);
+    }
+    const clash = this.endpoints.find((other) => other.mountPath === plugin.mountPath);
+    if (clash) throw new Error(`Endpoint plug-ins "${clash.id}" and "${plugin.id}" share the mountPath ${plugin.mountPath}`);
+    this.endpoints.push(plugin);
+  }
+
+  addSyndicator(plugin: SyndicatorPlugin): void {
+    const clash = this.syndicators.find((other) => other.info.uid === plugin.info.uid);
+    if (clash) throw new Error(`Two syndication targets share the uid ${plugin.info.uid}; each uid must be unique`);
+    this.syndicators.push(plugin);
+  }
+
+  addViews(folder: string): void {
+    this.views.add(folder);
+  }
+
+  addLocales(folder: string): void {
+    this.i18n.addFolder(folder);
+  }
+
+  addMigrations(migrations: Migration[]): void {
+    this.migrations.push(...migrations);
+  }
+
+  onShutdown(handler: () => Promise<void> | void): void {
+    this.shutdownHandlers.push(handler);
+  }
+
+  /** Opens the database, installs every plug-in and applies migrations; does not listen. */
+  async prepare(): Promise<void> {
+    if (this.options.database) this.database = this.options.database;
+    else if (this.hostConfig.database !== false) this.database = await openDatabase(this.hostConfig.database);
+    if (this.database) this.posts = createPostService(this.database, this.publication);
+
+    const fromConfig = await Promise.all(
+      this.hostConfig.file.plugins.map((name) =>
+        loadPlugin(name, this.pluginOptions(name), this.hostConfig.baseDir),
+      ),
+    );
+    for (const plugin of [...fromConfig, ...(this.options.plugins ?? [])]) {
+      if (!KEBAB_CASE.test(plugin.id)) throw new Error(`Plug-in id "${plugin.id}" must be kebab-case`);
+      this.plugins.push(plugin);
+      await plugin.init(this);
+    }
+    if (this.database) await migrate(this.database, this.migrations);
+  }
+
+  async listen(): Promise<{ url: string; port: number }> {
+    const app = buildApp(this);
+    const server = app.listen(this.hostConfig.application.port, this.hostConfig.application.host);
+    this.httpServer = server;
+    await new Promise<void>((resolveListen, reject) => {
+      server.once("listening", resolveListen);
+      server.once("error", reject);
+    });
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : this.hostConfig.application.port;
+    return { url: `http://localhost:${port}`, port };
+  }
+
+  get listening(): HttpServer | null {
+    return this.httpServer;
+  }
+
+  /** Lets in-flight requests finish, lets plug-ins hand back what they hold, closes the database. */
+  async stop(): Promise<void> {
+    const server = this.httpServer;
+    this.httpServer = null;
+    if (server) {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      await closed;
+    }
+    for (const handler of this.shutdownHandlers) await handler();
+    if (this.database && !this.options.database) await this.database.close();
+  }
+}
+

@@ -1,0 +1,136 @@
+import { InvalidPostError } from "./errors.ts";
+import type { PostStatus, PostUpdate } from "./types.ts";
+
+// The JF2 storage rules of src/server/posts/types.ts, as functions: every write goes through
+// normalizeProperties, so that what is stored always has the same shape whoever wrote it.
+
+export type Properties = Record<string, unknown>;
+
+/** Properties stored as arrays even with one value. */
+export const ALWAYS_ARRAY_PROPERTIES: ReadonlySet<string> = new Set([
+  "category",
+  "syndication",
+  "mp-syndicate-to",
+  "photo",
+  "video",
+  "audio",
+  "in-reply-to",
+  "like-of",
+  "repost-of",
+  "bookmark-of",
+]);
+
+/** Set by the server; updates may change only those listed in UPDATABLE_SERVER_PROPERTIES, and only by replace. */
+const SERVER_PROPERTIES = new Set(["url", "type", "published", "post-status"]);
+const REPLACEABLE_SERVER_PROPERTIES = new Set(["published", "post-status"]);
+
+/** Property values compare by content, with object keys in any order. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
+      const entries = Object.entries(inner as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1));
+      return Object.fromEntries(entries);
+    }
+    return inner;
+  });
+}
+
+function withoutDuplicates(values: unknown[]): unknown[] {
+  const kept: unknown[] = [];
+  for (const value of values) if (!kept.some((other) => sameValue(other, value))) kept.push(value);
+  return kept;
+}
+
+function valuesOf(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** The stored form of one property's values: an array for the always-array ones, else a plain value when single. */
+function storedForm(name: string, values: unknown[]): unknown {
+  let kept = values.filter((value) => value !== null && value !== undefined);
+  if (name === "photo") kept = kept.map((photo) => (typeof photo === "string" ? { url: photo } : photo));
+  if (ALWAYS_ARRAY_PROPERTIES.has(name)) return withoutDuplicates(kept);
+  return kept.length === 1 ? kept[0] : kept;
+}
+
+/** Applies the storage rules; drops empty and null properties. Returns a new object. */
+export function normalizeProperties(properties: Properties): Properties {
+  const normalized: Properties = {};
+  for (const [name, value] of Object.entries(properties)) {
+    if (name === "") throw new InvalidPostError("A property has an empty name; name every property");
+    const stored = storedForm(name, valuesOf(value));
+    if (Array.isArray(stored) && stored.length === 0) continue;
+    normalized[name] = stored;
+  }
+  for (const name of ["mp-syndicate-to", "syndication"]) {
+    const values = normalized[name];
+    if (Array.isArray(values) && values.some((value) => typeof value !== "string"))
+      throw new InvalidPostError(`Every value of "${name}" must be a string; got ${JSON.stringify(values)}`);
+  }
+  return normalized;
+}
+
+export function parsePostStatus(value: unknown): PostStatus {
+  if (value === "published" || value === "draft") return value;
+  throw new InvalidPostError(`"post-status" must be "published" or "draft"; got ${JSON.stringify(value)}`);
+}
+
+export function parsePublished(value: unknown): Date {
+  const date = typeof value === "string" ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime()))
+    throw new InvalidPostError(
+      `"published" must be an ISO 8601 date and time such as 2024-05-01T12:00:00Z; got ${JSON.stringify(value)}`,
+    );
+  return date;
+}
+
+function refuseServerProperty(name: string, operation: "add" | "delete" | "replace"): void {
+  if (!SERVER_PROPERTIES.has(name)) return;
+  if (operation === "replace" && REPLACEABLE_SERVER_PROPERTIES.has(name)) return;
+  const hint = REPLACEABLE_SERVER_PROPERTIES.has(name) ? `; use replace to change it` : "";
+  throw new InvalidPostError(`"${name}" is set by the server and cannot be changed with ${operation}${hint}`);
+}
+
+/**
+ * Applies replace, then add, then delete (the Micropub order) to a copy of the properties. `add`
+ * skips values already present; deleting the last value of a property removes the property.
+ */
+export function applyUpdate(current: Properties, update: PostUpdate): Properties {
+  const next: Properties = { ...current };
+  for (const [name, value] of Object.entries(update.replace ?? {})) {
+    refuseServerProperty(name, "replace");
+    next[name] = value;
+  }
+  for (const [name, values] of Object.entries(update.add ?? {})) {
+    refuseServerProperty(name, "add");
+    if (!Array.isArray(values))
+      throw new InvalidPostError(`add.${name} must be an array of values; got ${JSON.stringify(values)}`);
+    const present = valuesOf(next[name]);
+    const added = values.filter((value) => !present.some((other) => sameValue(other, value)));
+    next[name] = [...present, ...withoutDuplicates(added)];
+  }
+  const deletion = update.delete ?? {};
+  if (Array.isArray(deletion)) {
+    for (const name of deletion) {
+      if (typeof name !== "string")
+        throw new InvalidPostError(`delete must list property names; got ${JSON.stringify(name)}`);
+      refuseServerProperty(name, "delete");
+      delete next[name];
+    }
+  } else {
+    for (const [name, values] of Object.entries(deletion)) {
+      refuseServerProperty(name, "delete");
+      if (!Array.isArray(values))
+        throw new InvalidPostError(
+          `delete.${name} must be an array of values; got ${JSON.stringify(values)}`,
+        );
+      next[name] = valuesOf(next[name]).filter((value) => !values.some((gone) => sameValue(gone, value)));
+    }
+  }
+  return normalizeProperties(next);
+}

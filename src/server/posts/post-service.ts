@@ -1,0 +1,246 @@
+import type { Publication } from "../contract.ts";
+import type { Database, Queryable } from "../database/types.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { InvalidPostError } from "./errors.ts";
+import { applyUpdate, normalizeProperties, type Properties, parsePostStatus, parsePublished } from "./jf2.ts";
+import { AWAITING_SYNDICATION_PREDICATE } from "./migrations.ts";
+import { chooseSlug, createPostUrlBuilder, numberedSlug } from "./post-url.ts";
+import {
+  type AwaitingCursor,
+  type CreatePostInput,
+  type Post,
+  PostNotFoundError,
+  type PostService,
+  type PostStatus,
+  type PostUpdate,
+} from "./types.ts";
+
+interface PostRow {
+  id: string;
+  url: string;
+  properties: Properties;
+  status: PostStatus;
+  published: Date;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+// ids leave the database as text: int8 would arrive as a string from pg but as a bigint from PGlite.
+const COLUMNS = "id::text AS id, url, properties, status, published, created_at, updated_at, deleted_at";
+// How many numbered slugs (slug, slug-2, …) are looked up in one query when the first is taken.
+const SLUG_BATCH = 20;
+const MAX_SLUG_NUMBER = 1000;
+const DEFAULT_AWAITING_LIMIT = 100;
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+/** The queries whose speed matters with a million posts; exported so that a test can EXPLAIN them. */
+export const postQueries = {
+  findByUrl: `SELECT ${COLUMNS} FROM posts WHERE url = $1`,
+  newest: `SELECT ${COLUMNS} FROM posts WHERE deleted_at IS NULL ORDER BY published DESC, id DESC LIMIT $1`,
+  olderThan: `SELECT ${COLUMNS} FROM posts
+    WHERE deleted_at IS NULL AND (published, id) < ($2::timestamptz, $3::bigint)
+    ORDER BY published DESC, id DESC LIMIT $1`,
+  newerThan: `SELECT ${COLUMNS} FROM posts
+    WHERE deleted_at IS NULL AND (published, id) > ($2::timestamptz, $3::bigint)
+    ORDER BY published ASC, id ASC LIMIT $1`,
+  nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} ORDER BY published, id LIMIT $1`,
+  nextAwaitingAfter: `SELECT ${COLUMNS} FROM posts
+    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
+    ORDER BY published, id LIMIT $1`,
+} as const;
+
+function toPost(row: PostRow): Post {
+  return {
+    id: row.id,
+    url: row.url,
+    properties: row.properties,
+    status: row.status,
+    published: new Date(row.published),
+    created: new Date(row.created_at),
+    updated: new Date(row.updated_at),
+    deleted: row.deleted_at !== null,
+  };
+}
+
+function positiveLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`limit must be a positive whole number; got ${limit}`);
+  return limit;
+}
+
+/** The posts table behind the PostService interface (see types.ts for the storage rules). */
+export function createPostService(database: Database, publication: Publication): PostService {
+  const postUrl = createPostUrlBuilder(publication);
+
+  async function insertFirstFreeUrl(
+    slug: string,
+    published: Date,
+    insert: (url: string, slug: string) => Promise<PostRow | undefined>,
+  ): Promise<PostRow> {
+    for (let first = 1; first <= MAX_SLUG_NUMBER; first += SLUG_BATCH) {
+      const candidates = Array.from({ length: SLUG_BATCH }, (_, index) => {
+        const numbered = numberedSlug(slug, first + index);
+        return { slug: numbered, url: postUrl(numbered, published) };
+      });
+      const taken = await database.query<{ url: string }>(
+        "SELECT url FROM posts WHERE url IN (SELECT jsonb_array_elements_text($1::jsonb))",
+        [JSON.stringify(candidates.map((candidate) => candidate.url))],
+      );
+      const takenUrls = new Set(taken.rows.map((row) => row.url));
+      for (const candidate of candidates) {
+        if (takenUrls.has(candidate.url)) continue;
+        // A concurrent create may take the same URL between the look-up and here: the unique index
+        // decides, and the loser moves on to the next number.
+        const row = await insert(candidate.url, candidate.slug);
+        if (row) return row;
+      }
+    }
+    throw new InvalidPostError(
+      `The slug "${slug}" and its ${MAX_SLUG_NUMBER} numbered variants are all taken; choose another mp-slug`,
+    );
+  }
+
+  async function setDeleted(url: string, deleted: boolean): Promise<Post> {
+    // COALESCE keeps the time of the first delete when a post is deleted twice.
+    const assignment = deleted ? "COALESCE(deleted_at, now())" : "NULL";
+    const { rows } = await database.query<PostRow>(
+      `UPDATE posts SET deleted_at = ${assignment}, updated_at = now() WHERE url = $1 RETURNING ${COLUMNS}`,
+      [url],
+    );
+    if (!rows[0]) throw new PostNotFoundError(url);
+    return toPost(rows[0]);
+  }
+
+  async function updateLocked(tx: Queryable, url: string, update: PostUpdate): Promise<Post> {
+    // FOR UPDATE makes a second, concurrent update wait and then read this one's result, so that
+    // neither overwrites the other's values.
+    const { rows } = await tx.query<PostRow>(`SELECT ${COLUMNS} FROM posts WHERE url = $1 FOR UPDATE`, [url]);
+    const row = rows[0];
+    if (!row) throw new PostNotFoundError(url);
+    const properties = applyUpdate(row.properties, update);
+    properties.url = row.url;
+    const status = parsePostStatus(properties["post-status"] ?? row.status);
+    const published = parsePublished(properties.published);
+    const updated = await tx.query<PostRow>(
+      `UPDATE posts SET properties = $2::jsonb, status = $3, published = $4::timestamptz, updated_at = now()
+       WHERE id = $1::bigint RETURNING ${COLUMNS}`,
+      [row.id, JSON.stringify(properties), status, published.toISOString()],
+    );
+    const saved = updated.rows[0];
+    if (!saved) throw new PostNotFoundError(url);
+    return toPost(saved);
+  }
+
+  return {
+    async create(input: CreatePostInput): Promise<Post> {
+      const properties = normalizeProperties(input.properties);
+      const status = input.status ?? parsePostStatus(properties["post-status"] ?? "published");
+      const published =
+        properties.published === undefined ? new Date() : parsePublished(properties.published);
+      const type = typeof properties.type === "string" ? properties.type : "entry";
+      // The client's own published text is kept (with its offset); the column holds the instant.
+      if (properties.published === undefined) properties.published = published.toISOString();
+      properties.type = type;
+      properties["post-status"] = status;
+      const row = await insertFirstFreeUrl(
+        chooseSlug(input.slug, properties.name),
+        published,
+        async (url, slug) => {
+          const { rows } = await database.query<PostRow>(
+            `INSERT INTO posts (url, slug, type, properties, status, published)
+             VALUES ($1, $2, $3, $4::jsonb, $5, $6::timestamptz)
+             ON CONFLICT (url) DO NOTHING RETURNING ${COLUMNS}`,
+            [url, slug, type, JSON.stringify({ ...properties, url }), status, published.toISOString()],
+          );
+          return rows[0];
+        },
+      );
+      return toPost(row);
+    },
+
+    async findByUrl(url) {
+      const { rows } = await database.query<PostRow>(postQueries.findByUrl, [url]);
+      return rows[0] ? toPost(rows[0]) : null;
+    },
+
+    async findById(id) {
+      if (!/^[0-9]{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT) return null;
+      const { rows } = await database.query<PostRow>(`SELECT ${COLUMNS} FROM posts WHERE id = $1::bigint`, [
+        id,
+      ]);
+      return rows[0] ? toPost(rows[0]) : null;
+    },
+
+    update: (url, update) => database.transaction((tx) => updateLocked(tx, url, update)),
+
+    delete: (url) => setDeleted(url, true),
+
+    undelete: (url) => setDeleted(url, false),
+
+    async list({ limit, before, after }) {
+      positiveLimit(limit);
+      if (before && after) throw new RangeError("list takes before or after, not both");
+      if (after) {
+        // Newer posts: walk up from the cursor, then turn the page round to newest first.
+        const position = decodeCursor(after);
+        const { rows } = await database.query<PostRow>(postQueries.newerThan, [
+          limit + 1,
+          position.published.toISOString(),
+          position.id,
+        ]);
+        const hasNewer = rows.length > limit;
+        const posts = rows.slice(0, limit).map(toPost).reverse();
+        const newest = posts[0];
+        const oldest = posts.at(-1);
+        return {
+          posts,
+          ...(hasNewer && newest ? { previous: encodeCursor(newest) } : {}),
+          ...(oldest ? { next: encodeCursor(oldest) } : {}),
+        };
+      }
+      const position = before ? decodeCursor(before) : undefined;
+      const { rows } = await database.query<PostRow>(
+        position ? postQueries.olderThan : postQueries.newest,
+        position ? [limit + 1, position.published.toISOString(), position.id] : [limit + 1],
+      );
+      const hasOlder = rows.length > limit;
+      const posts = rows.slice(0, limit).map(toPost);
+      const newest = posts[0];
+      const oldest = posts.at(-1);
+      return {
+        posts,
+        ...(hasOlder && oldest ? { next: encodeCursor(oldest) } : {}),
+        ...(position && newest ? { previous: encodeCursor(newest) } : {}),
+      };
+    },
+
+    async nextAwaitingSyndication(after?: AwaitingCursor, limit = DEFAULT_AWAITING_LIMIT) {
+      positiveLimit(limit);
+      const { rows } = await database.query<PostRow>(
+        after ? postQueries.nextAwaitingAfter : postQueries.nextAwaiting,
+        after ? [limit, after.published.toISOString(), after.id] : [limit],
+      );
+      return rows.map(toPost);
+    },
+
+    async countAwaitingSyndication() {
+      const { rows } = await database.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}`,
+      );
+      return rows[0]?.count ?? 0;
+    },
+
+    async listAwaitingSyndication({ offset, limit }) {
+      positiveLimit(limit);
+      if (!Number.isInteger(offset) || offset < 0)
+        throw new RangeError(`offset must be a whole number, 0 or more; got ${offset}`);
+      const { rows } = await database.query<PostRow>(
+        `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+         ORDER BY published, id OFFSET $1 LIMIT $2`,
+        [offset, limit],
+      );
+      return rows.map(toPost);
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import type { RequestHandler } from "express";
+import type { SessionManager } from "../auth/session.ts";
+import type { Host } from "../host.ts";
+
+/** The home page advertises the Micropub endpoint; signed in, it is the admin's start page. */
+export function homeRoute(host: Host, sessions: SessionManager): RequestHandler {
+  return async (req, res) => {
+    const micropub = host.endpoints.find((endpoint) => endpoint.id === "micropub");
+    const micropubUrl = micropub ? new URL(micropub.mountPath, host.hostConfig.application.url).href : undefined;
+    if (micropubUrl) res.setHeader("Link", `<${micropubUrl}>; rel="micropub"`);
+    const session = await sessions.read(req);
+    res.render("home.njk", { signedIn: !!session, micropubUrl, plugins: host.plugins });
+  };
+}

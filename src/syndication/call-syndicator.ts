@@ -1,0 +1,77 @@
+// Calls one syndicator under its own timeout. Whatever the syndicator does (throw, hang, ignore the
+// abort signal, return garbage) this settles within the timeout with an outcome, and never rejects.
+import { z } from "zod";
+import type { PostProperties, Publication, SyndicatorPlugin } from "../server/contract.ts";
+
+export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
+
+export type SyndicatorOutcome =
+  | { ok: true; url: string }
+  | {
+      ok: false;
+      error: string;
+      /** Retrying the same request cannot succeed (401, 403, 422…): wait for the user. */
+      permanent: boolean;
+    };
+
+const copyUrl = z.url({ protocol: /^https?$/ });
+
+/**
+ * Syndicators signal a refusal that retrying cannot fix with `permanent: true` on what they throw
+ * (SyndicationError in src/syndicators does). Read structurally, so that a syndicator from another
+ * package with its own error class is understood too.
+ */
+function isPermanent(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "permanent" in error && error.permanent === true;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string" && error) return error;
+  return "The syndicator failed without saying why";
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+export async function callSyndicator(
+  syndicator: SyndicatorPlugin,
+  properties: PostProperties,
+  publication: Publication,
+  idempotencyKey: string,
+  timeoutMs: number,
+): Promise<SyndicatorOutcome> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<SyndicatorOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      const message = `${syndicator.info.name} did not answer within ${seconds(timeoutMs)}`;
+      // Resolved before the abort, so the timeout wins the race even if the syndicator rejects
+      // synchronously on abort.
+      resolve({ ok: false, error: message, permanent: false });
+      controller.abort(new Error(message));
+    }, timeoutMs);
+  });
+  // Promise.resolve().then also turns a synchronous throw into an outcome.
+  const called = Promise.resolve()
+    .then(() => syndicator.syndicate(properties, publication, { idempotencyKey, signal: controller.signal }))
+    .then(
+      (returned): SyndicatorOutcome => {
+        const parsed = copyUrl.safeParse(returned);
+        if (parsed.success) return { ok: true, url: parsed.data };
+        const what = typeof returned === "string" && returned ? `"${returned.slice(0, 200)}"` : "nothing";
+        return {
+          ok: false,
+          error: `${syndicator.info.name} returned ${what} instead of the URL of the copy`,
+          permanent: false,
+        };
+      },
+      (error: unknown): SyndicatorOutcome => ({ ok: false, error: describe(error), permanent: isPermanent(error) }),
+    );
+  try {
+    return await Promise.race([called, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

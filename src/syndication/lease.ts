@@ -1,0 +1,185 @@
+// The batch lease: at most one batch run at a time across every process and instance sharing the
+// database. It lives in a row that expires unless its holder renews it, so a process that dies
+// (SIGKILL, power loss) never wedges the endpoint: its lease simply lapses.
+import type { Database, Queryable } from "../server/database/types.ts";
+import type { Logger } from "../server/logger.ts";
+import type { RunInProgress, Trigger } from "./types.ts";
+
+export const DEFAULT_LEASE_MS = 30_000;
+const BATCH_LEASE = "batch";
+
+interface LeaseRow {
+  run_id: string | null;
+  holder: string;
+  trigger: Trigger;
+  acquired_at: Date;
+  expires_at: Date;
+  retry_after: number;
+}
+
+export interface LeaseStatus extends RunInProgress {
+  /** Seconds until the lease lapses if its holder stops renewing it (at least 1). */
+  retryAfterSeconds: number;
+}
+
+export class Lease {
+  constructor(
+    private readonly database: Database,
+    private readonly logger: Logger,
+    /** How long the lease lasts without renewal; renewed every third of it. */
+    readonly durationMs: number = DEFAULT_LEASE_MS,
+    private readonly name: string = BATCH_LEASE,
+  ) {}
+
+  /**
+   * Takes the lease if it is free or expired. `startRun` runs in the same transaction and returns
+   * the id of the run the lease is for, so the lease never names a run that does not exist.
+   * Returns null when a live holder has it.
+   */
+  async acquire(
+    holder: string,
+    trigger: Trigger,
+    startRun: (tx: Queryable) => Promise<string>,
+  ): Promise<HeldLease | null> {
+    return this.database.transaction(async (tx) => {
+      // The WHERE of ON CONFLICT is evaluated on the latest committed row, after waiting for any
+      // concurrent taker: of two racing instances exactly one gets a row back.
+      const taken = await tx.query<{ expires_at: Date }>(
+        `INSERT INTO syndication_lease AS lease (name, holder, run_id, trigger, acquired_at, expires_at)
+         VALUES ($1, $2, NULL, $3, now(), now() + $4::int * interval '1 millisecond')
+         ON CONFLICT (name) DO UPDATE
+           SET holder = EXCLUDED.holder, run_id = NULL, trigger = EXCLUDED.trigger,
+               acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at
+           WHERE lease.expires_at < now()
+         RETURNING expires_at`,
+        [this.name, holder, trigger, this.durationMs],
+      );
+      if (taken.rows.length === 0) return null;
+      const runId = await startRun(tx);
+      await tx.query("UPDATE syndication_lease SET run_id = $2::bigint WHERE name = $1", [this.name, runId]);
+      return new HeldLease(this.database, this.logger, this.name, runId, holder, this.durationMs);
+    });
+  }
+
+  /** The live lease ("in progress since when, by what"), or null when no batch is running. */
+  async current(): Promise<LeaseStatus | null> {
+    const result = await this.database.query<LeaseRow>(
+      `SELECT run_id::text AS run_id, holder, trigger, acquired_at, expires_at,
+              GREATEST(1, CEIL(EXTRACT(EPOCH FROM (expires_at - now()))))::int AS retry_after
+         FROM syndication_lease
+        WHERE name = $1 AND expires_at > now()`,
+      [this.name],
+    );
+    const row = result.rows[0];
+    if (!row) return null;
+    return {
+      runId: row.run_id ?? "",
+      trigger: row.trigger,
+      holder: row.holder,
+      since: row.acquired_at,
+      expiresAt: row.expires_at,
+      retryAfterSeconds: row.retry_after,
+    };
+  }
+}
+
+/** A lease this process holds for one run. */
+export class HeldLease {
+  private timer: NodeJS.Timeout | undefined;
+  private renewing = false;
+  private released = false;
+  private lostFlag = false;
+  /** Local clock time until which the last successful renewal guarantees the lease. */
+  private guaranteedUntil: number;
+
+  constructor(
+    private readonly database: Database,
+    private readonly logger: Logger,
+    private readonly name: string,
+    readonly runId: string,
+    readonly holder: string,
+    private readonly durationMs: number,
+  ) {
+    this.guaranteedUntil = Date.now() + durationMs;
+  }
+
+  /** True once a renewal found the lease taken by someone else, or could not renew it in time. */
+  get lost(): boolean {
+    return this.lostFlag;
+  }
+
+  /** Renews every third of the lease until released; calls onLost once if the lease is lost. */
+  keepAlive(onLost: () => void): void {
+    if (this.timer || this.released) return;
+    const period = Math.max(1, Math.floor(this.durationMs / 3));
+    this.timer = setInterval(() => {
+      if (this.renewing || this.lostFlag) return;
+      this.renewing = true;
+      this.renew()
+        .then((kept) => {
+          if (!kept && !this.released) {
+            this.stopTimer();
+            onLost();
+          }
+        })
+        .finally(() => {
+          this.renewing = false;
+        });
+    }, period);
+    // A lease being renewed must not keep a finished command-line process alive.
+    this.timer.unref();
+  }
+
+  /** Extends the lease; false when it is no longer ours. */
+  async renew(): Promise<boolean> {
+    if (this.released || this.lostFlag) return false;
+    const startedAt = Date.now();
+    try {
+      // Matching the run id (unique) makes sure we never extend a lease someone else took over.
+      const result = await this.database.query(
+        `UPDATE syndication_lease SET expires_at = now() + $3::int * interval '1 millisecond'
+          WHERE name = $1 AND run_id = $2::bigint`,
+        [this.name, this.runId, this.durationMs],
+      );
+      if (result.rowCount === 1) {
+        this.guaranteedUntil = startedAt + this.durationMs;
+        return true;
+      }
+      this.logger.warn("The syndication lease was taken over; this run stops after its current post", {
+        runId: this.runId,
+      });
+      this.lostFlag = true;
+      return false;
+    } catch (error) {
+      // The database is unreachable for now: the lease still holds until its last expiry.
+      if (Date.now() < this.guaranteedUntil) {
+        this.logger.warn("Could not renew the syndication lease; will try again", {
+          runId: this.runId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return true;
+      }
+      this.logger.error("The syndication lease expired before it could be renewed; this run stops", {
+        runId: this.runId,
+      });
+      this.lostFlag = true;
+      return false;
+    }
+  }
+
+  /** Stops renewing and frees the lease for the next run (if it is still ours). */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    this.stopTimer();
+    await this.database.query("DELETE FROM syndication_lease WHERE name = $1 AND run_id = $2::bigint", [
+      this.name,
+      this.runId,
+    ]);
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

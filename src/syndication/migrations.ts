@@ -1,0 +1,81 @@
+// The syndication endpoint's tables. They reference `posts`, so they run after the post service's
+// migrations. Never edit a migration once released: add a new one.
+import type { Migration } from "../server/database/types.ts";
+
+const runs = `
+CREATE TABLE syndication_runs (
+  id bigserial PRIMARY KEY,
+  kind text NOT NULL CHECK (kind IN ('batch', 'single')),
+  trigger text NOT NULL CHECK (trigger IN ('manual', 'batch', 'webhook', 'cli')),
+  started_at timestamptz NOT NULL DEFAULT now(),
+  finished_at timestamptz,
+  status text NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'finished', 'abandoned')),
+  posts integer NOT NULL DEFAULT 0,
+  syndicated integer NOT NULL DEFAULT 0,
+  partial integer NOT NULL DEFAULT 0,
+  failed integer NOT NULL DEFAULT 0,
+  holder text
+);
+CREATE INDEX syndication_runs_recent ON syndication_runs (started_at DESC, id DESC);
+-- Finding runs left 'running' by a dead process without reading the whole history.
+CREATE INDEX syndication_runs_running ON syndication_runs (id) WHERE status = 'running';
+`;
+
+// One row per (post, target): the truth about what was sent. A row is claimed ('sending') by an
+// atomic update before its syndicator is called, which is what keeps every send single.
+const targets = `
+CREATE TABLE syndication_targets (
+  post_id bigint NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+  target_uid text NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'sending', 'syndicated', 'failed', 'unknown')),
+  url text,
+  attempts integer NOT NULL DEFAULT 0,
+  last_error text,
+  permanent boolean NOT NULL DEFAULT false,
+  idempotency_key text NOT NULL,
+  next_attempt_at timestamptz,
+  claimed_by text,
+  claimed_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (post_id, target_uid)
+);
+-- Stale claims (a process died mid-send) are looked for at the start of every run.
+CREATE INDEX syndication_targets_sending ON syndication_targets (claimed_at) WHERE state = 'sending';
+`;
+
+const attempts = `
+CREATE TABLE syndication_attempts (
+  id bigserial PRIMARY KEY,
+  post_id bigint NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+  target_uid text NOT NULL,
+  run_id bigint REFERENCES syndication_runs (id) ON DELETE SET NULL,
+  trigger text NOT NULL CHECK (trigger IN ('manual', 'batch', 'webhook', 'cli')),
+  started_at timestamptz NOT NULL DEFAULT now(),
+  finished_at timestamptz,
+  outcome text NOT NULL CHECK (outcome IN ('sending', 'syndicated', 'failed', 'unknown')),
+  url text,
+  error text
+);
+CREATE INDEX syndication_attempts_post ON syndication_attempts (post_id, started_at DESC);
+`;
+
+// The batch lease: one row per lock name. Taken with INSERT … ON CONFLICT … WHERE expired, so that
+// it is atomic on PGlite and across PostgreSQL instances alike, and a dead holder's lease lapses.
+const lease = `
+CREATE TABLE syndication_lease (
+  name text PRIMARY KEY,
+  holder text NOT NULL,
+  run_id bigint,
+  trigger text NOT NULL CHECK (trigger IN ('manual', 'batch', 'webhook', 'cli')),
+  acquired_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+`;
+
+export const syndicationMigrations: Migration[] = [
+  { id: "endpoint-syndicate/001-runs", sql: runs },
+  { id: "endpoint-syndicate/002-targets", sql: targets },
+  { id: "endpoint-syndicate/003-attempts", sql: attempts },
+  { id: "endpoint-syndicate/004-lease", sql: lease },
+];

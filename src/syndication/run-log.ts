@@ -1,0 +1,81 @@
+// The history of runs, batch and single, for the admin page: who started them, when, and how
+// they went.
+import type { Queryable } from "../server/database/types.ts";
+import type { RunRecord, RunStatus, RunSummary, Trigger } from "./types.ts";
+
+interface RunRow {
+  id: string;
+  kind: "batch" | "single";
+  trigger: Trigger;
+  started_at: Date;
+  finished_at: Date | null;
+  status: RunStatus;
+  posts: number;
+  syndicated: number;
+  partial: number;
+  failed: number;
+  holder: string | null;
+}
+
+export class RunLog {
+  constructor(private readonly database: Queryable) {}
+
+  /** Records the start of a run; `on` lets the lease create it inside its own transaction. */
+  async start(
+    kind: "batch" | "single",
+    trigger: Trigger,
+    holder: string,
+    on: Queryable = this.database,
+  ): Promise<string> {
+    const result = await on.query<{ id: string }>(
+      "INSERT INTO syndication_runs (kind, trigger, holder) VALUES ($1, $2, $3) RETURNING id::text AS id",
+      [kind, trigger, holder],
+    );
+    const row = result.rows[0];
+    if (!row) throw new Error("Recording the syndication run returned no id");
+    return row.id;
+  }
+
+  async finish(runId: string, status: Exclude<RunStatus, "running">, summary: RunSummary): Promise<void> {
+    await this.database.query(
+      `UPDATE syndication_runs
+          SET finished_at = now(), status = $2, posts = $3, syndicated = $4, partial = $5, failed = $6
+        WHERE id = $1::bigint`,
+      [runId, status, summary.posts, summary.syndicated, summary.partial, summary.failed],
+    );
+  }
+
+  /**
+   * Runs still marked running whose process is gone: every other batch (the caller holds the
+   * lease, so none can be alive) and single runs older than `singleStaleMs`.
+   */
+  async abandonDead(currentBatchId: string, singleStaleMs: number): Promise<number> {
+    const result = await this.database.query(
+      `UPDATE syndication_runs SET status = 'abandoned', finished_at = now()
+        WHERE status = 'running' AND id <> $1::bigint
+          AND (kind = 'batch' OR started_at < now() - $2::int * interval '1 millisecond')`,
+      [currentBatchId, singleStaleMs],
+    );
+    return result.rowCount;
+  }
+
+  /** Newest first. */
+  async recent(limit = 20): Promise<RunRecord[]> {
+    const result = await this.database.query<RunRow>(
+      `SELECT id::text AS id, kind, trigger, started_at, finished_at, status, posts, syndicated, partial,
+              failed, holder
+         FROM syndication_runs ORDER BY started_at DESC, id DESC LIMIT $1::int`,
+      [limit],
+    );
+    return result.rows.map((row) => ({
+      id: row.id,
+      kind: row.kind,
+      trigger: row.trigger,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+      status: row.status,
+      holder: row.holder,
+      summary: { posts: row.posts, syndicated: row.syndicated, partial: row.partial, failed: row.failed },
+    }));
+  }
+}

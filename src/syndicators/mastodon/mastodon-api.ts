@@ -1,0 +1,112 @@
+// The few Mastodon REST methods a syndicator needs, with their answers validated. One instance per
+// syndicate() call: it carries that call's AbortSignal.
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import { SyndicationError } from "../syndication-error.ts";
+import { readJson, refusal, send, type Target, unreachable } from "../shared/http.ts";
+import type { FetchedPhoto } from "../shared/photos.ts";
+
+const statusSchema = z.object({
+  id: z.string(),
+  uri: z.string(),
+  url: z.string().nullish(),
+  reblog: z.object({ id: z.string(), uri: z.string(), url: z.string().nullish() }).nullish(),
+});
+export type MastodonStatus = z.output<typeof statusSchema>;
+
+const mediaSchema = z.object({ id: z.string(), url: z.string().nullish() });
+const searchSchema = z.object({ statuses: z.array(statusSchema) });
+
+/** Mastodon's error body is {"error": "…"}; some versions add "details". */
+const mastodonMessage = (body: unknown) => {
+  const parsed = z.object({ error: z.string() }).safeParse(body);
+  return parsed.success ? parsed.data.error : undefined;
+};
+
+/** Waits between checks of a media attachment that is still being processed. */
+const processingPauses = [250, 500, 1000, 2000];
+
+export class MastodonApi {
+  constructor(
+    private readonly instanceUrl: string,
+    private readonly accessToken: string,
+    private readonly target: Target,
+  ) {}
+
+  private async call(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) {
+    const response = await send(this.target, `${this.instanceUrl}${path}`, {
+      method,
+      headers: { accept: "application/json", authorization: `Bearer ${this.accessToken}`, ...headers },
+      ...(body === undefined ? {} : { body }),
+    });
+    if (!response.ok) throw await refusal(this.target, response, mastodonMessage);
+    return response;
+  }
+
+  /** Uploads a photo with its alt text and waits until Mastodon has processed it. */
+  async uploadMedia(photo: FetchedPhoto): Promise<string> {
+    const form = new FormData();
+    form.append("file", new Blob([photo.bytes], { type: photo.mimeType }), photo.filename);
+    if (photo.alt) form.append("description", photo.alt);
+    const response = await this.call("POST", "/api/v2/media", form);
+    const processing = response.status === 202;
+    const media = await readJson(this.target, response, mediaSchema, "the media upload");
+    if (processing) await this.waitUntilProcessed(media.id);
+    return media.id;
+  }
+
+  /** POST /api/v2/media answers 202 while the file is processed; GET answers 206 until it is done. */
+  private async waitUntilProcessed(id: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.call("GET", `/api/v1/media/${encodeURIComponent(id)}`);
+      await response.body?.cancel().catch(() => {});
+      if (response.status === 200) return;
+      const pause = processingPauses[Math.min(attempt, processingPauses.length - 1)] ?? 1000;
+      try {
+        await sleep(pause, undefined, { signal: this.target.signal });
+      } catch (error) {
+        throw unreachable(this.target, this.instanceUrl, error);
+      }
+    }
+  }
+
+  /** Posts a status; Mastodon answers a repeated Idempotency-Key with the first status. */
+  async postStatus(fields: {
+    status: string;
+    mediaIds: string[];
+    inReplyToId?: string;
+    idempotencyKey: string;
+  }): Promise<MastodonStatus> {
+    const form = new URLSearchParams();
+    form.set("status", fields.status);
+    for (const id of fields.mediaIds) form.append("media_ids[]", id);
+    if (fields.inReplyToId) form.set("in_reply_to_id", fields.inReplyToId);
+    const response = await this.call("POST", "/api/v1/statuses", form, { "idempotency-key": fields.idempotencyKey });
+    return readJson(this.target, response, statusSchema, "the new status");
+  }
+
+  async favourite(id: string): Promise<MastodonStatus> {
+    const response = await this.call("POST", `/api/v1/statuses/${encodeURIComponent(id)}/favourite`);
+    return readJson(this.target, response, statusSchema, "the favourite");
+  }
+
+  async reblog(id: string): Promise<MastodonStatus> {
+    const response = await this.call("POST", `/api/v1/statuses/${encodeURIComponent(id)}/reblog`);
+    return readJson(this.target, response, statusSchema, "the boost");
+  }
+
+  /** Finds (and, for a remote status, fetches) the status at a URL; undefined when there is none. */
+  async findStatus(url: string): Promise<MastodonStatus | undefined> {
+    const query = new URLSearchParams({ q: url, type: "statuses", resolve: "true", limit: "1" });
+    const response = await this.call("GET", `/api/v2/search?${query}`);
+    const result = await readJson(this.target, response, searchSchema, "the search");
+    return result.statuses[0];
+  }
+}
+
+/** The address of a status as people open it. */
+export function statusUrl(status: MastodonStatus): string {
+  const url = status.url ?? status.uri;
+  if (!url) throw new SyndicationError("Mastodon: the new status has no URL", { permanent: false });
+  return url;
+}

@@ -1,0 +1,35 @@
+// Options of @possekit/syndicator-mastodon. The access token comes from the environment
+// (MASTODON_ACCESS_TOKEN) unless given; without one the plug-in refuses to start, so a missing
+// secret is found when the server starts rather than when the first post is sent.
+import { z } from "zod";
+import { booleanOption, fromEnv, parseOptions, positiveInteger, requiredString, serviceUrl } from "../shared/options.ts";
+
+export const mastodonPluginId = "syndicator-mastodon";
+
+const schema = z
+  .object(
+    {
+      /** The instance, e.g. https://mastodon.social */
+      url: serviceUrl(),
+      /** The account's user name on that instance, e.g. "alice" (a leading @ is dropped). */
+      user: requiredString("a Mastodon user name such as alice")
+        .transform((user) => user.replace(/^@/, "").split("@")[0] ?? "")
+        .refine((user) => /^\w+$/.test(user), { error: "must be a Mastodon user name such as alice" }),
+      accessToken: requiredString("a non-empty string", "is required (or set MASTODON_ACCESS_TOKEN)"),
+      /** The instance's limit; 500 on most instances. */
+      characterLimit: positiveInteger(500),
+      /** Link every status to the post, not only those that had to be cut. */
+      includePermalink: booleanOption(false),
+      /** Add the post's categories as hashtags. */
+      includeCategories: booleanOption(true),
+    },
+    { error: "must be an object" },
+  )
+  .strict();
+
+export type MastodonOptions = z.output<typeof schema>;
+
+export function parseMastodonOptions(options: Record<string, unknown>, env: NodeJS.ProcessEnv): MastodonOptions {
+  const accessToken = options.accessToken ?? fromEnv(env, "MASTODON_ACCESS_TOKEN");
+  return parseOptions(mastodonPluginId, schema, { ...options, accessToken });
+}

@@ -1,0 +1,94 @@
+// Starts the real host on 127.0.0.1 (a real HTTP server on a free port) with a fresh database, for
+// tests that talk HTTP to it as any client would.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/server/config/load.ts";
+import type { Plugin } from "../../src/server/contract.ts";
+import { Host } from "../../src/server/host.ts";
+import { createLogger } from "../../src/server/logger.ts";
+import { type Engine, pgliteEngine } from "./databases.ts";
+
+export interface TestServer {
+  url: string;
+  host: Host;
+  password: string;
+  /** An access token with these scopes (default "create update"). */
+  token(scope?: string): Promise<string>;
+  /** Signs in like a browser: the session cookie and its CSRF token. */
+  signIn(): Promise<{ cookie: string; csrf: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  engine?: Engine;
+  /** The config file's content (merged over test defaults). */
+  config?: Record<string, unknown>;
+  /** Plug-in instances installed besides those the config names. */
+  plugins?: Plugin[];
+  env?: Record<string, string>;
+  /** false: run without a database. */
+  database?: boolean;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const engine = options.engine ?? pgliteEngine;
+  const dataDir = mkdtempSync(join(tmpdir(), "possekit-test-"));
+  const password = randomBytes(9).toString("base64url");
+  const database = options.database === false ? null : await engine.open();
+  const fileConfig = options.config ?? {};
+  const application = (fileConfig.application ?? {}) as Record<string, unknown>;
+  const config = loadConfig({
+    config: {
+      ...fileConfig,
+      application: {
+        port: 0,
+        dataDir,
+        ...(options.database === false ? { database: false } : {}),
+        ...application,
+      },
+    },
+    env: {
+      SECRET: randomBytes(24).toString("base64url"),
+      PASSWORD: password,
+      ...options.env,
+    },
+    cwd: dataDir,
+  });
+  const host = new Host(config, {
+    logger: createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "error"),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+    ...(database ? { database } : {}),
+  });
+  await host.prepare();
+  const { port } = await host.listen();
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    host,
+    password,
+    token: (scope = "create update") =>
+      host.tokens.issue({ scope: scope.split(/\s+/).filter(Boolean), clientId: "test", lifetimeDays: 1 }),
+    async signIn() {
+      const response = await fetch(`${url}/session/login`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ password }),
+        redirect: "manual",
+      });
+      const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("possekit_session="));
+      if (!setCookie) throw new Error(`sign-in failed with ${response.status}`);
+      const cookie = setCookie.split(";")[0] as string;
+      const page = await fetch(`${url}/status`, { headers: { cookie, accept: "text/html" } });
+      const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1];
+      if (!csrf) throw new Error("no CSRF token on the status page");
+      return { cookie, csrf };
+    },
+    async close() {
+      await host.stop();
+      await database?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
