@@ -65,7 +65,9 @@ async function serve(config: HostConfig): Promise<number> {
       `\nSign in at ${url}/session/login with this password (generated once, kept in ${config.application.dataDir}/password):\n\n    ${config.generatedPassword}\n\nSet PASSWORD to choose your own.\n\n`,
     );
   } else if (!process.env.PASSWORD) {
-    process.stdout.write(`Sign in at ${url}/session/login with the password in ${config.application.dataDir}/password\n`);
+    process.stdout.write(
+      `Sign in at ${url}/session/login with the password in ${config.application.dataDir}/password\n`,
+    );
   }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -122,14 +124,19 @@ export async function main(argv: string[]): Promise<number> {
     case "serve":
       return serve(config);
     case "token": {
-      const scope = (typeof values.scope === "string" ? values.scope : "create update").split(/\s+/).filter(Boolean);
-      const days = typeof values.days === "string" ? Number(values.days) : config.application.tokenLifetimeDays;
+      const scope = (typeof values.scope === "string" ? values.scope : "create update")
+        .split(/\s+/)
+        .filter(Boolean);
+      const days =
+        typeof values.days === "string" ? Number(values.days) : config.application.tokenLifetimeDays;
       if (!Number.isInteger(days) || days < 1) {
         process.stderr.write("--days must be a whole number of days, 1 or more\n");
         return 1;
       }
       const host = new Host(config, { logger: createLogger("warn") });
-      process.stdout.write(`${await host.tokens.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`);
+      process.stdout.write(
+        `${await host.tokens.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`,
+      );
       return 0;
     }
     case "migrate": {

@@ -2,5 +2,5 @@
 import { EndpointSyndicate } from "./plugin/endpoint-syndicate.ts";
 
 export default EndpointSyndicate;
-export { EndpointSyndicate };
 export type { EndpointOptions } from "./plugin/options.ts";
+export { EndpointSyndicate };

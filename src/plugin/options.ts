@@ -1,6 +1,7 @@
 // Options of the endpoint plug-in (spec §2.1), validated at construction with errors that name the option.
 import { z } from "zod";
 import { formatIssues } from "../server/config/load.ts";
+import { webhookOptionsSchema } from "./webhooks/options.ts";
 
 export const endpointOptionsSchema = z.strictObject({
   /** Path at which the syndication endpoint is mounted. */
@@ -14,14 +15,8 @@ export const endpointOptionsSchema = z.strictObject({
   targetTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
   /** How long the batch lease lives without renewal; a crashed run frees the endpoint after this. */
   leaseMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
-  webhook: z
-    .strictObject({
-      /** Netlify deploy contexts (and GitHub environments) that start a run. */
-      contexts: z.array(z.string().min(1)).min(1).default(["production"]),
-      /** Largest webhook body accepted, in bytes. */
-      maxBodyBytes: z.number().int().positive().max(10_000_000).default(100_000),
-    })
-    .prefault({}),
+  /** Deploy webhooks: which contexts start a run, and the largest body read. */
+  webhook: webhookOptionsSchema,
 });
 
 export type EndpointOptions = z.infer<typeof endpointOptionsSchema>;

@@ -34,7 +34,10 @@ function fromBody(body: unknown): unknown[] {
 
 /** The one post's URL, or undefined for a batch. Throws 400 invalid_request when it is malformed or given twice. */
 export function sourceUrlOf(req: Request): string | undefined {
-  const given = [...(req.query.source_url === undefined ? [] : [req.query.source_url]), ...fromBody(req.body)];
+  const given = [
+    ...(req.query.source_url === undefined ? [] : [req.query.source_url]),
+    ...fromBody(req.body),
+  ];
   if (given.length === 0) return undefined;
   if (given.length > 1 || Array.isArray(given[0])) throw badRequest("source_url must be given once");
   if (typeof given[0] !== "string") throw badRequest("source_url must be a string");

@@ -8,9 +8,9 @@ import { SessionManager } from "./auth/session.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { takeFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
-import { PACKAGE_ROOT } from "./package-root.ts";
-import { prefersHtml } from "./negotiate.ts";
 import { navigationFor } from "./navigation.ts";
+import { prefersHtml } from "./negotiate.ts";
+import { PACKAGE_ROOT } from "./package-root.ts";
 import { limiter } from "./rate-limit.ts";
 import { healthRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
@@ -37,7 +37,11 @@ export function buildApp(host: Host): Express {
   app.disable("x-powered-by");
   app.set("trust proxy", application.trustProxy);
   host.views.install(app);
-  const sessions = new SessionManager(host.hostConfig.secrets.secret, host.publication.me, application.url.startsWith("https:"));
+  const sessions = new SessionManager(
+    host.hostConfig.secrets.secret,
+    host.publication.me,
+    application.url.startsWith("https:"),
+  );
   const limits = application.rateLimit;
   const hasDatabase = host.database !== null;
 
@@ -58,21 +62,25 @@ export function buildApp(host: Host): Express {
   for (const endpoint of host.endpoints) {
     if (endpoint.routesWellKnown) app.use("/.well-known", endpoint.routesWellKnown);
   }
-  const publicLimiter = limiter({ name: "public", windowMs: limits.windowMs, limit: limits.public });
+  // A request a public router does not answer (it goes on to the authenticated routes at the same
+  // path) gives its hit back, so that signed-in use never spends the public budget.
+  const publicLimiter = limiter({ windowMs: limits.windowMs, limit: limits.public });
   for (const endpoint of host.endpoints) {
-    if (endpoint.routesPublic) app.use(endpoint.mountPath, publicLimiter, endpoint.routesPublic);
+    if (endpoint.routesPublic) {
+      app.use(endpoint.mountPath, publicLimiter.middleware, endpoint.routesPublic, publicLimiter.giveBack);
+    }
   }
 
   const bodyLimit = application.bodyLimit;
   app.use(express.urlencoded({ extended: true, limit: bodyLimit, parameterLimit: 1000 }));
   app.use(express.json({ limit: bodyLimit, type: ["application/json", "application/*+json"] }));
 
-  const signInLimiter = limiter({ name: "sign-in", windowMs: limits.windowMs, limit: limits.signIn });
-  app.use("/session", sessionRoutes(host, sessions, signInLimiter));
+  const signInLimiter = limiter({ windowMs: limits.windowMs, limit: limits.signIn });
+  app.use("/session", sessionRoutes(host, sessions, signInLimiter.middleware));
   app.get("/", homeRoute(host, sessions));
 
   const authenticated = authenticate({ sessions, tokens: host.tokens, baseUrl: application.url });
-  const authenticatedLimiter = limiter({ name: "authenticated", windowMs: limits.windowMs, limit: limits.authenticated });
+  const authenticatedLimiter = limiter({ windowMs: limits.windowMs, limit: limits.authenticated }).middleware;
   const signedInLocals = (req: Request, res: Response, next: NextFunction) => {
     res.locals.auth = req.auth;
     res.locals.csrfToken = req.csrfToken;
@@ -80,7 +88,8 @@ export function buildApp(host: Host): Express {
   };
   app.get("/status", authenticatedLimiter, authenticated, signedInLocals, statusRoute(host));
   for (const endpoint of host.endpoints) {
-    if (endpoint.routes) app.use(endpoint.mountPath, authenticatedLimiter, authenticated, signedInLocals, endpoint.routes);
+    if (endpoint.routes)
+      app.use(endpoint.mountPath, authenticatedLimiter, authenticated, signedInLocals, endpoint.routes);
   }
 
   app.use(notFoundHandler());

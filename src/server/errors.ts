@@ -31,17 +31,26 @@ function fromLibraryError(error: unknown): HttpError | null {
       return new HttpError(400, "invalid_request", "The request body is not valid for its Content-Type");
     case "encoding.unsupported":
     case "charset.unsupported":
-      return new HttpError(415, "unsupported_media_type", "The request body's encoding or charset is not supported");
+      return new HttpError(
+        415,
+        "unsupported_media_type",
+        "The request body's encoding or charset is not supported",
+      );
     case "request.aborted":
       return new HttpError(400, "invalid_request", "The request was aborted");
     case "parameters.too.many":
       return new HttpError(413, "payload_too_large", "The request has too many parameters");
   }
   if (typeof status === "number" && status >= 400 && status < 500) {
-    return new HttpError(status, ERROR_NAMES[status] ?? "invalid_request", "The request could not be understood");
+    return new HttpError(
+      status,
+      ERROR_NAMES[status] ?? "invalid_request",
+      "The request could not be understood",
+    );
   }
   // A malformed percent-encoding in the path.
-  if (error instanceof URIError) return new HttpError(400, "invalid_request", "The URL is not correctly encoded");
+  if (error instanceof URIError)
+    return new HttpError(400, "invalid_request", "The URL is not correctly encoded");
   return null;
 }
 
@@ -69,7 +78,11 @@ export function errorHandler(logger: Logger, development: boolean): ErrorRequest
     if (httpError.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="possekit"');
     res.status(httpError.status);
     if (prefersHtml(req) && typeof res.locals.t === "function") {
-      res.render("error.njk", { status: httpError.status, error: httpError.error, description: httpError.description });
+      res.render("error.njk", {
+        status: httpError.status,
+        error: httpError.error,
+        description: httpError.description,
+      });
       return;
     }
     res.json({ error: httpError.error, error_description: httpError.description });

@@ -21,7 +21,8 @@ export function takeFlash(req: Request, res: Response): Flash | null {
   res.clearCookie(FLASH_COOKIE, { path: "/" });
   try {
     const parsed = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as Partial<Flash>;
-    if (typeof parsed.text !== "string" || !["success", "error", "info"].includes(String(parsed.kind))) return null;
+    if (typeof parsed.text !== "string" || !["success", "error", "info"].includes(String(parsed.kind)))
+      return null;
     return { kind: parsed.kind as Flash["kind"], text: parsed.text.slice(0, 500) };
   } catch {
     return null;

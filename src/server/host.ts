@@ -3,6 +3,7 @@
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import { buildApp } from "./app.ts";
+import { TokenIssuer } from "./auth/tokens.ts";
 import type { HostConfig } from "./config/load.ts";
 import type {
   EndpointPlugin,
@@ -17,14 +18,14 @@ import { openDatabase } from "./database/open.ts";
 import type { Database, Migration } from "./database/types.ts";
 import { I18n } from "./i18n.ts";
 import type { Logger } from "./logger.ts";
+import { PACKAGE_ROOT } from "./package-root.ts";
 import { loadPlugin } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
 import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/types.ts";
-import { TokenIssuer } from "./auth/tokens.ts";
 import { Views } from "./views.ts";
-import { PACKAGE_ROOT } from "./package-root.ts";
 
+const MICROPUB_PACKAGE = "@possekit/endpoint-micropub";
 const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 export interface HostOptions {
@@ -71,7 +72,9 @@ export class Host implements Server {
 
   pluginOptions(packageName: string): Record<string, unknown> {
     const entry = this.hostConfig.file[packageName];
-    return entry && typeof entry === "object" && !Array.isArray(entry) ? (entry as Record<string, unknown>) : {};
+    return entry && typeof entry === "object" && !Array.isArray(entry)
+      ? (entry as Record<string, unknown>)
+      : {};
   }
 
   addEndpoint(plugin: EndpointPlugin): void {
@@ -79,14 +82,20 @@ export class Host implements Server {
     if (typeof plugin.mountPath !== "string" || !plugin.mountPath.startsWith("/")) {
       throw new Error(`Endpoint plug-in "${plugin.id}": mountPath must be a path starting with "/"`);
     }
-    const clash = this.endpoints.find((other) => other.mountPath === plugin.mountPath);
-    if (clash) throw new Error(`Endpoint plug-ins "${clash.id}" and "${plugin.id}" share the mountPath ${plugin.mountPath}`);
+    // Express matches paths case-insensitively and ignores a trailing slash, so "/a", "/a/" and "/A" clash.
+    const matchKey = (path: string) => path.replace(/\/+$/, "").toLowerCase();
+    const clash = this.endpoints.find((other) => matchKey(other.mountPath) === matchKey(plugin.mountPath));
+    if (clash)
+      throw new Error(
+        `Endpoint plug-ins "${clash.id}" and "${plugin.id}" share the mountPath ${plugin.mountPath}`,
+      );
     this.endpoints.push(plugin);
   }
 
   addSyndicator(plugin: SyndicatorPlugin): void {
     const clash = this.syndicators.find((other) => other.info.uid === plugin.info.uid);
-    if (clash) throw new Error(`Two syndication targets share the uid ${plugin.info.uid}; each uid must be unique`);
+    if (clash)
+      throw new Error(`Two syndication targets share the uid ${plugin.info.uid}; each uid must be unique`);
     this.syndicators.push(plugin);
   }
 
@@ -112,10 +121,12 @@ export class Host implements Server {
     else if (this.hostConfig.database !== false) this.database = await openDatabase(this.hostConfig.database);
     if (this.database) this.posts = createPostService(this.database, this.publication);
 
+    // The host's own Micropub endpoint is always there: posts enter the server through it.
+    const names = this.hostConfig.file.plugins.includes(MICROPUB_PACKAGE)
+      ? this.hostConfig.file.plugins
+      : [MICROPUB_PACKAGE, ...this.hostConfig.file.plugins];
     const fromConfig = await Promise.all(
-      this.hostConfig.file.plugins.map((name) =>
-        loadPlugin(name, this.pluginOptions(name), this.hostConfig.baseDir),
-      ),
+      names.map((name) => loadPlugin(name, this.pluginOptions(name), this.hostConfig.baseDir)),
     );
     for (const plugin of [...fromConfig, ...(this.options.plugins ?? [])]) {
       if (!KEBAB_CASE.test(plugin.id)) throw new Error(`Plug-in id "${plugin.id}" must be kebab-case`);
@@ -155,4 +166,3 @@ export class Host implements Server {
     if (this.database && !this.options.database) await this.database.close();
   }
 }
-

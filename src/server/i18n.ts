@@ -1,6 +1,6 @@
 // Localisation: <lang>.json files from the host and from plug-ins, deep-merged; keys are dotted
 // paths; {name} placeholders; plural forms as objects keyed by Intl.PluralRules categories.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 type Messages = { [key: string]: string | Messages };

@@ -8,7 +8,11 @@ export interface NavigationLink {
 }
 
 /** Every endpoint's items (an object or an array), without those needing a database when there is none. */
-export function navigationFor(endpoints: readonly EndpointPlugin[], path: string, hasDatabase: boolean): NavigationLink[] {
+export function navigationFor(
+  endpoints: readonly EndpointPlugin[],
+  path: string,
+  hasDatabase: boolean,
+): NavigationLink[] {
   const items: NavigationItem[] = endpoints.flatMap((endpoint) =>
     endpoint.navigationItems === undefined
       ? []

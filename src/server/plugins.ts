@@ -13,7 +13,11 @@ async function builtIn(name: string): Promise<PluginClass | undefined> {
   return builtInSyndicators[name];
 }
 
-export async function loadPlugin(name: string, options: Record<string, unknown>, baseDir: string): Promise<Plugin> {
+export async function loadPlugin(
+  name: string,
+  options: Record<string, unknown>,
+  baseDir: string,
+): Promise<Plugin> {
   let PluginConstructor = await builtIn(name);
   if (!PluginConstructor) {
     const isPath = name.startsWith(".") || isAbsolute(name);
@@ -22,7 +26,9 @@ export async function loadPlugin(name: string, options: Record<string, unknown>,
     try {
       module = (await import(specifier)) as { default?: unknown };
     } catch (error) {
-      throw new Error(`plugins: cannot load "${name}" (${(error as Error).message}). Check the name or path.`);
+      throw new Error(
+        `plugins: cannot load "${name}" (${(error as Error).message}). Check the name or path.`,
+      );
     }
     if (typeof module.default !== "function") {
       throw new Error(`plugins: "${name}" has no default export that is a plug-in class`);

@@ -37,11 +37,18 @@ export function localeMiddleware(i18n: I18n, configured: string | undefined, tim
     const dates = new Map<string, Intl.DateTimeFormat>();
     res.locals.locale = locale;
     res.locals.t = i18n.translator(locale);
-    res.locals.formatDate = (value: Date | string | null | undefined, style: "short" | "medium" = "medium") => {
+    res.locals.formatDate = (
+      value: Date | string | null | undefined,
+      style: "short" | "medium" = "medium",
+    ) => {
       if (!value) return "";
       let format = dates.get(style);
       if (!format) {
-        format = new Intl.DateTimeFormat(locale, { dateStyle: style, timeStyle: "short", timeZone: timezone });
+        format = new Intl.DateTimeFormat(locale, {
+          dateStyle: style,
+          timeStyle: "short",
+          timeZone: timezone,
+        });
         dates.set(style, format);
       }
       return format.format(new Date(value));

@@ -67,7 +67,11 @@ export async function callSyndicator(
           permanent: false,
         };
       },
-      (error: unknown): SyndicatorOutcome => ({ ok: false, error: describe(error), permanent: isPermanent(error) }),
+      (error: unknown): SyndicatorOutcome => ({
+        ok: false,
+        error: describe(error),
+        permanent: isPermanent(error),
+      }),
     );
   try {
     return await Promise.race([called, timedOut]);

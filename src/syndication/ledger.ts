@@ -211,7 +211,11 @@ export class Ledger {
     idempotentUids: readonly string[],
     postId?: string,
   ): Promise<StaleResolution[]> {
-    const result = await this.database.query<{ post_id: string; target_uid: string; state: "pending" | "unknown" }>(
+    const result = await this.database.query<{
+      post_id: string;
+      target_uid: string;
+      state: "pending" | "unknown";
+    }>(
       `WITH resolved AS (
          UPDATE syndication_targets
             SET state = CASE WHEN target_uid = ANY($2::text[]) THEN 'pending' ELSE 'unknown' END,

@@ -9,6 +9,8 @@ export interface SyndicationErrorOptions {
   permanent: boolean;
   /** Seconds the target asked us to wait (Retry-After), when it said. */
   retryAfterSeconds?: number;
+  /** The target's machine-readable error name, when it has one, e.g. "ExpiredToken". */
+  code?: string;
   cause?: unknown;
 }
 
@@ -16,6 +18,7 @@ export class SyndicationError extends Error {
   readonly status?: number;
   readonly permanent: boolean;
   readonly retryAfterSeconds?: number;
+  readonly code?: string;
 
   constructor(message: string, options: SyndicationErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -23,6 +26,7 @@ export class SyndicationError extends Error {
     this.permanent = options.permanent;
     if (options.status !== undefined) this.status = options.status;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+    if (options.code !== undefined) this.code = options.code;
   }
 }
 

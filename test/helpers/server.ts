@@ -2,6 +2,7 @@
 // tests that talk HTTP to it as any client would.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/server/config/load.ts";
@@ -32,6 +33,19 @@ export interface TestServerOptions {
   database?: boolean;
 }
 
+/** A port free right now, so that the server's own URL (and its posts' URLs) name the real port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const engine = options.engine ?? pgliteEngine;
   const dataDir = mkdtempSync(join(tmpdir(), "possekit-test-"));
@@ -39,11 +53,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = options.database === false ? null : await engine.open();
   const fileConfig = options.config ?? {};
   const application = (fileConfig.application ?? {}) as Record<string, unknown>;
+  const port = await freePort();
   const config = loadConfig({
     config: {
       ...fileConfig,
       application: {
-        port: 0,
+        port,
+        url: `http://127.0.0.1:${port}`,
         dataDir,
         ...(options.database === false ? { database: false } : {}),
         ...application,
@@ -62,7 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(database ? { database } : {}),
   });
   await host.prepare();
-  const { port } = await host.listen();
+  await host.listen();
   const url = `http://127.0.0.1:${port}`;
   return {
     url,

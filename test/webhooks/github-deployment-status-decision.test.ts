@@ -38,7 +38,10 @@ describe("which GitHub events start a run", () => {
   });
 
   it("matches environments without regard to case, and honours configured ones", () => {
-    assert.equal(decide("deployment_status", deploymentStatusBody({ environment: "Production" })).start, true);
+    assert.equal(
+      decide("deployment_status", deploymentStatusBody({ environment: "Production" })).start,
+      true,
+    );
     const pages = deploymentStatusBody({ environment: "github-pages" });
     assert.equal(decide("deployment_status", pages).start, false);
     assert.equal(decide("deployment_status", pages, ["production", "github-pages"]).start, true);
@@ -49,7 +52,11 @@ describe("which GitHub events start a run", () => {
   });
 
   it("answers ping with pong, and warns when the hook does not send deployment statuses", () => {
-    const ping = JSON.stringify({ zen: "Design for failure.", hook_id: 1, hook: { events: ["deployment_status"] } });
+    const ping = JSON.stringify({
+      zen: "Design for failure.",
+      hook_id: 1,
+      hook: { events: ["deployment_status"] },
+    });
     assert.deepEqual(decide("ping", ping), {
       start: false,
       outcome: "pong",
@@ -86,7 +93,10 @@ describe("which GitHub events start a run", () => {
     const decision = decide("deployment_status", form);
     assert.equal(decision.start ? undefined : decision.outcome, "invalid_body");
     assert.match(decision.start ? "" : decision.reason, /content type to application\/json/);
-    const noStatus = decide("deployment_status", JSON.stringify({ deployment: { environment: "production" } }));
+    const noStatus = decide(
+      "deployment_status",
+      JSON.stringify({ deployment: { environment: "production" } }),
+    );
     assert.equal(noStatus.start ? undefined : noStatus.outcome, "invalid_body");
   });
 });

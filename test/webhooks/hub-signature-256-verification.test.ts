@@ -16,9 +16,12 @@ function refusal(signature: unknown, rawBody: Buffer = body, secret: string | un
 
 describe("X-Hub-Signature-256 verification", () => {
   it("accepts sha256=<hex HMAC-SHA256 of the body> made with WEBHOOK_SECRET", () => {
-    assert.deepEqual(verifyHmacSignature({ signature: hubSignature256(body), rawBody: body, secret: SECRET }), {
-      ok: true,
-    });
+    assert.deepEqual(
+      verifyHmacSignature({ signature: hubSignature256(body), rawBody: body, secret: SECRET }),
+      {
+        ok: true,
+      },
+    );
   });
 
   it("accepts an upper-case hex digest", () => {
@@ -28,7 +31,10 @@ describe("X-Hub-Signature-256 verification", () => {
 
   it("accepts an empty body when it is signed", () => {
     const empty = Buffer.alloc(0);
-    assert.equal(verifyHmacSignature({ signature: hubSignature256(empty), rawBody: empty, secret: SECRET }).ok, true);
+    assert.equal(
+      verifyHmacSignature({ signature: hubSignature256(empty), rawBody: empty, secret: SECRET }).ok,
+      true,
+    );
   });
 
   it("refuses a signature made with another secret", () => {
@@ -50,7 +56,14 @@ describe("X-Hub-Signature-256 verification", () => {
   it("refuses a prefix other than sha256=", () => {
     const hex = hubSignature256(body).slice("sha256=".length);
     const sha1 = `sha1=${createHmac("sha1", SECRET).update(body).digest("hex")}`;
-    for (const signature of [hex, `sha512=${hex}`, `SHA256=${hex}`, `sha256:${hex}`, ` sha256=${hex}`, sha1]) {
+    for (const signature of [
+      hex,
+      `sha512=${hex}`,
+      `SHA256=${hex}`,
+      `sha256:${hex}`,
+      ` sha256=${hex}`,
+      sha1,
+    ]) {
       assert.match(refusal(signature), /must be "sha256=" followed by the 64 hexadecimal digits/, signature);
     }
   });

@@ -32,7 +32,10 @@ describe("which Netlify deploys start a run", () => {
   });
 
   it("ignores a failed deploy (state error), even in production", () => {
-    const decision = decideNetlifyDeploy(body({ state: "error", error_message: "Build script returned 2" }), production);
+    const decision = decideNetlifyDeploy(
+      body({ state: "error", error_message: "Build script returned 2" }),
+      production,
+    );
     assert.deepEqual(decision, {
       start: false,
       outcome: "ignored",

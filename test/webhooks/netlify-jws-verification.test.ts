@@ -28,7 +28,11 @@ async function refusal(
 
 describe("Netlify X-Webhook-Signature verification", () => {
   it("accepts Netlify's HS256 JWS over this body, signed with WEBHOOK_SECRET", async () => {
-    const result = await verifyNetlifyWebhook({ signature: netlifySignature(body), rawBody: body, secret: SECRET });
+    const result = await verifyNetlifyWebhook({
+      signature: netlifySignature(body),
+      rawBody: body,
+      secret: SECRET,
+    });
     assert.deepEqual(result, { ok: true, payload: { iss: "netlify", sha256: sha256Hex(body) } });
   });
 
@@ -43,17 +47,28 @@ describe("Netlify X-Webhook-Signature verification", () => {
   });
 
   it("refuses everything when no WEBHOOK_SECRET is configured", async () => {
-    assert.match(await refusal(netlifySignature(body), body, { secret: undefined }), /WEBHOOK_SECRET is not set/);
-    assert.match(await refusal(netlifySignature(body, ""), body, { secret: "" }), /WEBHOOK_SECRET is not set/);
+    assert.match(
+      await refusal(netlifySignature(body), body, { secret: undefined }),
+      /WEBHOOK_SECRET is not set/,
+    );
+    assert.match(
+      await refusal(netlifySignature(body, ""), body, { secret: "" }),
+      /WEBHOOK_SECRET is not set/,
+    );
   });
 
   it("refuses a signature made with another secret", async () => {
-    assert.match(await refusal(netlifySignature(body, OTHER_SECRET)), /not made with this server's WEBHOOK_SECRET/);
+    assert.match(
+      await refusal(netlifySignature(body, OTHER_SECRET)),
+      /not made with this server's WEBHOOK_SECRET/,
+    );
   });
 
   it('refuses alg "none" (an unsigned token)', async () => {
-    const unsigned = compactJws({ alg: "none", typ: "JWT" }, { iss: "netlify", sha256: sha256Hex(body) }, () =>
-      Buffer.alloc(0),
+    const unsigned = compactJws(
+      { alg: "none", typ: "JWT" },
+      { iss: "netlify", sha256: sha256Hex(body) },
+      () => Buffer.alloc(0),
     );
     assert.match(unsigned, /\.$/);
     assert.match(await refusal(unsigned), /signed with none; only HS256 is accepted/);
@@ -102,7 +117,11 @@ describe("Netlify X-Webhook-Signature verification", () => {
   });
 
   it("refuses a missing iss", async () => {
-    const signature = compactJws({ alg: "HS256", typ: "JWT" }, { sha256: sha256Hex(body) }, hmacWith("sha256", SECRET));
+    const signature = compactJws(
+      { alg: "HS256", typ: "JWT" },
+      { sha256: sha256Hex(body) },
+      hmacWith("sha256", SECRET),
+    );
     assert.match(await refusal(signature), /has no iss claim/);
   });
 
@@ -115,7 +134,11 @@ describe("Netlify X-Webhook-Signature verification", () => {
       hmacWith("sha256", SECRET),
     );
     assert.match(await refusal(short), /not a SHA-256 hex digest/);
-    const numeric = compactJws({ alg: "HS256", typ: "JWT" }, { iss: "netlify", sha256: 42 }, hmacWith("sha256", SECRET));
+    const numeric = compactJws(
+      { alg: "HS256", typ: "JWT" },
+      { iss: "netlify", sha256: 42 },
+      hmacWith("sha256", SECRET),
+    );
     assert.match(await refusal(numeric), /sha256 claim is not a string/);
   });
 

@@ -6,6 +6,7 @@ import type { Server } from "../../server/contract.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
+import { webhookRoute } from "./webhooks.ts";
 
 export interface RouteContext {
   mountPath: string;
@@ -20,7 +21,11 @@ export function authenticatedRoutes(context: RouteContext): Router {
   return router;
 }
 
-export function publicRoutes(_context: RouteContext): Router {
+export function publicRoutes(context: RouteContext): Router {
   const router = express.Router();
+  router.post("/", webhookRoute(context, "netlify"));
+  router.post("/webhook/netlify", webhookRoute(context, "netlify"));
+  router.post("/webhook/github", webhookRoute(context, "github"));
+  router.post("/webhook", webhookRoute(context, "generic"));
   return router;
 }

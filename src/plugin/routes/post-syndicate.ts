@@ -2,17 +2,17 @@
 // under the batch lease. Answers JSON, NDJSON, server-sent events or a redirect, as the client asks.
 import type { Request, RequestHandler, Response } from "express";
 import { hasScope } from "../../server/auth/types.ts";
-import { HttpError, badRequest, insufficientScope, notFound } from "../../server/http-error.ts";
+import { badRequest, HttpError, insufficientScope, notFound } from "../../server/http-error.ts";
 import { PostNotFoundError } from "../../server/posts/types.ts";
-import { SyndicationInProgressError } from "../../syndication/syndication.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
+import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
-import { sourceUrlOf } from "../source-url.ts";
 import { formRedirectSink } from "../responses/form-redirect.ts";
 import { htmxSseSink } from "../responses/htmx-sse.ts";
 import { jsonSink } from "../responses/json.ts";
 import { type ResultSink, summarize } from "../responses/result-sink.ts";
 import { ndjsonSink, sseJsonSink } from "../responses/streams.ts";
+import { sourceUrlOf } from "../source-url.ts";
 
 const BODY_TYPES = ["application/x-www-form-urlencoded", "application/json", "application/*+json"];
 
@@ -43,12 +43,19 @@ function chooseSink(req: Request, res: Response, mountPath: string, single: bool
   return jsonSink(res, single);
 }
 
-export function postSyndicateRoute(options: { mountPath: string; syndication: () => Syndication | null }): RequestHandler {
+export function postSyndicateRoute(options: {
+  mountPath: string;
+  syndication: () => Syndication | null;
+}): RequestHandler {
   return async (req, res, next) => {
     try {
       const syndication = options.syndication();
       if (!syndication) {
-        throw new HttpError(501, "not_implemented", "Syndication needs a database; this server runs without one");
+        throw new HttpError(
+          501,
+          "not_implemented",
+          "Syndication needs a database; this server runs without one",
+        );
       }
       if (!hasScope(req.auth, "update")) throw insufficientScope("update");
       if (hasBody(req) && !req.is(BODY_TYPES)) {
@@ -84,6 +91,13 @@ export function postSyndicateRoute(options: { mountPath: string; syndication: ()
           throw new HttpError(409, "syndication_in_progress", "Syndication is already in progress", {
             "Retry-After": String(error.retryAfterSeconds),
           });
+        }
+        if (error instanceof SyndicationShuttingDownError) {
+          throw new HttpError(
+            503,
+            "service_unavailable",
+            "The server is shutting down; try again in a moment",
+          );
         }
         throw error;
       }

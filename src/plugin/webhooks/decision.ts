@@ -34,7 +34,12 @@ export interface InvalidBody {
 export type WebhookDecision = StartRun | Ignored | Pong | InvalidBody;
 
 export const startRun = (summary: string): StartRun => ({ start: true, summary });
-export const ignored = (reason: string): Ignored => ({ start: false, outcome: "ignored", status: 200, reason });
+export const ignored = (reason: string): Ignored => ({
+  start: false,
+  outcome: "ignored",
+  status: 200,
+  reason,
+});
 export const pong = (reason: string): Pong => ({ start: false, outcome: "pong", status: 200, reason });
 export const invalidBody = (reason: string): InvalidBody => ({
   start: false,

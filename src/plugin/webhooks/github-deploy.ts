@@ -70,7 +70,9 @@ export function decideGitHubDeploy({ event, rawBody, contexts }: GitHubDeployReq
   if (!json.ok) return invalidBody(json.reason);
   const parsed = githubDeploymentStatusEventSchema.safeParse(json.value);
   if (!parsed.success) {
-    return invalidBody("The webhook body is not a GitHub deployment_status event (it has no deployment_status.state).");
+    return invalidBody(
+      "The webhook body is not a GitHub deployment_status event (it has no deployment_status.state).",
+    );
   }
   return decideForDeploymentStatus(parsed.data, contexts);
 }
@@ -87,7 +89,8 @@ export function decideForDeploymentStatus(
     );
   }
   const environment = payload.deployment_status.environment || payload.deployment?.environment;
-  if (!environment) return ignored("the deployment names no environment, so it cannot be one of the contexts");
+  if (!environment)
+    return ignored("the deployment names no environment, so it cannot be one of the contexts");
   if (!isConfiguredContext(environment, contexts)) {
     return ignored(`deployment environment ${shown(environment)} is not one of: ${contexts.join(", ")}`);
   }

@@ -62,7 +62,9 @@ export async function verifyNetlifyWebhook({
     );
   }
   if (signature === undefined) {
-    return refuse("The request has no X-Webhook-Signature header. Set a JWS secret token on the Netlify webhook.");
+    return refuse(
+      "The request has no X-Webhook-Signature header. Set a JWS secret token on the Netlify webhook.",
+    );
   }
   if (typeof signature !== "string") {
     return refuse("The X-Webhook-Signature header must be given once, as a single JWS.");
@@ -119,7 +121,8 @@ function reasonFor(error: InstanceType<typeof errors.JOSEError>, signature: stri
       "Set the Netlify webhook's JWS secret token to the value of WEBHOOK_SECRET."
     );
   }
-  if (error instanceof errors.JWTExpired) return "The X-Webhook-Signature has expired (its exp claim is past).";
+  if (error instanceof errors.JWTExpired)
+    return "The X-Webhook-Signature has expired (its exp claim is past).";
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === "iss") {
       return error.reason === "missing"

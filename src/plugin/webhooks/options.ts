@@ -1,5 +1,6 @@
 // The `webhook` options of the endpoint plug-in. Each message says what is wrong and what to write
-// instead; parseWebhookOptions puts the option's name in front of it.
+// instead; the option's path goes in front of it ("webhook.contexts: must …"), as the host's
+// formatIssues does when this schema is embedded in the plug-in's options.
 import { z } from "zod";
 import { DEFAULT_MAX_BODY_BYTES } from "./raw-body.ts";
 
@@ -63,7 +64,7 @@ export function parseWebhookOptions(value: unknown): WebhookOptions {
   const parsed = webhookOptionsSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new WebhookOptionsError(
-    parsed.error.issues.map((issue) => `${optionName(issue.path)} ${issue.message}`),
+    parsed.error.issues.map((issue) => `${optionName(issue.path)}: ${issue.message}`),
   );
 }
 

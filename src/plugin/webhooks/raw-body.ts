@@ -71,7 +71,9 @@ const requestsBeingRead = new WeakSet<IncomingMessage>();
 export function readRawBody(request: IncomingMessage, options: ReadRawBodyOptions = {}): Promise<Buffer> {
   const limit = options.limit ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(limit) || limit < 0) {
-    throw new TypeError(`readRawBody: limit must be a whole number of bytes, 0 or more (got ${limit}).`);
+    return Promise.reject(
+      new TypeError(`readRawBody: limit must be a whole number of bytes, 0 or more (got ${limit}).`),
+    );
   }
   if (requestsBeingRead.has(request) || request.readableDidRead || request.readableEnded) {
     return Promise.reject(new BodyAlreadyReadError());

@@ -44,14 +44,19 @@ export async function receiveWebhook(
   { secret, contexts }: WebhookSettings,
 ): Promise<WebhookVerdict> {
   if (provider === "netlify") {
-    const verified = await verifyNetlifyWebhook({ signature: headers[NETLIFY_SIGNATURE_HEADER], rawBody, secret });
+    const verified = await verifyNetlifyWebhook({
+      signature: headers[NETLIFY_SIGNATURE_HEADER],
+      rawBody,
+      secret,
+    });
     if (!verified.ok) return unauthorized(verified.reason);
     return decideNetlifyDeploy(rawBody, contexts);
   }
 
   const verified = verifyHmacSignature({ signature: headers[HUB_SIGNATURE_HEADER], rawBody, secret });
   if (!verified.ok) return unauthorized(verified.reason);
-  if (provider === "github") return decideGitHubDeploy({ event: headers[GITHUB_EVENT_HEADER], rawBody, contexts });
+  if (provider === "github")
+    return decideGitHubDeploy({ event: headers[GITHUB_EVENT_HEADER], rawBody, contexts });
   // The generic webhook's sender chose to sign this request: whatever the body says, it means "deployed".
   return startRun("generic webhook");
 }

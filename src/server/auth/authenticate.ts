@@ -19,14 +19,21 @@ function tokenCredential(req: Request): { method: AuthMethod; token: string } | 
     return { method: "bearer", token: match[1] };
   }
   const body: unknown = req.body;
-  if (req.is("application/x-www-form-urlencoded") && body && typeof body === "object" && "access_token" in body) {
+  if (
+    req.is("application/x-www-form-urlencoded") &&
+    body &&
+    typeof body === "object" &&
+    "access_token" in body
+  ) {
     const value = (body as Record<string, unknown>).access_token;
-    if (typeof value !== "string" || value === "") throw unauthorized("The form field access_token must be one token");
+    if (typeof value !== "string" || value === "")
+      throw unauthorized("The form field access_token must be one token");
     return { method: "form", token: value };
   }
   const query = req.query.token;
   if (query !== undefined) {
-    if (typeof query !== "string" || query === "") throw unauthorized("The query parameter token must be one token");
+    if (typeof query !== "string" || query === "")
+      throw unauthorized("The query parameter token must be one token");
     return { method: "query", token: query };
   }
   return null;
@@ -35,7 +42,11 @@ function tokenCredential(req: Request): { method: AuthMethod; token: string } | 
 /** A cookie-authenticated change must carry the session's CSRF token and, when sent, our own Origin. */
 function passesCsrf(req: Request, csrf: string, origin: string): boolean {
   const sentOrigin = req.headers.origin;
-  if (sentOrigin !== undefined && sentOrigin !== origin && sentOrigin !== `${req.protocol}://${req.get("host")}`)
+  if (
+    sentOrigin !== undefined &&
+    sentOrigin !== origin &&
+    sentOrigin !== `${req.protocol}://${req.get("host")}`
+  )
     return false;
   const header = req.headers["x-csrf-token"];
   const field = (req.body as Record<string, unknown> | undefined)?._csrf;
@@ -43,7 +54,11 @@ function passesCsrf(req: Request, csrf: string, origin: string): boolean {
   return sent !== undefined && secretsEqual(sent, csrf);
 }
 
-export function authenticate(options: { sessions: SessionManager; tokens: TokenIssuer; baseUrl: string }): RequestHandler {
+export function authenticate(options: {
+  sessions: SessionManager;
+  tokens: TokenIssuer;
+  baseUrl: string;
+}): RequestHandler {
   const origin = new URL(options.baseUrl).origin;
   return async (req: Request, res: Response, next: NextFunction) => {
     try {

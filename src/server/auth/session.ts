@@ -2,7 +2,7 @@
 // Stateless, so any instance sharing SECRET accepts it.
 import { randomBytes } from "node:crypto";
 import type { CookieOptions, Request, Response } from "express";
-import { SignJWT, jwtVerify } from "jose";
+import { jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 
 export const SESSION_COOKIE = "possekit_session";

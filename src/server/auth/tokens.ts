@@ -1,5 +1,5 @@
 // Access tokens: JWTs signed HS256 with SECRET, carrying me, scope, client_id, iat and exp.
-import { SignJWT, errors, jwtVerify } from "jose";
+import { errors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 
 const claimsSchema = z.object({
@@ -24,7 +24,12 @@ export class TokenIssuer {
     this.key = new TextEncoder().encode(secret);
   }
 
-  issue(options: { scope: string[]; clientId: string; lifetimeDays: number; audience?: string }): Promise<string> {
+  issue(options: {
+    scope: string[];
+    clientId: string;
+    lifetimeDays: number;
+    audience?: string;
+  }): Promise<string> {
     return new SignJWT({ me: this.me, scope: options.scope.join(" "), client_id: options.clientId })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setIssuedAt()

@@ -92,13 +92,15 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
   let port = parsed.success ? parsed.data.application.port : 3000;
   if (env.PORT !== undefined) {
     const value = Number(env.PORT);
-    if (!Number.isInteger(value) || value < 0 || value > 65_535) problems.push("PORT: must be a whole number from 0 to 65535");
+    if (!Number.isInteger(value) || value < 0 || value > 65_535)
+      problems.push("PORT: must be a whole number from 0 to 65535");
     else port = value;
   }
   const production = env.NODE_ENV === "production";
   if (production && !env.SECRET) problems.push("SECRET: must be set in production (a long random string)");
   if (production && !env.PASSWORD) problems.push("PASSWORD: must be set in production");
-  if (env.SECRET !== undefined && env.SECRET.length < 16) problems.push("SECRET: must be at least 16 characters");
+  if (env.SECRET !== undefined && env.SECRET.length < 16)
+    problems.push("SECRET: must be at least 16 characters");
   if (env.WEBHOOK_SECRET !== undefined && env.WEBHOOK_SECRET.length < 16)
     problems.push("WEBHOOK_SECRET: must be at least 16 characters (hard to guess)");
   if (env.DATABASE_URL !== undefined && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL))
@@ -119,7 +121,8 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
           ? file.application.database
           : resolve(baseDir, file.application.database));
 
-  const secret = env.SECRET ?? keptSecret(dataDir, "secret", () => randomBytes(32).toString("base64url")).value;
+  const secret =
+    env.SECRET ?? keptSecret(dataDir, "secret", () => randomBytes(32).toString("base64url")).value;
   let generatedPassword: string | undefined;
   let password = env.PASSWORD;
   if (!password) {

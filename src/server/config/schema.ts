@@ -44,7 +44,10 @@ export const publicationSchema = z.strictObject({
   /** The site's URL; defaults to the application URL. Used with a trailing slash as {me}. */
   me: urlWithoutTrailingSlash.optional(),
   /** New post URLs: {me}, {slug}, {yyyy}, {MM}, {dd}. */
-  postUrlPattern: z.string().includes("{slug}", { error: "must contain {slug}" }).default("{me}notes/{slug}/"),
+  postUrlPattern: z
+    .string()
+    .includes("{slug}", { error: "must contain {slug}" })
+    .default("{me}notes/{slug}/"),
   timezone: z.string().default("UTC"),
   name: z.string().optional(),
 });

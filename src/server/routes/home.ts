@@ -6,7 +6,9 @@ import type { Host } from "../host.ts";
 export function homeRoute(host: Host, sessions: SessionManager): RequestHandler {
   return async (req, res) => {
     const micropub = host.endpoints.find((endpoint) => endpoint.id === "micropub");
-    const micropubUrl = micropub ? new URL(micropub.mountPath, host.hostConfig.application.url).href : undefined;
+    const micropubUrl = micropub
+      ? new URL(micropub.mountPath, host.hostConfig.application.url).href
+      : undefined;
     if (micropubUrl) res.setHeader("Link", `<${micropubUrl}>; rel="micropub"`);
     const session = await sessions.read(req);
     res.render("home.njk", { signedIn: !!session, micropubUrl, plugins: host.plugins });

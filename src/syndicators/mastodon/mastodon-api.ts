@@ -2,7 +2,6 @@
 // syndicate() call: it carries that call's AbortSignal.
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { SyndicationError } from "../syndication-error.ts";
 import { readJson, refusal, send, type Target, unreachable } from "../shared/http.ts";
 import type { FetchedPhoto } from "../shared/photos.ts";
 
@@ -20,7 +19,7 @@ const searchSchema = z.object({ statuses: z.array(statusSchema) });
 /** Mastodon's error body is {"error": "…"}; some versions add "details". */
 const mastodonMessage = (body: unknown) => {
   const parsed = z.object({ error: z.string() }).safeParse(body);
-  return parsed.success ? parsed.data.error : undefined;
+  return parsed.success ? { message: parsed.data.error } : undefined;
 };
 
 /** Waits between checks of a media attachment that is still being processed. */
@@ -104,9 +103,7 @@ export class MastodonApi {
   }
 }
 
-/** The address of a status as people open it. */
+/** The address of a status as people open it (the ActivityPub id when it has no page). */
 export function statusUrl(status: MastodonStatus): string {
-  const url = status.url ?? status.uri;
-  if (!url) throw new SyndicationError("Mastodon: the new status has no URL", { permanent: false });
-  return url;
+  return status.url ?? status.uri;
 }

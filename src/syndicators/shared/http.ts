@@ -54,7 +54,9 @@ export async function readText(target: Target, response: Response): Promise<stri
   }
 }
 
-function parseRetryAfter(value: string | null): number | undefined {
+/** The seconds a Retry-After header asks for (as a delay or as a date), if it is there. */
+export function retryAfterSeconds(response: Response): number | undefined {
+  const value = response.headers.get("retry-after");
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds) && seconds >= 0) return seconds;
@@ -63,7 +65,7 @@ function parseRetryAfter(value: string | null): number | undefined {
   return Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -76,26 +78,33 @@ function quote(text: string): string {
   return flat.length > quotedBodyLimit ? `${flat.slice(0, quotedBodyLimit)}…` : flat;
 }
 
+/** What a target's JSON error body says: its message and, if it has one, its error name. */
+export interface TargetMessage {
+  message?: string;
+  code?: string;
+}
+
 /**
  * The SyndicationError for an unsuccessful response: "<Target>: <status> <the target's message>".
- * `extract` finds the message in the target's JSON error shape; without one, the body's text (or the
- * status text) is quoted.
+ * `extract` reads the target's JSON error shape; without one, the body's text (or the status text)
+ * is quoted.
  */
 export async function refusal(
   target: Target,
   response: Response,
-  extract: (body: unknown) => string | undefined,
-  overrides: { permanent?: boolean; prefix?: string } = {},
+  extract: (body: unknown) => TargetMessage | undefined,
+  overrides: { permanent?: boolean; message?: string } = {},
 ): Promise<SyndicationError> {
   const text = await readText(target, response).catch(() => "");
   const json = parseJson(text);
-  const message = (json === undefined ? undefined : extract(json)) || quote(text) || response.statusText;
-  const retryAfterSeconds = parseRetryAfter(response.headers.get("retry-after"));
-  const prefix = overrides.prefix ? `${overrides.prefix}: ` : "";
-  return new SyndicationError(`${target.name}: ${prefix}${response.status} ${message}`.trimEnd(), {
+  const said = json === undefined ? undefined : extract(json);
+  const message = overrides.message || said?.message || quote(text) || response.statusText;
+  const retryAfter = retryAfterSeconds(response);
+  return new SyndicationError(`${target.name}: ${response.status} ${message}`.trimEnd(), {
     status: response.status,
     permanent: overrides.permanent ?? isPermanentStatus(response.status),
-    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
+    ...(said?.code ? { code: said.code } : {}),
   });
 }
 

@@ -4,7 +4,7 @@ import { send, type Target, unreachable } from "./http.ts";
 import type { Photo } from "./jf2.ts";
 
 export interface FetchedPhoto extends Photo {
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   mimeType: string;
   filename: string;
 }
@@ -45,7 +45,7 @@ export async function fetchPhoto(target: Target, photo: Photo, maxBytes: number)
     await response.body?.cancel().catch(() => {});
     throw tooLarge(declared);
   }
-  let bytes: Uint8Array;
+  let bytes: Uint8Array<ArrayBuffer>;
   try {
     bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {

@@ -1,0 +1,76 @@
+// Public webhook routes (spec §5, §6): a signed "deploy succeeded" starts the endpoint's own batch
+// run, with trigger "webhook", the same lease and the same ledger. Forged or unsigned requests, and
+// deploys that are not production, start nothing.
+import type { RequestHandler } from "express";
+import { HttpError } from "../../server/http-error.ts";
+import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
+import type { PostResult } from "../../syndication/types.ts";
+import { RawBodyError, readRawBody } from "../webhooks/raw-body.ts";
+import { carriesNetlifySignature, receiveWebhook, type WebhookProvider } from "../webhooks/receive.ts";
+import type { RouteContext } from "./index.ts";
+
+export function webhookRoute(context: RouteContext, provider: WebhookProvider): RequestHandler {
+  return async (req, res, next) => {
+    // At {mountPath} itself only Netlify's signed request is a webhook; the rest goes on to the
+    // authenticated endpoint.
+    if (provider === "netlify" && req.path === "/" && !carriesNetlifySignature(req.headers)) return next();
+    try {
+      const syndication = context.syndication();
+      if (!syndication) {
+        throw new HttpError(
+          501,
+          "not_implemented",
+          "Syndication needs a database; this server runs without one",
+        );
+      }
+      let rawBody: Buffer;
+      try {
+        rawBody = await readRawBody(req, { limit: context.options.webhook.maxBodyBytes });
+      } catch (error) {
+        if (error instanceof RawBodyError)
+          throw new HttpError(error.status, error.error, error.message, error.headers);
+        throw error;
+      }
+      const verdict = await receiveWebhook(
+        { provider, headers: req.headers, rawBody },
+        {
+          secret: context.server()?.config.secrets.webhookSecret,
+          contexts: context.options.webhook.contexts,
+        },
+      );
+      if (!verdict.start) {
+        if (verdict.outcome === "unauthorized") throw new HttpError(401, "unauthorized", verdict.reason);
+        if (verdict.outcome === "invalid_body") throw new HttpError(400, "invalid_request", verdict.reason);
+        res.status(200).json({ status: verdict.outcome, reason: verdict.reason });
+        return;
+      }
+      let run: Awaited<ReturnType<typeof syndication.startBatch>>;
+      try {
+        run = await syndication.startBatch("webhook");
+      } catch (error) {
+        if (error instanceof SyndicationInProgressError) {
+          throw new HttpError(409, "syndication_in_progress", "Syndication is already in progress", {
+            "Retry-After": String(error.retryAfterSeconds),
+          });
+        }
+        if (error instanceof SyndicationShuttingDownError) {
+          throw new HttpError(
+            503,
+            "service_unavailable",
+            "The server is shutting down; send the webhook again",
+          );
+        }
+        throw error;
+      }
+      context.server()?.logger.info("Deploy webhook started a syndication run", { provider, runId: run.id });
+      // The run goes on to its end even when the provider hangs up before the answer.
+      const results: PostResult[] = [];
+      for await (const result of run.results) results.push(result);
+      const summary = await run.done;
+      if (!res.writableEnded && !res.destroyed)
+        res.status(200).json({ status: "syndicated", results, summary });
+    } catch (error) {
+      next(error);
+    }
+  };
+}

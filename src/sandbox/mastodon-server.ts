@@ -1,0 +1,635 @@
+// A local, Mastodon-compatible server for the demo and the tests: it speaks the parts of the
+// Mastodon REST API a syndicator uses, with Mastodon's answers and error bodies (401 for a bad
+// token, 422 for a status over the limit, Idempotency-Key replays, media that may still be
+// processing), keeps what it receives for inspection, and can be told to fail or to hang.
+// Nothing here talks to the network: it listens on a loopback port only.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  BodyTooLargeError,
+  bearerToken,
+  hold,
+  listen,
+  readBody,
+  sameSecret,
+  sendHtml,
+  sendJson,
+} from "./http-kit.ts";
+import { notFoundPage, type PageStatus, statusPage, timelinePage } from "./mastodon-pages.ts";
+import { hashtagsIn, statusHtml, statusLength } from "./mastodon-text.ts";
+import { boundaryOf, parseMultipart } from "./multipart.ts";
+
+export interface MastodonSandboxOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** The loopback address to listen on; 127.0.0.1 unless given. */
+  host?: string;
+  /** The one token the sandbox accepts. */
+  accessToken: string;
+  /** The account's user name; "demo" unless given. */
+  user?: string;
+  displayName?: string;
+  /** Added before every API answer, to make progress visible in a demo. */
+  latencyMs?: number;
+  /** 500 unless given, as on most instances. */
+  characterLimit?: number;
+  /**
+   * "sync" (default): an upload is ready at once (200). "async": POST /api/v2/media answers 202 with
+   * url null and GET /api/v1/media/:id answers 206 once before 200, as for a large file.
+   */
+  mediaProcessing?: "sync" | "async";
+  /** Shown on the sandbox's pages. */
+  name?: string;
+}
+
+export interface SandboxMedia {
+  id: string;
+  description: string | null;
+  mimeType: string;
+  filename: string;
+  size: number;
+  bytes: Buffer;
+  /** Where the sandbox serves the file. */
+  url: string;
+  /** The status it is attached to, once it is. */
+  statusId: string | null;
+}
+
+export interface SandboxStatus {
+  id: string;
+  /** The page of the status, e.g. http://127.0.0.1:4000/@demo/110000000000000001 */
+  url: string;
+  /** Its ActivityPub id. */
+  uri: string;
+  username: string;
+  /** The text as received. */
+  text: string;
+  /** The Idempotency-Key it was posted with, if any. */
+  idempotencyKey: string | undefined;
+  media: SandboxMedia[];
+  inReplyToId: string | null;
+  visibility: string;
+  createdAt: string;
+  favourited: boolean;
+  reblogged: boolean;
+  /** For a boost: the boosted status. */
+  reblogOf: SandboxStatus | null;
+}
+
+export interface SandboxRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
+  /** Whether it carried the sandbox's token. */
+  authorized: boolean;
+}
+
+export interface SandboxBehaviour {
+  /**
+   * Which requests it applies to, as "METHOD /path" with ":id" for ids, e.g.
+   * "POST /api/v1/statuses" (the default) or "POST /api/v2/media"; "*" for every API request.
+   */
+  route?: string;
+  /** Answer with this HTTP status and {"error": error}… */
+  status?: number;
+  error?: string;
+  /** …or with exactly this JSON body. */
+  body?: unknown;
+  /** Keep the request waiting this long (Infinity: until the client gives up) … */
+  hangMs?: number;
+  /**
+   * … before handling it ("before", the default: nothing happens), or after handling it ("after":
+   * the status is created but the answer never arrives, as when a connection drops).
+   */
+  hangPhase?: "before" | "after";
+  /** Applies to the next `times` matching requests only; to all until cleared when not given. */
+  times?: number;
+}
+
+export interface MastodonSandbox {
+  url: string;
+  accessToken: string;
+  user: string;
+  /** Statuses posted through POST /api/v1/statuses, oldest first. */
+  readonly statuses: SandboxStatus[];
+  /** Every upload, oldest first. */
+  readonly media: SandboxMedia[];
+  /** Boosts made through the API. */
+  readonly reblogs: SandboxStatus[];
+  /** Ids of statuses favourited through the API. */
+  readonly favourites: string[];
+  /** Every API request, oldest first. */
+  readonly requests: SandboxRequest[];
+  /** A status by another account of the instance, to like, boost or reply to. */
+  addStatus(text: string, username?: string): SandboxStatus;
+  setBehaviour(behaviour: SandboxBehaviour | null): void;
+  /** Shorthand: answer `route` (POST /api/v1/statuses by default) with status and {"error": message}. */
+  setFailure(status: number, message: string, route?: string): void;
+  /** Shorthand: keep `route` requests waiting `ms` milliseconds (forever by default). */
+  hang(ms?: number, route?: string): void;
+  /** Back to normal behaviour, keeping what was received. */
+  clearBehaviour(): void;
+  close(): Promise<void>;
+}
+
+/** Mastodon keeps an Idempotency-Key for an hour (PostStatusService). */
+const idempotencyTtlMs = 60 * 60 * 1000;
+const maxUploadBytes = 40 * 1024 * 1024;
+const maxFormBytes = 1024 * 1024;
+const maxDescription = 1500;
+const maxMedia = 4;
+
+const validation = (what: string) => ({ error: `Validation failed: ${what}` });
+const recordNotFound = { error: "Record not found" };
+
+export async function startMastodonSandbox(options: MastodonSandboxOptions): Promise<MastodonSandbox> {
+  const user = options.user ?? "demo";
+  const displayName = options.displayName ?? "Demo";
+  const characterLimit = options.characterLimit ?? 500;
+  const sandboxName = options.name ?? "Sandbox Mastodon";
+  const accounts = new Map<string, { id: string; displayName: string }>([[user, { id: "1", displayName }]]);
+
+  const statuses: SandboxStatus[] = [];
+  const reblogs: SandboxStatus[] = [];
+  const favourites: string[] = [];
+  const media: SandboxMedia[] = [];
+  const requests: SandboxRequest[] = [];
+  const byId = new Map<string, SandboxStatus>();
+  const mediaById = new Map<string, SandboxMedia>();
+  /** Polls left before an "async" upload is processed. */
+  const processing = new Map<string, number>();
+  const idempotency = new Map<string, { statusId: string; expires: number }>();
+  let behaviour: SandboxBehaviour | null = null;
+  let behaviourUses = 0;
+  let nextId = 110_000_000_000_000_001n;
+  const newId = () => (nextId++).toString();
+
+  // The base URL is known only once the port is; handlers read it from here.
+  let base = "";
+  const host = () => new URL(base).host;
+
+  function account(username: string) {
+    const known = accounts.get(username) ?? { id: String(accounts.size + 1), displayName: username };
+    accounts.set(username, known);
+    return {
+      id: known.id,
+      username,
+      acct: username,
+      display_name: known.displayName,
+      locked: false,
+      bot: false,
+      discoverable: true,
+      group: false,
+      created_at: "2024-01-01T00:00:00.000Z",
+      note: "<p>An account of the local sandbox.</p>",
+      url: `${base}/@${username}`,
+      uri: `${base}/users/${username}`,
+      avatar: `${base}/avatars/original/missing.png`,
+      avatar_static: `${base}/avatars/original/missing.png`,
+      header: `${base}/headers/original/missing.png`,
+      header_static: `${base}/headers/original/missing.png`,
+      followers_count: 0,
+      following_count: 0,
+      statuses_count: [...byId.values()].filter((status) => status.username === username && !status.reblogOf).length,
+      last_status_at: null,
+      emojis: [],
+      fields: [],
+    };
+  }
+
+  function mediaEntity(item: SandboxMedia) {
+    const ready = !processing.has(item.id);
+    return {
+      id: item.id,
+      type: item.mimeType.startsWith("image/") ? "image" : item.mimeType.startsWith("video/") ? "video" : "unknown",
+      url: ready ? item.url : null,
+      preview_url: item.url,
+      remote_url: null,
+      preview_remote_url: null,
+      text_url: null,
+      meta: {},
+      description: item.description,
+      blurhash: null,
+    };
+  }
+
+  function statusEntity(status: SandboxStatus): Record<string, unknown> {
+    const replyTo = status.inReplyToId ? byId.get(status.inReplyToId) : undefined;
+    return {
+      id: status.id,
+      created_at: status.createdAt,
+      in_reply_to_id: status.inReplyToId,
+      in_reply_to_account_id: replyTo ? account(replyTo.username).id : null,
+      sensitive: false,
+      spoiler_text: "",
+      visibility: status.visibility,
+      language: null,
+      uri: status.uri,
+      url: status.url,
+      replies_count: [...byId.values()].filter((other) => other.inReplyToId === status.id).length,
+      reblogs_count: reblogs.filter((reblog) => reblog.reblogOf?.id === status.id).length,
+      favourites_count: status.favourited ? 1 : 0,
+      edited_at: null,
+      favourited: status.favourited,
+      reblogged: status.reblogged,
+      muted: false,
+      bookmarked: false,
+      pinned: false,
+      content: status.reblogOf ? "" : statusHtml(status.text, base),
+      filtered: [],
+      reblog: status.reblogOf ? statusEntity(status.reblogOf) : null,
+      application: status.reblogOf ? null : { name: "possekit", website: null },
+      account: account(status.username),
+      media_attachments: status.media.map(mediaEntity),
+      mentions: [],
+      tags: hashtagsIn(status.text).map((name) => ({ name, url: `${base}/tags/${name.toLowerCase()}` })),
+      emojis: [],
+      card: null,
+      poll: null,
+    };
+  }
+
+  function createStatus(fields: {
+    text: string;
+    username: string;
+    idempotencyKey?: string | undefined;
+    media?: SandboxMedia[];
+    inReplyToId?: string | null;
+    visibility?: string;
+    reblogOf?: SandboxStatus | null;
+  }): SandboxStatus {
+    const id = newId();
+    const status: SandboxStatus = {
+      id,
+      url: fields.reblogOf
+        ? `${base}/users/${fields.username}/statuses/${id}/activity`
+        : `${base}/@${fields.username}/${id}`,
+      uri: fields.reblogOf
+        ? `${base}/users/${fields.username}/statuses/${id}/activity`
+        : `${base}/users/${fields.username}/statuses/${id}`,
+      username: fields.username,
+      text: fields.text,
+      idempotencyKey: fields.idempotencyKey,
+      media: fields.media ?? [],
+      inReplyToId: fields.inReplyToId ?? null,
+      visibility: fields.visibility ?? "public",
+      createdAt: new Date().toISOString(),
+      favourited: false,
+      reblogged: false,
+      reblogOf: fields.reblogOf ?? null,
+    };
+    for (const item of status.media) item.statusId = id;
+    byId.set(id, status);
+    return status;
+  }
+
+  // --- request handling -------------------------------------------------------------------------
+
+  type Params = URLSearchParams;
+  type ApiAnswer = { status: number; body: unknown; headers?: Record<string, string> };
+
+  function routeOf(method: string, path: string): string {
+    return `${method} ${path.replace(/\/\d+(?=\/|$)/g, "/:id")}`;
+  }
+
+  function matchingBehaviour(route: string): SandboxBehaviour | null {
+    if (!behaviour) return null;
+    const wanted = behaviour.route ?? "POST /api/v1/statuses";
+    if (wanted !== "*" && wanted !== route) return null;
+    if (behaviour.times !== undefined) {
+      if (behaviourUses >= behaviour.times) return null;
+      behaviourUses++;
+    }
+    return behaviour;
+  }
+
+  async function readParams(request: IncomingMessage): Promise<Params> {
+    const body = await readBody(request, maxFormBytes);
+    const type = request.headers["content-type"] ?? "";
+    const text = body.toString("utf8");
+    if (/^application\/json/i.test(type)) {
+      const params = new URLSearchParams();
+      const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      for (const [key, value] of Object.entries(json)) {
+        if (Array.isArray(value)) for (const item of value) params.append(`${key}[]`, String(item));
+        else if (value !== null && value !== undefined) params.set(key, String(value));
+      }
+      return params;
+    }
+    const boundary = boundaryOf(type);
+    if (boundary) {
+      const params = new URLSearchParams();
+      for (const [key, value] of parseMultipart(body, boundary).fields) params.append(key, value);
+      return params;
+    }
+    return new URLSearchParams(text);
+  }
+
+  async function postStatus(request: IncomingMessage, token: string): Promise<ApiAnswer> {
+    const params = await readParams(request);
+    const idempotencyKey = headerValue(request, "idempotency-key");
+    if (idempotencyKey) {
+      const known = idempotency.get(`${token}\n${idempotencyKey}`);
+      const existing = known && known.expires > Date.now() ? byId.get(known.statusId) : undefined;
+      if (existing) return { status: 200, body: statusEntity(existing) };
+    }
+    const mediaIds = [...params.getAll("media_ids[]"), ...params.getAll("media_ids")];
+    if (mediaIds.length > maxMedia) return { status: 422, body: { error: "Cannot attach more than 4 files" } };
+    // Like Mastodon, ids that are not this account's unattached uploads are left out.
+    const attached = mediaIds
+      .map((id) => mediaById.get(id))
+      .filter((item): item is SandboxMedia => item !== undefined && item.statusId === null);
+    if (attached.some((item) => processing.has(item.id))) {
+      return {
+        status: 422,
+        body: { error: "Cannot attach files that have not finished processing. Try again in a moment!" },
+      };
+    }
+    const inReplyToId = params.get("in_reply_to_id") || null;
+    if (inReplyToId && !byId.has(inReplyToId)) return { status: 404, body: recordNotFound };
+    const text = params.get("status") ?? "";
+    if (!text.trim() && attached.length === 0) return { status: 422, body: validation("Text can't be blank") };
+    if (statusLength(text) > characterLimit) {
+      return { status: 422, body: validation(`Text character limit of ${characterLimit} exceeded`) };
+    }
+    const visibility = params.get("visibility") || "public";
+    if (!["public", "unlisted", "private", "direct"].includes(visibility)) {
+      return { status: 422, body: validation("Visibility is not included in the list") };
+    }
+    const status = createStatus({ text, username: user, idempotencyKey, media: attached, inReplyToId, visibility });
+    statuses.push(status);
+    if (idempotencyKey) {
+      idempotency.set(`${token}\n${idempotencyKey}`, { statusId: status.id, expires: Date.now() + idempotencyTtlMs });
+    }
+    return { status: 200, body: statusEntity(status) };
+  }
+
+  async function uploadMedia(request: IncomingMessage, version: "v1" | "v2"): Promise<ApiAnswer> {
+    const boundary = boundaryOf(request.headers["content-type"]);
+    if (!boundary) return { status: 422, body: validation("File can't be blank") };
+    const form = parseMultipart(await readBody(request, maxUploadBytes), boundary);
+    const file = form.files.find((candidate) => candidate.field === "file");
+    if (!file || file.data.length === 0) return { status: 422, body: validation("File can't be blank") };
+    if (!/^(image|video|audio)\//.test(file.contentType)) {
+      return { status: 422, body: validation("File content type is invalid") };
+    }
+    const description = form.fields.get("description") ?? null;
+    if (description && description.length > maxDescription) {
+      return { status: 422, body: validation(`Description is too long (maximum is ${maxDescription} characters)`) };
+    }
+    const id = newId();
+    const filename = file.filename.replace(/[^\w.-]+/g, "_") || "file";
+    const item: SandboxMedia = {
+      id,
+      description,
+      mimeType: file.contentType,
+      filename,
+      size: file.data.length,
+      bytes: file.data,
+      url: `${base}/system/media_attachments/files/${id}/original/${encodeURIComponent(filename)}`,
+      statusId: null,
+    };
+    media.push(item);
+    mediaById.set(id, item);
+    if (version === "v2" && options.mediaProcessing === "async") {
+      processing.set(id, 1);
+      return { status: 202, body: mediaEntity(item) };
+    }
+    return { status: 200, body: mediaEntity(item) };
+  }
+
+  function getMedia(id: string): ApiAnswer {
+    const item = mediaById.get(id);
+    if (!item) return { status: 404, body: recordNotFound };
+    const pollsLeft = processing.get(id);
+    if (pollsLeft !== undefined) {
+      if (pollsLeft > 0) {
+        processing.set(id, pollsLeft - 1);
+        return { status: 206, body: mediaEntity(item) };
+      }
+      processing.delete(id);
+    }
+    return { status: 200, body: mediaEntity(item) };
+  }
+
+  function favourite(id: string): ApiAnswer {
+    const status = byId.get(id);
+    if (!status) return { status: 404, body: recordNotFound };
+    if (!status.favourited) favourites.push(id);
+    status.favourited = true;
+    return { status: 200, body: statusEntity(status) };
+  }
+
+  function reblog(id: string): ApiAnswer {
+    const original = byId.get(id);
+    if (!original) return { status: 404, body: recordNotFound };
+    const target = original.reblogOf ?? original;
+    // Boosting twice returns the first boost, as Mastodon does.
+    const existing = reblogs.find((item) => item.reblogOf?.id === target.id);
+    if (existing) return { status: 200, body: statusEntity(existing) };
+    target.reblogged = true;
+    const wrapper = createStatus({ text: "", username: user, reblogOf: target });
+    reblogs.push(wrapper);
+    return { status: 200, body: statusEntity(wrapper) };
+  }
+
+  function search(params: Params, authorized: boolean): ApiAnswer {
+    if (params.get("resolve") === "true" && !authorized) {
+      return {
+        status: 401,
+        body: { error: "Search queries that resolve remote resources are not supported without authentication" },
+      };
+    }
+    const query = (params.get("q") ?? "").trim().replace(/\/+$/, "");
+    const type = params.get("type");
+    const found = [...byId.values()].filter((status) => status.url === query || status.uri === query);
+    return {
+      status: 200,
+      body: {
+        accounts: [],
+        statuses: type && type !== "statuses" ? [] : found.slice(0, 1).map(statusEntity),
+        hashtags: [],
+      },
+    };
+  }
+
+  async function api(request: IncomingMessage, url: URL, token: string | undefined): Promise<ApiAnswer> {
+    const method = request.method ?? "GET";
+    const path = url.pathname.replace(/\/+$/, "");
+    const authorized = token !== undefined;
+    const id = /\/(\d+)(?:\/\w+)?$/.exec(path)?.[1] ?? "";
+
+    if (method === "GET" && path === "/api/v1/instance") {
+      return {
+        status: 200,
+        body: {
+          uri: host(),
+          title: sandboxName,
+          version: "4.3.0 (compatible; possekit sandbox)",
+          configuration: { statuses: { max_characters: characterLimit, max_media_attachments: maxMedia } },
+        },
+      };
+    }
+    if (method === "GET" && path === "/api/v2/search") return search(url.searchParams, authorized);
+    if (method === "GET" && /^\/api\/v1\/statuses\/\d+$/.test(path)) {
+      const status = byId.get(id);
+      return status ? { status: 200, body: statusEntity(status) } : { status: 404, body: recordNotFound };
+    }
+
+    // Everything below acts as the signed-in user.
+    if (!token) return { status: 401, body: { error: "The access token is invalid" } };
+    if (method === "GET" && path === "/api/v1/accounts/verify_credentials") {
+      return { status: 200, body: { ...account(user), source: { privacy: "public", sensitive: false, note: "" } } };
+    }
+    if (method === "POST" && path === "/api/v1/statuses") return postStatus(request, token);
+    if (method === "POST" && path === "/api/v2/media") return uploadMedia(request, "v2");
+    if (method === "POST" && path === "/api/v1/media") return uploadMedia(request, "v1");
+    if (method === "GET" && /^\/api\/v1\/media\/\d+$/.test(path)) return getMedia(id);
+    if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/favourite$/.test(path)) return favourite(id);
+    if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/reblog$/.test(path)) return reblog(id);
+    return { status: 404, body: { error: "Record not found" } };
+  }
+
+  function pageStatus(status: SandboxStatus): PageStatus {
+    const replyTo = status.inReplyToId ? byId.get(status.inReplyToId) : undefined;
+    return {
+      url: status.url,
+      username: status.username,
+      displayName: accounts.get(status.username)?.displayName ?? status.username,
+      contentHtml: statusHtml(status.text, base),
+      createdAt: status.createdAt,
+      media: status.media.map((item) => ({ url: item.url, description: item.description })),
+      favourited: status.favourited,
+      reblogged: status.reblogged,
+      ...(replyTo ? { inReplyToUrl: replyTo.url } : {}),
+    };
+  }
+
+  function web(request: IncomingMessage, response: ServerResponse, url: URL): void {
+    const path = decodeURIComponent(url.pathname).replace(/\/+$/, "") || "/";
+    const visible = () =>
+      [...byId.values()]
+        .filter((status) => !status.reblogOf)
+        .reverse()
+        .map(pageStatus);
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      sendJson(response, 405, { error: "This sandbox page only answers GET" });
+      return;
+    }
+    if (path === "/") {
+      sendHtml(response, 200, timelinePage(sandboxName, host(), visible(), "Local timeline"));
+      return;
+    }
+    const file = /^\/system\/media_attachments\/files\/(\d+)\/original\/[^/]+$/.exec(path);
+    if (file) {
+      const item = mediaById.get(file[1] ?? "");
+      if (!item) {
+        sendHtml(response, 404, notFoundPage(sandboxName));
+        return;
+      }
+      response.writeHead(200, { "content-type": item.mimeType, "content-length": item.size });
+      response.end(item.bytes);
+      return;
+    }
+    const activity = /^\/users\/(\w+)\/statuses\/(\d+)$/.exec(path);
+    if (activity) {
+      response.writeHead(302, { location: `${base}/@${activity[1]}/${activity[2]}` });
+      response.end();
+      return;
+    }
+    const statusMatch = /^\/@(\w+)\/(\d+)$/.exec(path);
+    const status = statusMatch ? byId.get(statusMatch[2] ?? "") : undefined;
+    if (statusMatch && status && !status.reblogOf && status.username === statusMatch[1]) {
+      sendHtml(response, 200, statusPage(sandboxName, host(), pageStatus(status)));
+      return;
+    }
+    const profile = /^\/@(\w+)$/.exec(path);
+    if (profile && accounts.has(profile[1] ?? "")) {
+      const username = profile[1] ?? "";
+      const own = visible().filter((item) => item.username === username);
+      sendHtml(response, 200, timelinePage(sandboxName, host(), own, `@${username}@${host()}`));
+      return;
+    }
+    sendHtml(response, 404, notFoundPage(sandboxName));
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", base);
+    if (!url.pathname.startsWith("/api/")) {
+      web(request, response, url);
+      return;
+    }
+    const method = request.method ?? "GET";
+    const presented = bearerToken(request);
+    const authorized = presented !== undefined && sameSecret(presented, options.accessToken);
+    requests.push({ method, path: url.pathname, idempotencyKey: headerValue(request, "idempotency-key"), authorized });
+
+    if (presented !== undefined && !authorized) {
+      sendJson(response, 401, { error: "The access token is invalid" });
+      return;
+    }
+    if (options.latencyMs && !(await hold(request, response, options.latencyMs))) return;
+
+    const special = matchingBehaviour(routeOf(method, url.pathname.replace(/\/+$/, "")));
+    const phase = special?.hangPhase ?? "before";
+    if (special?.hangMs !== undefined && phase === "before" && !(await hold(request, response, special.hangMs))) {
+      return;
+    }
+    if (special && (special.status !== undefined || special.body !== undefined) && phase === "before") {
+      sendJson(response, special.status ?? 500, special.body ?? { error: special.error ?? "Sandbox failure" });
+      return;
+    }
+
+    let answer: ApiAnswer;
+    try {
+      answer = await api(request, url, authorized ? presented : undefined);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) answer = { status: 413, body: { error: error.message } };
+      else if (error instanceof SyntaxError) answer = { status: 400, body: { error: "The request body is not valid JSON" } };
+      else throw error;
+    }
+    if (special?.hangMs !== undefined && phase === "after" && !(await hold(request, response, special.hangMs))) {
+      return;
+    }
+    sendJson(response, answer.status, answer.body, answer.headers);
+  }
+
+  const running = await listen(handle, options.port ?? 0, options.host ?? "127.0.0.1");
+  base = running.url;
+
+  const setBehaviour = (next: SandboxBehaviour | null) => {
+    behaviour = next;
+    behaviourUses = 0;
+  };
+
+  return {
+    url: running.url,
+    accessToken: options.accessToken,
+    user,
+    statuses,
+    media,
+    reblogs,
+    favourites,
+    requests,
+    addStatus(text, username = "someone") {
+      if (!/^\w+$/.test(username)) throw new Error(`"${username}" is not a Mastodon user name`);
+      account(username);
+      return createStatus({ text, username });
+    },
+    setBehaviour,
+    setFailure(status, message, route = "POST /api/v1/statuses") {
+      setBehaviour({ route, status, error: message });
+    },
+    hang(ms = Number.POSITIVE_INFINITY, route = "POST /api/v1/statuses") {
+      setBehaviour({ route, hangMs: ms });
+    },
+    clearBehaviour() {
+      setBehaviour(null);
+    },
+    close: running.close,
+  };
+}
+
+function headerValue(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

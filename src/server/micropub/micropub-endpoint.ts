@@ -1,0 +1,47 @@
+// The host's Micropub endpoint (W3C Micropub), an endpoint plug-in like any other: posts enter the
+// server through it, and the syndication endpoint later finds their mp-syndicate-to targets.
+import { Router } from "express";
+import { z } from "zod";
+import type { EndpointPlugin, PluginMeta, Server } from "../contract.ts";
+import { micropubContext } from "./micropub-context.ts";
+import { micropubPost } from "./micropub-post.ts";
+import { micropubQuery } from "./micropub-query.ts";
+
+const optionsSchema = z.object({
+  mountPath: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._~\-/]*$/, { error: 'mountPath must be a path such as "/micropub"' })
+    .default("/micropub"),
+});
+
+export type MicropubOptions = z.input<typeof optionsSchema>;
+
+export class MicropubEndpoint implements EndpointPlugin {
+  readonly id = "micropub";
+  readonly name = "Micropub endpoint";
+  readonly options: z.infer<typeof optionsSchema>;
+  readonly mountPath: string;
+  /** Behind the host's authentication, which sets req.auth and removes access_token from the body. */
+  readonly routes: Router;
+  private server: Server | null = null;
+
+  constructor(options: Record<string, unknown> = {}) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) throw new Error(`Micropub endpoint options: ${z.prettifyError(parsed.error)}`);
+    this.options = parsed.data;
+    this.mountPath = parsed.data.mountPath;
+    const context = () => micropubContext(this.server);
+    this.routes = Router();
+    this.routes.get("/", micropubQuery(context));
+    this.routes.post("/", micropubPost(context));
+  }
+
+  meta(): PluginMeta {
+    return { url: import.meta.url, description: "Creates, updates and deletes posts from Micropub clients" };
+  }
+
+  init(server: Server): void {
+    this.server = server;
+    server.addEndpoint(this);
+  }
+}

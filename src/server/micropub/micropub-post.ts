@@ -1,0 +1,111 @@
+// POST /micropub: create (form or JSON), update (JSON), delete and undelete (form or JSON).
+import type { Request, RequestHandler, Response } from "express";
+import { hasScope } from "../auth/types.ts";
+import { badRequest, HttpError, insufficientScope } from "../http-error.ts";
+import type { PostUpdate } from "../posts/types.ts";
+import { jf2Type, type Mf2Properties, mf2PropertiesToJf2, mf2ValuesToJf2 } from "./mf2-jf2.ts";
+import type { MicropubContext } from "./micropub-context.ts";
+import { type BodyKind, type MicropubAction, readMicropubRequest } from "./micropub-request.ts";
+import { asMicropubErrors } from "./service-errors.ts";
+import { checkSyndicationTargets } from "./syndication-targets.ts";
+
+type Of<A extends MicropubAction["action"]> = Extract<MicropubAction, { action: A }>;
+
+function bodyKind(req: Request): BodyKind {
+  if (req.is(["application/json", "application/*+json"])) return "json";
+  if (req.is("application/x-www-form-urlencoded")) return "form";
+  if (req.is("multipart/form-data"))
+    throw new HttpError(
+      415,
+      "unsupported_media_type",
+      "This server has no media endpoint and takes no file uploads: send photos by URL, as form-encoded or JSON",
+    );
+  throw badRequest("Send the request as application/x-www-form-urlencoded or application/json");
+}
+
+async function create(context: MicropubContext, req: Request, res: Response, request: Of<"create">) {
+  const draftOnly = !hasScope(req.auth, "create");
+  if (draftOnly && !hasScope(req.auth, "draft")) throw insufficientScope("create");
+  const properties = mf2PropertiesToJf2(request.properties);
+  // The URL is the server's to choose; a client's own is ignored, not an error.
+  delete properties.url;
+  properties.type = jf2Type(request.type);
+  const targets = properties["mp-syndicate-to"];
+  if (targets !== undefined) checkSyndicationTargets(targets as unknown[], context.syndicators);
+  // A token with the draft scope alone may only ever create drafts, whatever it asks for.
+  if (draftOnly) properties["post-status"] = "draft";
+  const post = await asMicropubErrors(() =>
+    context.posts.create({
+      properties,
+      ...(request.slug !== undefined ? { slug: request.slug } : {}),
+      ...(draftOnly ? { status: "draft" as const } : {}),
+    }),
+  );
+  res.status(201).location(post.url).end();
+}
+
+function refuseCommands(names: Iterable<string>): void {
+  for (const name of names) {
+    if (name.startsWith("mp-") && name !== "mp-syndicate-to")
+      throw badRequest(`"${name}" is a command for creating posts, not a property that can be updated`);
+  }
+}
+
+function toJf2Values(values: Mf2Properties): Record<string, unknown[]> {
+  return Object.fromEntries(Object.entries(values).map(([name, list]) => [name, mf2ValuesToJf2(name, list)]));
+}
+
+async function update(context: MicropubContext, req: Request, res: Response, request: Of<"update">) {
+  if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+  const deletion = request.delete;
+  refuseCommands([
+    ...Object.keys(request.replace ?? {}),
+    ...Object.keys(request.add ?? {}),
+    ...(Array.isArray(deletion) ? deletion : Object.keys(deletion ?? {})),
+  ]);
+  for (const operation of [request.replace, request.add]) {
+    const targets = operation?.["mp-syndicate-to"];
+    if (targets) checkSyndicationTargets(targets, context.syndicators);
+  }
+  const existing = await context.posts.findByUrl(request.url);
+  if (!existing)
+    throw badRequest(`No post exists at ${request.url}; check the URL (q=source lists the posts)`);
+  if (existing.deleted)
+    throw badRequest(`The post at ${request.url} is deleted; undelete it before updating it`);
+  const changes: PostUpdate = {
+    ...(request.replace ? { replace: toJf2Values(request.replace) } : {}),
+    ...(request.add ? { add: toJf2Values(request.add) } : {}),
+    ...(deletion ? { delete: Array.isArray(deletion) ? deletion : toJf2Values(deletion) } : {}),
+  };
+  await asMicropubErrors(() => context.posts.update(request.url, changes));
+  res.status(204).end();
+}
+
+async function setDeleted(
+  context: MicropubContext,
+  req: Request,
+  res: Response,
+  request: Of<"delete" | "undelete">,
+) {
+  if (!hasScope(req.auth, "delete")) throw insufficientScope("delete");
+  await asMicropubErrors(() =>
+    request.action === "delete" ? context.posts.delete(request.url) : context.posts.undelete(request.url),
+  );
+  res.status(204).end();
+}
+
+export function micropubPost(context: () => MicropubContext): RequestHandler {
+  return async (req, res) => {
+    const request = readMicropubRequest(bodyKind(req), req.body);
+    const found = context();
+    switch (request.action) {
+      case "create":
+        return create(found, req, res, request);
+      case "update":
+        return update(found, req, res, request);
+      case "delete":
+      case "undelete":
+        return setDeleted(found, req, res, request);
+    }
+  };
+}

@@ -1,0 +1,206 @@
+// Syndicates one post: every target it names is claimed in the ledger and called concurrently,
+// each under its own timeout; then the post is updated once with what was learnt.
+import type { Publication, SyndicatorPlugin } from "../server/contract.ts";
+import type { Logger } from "../server/logger.ts";
+import type { Post, PostService, PostUpdate } from "../server/posts/types.ts";
+import { callSyndicator } from "./call-syndicator.ts";
+import { idempotencyKey } from "./idempotency-key.ts";
+import { type Claim, type Ledger, UNKNOWN_OUTCOME_ERROR } from "./ledger.ts";
+import { postStatus } from "./post-result.ts";
+import { requestedTargets, syndicationUrls } from "./post-targets.ts";
+import type { LedgerEntry, PostResult, TargetResult, Trigger } from "./types.ts";
+
+export const DRAFT_NOTE = "The post is a draft; it is syndicated once published";
+const BUSY_NOTE = "Being sent by another run right now";
+
+export interface PostSyndicationContext {
+  ledger: Ledger;
+  posts: PostService;
+  syndicators: readonly SyndicatorPlugin[];
+  publication: Publication;
+  logger: Logger;
+  /** This instance, recorded on each claim. */
+  holder: string;
+  targetTimeoutMs: number;
+}
+
+export interface PostSyndicationRun {
+  runId: string | null;
+  trigger: Trigger;
+  /** A user's retry: targets in backoff, refused permanently, or of unknown outcome are sent too. */
+  force: boolean;
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Why a target that could not be claimed is not being sent. */
+function notClaimed(entry: LedgerEntry | undefined, uid: string, name: string): TargetResult {
+  if (entry?.state === "syndicated" && entry.url)
+    return { uid, name, status: "already_syndicated", url: entry.url };
+  if (entry?.state === "unknown")
+    return { uid, name, status: "skipped", error: entry.lastError ?? UNKNOWN_OUTCOME_ERROR };
+  if (entry?.state === "failed") {
+    const reason = entry.lastError ?? "Failed";
+    const when = entry.permanent
+      ? "refused permanently: retry it from the syndication page"
+      : `next attempt after ${entry.nextAttemptAt?.toISOString() ?? "the backoff"}`;
+    return { uid, name, status: "skipped", error: `${reason} (${when})` };
+  }
+  return { uid, name, status: "skipped", error: BUSY_NOTE };
+}
+
+/** A row that a claim would take now (or no row yet); others are reported without a round trip. */
+function looksClaimable(entry: LedgerEntry | undefined, force: boolean): boolean {
+  if (!entry) return true;
+  if (entry.state === "pending") return true;
+  if (force) return entry.state === "failed" || entry.state === "unknown";
+  if (entry.state !== "failed" || entry.permanent) return false;
+  return entry.nextAttemptAt === null || entry.nextAttemptAt.getTime() <= Date.now();
+}
+
+export async function syndicatePost(
+  context: PostSyndicationContext,
+  post: Post,
+  run: PostSyndicationRun,
+): Promise<PostResult> {
+  const requested = requestedTargets(post);
+  const byUid = new Map<string, SyndicatorPlugin>();
+  for (const syndicator of context.syndicators)
+    if (!byUid.has(syndicator.info.uid)) byUid.set(syndicator.info.uid, syndicator);
+  const nameOf = (uid: string) => byUid.get(uid)?.info.name ?? uid;
+
+  if (post.status === "draft") {
+    const targets = requested.map(
+      (uid): TargetResult => ({
+        uid,
+        name: nameOf(uid),
+        status: "skipped",
+        error: DRAFT_NOTE,
+      }),
+    );
+    return { url: post.url, status: "unchanged", syndication: syndicationUrls(post), targets };
+  }
+
+  const entries = new Map((await context.ledger.entriesForPost(post.id)).map((e) => [e.targetUid, e]));
+  // Targets the ledger says are syndicated but the post no longer names are reported too, so that
+  // the result describes the whole post, and repaired if the post lost their URL.
+  const uids = [
+    ...requested,
+    ...[...entries.values()]
+      .filter((entry) => entry.state === "syndicated" && !requested.includes(entry.targetUid))
+      .map((entry) => entry.targetUid),
+  ];
+
+  const sendOne = async (uid: string): Promise<TargetResult> => {
+    const name = nameOf(uid);
+    const known = entries.get(uid);
+    const requestedNow = requested.includes(uid);
+    if (!requestedNow || !looksClaimable(known, run.force)) return notClaimed(known, uid, name);
+    const syndicator = byUid.get(uid);
+    if (!syndicator)
+      return { uid, name, status: "failed", error: `No syndication target is configured for ${uid}` };
+    const claim = await context.ledger.claim({
+      postId: post.id,
+      targetUid: uid,
+      idempotencyKey: idempotencyKey(post.url, uid),
+      holder: context.holder,
+      runId: run.runId,
+      trigger: run.trigger,
+      force: run.force,
+    });
+    if (!claim) {
+      // Someone else changed the row since we read it: report what it is now.
+      const now = (await context.ledger.entriesForPost(post.id)).find((e) => e.targetUid === uid);
+      return notClaimed(now, uid, name);
+    }
+    return send(context, post, syndicator, claim);
+  };
+
+  const targets = await Promise.all(
+    uids.map((uid) =>
+      sendOne(uid).catch((error: unknown): TargetResult => {
+        context.logger.error("Syndicating a post to a target failed inside the server", {
+          post: post.url,
+          target: uid,
+          error: describe(error),
+        });
+        return { uid, name: nameOf(uid), status: "failed", error: `Internal error: ${describe(error)}` };
+      }),
+    ),
+  );
+
+  const syndication = await writeBack(context, post, targets);
+  return { url: post.url, status: postStatus(targets), syndication, targets };
+}
+
+/** Calls the syndicator for a claimed row and records the outcome in the ledger. */
+async function send(
+  context: PostSyndicationContext,
+  post: Post,
+  syndicator: SyndicatorPlugin,
+  claim: Claim,
+): Promise<TargetResult> {
+  const { uid, name } = syndicator.info;
+  const outcome = await callSyndicator(
+    syndicator,
+    post.properties,
+    context.publication,
+    claim.entry.idempotencyKey,
+    context.targetTimeoutMs,
+  );
+  if (outcome.ok) {
+    try {
+      await context.ledger.recordSuccess(claim, outcome.url);
+    } catch (error) {
+      // The copy exists whatever the ledger says: report it and write it to the post, so that the
+      // post stops naming the target and is never sent again. The row, left `sending`, becomes
+      // `unknown` at the next run for the user to confirm.
+      context.logger.error("The target has the post but the ledger could not record it", {
+        post: post.url,
+        target: uid,
+        url: outcome.url,
+        error: describe(error),
+      });
+    }
+    return { uid, name, status: "syndicated", url: outcome.url };
+  }
+  context.logger.warn("A syndication target failed", {
+    post: post.url,
+    target: uid,
+    permanent: outcome.permanent,
+    error: outcome.error,
+  });
+  await context.ledger.recordFailure(claim, outcome.error, outcome.permanent);
+  return { uid, name, status: "failed", error: outcome.error };
+}
+
+/**
+ * One update per post: the new URLs (and those of syndicated targets the post lost) added to
+ * `syndication`, the syndicated targets removed from `mp-syndicate-to`. Returns the post's
+ * syndication URLs afterwards.
+ */
+async function writeBack(
+  context: PostSyndicationContext,
+  post: Post,
+  targets: readonly TargetResult[],
+): Promise<string[]> {
+  const present = syndicationUrls(post);
+  const requested = requestedTargets(post);
+  const done = targets.filter((t) => t.status === "syndicated" || t.status === "already_syndicated");
+  const add = [...new Set(done.flatMap((t) => (t.url && !present.includes(t.url) ? [t.url] : [])))];
+  const remove = done.map((t) => t.uid).filter((uid) => requested.includes(uid));
+  if (add.length === 0 && remove.length === 0) return present;
+  const update: PostUpdate = {};
+  if (add.length > 0) update.add = { syndication: add };
+  if (remove.length > 0) update.delete = { "mp-syndicate-to": remove };
+  try {
+    return syndicationUrls(await context.posts.update(post.url, update));
+  } catch (error) {
+    // The ledger already holds the truth; the next run repairs the post from it.
+    context.logger.error("Could not write the syndication URLs back to the post", {
+      post: post.url,
+      error: describe(error),
+    });
+    return [...present, ...add];
+  }
+}

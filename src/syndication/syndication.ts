@@ -1,0 +1,290 @@
+// The syndication core as the adapters (HTTP routes, the command line, webhooks, the admin page)
+// see it. It knows nothing of HTTP: it starts runs, reports what they do, and answers questions
+// about the ledger.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { z } from "zod";
+import type { Publication, SyndicatorPlugin } from "../server/contract.ts";
+import type { Database } from "../server/database/types.ts";
+import type { Logger } from "../server/logger.ts";
+import { type Post, PostNotFoundError, type PostService } from "../server/posts/types.ts";
+import { Batch, type BatchRun } from "./batch.ts";
+import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
+import {
+  SyndicationInProgressError,
+  SyndicationShuttingDownError,
+  TargetNotConfirmableError,
+} from "./errors.ts";
+import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
+import { Ledger } from "./ledger.ts";
+import { countInto, emptySummary } from "./post-result.ts";
+import { RunLog } from "./run-log.ts";
+import { type PostSyndicationContext, syndicatePost } from "./syndicate-post.ts";
+import type { Attempt, LedgerEntry, PostResult, RunRecord, SyndicationEvent, Trigger } from "./types.ts";
+
+export type { BatchRun } from "./batch.ts";
+export {
+  SyndicationInProgressError,
+  SyndicationShuttingDownError,
+  TargetNotConfirmableError,
+} from "./errors.ts";
+export type { LeaseStatus } from "./lease.ts";
+
+export interface SyndicationOptions {
+  /** How long one target may take before it counts as failed (default 30 s). */
+  targetTimeoutMs?: number;
+  /** How long the batch lease lasts without renewal (default 30 s); renewed every third of it. */
+  leaseMs?: number;
+  /** This instance's id, recorded on the lease, runs and claims (default host:pid:random). */
+  holder?: string;
+}
+
+export interface SyndicationDependencies {
+  database: Database;
+  posts: PostService;
+  /** Read at every post, so that targets added after start-up are used. */
+  syndicators: () => readonly SyndicatorPlugin[];
+  publication: Publication;
+  logger: Logger;
+  options?: SyndicationOptions;
+}
+
+const durationSchema = z.number().int().positive().max(2_147_483_647);
+const copyUrlSchema = z.url({ protocol: /^https?$/ });
+
+export class Syndication {
+  /** This instance, as recorded in the database. */
+  readonly holder: string;
+  readonly targetTimeoutMs: number;
+  readonly leaseMs: number;
+  private readonly ledger: Ledger;
+  private readonly runLog: RunLog;
+  private readonly lease: Lease;
+  private readonly batches = new Set<Batch>();
+  private readonly singles = new Set<Promise<unknown>>();
+  private readonly listeners = new Set<(event: SyndicationEvent) => void>();
+  private shuttingDown = false;
+
+  constructor(private readonly deps: SyndicationDependencies) {
+    const options = deps.options ?? {};
+    this.targetTimeoutMs = durationSchema.parse(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS);
+    this.leaseMs = durationSchema.parse(options.leaseMs ?? DEFAULT_LEASE_MS);
+    this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    this.ledger = new Ledger(deps.database);
+    this.runLog = new RunLog(deps.database);
+    this.lease = new Lease(deps.database, deps.logger, this.leaseMs);
+  }
+
+  /**
+   * A live process sends for at most the target timeout; a `sending` row older than the lease
+   * and the timeout together was left by a process that died.
+   */
+  private get staleMs(): number {
+    return this.leaseMs + this.targetTimeoutMs;
+  }
+
+  /**
+   * Takes the lease and starts a batch over every awaiting post, oldest first. Throws
+   * SyndicationInProgressError when another batch (in any process) holds the lease, and
+   * SyndicationShuttingDownError during shutdown. The run then proceeds on its own.
+   */
+  async startBatch(trigger: Trigger): Promise<BatchRun> {
+    if (this.shuttingDown) throw new SyndicationShuttingDownError();
+    // The lease may be released between a failed take and the look at who holds it: try again.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const held = await this.lease.acquire(this.holder, trigger, (tx) =>
+        this.runLog.start("batch", trigger, this.holder, tx),
+      );
+      if (held) {
+        const batch = new Batch(
+          {
+            posts: this.deps.posts,
+            ledger: this.ledger,
+            runLog: this.runLog,
+            logger: this.deps.logger,
+            lease: held,
+            staleMs: this.staleMs,
+            idempotentUids: () => this.idempotentUids(),
+            syndicate: (post, runId) => this.syndicateStored(post, runId, trigger, false),
+            emit: (event) => this.emit(event),
+          },
+          trigger,
+        );
+        this.batches.add(batch);
+        const forget = () => this.batches.delete(batch);
+        batch.done.then(forget, forget);
+        this.deps.logger.info("Syndication run started", { runId: batch.id, trigger });
+        this.emit({
+          type: "run-started",
+          runId: batch.id,
+          kind: "batch",
+          trigger,
+          startedAt: batch.startedAt,
+        });
+        return batch;
+      }
+      const current = await this.lease.current();
+      if (current) throw new SyndicationInProgressError(withoutRetry(current), current.retryAfterSeconds);
+    }
+    throw new Error("Could not take the syndication lease although nobody holds it; try again");
+  }
+
+  /**
+   * Syndicates one post now, beside any batch (no lease: per-target claims keep every send
+   * single). `retryFailed` also sends targets waiting in backoff, refused permanently, or of
+   * unknown outcome (a user's retry). Throws PostNotFoundError when no live post has that URL.
+   */
+  async syndicatePost(
+    url: string,
+    trigger: Trigger,
+    options: { retryFailed?: boolean } = {},
+  ): Promise<PostResult> {
+    const post = await this.deps.posts.findByUrl(url);
+    if (!post || post.deleted) throw new PostNotFoundError(url);
+    const work = this.runSingle(post, trigger, options.retryFailed ?? false);
+    this.singles.add(work);
+    const forget = () => this.singles.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  /**
+   * The user's retry from the page: the post's failed or unknown targets (or only `targetUids`)
+   * become due now and are sent at once. Throws PostNotFoundError.
+   */
+  async retry(url: string, targetUids?: readonly string[], trigger: Trigger = "manual"): Promise<PostResult> {
+    const post = await this.deps.posts.findByUrl(url);
+    if (!post || post.deleted) throw new PostNotFoundError(url);
+    await this.ledger.retry(post.id, targetUids);
+    return this.syndicatePost(url, trigger);
+  }
+
+  /**
+   * The user confirms that a target has the post at `copyUrl` (after an unknown outcome): the
+   * ledger records it and the post gets the URL and stops naming the target. Throws
+   * PostNotFoundError, TargetNotConfirmableError, or a ZodError when copyUrl is not http(s).
+   */
+  async confirm(url: string, targetUid: string, copyUrl: string): Promise<LedgerEntry> {
+    const copy = copyUrlSchema.parse(copyUrl);
+    const post = await this.deps.posts.findByUrl(url);
+    if (!post || post.deleted) throw new PostNotFoundError(url);
+    const entry = await this.ledger.markSyndicated(post.id, targetUid, copy);
+    if (!entry) throw new TargetNotConfirmableError(url, targetUid);
+    await this.deps.posts.update(url, {
+      add: { syndication: [copy] },
+      delete: { "mp-syndicate-to": [targetUid] },
+    });
+    return entry;
+  }
+
+  /** The batch in progress in any process sharing the database, or null. */
+  async inProgress(): Promise<LeaseStatus | null> {
+    return this.lease.current();
+  }
+
+  /** The ledger rows of one post (one per target it was ever sent to). */
+  entriesForPost(postId: string): Promise<LedgerEntry[]> {
+    return this.ledger.entriesForPost(postId);
+  }
+
+  /** The rows of many posts in one query, keyed by post id (posts without rows are absent). */
+  summaryForPosts(postIds: readonly string[]): Promise<Map<string, LedgerEntry[]>> {
+    return this.ledger.summaryForPosts(postIds);
+  }
+
+  /** The latest attempts for one post, newest first. */
+  attemptsForPost(postId: string, limit = 20): Promise<Attempt[]> {
+    return this.ledger.attemptsForPost(postId, limit);
+  }
+
+  /** The latest runs, batch and single, newest first. */
+  recentRuns(limit = 20): Promise<RunRecord[]> {
+    return this.runLog.recent(limit);
+  }
+
+  /** Tells `listener` what runs in this process do. Returns the function that stops it. */
+  onEvent(listener: (event: SyndicationEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves when every run of this process started so far has ended. */
+  async idle(): Promise<void> {
+    while (this.batches.size > 0 || this.singles.size > 0) {
+      await Promise.allSettled([...[...this.batches].map((batch) => batch.done), ...this.singles]);
+    }
+  }
+
+  /**
+   * For the host's onShutdown: no new batch starts, running batches stop after their current
+   * post and release the lease, and single-post runs are waited for.
+   */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    for (const batch of this.batches) batch.stop();
+    await this.idle();
+  }
+
+  private idempotentUids(): string[] {
+    return this.deps
+      .syndicators()
+      .filter((syndicator) => syndicator.honoursIdempotencyKey === true)
+      .map((syndicator) => syndicator.info.uid);
+  }
+
+  private context(): PostSyndicationContext {
+    return {
+      ledger: this.ledger,
+      posts: this.deps.posts,
+      syndicators: this.deps.syndicators(),
+      publication: this.deps.publication,
+      logger: this.deps.logger,
+      holder: this.holder,
+      targetTimeoutMs: this.targetTimeoutMs,
+    };
+  }
+
+  private syndicateStored(post: Post, runId: string, trigger: Trigger, force: boolean): Promise<PostResult> {
+    return syndicatePost(this.context(), post, { runId, trigger, force });
+  }
+
+  private async runSingle(post: Post, trigger: Trigger, force: boolean): Promise<PostResult> {
+    const runId = await this.runLog.start("single", trigger, this.holder);
+    const startedAt = new Date();
+    this.emit({ type: "run-started", runId, kind: "single", trigger, startedAt });
+    const summary = emptySummary();
+    try {
+      // A send of this post interrupted by a dead process is resolved first, so that it is
+      // neither forgotten nor sent twice.
+      await this.ledger.resolveStale(this.staleMs, this.idempotentUids(), post.id);
+      const result = await this.syndicateStored(post, runId, trigger, force);
+      countInto(summary, result.status);
+      await this.runLog.finish(runId, "finished", summary);
+      this.emit({ type: "result", runId, kind: "single", result });
+      this.emit({ type: "run-finished", runId, kind: "single", status: "finished", summary });
+      return result;
+    } catch (error) {
+      await this.runLog.finish(runId, "abandoned", summary).catch(() => {});
+      this.emit({ type: "run-finished", runId, kind: "single", status: "abandoned", summary });
+      throw error;
+    }
+  }
+
+  private emit(event: SyndicationEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        // A listener's fault (a closed page stream) must not disturb a run.
+        this.deps.logger.warn("A syndication event listener failed", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+}
+
+function withoutRetry(status: LeaseStatus) {
+  const { retryAfterSeconds: _, ...inProgress } = status;
+  return inProgress;
+}

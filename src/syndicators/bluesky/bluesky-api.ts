@@ -1,0 +1,92 @@
+// The XRPC methods a syndicator needs (https://docs.bsky.app/docs/api/), with answers validated.
+// XRPC errors are {"error": "<Name>", "message": "<text>"}; both reach the user's message.
+import { z } from "zod";
+import { readJson, refusal, send, type Target, type TargetMessage } from "../shared/http.ts";
+import { SyndicationError } from "../syndication-error.ts";
+
+const sessionSchema = z.object({ did: z.string().min(1), handle: z.string().min(1), accessJwt: z.string().min(1) });
+export type BlueskySession = z.output<typeof sessionSchema>;
+
+/** A blob reference, passed back to the PDS exactly as it gave it. */
+const blobSchema = z.object({
+  blob: z.looseObject({ $type: z.literal("blob"), ref: z.object({ $link: z.string() }), mimeType: z.string() }),
+});
+export type BlobRef = z.output<typeof blobSchema>["blob"];
+
+const recordRefSchema = z.object({ uri: z.string(), cid: z.string() });
+export type RecordRef = z.output<typeof recordRefSchema>;
+
+const xrpcErrorSchema = z.object({ error: z.string().optional(), message: z.string().optional() });
+
+function xrpcMessage(body: unknown): TargetMessage | undefined {
+  const parsed = xrpcErrorSchema.safeParse(body);
+  if (!parsed.success) return undefined;
+  const { error, message } = parsed.data;
+  const text = error && message && message !== error ? `${error}: ${message}` : (message ?? error);
+  return { ...(text ? { message: text } : {}), ...(error ? { code: error } : {}) };
+}
+
+export class BlueskyApi {
+  constructor(
+    private readonly serviceUrl: string,
+    private readonly target: Target,
+  ) {}
+
+  private async call(nsid: string, init: RequestInit, accessJwt?: string): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set("accept", "application/json");
+    if (accessJwt) headers.set("authorization", `Bearer ${accessJwt}`);
+    const response = await send(this.target, `${this.serviceUrl}/xrpc/${nsid}`, { ...init, headers });
+    if (!response.ok) throw await refusal(this.target, response, xrpcMessage);
+    return response;
+  }
+
+  private json(nsid: string, body: unknown, accessJwt?: string): Promise<Response> {
+    return this.call(
+      nsid,
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+      accessJwt,
+    );
+  }
+
+  async createSession(identifier: string, password: string): Promise<BlueskySession> {
+    const response = await this.json("com.atproto.server.createSession", { identifier, password });
+    return readJson(this.target, response, sessionSchema, "the sign-in");
+  }
+
+  async uploadBlob(session: BlueskySession, bytes: Uint8Array<ArrayBuffer>, mimeType: string): Promise<BlobRef> {
+    const response = await this.call(
+      "com.atproto.repo.uploadBlob",
+      { method: "POST", headers: { "content-type": mimeType }, body: bytes },
+      session.accessJwt,
+    );
+    return (await readJson(this.target, response, blobSchema, "the image upload")).blob;
+  }
+
+  async createRecord(
+    session: BlueskySession,
+    collection: string,
+    rkey: string,
+    record: Record<string, unknown>,
+  ): Promise<RecordRef> {
+    const response = await this.json(
+      "com.atproto.repo.createRecord",
+      { repo: session.did, collection, rkey, record },
+      session.accessJwt,
+    );
+    return readJson(this.target, response, recordRefSchema, "the new post");
+  }
+
+  /** The record at repo/collection/rkey, or undefined when there is none (RecordNotFound). */
+  async getRecord(repo: string, collection: string, rkey: string): Promise<RecordRef | undefined> {
+    const query = new URLSearchParams({ repo, collection, rkey });
+    let response: Response;
+    try {
+      response = await this.call(`com.atproto.repo.getRecord?${query}`, { method: "GET" });
+    } catch (error) {
+      if (error instanceof SyndicationError && error.code === "RecordNotFound") return undefined;
+      throw error;
+    }
+    return readJson(this.target, response, recordRefSchema, "the record look-up");
+  }
+}

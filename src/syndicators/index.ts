@@ -1,0 +1,19 @@
+// The syndicators that ship with possekit, by package name: the host loads the ones named in the
+// config's `plugins` list and constructs each with the options given under its package name.
+import type { SyndicatorPlugin } from "../server/contract.ts";
+import { BlueskySyndicator } from "./bluesky/index.ts";
+import { InternetArchiveSyndicator } from "./internet-archive/index.ts";
+import { MastodonSyndicator } from "./mastodon/index.ts";
+import { MicropubSyndicator } from "./micropub/index.ts";
+
+export type SyndicatorConstructor = new (options: Record<string, unknown>) => SyndicatorPlugin;
+
+export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
+  [MastodonSyndicator.packageName]: MastodonSyndicator,
+  [BlueskySyndicator.packageName]: BlueskySyndicator,
+  [InternetArchiveSyndicator.packageName]: InternetArchiveSyndicator,
+  [MicropubSyndicator.packageName]: MicropubSyndicator,
+};
+
+export { BlueskySyndicator, InternetArchiveSyndicator, MastodonSyndicator, MicropubSyndicator };
+export { isPermanentStatus, SyndicationError } from "./syndication-error.ts";

@@ -1,0 +1,66 @@
+// @possekit/syndicator-internet-archive: archives each post in the Wayback Machine with Save Page
+// Now, and returns the address of the capture.
+import type {
+  PluginMeta,
+  PostProperties,
+  Publication,
+  Server,
+  SyndicateOptions,
+  SyndicatorInfo,
+  SyndicatorPlugin,
+} from "../../server/contract.ts";
+import { permalink } from "../shared/jf2.ts";
+import { SyndicationError } from "../syndication-error.ts";
+import {
+  type InternetArchiveOptions,
+  internetArchivePluginId,
+  parseInternetArchiveOptions,
+} from "./internet-archive-options.ts";
+import { savePageNow } from "./save-page-now.ts";
+
+export class InternetArchiveSyndicator implements SyndicatorPlugin {
+  static readonly packageName = "@possekit/syndicator-internet-archive";
+  readonly id = internetArchivePluginId;
+  readonly name = "Internet Archive";
+  readonly meta: PluginMeta = {
+    url: import.meta.url,
+    description: "Archives each post in the Internet Archive's Wayback Machine",
+  };
+  /** The options, without the keys. */
+  readonly options: Record<string, unknown>;
+  readonly info: SyndicatorInfo;
+  /** A repeat makes a second capture: harmless, but a second copy all the same. */
+  readonly honoursIdempotencyKey = false;
+  readonly #options: InternetArchiveOptions;
+
+  constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
+    this.#options = parseInternetArchiveOptions(options, env);
+    this.options = {
+      serviceUrl: this.#options.serviceUrl,
+      pollIntervalMs: this.#options.pollIntervalMs,
+      signedIn: Boolean(this.#options.accessKey),
+    };
+    this.info = {
+      uid: `${this.#options.serviceUrl}/`,
+      name: "Internet Archive",
+      service: { name: "Internet Archive", url: `${this.#options.serviceUrl}/` },
+    };
+  }
+
+  init(server: Server): void {
+    server.addSyndicator(this);
+  }
+
+  async syndicate(properties: PostProperties, _publication: Publication, { signal }: SyndicateOptions): Promise<string> {
+    const url = permalink(properties);
+    if (!url) {
+      throw new SyndicationError("Internet Archive: the post has no URL to archive", { permanent: true });
+    }
+    const { accessKey, secretKey, serviceUrl, pollIntervalMs } = this.#options;
+    return savePageNow({ name: "Internet Archive", signal }, {
+      serviceUrl,
+      credentials: accessKey && secretKey ? `${accessKey}:${secretKey}` : undefined,
+      pollIntervalMs,
+    }, url);
+  }
+}

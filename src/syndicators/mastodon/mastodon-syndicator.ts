@@ -1,0 +1,94 @@
+// @possekit/syndicator-mastodon: posts a status for each post (with up to 4 photos and their alt
+// text), or favourites, boosts or replies to a status when the post likes, reposts or replies to one.
+import type {
+  PluginMeta,
+  PostProperties,
+  Publication,
+  Server,
+  SyndicateOptions,
+  SyndicatorInfo,
+  SyndicatorPlugin,
+} from "../../server/contract.ts";
+import { hashtags } from "../shared/hashtags.ts";
+import type { Target } from "../shared/http.ts";
+import { categories, firstUrl, permalink, photos, postText } from "../shared/jf2.ts";
+import { fetchPhoto } from "../shared/photos.ts";
+import { MastodonApi, statusUrl } from "./mastodon-api.ts";
+import { type MastodonOptions, mastodonPluginId, parseMastodonOptions } from "./mastodon-options.ts";
+import { resolveStatusId } from "./mastodon-status-id.ts";
+import { statusText } from "./mastodon-status-text.ts";
+
+/** Mastodon attaches at most 4 media to a status. */
+const maxPhotos = 4;
+/** Mastodon's documented limit for an image. */
+const maxPhotoBytes = 16 * 1024 * 1024;
+
+export class MastodonSyndicator implements SyndicatorPlugin {
+  static readonly packageName = "@possekit/syndicator-mastodon";
+  readonly id = mastodonPluginId;
+  readonly name = "Mastodon";
+  readonly meta: PluginMeta = {
+    url: import.meta.url,
+    description: "Posts a copy of each post to a Mastodon account",
+  };
+  /** The options, without the access token. */
+  readonly options: Record<string, unknown>;
+  readonly info: SyndicatorInfo;
+  /** Mastodon keeps an Idempotency-Key for an hour; favourites and boosts are idempotent anyway. */
+  readonly honoursIdempotencyKey = true;
+  readonly #options: MastodonOptions;
+
+  constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
+    this.#options = parseMastodonOptions(options, env);
+    const { url, user, accessToken: _secret, ...rest } = this.#options;
+    this.options = { url, user, ...rest };
+    const host = new URL(url).host;
+    this.info = {
+      uid: `${url}/@${user}`,
+      name: `@${user}@${host}`,
+      service: { name: "Mastodon", url: `${url}/` },
+      user: { name: `@${user}@${host}`, url: `${url}/@${user}` },
+    };
+  }
+
+  init(server: Server): void {
+    server.addSyndicator(this);
+  }
+
+  async syndicate(
+    properties: PostProperties,
+    publication: Publication,
+    { idempotencyKey, signal }: SyndicateOptions,
+  ): Promise<string> {
+    const target: Target = { name: "Mastodon", signal };
+    const { url: instanceUrl } = this.#options;
+    const api = new MastodonApi(instanceUrl, this.#options.accessToken, target);
+
+    const likeOf = firstUrl(properties, "like-of", publication.me);
+    if (likeOf) return statusUrl(await api.favourite(await resolveStatusId(api, instanceUrl, likeOf, "like")));
+    const repostOf = firstUrl(properties, "repost-of", publication.me);
+    if (repostOf) return statusUrl(await api.reblog(await resolveStatusId(api, instanceUrl, repostOf, "boost")));
+
+    const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
+    const inReplyToId = inReplyTo ? await resolveStatusId(api, instanceUrl, inReplyTo, "reply to") : undefined;
+
+    const mediaIds: string[] = [];
+    for (const photo of photos(properties, publication.me).slice(0, maxPhotos)) {
+      mediaIds.push(await api.uploadMedia(await fetchPhoto(target, photo, maxPhotoBytes)));
+    }
+    const status = statusText({
+      text: postText(properties),
+      hashtags: this.#options.includeCategories ? hashtags(categories(properties)) : "",
+      permalink: permalink(properties),
+      includePermalink: this.#options.includePermalink,
+      characterLimit: this.#options.characterLimit,
+    });
+    const created = await api.postStatus({
+      status,
+      mediaIds,
+      idempotencyKey,
+      ...(inReplyToId ? { inReplyToId } : {}),
+    });
+    return statusUrl(created);
+  }
+}

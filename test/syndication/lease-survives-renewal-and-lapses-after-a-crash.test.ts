@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { SyndicationInProgressError } from "../../src/syndication/syndication.ts";
+import type { SyndicationEvent } from "../../src/syndication/types.ts";
+import { engines } from "../helpers/databases.ts";
+import {
+  collect,
+  deferred,
+  gated,
+  openSyndication,
+  type SyndicationFixture,
+  TestTarget,
+} from "./syndication-fixture.ts";
+
+const uid = "https://social.example/@me";
+
+for (const engine of engines) {
+  describe(`the batch lease (${engine.name})`, () => {
+    let fixture: SyndicationFixture;
+    before(async () => {
+      fixture = await openSyndication(engine, [new TestTarget(uid)], { leaseMs: 300 });
+    });
+    after(() => fixture.close());
+
+    it("a lease left by a dead holder (expired) lets the next run start, and its run is marked abandoned", async () => {
+      const { rows } = await fixture.database.query<{ id: string }>(
+        "INSERT INTO syndication_runs (kind, trigger, holder) VALUES ('batch', 'cli', 'dead-holder') RETURNING id::text AS id",
+      );
+      const deadRun = rows[0]?.id;
+      await fixture.database.query(
+        `INSERT INTO syndication_lease (name, holder, run_id, trigger, acquired_at, expires_at)
+         VALUES ('batch', 'dead-holder', $1::bigint, 'cli', now() - interval '5 minutes', now() - interval '1 second')`,
+        [deadRun],
+      );
+      assert.equal(await fixture.syndication.inProgress(), null, "an expired lease is not a run in progress");
+      const post = await fixture.createPost("2024-01-01T00:00:00Z", [uid]);
+      const { summary } = await collect(await fixture.syndication.startBatch("batch"));
+      assert.equal(summary.syndicated, 1);
+      assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1);
+      const runs = await fixture.syndication.recentRuns(10);
+      assert.equal(runs.find((run) => run.id === deadRun)?.status, "abandoned");
+    });
+
+    it("a live lease held elsewhere refuses the batch until it lapses", async () => {
+      await fixture.database.query(
+        `INSERT INTO syndication_lease (name, holder, run_id, trigger, acquired_at, expires_at)
+         VALUES ('batch', 'elsewhere', NULL, 'webhook', now(), now() + interval '1 hour')`,
+      );
+      await assert.rejects(fixture.syndication.startBatch("batch"), SyndicationInProgressError);
+      // The holder dies; time passes beyond its expiry.
+      await fixture.database.query("UPDATE syndication_lease SET expires_at = now() - interval '1 millisecond'");
+      await collect(await fixture.syndication.startBatch("batch"));
+    });
+
+    it("is renewed while the run lives, longer than its duration", async () => {
+      const [target] = fixture.targets;
+      assert.ok(target);
+      const gate = deferred();
+      target.behaviour = gated(gate.promise, uid);
+      await fixture.createPost("2024-01-02T00:00:00Z", [uid]);
+      const run = await fixture.syndication.startBatch("batch");
+      const finished = collect(run);
+      await target.called.promise;
+      const first = await fixture.syndication.inProgress();
+      // Three lease durations: without renewal it would have lapsed twice over.
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      const later = await fixture.syndication.inProgress();
+      assert.equal(later?.runId, run.id);
+      assert.ok(first && later && later.expiresAt > first.expiresAt);
+      await assert.rejects(fixture.instance().startBatch("batch"), SyndicationInProgressError);
+      gate.resolve();
+      await finished;
+    });
+
+    it("a run that loses its lease stops after its current post", async () => {
+      const [target] = fixture.targets;
+      assert.ok(target);
+      const gate = deferred();
+      target.behaviour = gated(gate.promise, uid);
+      const first = await fixture.createPost("2024-01-03T00:00:00Z", [uid]);
+      const second = await fixture.createPost("2024-01-04T00:00:00Z", [uid]);
+      const events: SyndicationEvent[] = [];
+      const lost = deferred();
+      const stop = fixture.syndication.onEvent((event) => {
+        events.push(event);
+        if (event.type === "lease-lost") lost.resolve();
+      });
+      const run = await fixture.syndication.startBatch("batch");
+      const finished = collect(run);
+      await target.called.promise;
+      // Another instance took the lease over (as if this one had stalled past its expiry).
+      await fixture.database.query(
+        "UPDATE syndication_lease SET holder = 'thief', run_id = NULL, expires_at = now() + interval '1 hour'",
+      );
+      await lost.promise;
+      gate.resolve();
+      const { results, summary } = await finished;
+      stop();
+      assert.deepEqual(
+        results.map((result) => result.url),
+        [first.url],
+      );
+      assert.equal(summary.posts, 1);
+      assert.equal(target.callsFor(second.url).length, 0);
+      const [latest] = await fixture.syndication.recentRuns(1);
+      assert.equal(latest?.status, "abandoned");
+      assert.deepEqual(
+        events.map((event) => event.type),
+        ["run-started", "lease-lost", "result", "run-finished"],
+      );
+      // The thief's lease is left alone.
+      assert.equal((await fixture.syndication.inProgress())?.holder, "thief");
+    });
+  });
+}

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { engines } from "../helpers/databases.ts";
+import { collect, openSyndication, type SyndicationFixture, TestTarget } from "./syndication-fixture.ts";
+
+const configured = "https://social.example/@me";
+
+for (const engine of engines) {
+  describe(`targets are named by their exact uid (${engine.name})`, () => {
+    let fixture: SyndicationFixture;
+    before(async () => {
+      fixture = await openSyndication(engine, [new TestTarget(configured)]);
+    });
+    after(() => fixture.close());
+
+    it("a uid with no configured target fails with a message naming it, and is never matched by prefix", async () => {
+      const unknown = "https://elsewhere.example/@me";
+      // Each shares a prefix with the configured uid, or the configured uid is a prefix of it.
+      const lookalikes = ["https://social.example/@me2", "https://social.example/", "https://social.example/@m"];
+      const post = await fixture.createPost("2024-01-01T00:00:00Z", [unknown, ...lookalikes]);
+      const { results, summary } = await collect(await fixture.syndication.startBatch("batch"));
+      assert.equal(fixture.targets[0]?.calls.length, 0);
+      assert.equal(summary.failed, 1);
+      const [result] = results;
+      assert.equal(result?.url, post.url);
+      assert.equal(result?.status, "failed");
+      assert.deepEqual(
+        result?.targets.map((target) => [target.uid, target.name, target.status, target.error]),
+        [unknown, ...lookalikes].map((uid) => [
+          uid,
+          uid,
+          "failed",
+          `No syndication target is configured for ${uid}`,
+        ]),
+      );
+      const stored = await fixture.posts.findByUrl(post.url);
+      assert.deepEqual(stored?.properties["mp-syndicate-to"], [unknown, ...lookalikes]);
+      assert.equal(fixture.updates.get(post.url), undefined, "nothing to write back");
+    });
+
+    it("the configured uid beside an unknown one: partial", async () => {
+      const post = await fixture.createPost("2024-01-02T00:00:00Z", ["https://nowhere.example/", configured]);
+      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.equal(result.status, "partial");
+      assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1);
+      const stored = await fixture.posts.findByUrl(post.url);
+      assert.deepEqual(stored?.properties["mp-syndicate-to"], ["https://nowhere.example/"]);
+    });
+  });
+}
