@@ -119,8 +119,12 @@ export interface MastodonSandbox {
   readonly favourites: string[];
   /** Every API request, oldest first. */
   readonly requests: SandboxRequest[];
-  /** A status by another account of the instance, to like, boost or reply to. */
-  addStatus(text: string, username?: string): SandboxStatus;
+  /**
+   * A status by another account, to like, boost or reply to. With `remoteUrl` it stands for a status
+   * of another server that this instance knows: found by that URL through search, as Mastodon finds
+   * a federated status, but with a local id and no page here.
+   */
+  addStatus(text: string, options?: { username?: string; remoteUrl?: string }): SandboxStatus;
   setBehaviour(behaviour: SandboxBehaviour | null): void;
   /** Shorthand: answer `route` (POST /api/v1/statuses by default) with status and {"error": message}. */
   setFailure(status: number, message: string, route?: string): void;
@@ -575,6 +579,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       return;
     }
     if (special && (special.status !== undefined || special.body !== undefined) && phase === "before") {
+      request.resume();
       sendJson(response, special.status ?? 500, special.body ?? { error: special.error ?? "Sandbox failure" });
       return;
     }
@@ -610,10 +615,15 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     reblogs,
     favourites,
     requests,
-    addStatus(text, username = "someone") {
+    addStatus(text, { username = "someone", remoteUrl } = {}) {
       if (!/^\w+$/.test(username)) throw new Error(`"${username}" is not a Mastodon user name`);
       account(username);
-      return createStatus({ text, username });
+      const status = createStatus({ text, username });
+      if (remoteUrl) {
+        status.url = remoteUrl;
+        status.uri = remoteUrl;
+      }
+      return status;
     },
     setBehaviour,
     setFailure(status, message, route = "POST /api/v1/statuses") {

@@ -147,8 +147,9 @@ export class Batch implements BatchRun {
           await this.process(post, summary);
           processed += 1;
         }
+        // Even after a short page: posts published meanwhile after the cursor join this pass.
         const last = page.at(-1);
-        if (!last || page.length < PAGE) break;
+        if (!last) break;
         cursor = { published: last.published, id: last.id };
       }
       if (processed === 0) return true;

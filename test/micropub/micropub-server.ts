@@ -1,7 +1,6 @@
-// The real host with the Micropub endpoint and two syndication targets, and small helpers to talk to
+// The real host (which always installs its Micropub endpoint) with two syndication targets, and small helpers to talk to
 // it over HTTP as a Micropub client does.
 import type { Server, SyndicatorInfo, SyndicatorPlugin } from "../../src/server/contract.ts";
-import { MicropubEndpoint } from "../../src/server/micropub/index.ts";
 import type { Engine } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -46,9 +45,13 @@ export async function startMicropubServer(engine: Engine): Promise<MicropubServe
   const server = await startTestServer({
     engine,
     config: { plugins: [], publication: { me: ME, postUrlPattern: "{me}notes/{slug}/" } },
+    // The host installs its Micropub endpoint itself.
     plugins: [
-      new MicropubEndpoint(),
-      new ListedTarget({ uid: MASTODON, name: "Mastodon", service: { name: "Mastodon", url: "https://social.example/" } }),
+      new ListedTarget({
+        uid: MASTODON,
+        name: "Mastodon",
+        service: { name: "Mastodon", url: "https://social.example/" },
+      }),
       new ListedTarget({ uid: BLUESKY, name: "Bluesky" }),
     ],
   });
@@ -61,7 +64,11 @@ export async function startMicropubServer(engine: Engine): Promise<MicropubServe
   const postForm: MicropubServer["postForm"] = (body, given) =>
     fetch(endpoint, {
       method: "POST",
-      headers: { ...bearer(given), "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      headers: {
+        ...bearer(given),
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "application/json",
+      },
       body: typeof body === "string" ? body : new URLSearchParams(body).toString(),
     });
   const postJson: MicropubServer["postJson"] = (body, given) =>
@@ -88,7 +95,8 @@ export async function startMicropubServer(engine: Engine): Promise<MicropubServe
     },
     async source(url) {
       const response = await query(`q=source&url=${encodeURIComponent(url)}`);
-      if (response.status !== 200) throw new Error(`q=source answered ${response.status}: ${await response.text()}`);
+      if (response.status !== 200)
+        throw new Error(`q=source answered ${response.status}: ${await response.text()}`);
       const body = (await response.json()) as { properties: Record<string, unknown[]> };
       return body.properties;
     },
@@ -97,7 +105,9 @@ export async function startMicropubServer(engine: Engine): Promise<MicropubServe
 }
 
 /** Reads a Micropub error answer, asserting its shape. */
-export async function errorOf(response: Response): Promise<{ status: number; error: string; description: string }> {
+export async function errorOf(
+  response: Response,
+): Promise<{ status: number; error: string; description: string }> {
   const body = (await response.json()) as { error?: unknown; error_description?: unknown };
   if (typeof body.error !== "string" || typeof body.error_description !== "string")
     throw new Error(`not a Micropub error: ${JSON.stringify(body)}`);

@@ -1,7 +1,7 @@
 // Who is asking: a signed-in session (with CSRF protection on state-changing requests), or an access
 // token in the Authorization header, the form field access_token or the query parameter token.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { HttpError, unauthorized } from "../http-error.ts";
+import { HttpError, badRequest, unauthorized } from "../http-error.ts";
 import { prefersHtml } from "../negotiate.ts";
 import { secretsEqual } from "./constant-time.ts";
 import type { SessionManager } from "./session.ts";
@@ -13,9 +13,14 @@ const ALL_SCOPES = ["create", "update", "delete", "draft", "media"];
 
 function tokenCredential(req: Request): { method: AuthMethod; token: string } | null {
   const header = req.headers.authorization;
-  if (header !== undefined) {
+  // Another scheme (a proxy's Basic authentication in front of the server) carries no token of ours.
+  if (header !== undefined && /^Bearer(\s|$)/i.test(header)) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <access token>"');
+    // RFC 6750 §2 allows one way per request; two tokens could disagree (micropub.rocks case 805).
+    const body: unknown = req.body;
+    if (req.is("application/x-www-form-urlencoded") && body && typeof body === "object" && "access_token" in body)
+      throw badRequest("Send the access token once: in the Authorization header or in access_token, not both");
     return { method: "bearer", token: match[1] };
   }
   const body: unknown = req.body;
@@ -62,7 +67,14 @@ export function authenticate(options: {
   const origin = new URL(options.baseUrl).origin;
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const credential = tokenCredential(req);
+      // The session comes first: a malformed token beside a valid session does not refuse it.
+      let credential: ReturnType<typeof tokenCredential> = null;
+      let malformed: unknown = null;
+      try {
+        credential = tokenCredential(req);
+      } catch (error) {
+        malformed = error;
+      }
       if (req.body && typeof req.body === "object") {
         // A token must never reach a handler that might store the body (Micropub properties).
         delete (req.body as Record<string, unknown>).access_token;
@@ -73,6 +85,7 @@ export function authenticate(options: {
         req.csrfToken = session.csrf;
         return next();
       }
+      if (malformed) throw malformed;
       if (credential) {
         const verified = await options.tokens.verify(credential.token);
         if ("reason" in verified) throw unauthorized(verified.reason);

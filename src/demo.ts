@@ -1,0 +1,82 @@
+// `npm run demo`: the whole thing working in a minute, with no account and no network. A local
+// sandbox Mastodon is the target, an in-memory database holds a few sample posts awaiting
+// syndication, and the server prints how to sign in.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startMastodonSandbox } from "./sandbox/mastodon-server.ts";
+import { loadConfig } from "./server/config/load.ts";
+import { Host } from "./server/host.ts";
+import { createLogger, logLevelFromEnv } from "./server/logger.ts";
+import { MastodonSyndicator } from "./syndicators/mastodon/index.ts";
+
+const SAMPLE_POSTS = [
+  { name: "Hello, IndieWeb", content: "My first post on my own site, copied to Mastodon by possekit.", daysAgo: 3 },
+  {
+    content:
+      "Publish on your own site, syndicate elsewhere: POSSE keeps the original at home and the copies where your friends are.",
+    category: ["indieweb", "posse"],
+    daysAgo: 2,
+  },
+  { content: "A note with a link: https://indieweb.org/POSSE", daysAgo: 1 },
+  { name: "Notes from the weekend", content: "Walked by the river, read a book, wrote this post.", daysAgo: 0 },
+];
+
+export async function runDemo(options: { port?: number; sandboxPort?: number } = {}): Promise<number> {
+  const port = options.port ?? Number(process.env.PORT ?? 3000);
+  const logger = createLogger(logLevelFromEnv());
+  const accessToken = randomBytes(16).toString("hex");
+  const sandbox = await startMastodonSandbox({
+    accessToken,
+    port: options.sandboxPort ?? port + 1,
+    latencyMs: 600,
+    name: "Sandbox Mastodon",
+    user: "demo",
+  });
+  const password = process.env.PASSWORD ?? "demo-password";
+  const dataDir = mkdtempSync(join(tmpdir(), "possekit-demo-"));
+  const config = loadConfig({
+    config: {
+      application: { name: "possekit demo", port, database: "memory:", dataDir },
+      publication: { name: "My demo site" },
+    },
+    env: { ...process.env, PASSWORD: password, SECRET: process.env.SECRET ?? randomBytes(24).toString("hex") },
+  });
+  const mastodon = new MastodonSyndicator({ url: sandbox.url, user: sandbox.user, accessToken });
+  const host = new Host(config, { logger, plugins: [mastodon] });
+  await host.prepare();
+  const posts = host.posts;
+  if (!posts) throw new Error("the demo needs its database");
+  for (const sample of SAMPLE_POSTS) {
+    const published = new Date(Date.now() - sample.daysAgo * 86_400_000 - 3_600_000).toISOString();
+    await posts.create({
+      properties: {
+        type: "entry",
+        ...(sample.name ? { name: sample.name } : {}),
+        content: sample.content,
+        published,
+        ...(sample.category ? { category: sample.category } : {}),
+        "mp-syndicate-to": [mastodon.info.uid],
+      },
+    });
+  }
+  await host.listen();
+  process.stdout.write(`
+possekit demo is running.
+
+  Server:            ${config.application.url}
+  Sign in:           ${config.application.url}/session/login   password: ${password}
+  Then click:        Syndicate, then "Syndicate all"
+  Sandbox Mastodon:  ${sandbox.url}/@${sandbox.user}   (where the copies appear)
+
+${SAMPLE_POSTS.length} sample posts are awaiting syndication. Everything is in memory: stop with Ctrl+C.
+`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  await host.stop();
+  await sandbox.close();
+  return 0;
+}

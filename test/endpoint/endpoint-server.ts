@@ -1,0 +1,172 @@
+// The real host with the syndication endpoint, and real Mastodon syndicators pointed at local
+// sandbox Mastodon servers, plus the few HTTP calls a user makes: create a post through Micropub,
+// read it back with q=source, and ask the endpoint to syndicate.
+import { randomBytes } from "node:crypto";
+import type { Database } from "../../src/server/database/types.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
+import type { Syndication } from "../../src/syndication/syndication.ts";
+import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
+import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
+import type { Engine } from "../helpers/databases.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+export const PLUGIN_PACKAGE = "@possekit/endpoint-syndicate";
+
+/** A sandbox Mastodon server and the real syndicator that posts to it. */
+export interface Target {
+  sandbox: MastodonSandbox;
+  /** The syndicator's uid, as a post names it in mp-syndicate-to. */
+  uid: string;
+  syndicator(): MastodonSyndicator;
+}
+
+export async function startTarget(options: { user?: string; latencyMs?: number } = {}): Promise<Target> {
+  const accessToken = randomBytes(12).toString("hex");
+  const sandbox = await startMastodonSandbox({
+    accessToken,
+    ...(options.user ? { user: options.user } : {}),
+    ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}),
+  });
+  const syndicator = () => new MastodonSyndicator({ url: sandbox.url, user: sandbox.user, accessToken });
+  return { sandbox, uid: syndicator().info.uid, syndicator };
+}
+
+/** Several sandboxes share one account name, so that a second one is told apart by its own URL. */
+export async function startTargets(count: number, options: { latencyMs?: number } = {}): Promise<Target[]> {
+  return Promise.all(Array.from({ length: count }, () => startTarget(options)));
+}
+
+export interface NewPost {
+  content: string;
+  /** Target uids for mp-syndicate-to[]. */
+  targets: string[];
+  /** ISO 8601; the server's clock when absent. */
+  published?: string;
+}
+
+export interface EndpointServer {
+  server: TestServer;
+  url: string;
+  /** `${url}/syndicate` */
+  endpoint: string;
+  /** A token with the scopes create and update. */
+  token: string;
+  /** Creates a post through Micropub (form-encoded, as most clients do) and returns its URL. */
+  createPost(post: NewPost): Promise<string>;
+  /** q=source for one post: its mf2 properties. */
+  source(url: string): Promise<Record<string, unknown[]>>;
+  /** POST {mountPath}`query` with the token as Bearer and Accept: application/json unless told otherwise. */
+  syndicate(query?: string, init?: RequestInit): Promise<Response>;
+  /** The core of the installed endpoint plug-in. */
+  syndication(): Syndication;
+  close(): Promise<void>;
+}
+
+export interface EndpointServerOptions {
+  engine: Engine;
+  targets: Target[];
+  /** Options of the endpoint plug-in (its entry in the config file). */
+  pluginOptions?: Record<string, unknown>;
+  /** More of the config file (merged over the defaults). */
+  config?: Record<string, unknown>;
+  env?: Record<string, string>;
+  /** Use this open database instead of a fresh one (it is not closed by close()). */
+  database?: Database;
+}
+
+/** A database shared by servers started one after another, as after a restart with a changed config. */
+export function sharedDatabase(database: Database): Engine {
+  const kept: Database = { ...database, close: async () => {} };
+  return { name: "pglite", open: async () => kept, location: () => Promise.reject(new Error("not used")) };
+}
+
+export async function startEndpointServer(options: EndpointServerOptions): Promise<EndpointServer> {
+  const server = await startTestServer({
+    engine: options.database ? sharedDatabase(options.database) : options.engine,
+    config: {
+      plugins: [PLUGIN_PACKAGE],
+      ...(options.pluginOptions ? { [PLUGIN_PACKAGE]: options.pluginOptions } : {}),
+      ...options.config,
+    },
+    plugins: options.targets.map((target) => target.syndicator()),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const token = await server.token("create update");
+  const endpoint = `${server.url}/syndicate`;
+  return {
+    server,
+    url: server.url,
+    endpoint,
+    token,
+    async createPost({ content, targets, published }) {
+      const form = new URLSearchParams({ h: "entry", content });
+      for (const uid of targets) form.append("mp-syndicate-to[]", uid);
+      if (published) form.set("published", published);
+      const response = await fetch(`${server.url}/micropub`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/x-www-form-urlencoded",
+          accept: "application/json",
+        },
+        body: form,
+      });
+      const location = response.headers.get("location");
+      if (response.status !== 201 || !location)
+        throw new Error(`Micropub create answered ${response.status}: ${await response.text()}`);
+      return location;
+    },
+    async source(url) {
+      const response = await fetch(`${server.url}/micropub?q=source&url=${encodeURIComponent(url)}`, {
+        headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      });
+      if (response.status !== 200)
+        throw new Error(`q=source answered ${response.status}: ${await response.text()}`);
+      return ((await response.json()) as { properties: Record<string, unknown[]> }).properties;
+    },
+    syndicate(query = "", init = {}) {
+      const headers = new Headers(init.headers);
+      if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
+      if (!headers.has("accept")) headers.set("accept", "application/json");
+      return fetch(`${endpoint}${query}`, { method: "POST", ...init, headers });
+    },
+    syndication() {
+      const plugin = server.host.plugins.find((p): p is EndpointSyndicate => p instanceof EndpointSyndicate);
+      if (!plugin?.syndication) throw new Error("The endpoint plug-in has no syndication core");
+      return plugin.syndication;
+    },
+    close: () => server.close(),
+  };
+}
+
+export interface BatchBody {
+  results: PostResult[];
+  summary: RunSummary;
+}
+
+/** The status texts a sandbox received, oldest first. */
+export function texts(target: Target): string[] {
+  return target.sandbox.statuses.map((status) => status.text);
+}
+
+/** Waits until `condition` holds, checking every 20 ms, failing after `timeoutMs` with `what`. */
+export async function until(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Closes what a test started, ignoring what was never started. */
+export async function closeAll(
+  ...things: Array<{ close(): Promise<void> } | { sandbox: MastodonSandbox } | undefined>
+): Promise<void> {
+  await Promise.all(
+    things.map((thing) => {
+      if (!thing) return undefined;
+      return "sandbox" in thing ? thing.sandbox.close() : thing.close();
+    }),
+  );
+}

@@ -1,0 +1,12 @@
+import { pgliteEngine } from "../helpers/databases.ts";
+import { startEndpointServer, startTargets } from "./endpoint-server.ts";
+const targets = await startTargets(2);
+const s = await startEndpointServer({ engine: pgliteEngine, targets });
+const a = await s.createPost({ content: "second", targets: targets.map(t => t.uid), published: "2024-01-02T00:00:00Z" });
+const b = await s.createPost({ content: "first", targets: targets.map(t => t.uid), published: "2024-01-01T00:00:00Z" });
+console.log(a, b);
+const r = await s.syndicate(`?token=${s.token}`, { headers: { authorization: "" } });
+console.log(r.status, JSON.stringify(await r.json(), null, 1));
+console.log(targets.map(t => t.sandbox.statuses.map(x => x.text)));
+console.log(await s.source(a));
+await s.close(); for (const t of targets) await t.sandbox.close();

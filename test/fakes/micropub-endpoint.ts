@@ -1,0 +1,94 @@
+// A fake Micropub endpoint (https://micropub.spec.indieweb.org/): takes form-encoded and JSON
+// create requests with a Bearer token, answers 201 Created (or 202 Accepted) with a Location, and
+// errors as {"error": "...", "error_description": "..."}. It records every request it receives.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { bearerToken, listen, readBody, sameSecret, sendJson } from "../../src/sandbox/http-kit.ts";
+
+export interface MicropubRequestRecord {
+  contentType: string;
+  /** For a form-encoded request: every field with all its values. */
+  form?: Record<string, string[]>;
+  /** For a JSON request: the parsed body. */
+  json?: { type?: string[]; properties?: Record<string, unknown[]> };
+}
+
+export interface FakeMicropub {
+  /** The endpoint's URL. */
+  url: string;
+  requests: MicropubRequestRecord[];
+  /** Locations of the posts made. */
+  posts: string[];
+  setFailure(failure: { status: number; error: string; description: string } | null): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeMicropub(options: {
+  token: string;
+  /** 201 (the default) or 202. */
+  status?: 201 | 202;
+  /** "absolute" (default) or "relative" Location headers. */
+  location?: "absolute" | "relative";
+}): Promise<FakeMicropub> {
+  const requests: MicropubRequestRecord[] = [];
+  const posts: string[] = [];
+  let failure: { status: number; error: string; description: string } | null = null;
+  let base = "";
+
+  async function create(request: IncomingMessage, response: ServerResponse) {
+    const token = bearerToken(request);
+    if (!token) {
+      request.resume();
+      sendJson(response, 401, { error: "unauthorized", error_description: "No access token was provided" });
+      return;
+    }
+    if (!sameSecret(token, options.token)) {
+      request.resume();
+      sendJson(response, 403, { error: "forbidden", error_description: "The access token is not valid for this site" });
+      return;
+    }
+    const contentType = request.headers["content-type"] ?? "";
+    const text = (await readBody(request, 1024 * 1024)).toString("utf8");
+    const record: MicropubRequestRecord = { contentType };
+    if (/^application\/json/i.test(contentType)) {
+      record.json = JSON.parse(text) as MicropubRequestRecord["json"];
+    } else if (/^application\/x-www-form-urlencoded/i.test(contentType)) {
+      const form: Record<string, string[]> = {};
+      for (const [key, value] of new URLSearchParams(text)) (form[key] ??= []).push(value);
+      record.form = form;
+    } else {
+      sendJson(response, 415, { error: "invalid_request", error_description: `Unsupported content type ${contentType}` });
+      return;
+    }
+    requests.push(record);
+    if (failure) {
+      sendJson(response, failure.status, { error: failure.error, error_description: failure.description });
+      return;
+    }
+    const isEntry = record.form ? record.form.h?.[0] === "entry" : record.json?.type?.[0] === "h-entry";
+    if (!isEntry) {
+      sendJson(response, 400, { error: "invalid_request", error_description: "Only h-entry posts can be created" });
+      return;
+    }
+    const path = `/notes/${posts.length + 1}`;
+    posts.push(`${base}${path}`);
+    response.writeHead(options.status ?? 201, { location: options.location === "relative" ? path : `${base}${path}` });
+    response.end();
+  }
+
+  const running = await listen(async (request, response) => {
+    const path = new URL(request.url ?? "/", "http://fake").pathname;
+    if (request.method === "POST" && path === "/micropub") return create(request, response);
+    response.writeHead(404);
+    response.end();
+  });
+  base = running.url;
+  return {
+    url: `${running.url}/micropub`,
+    requests,
+    posts,
+    setFailure(next) {
+      failure = next;
+    },
+    close: running.close,
+  };
+}

@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { engines } from "../helpers/databases.ts";
+import { collect, openSyndication, type SyndicationFixture, TestTarget } from "./syndication-fixture.ts";
+
+const first = "https://first.example/@me";
+const second = "https://second.example/@me";
+
+for (const engine of engines) {
+  describe(`targets already syndicated (${engine.name})`, () => {
+    let fixture: SyndicationFixture;
+    before(async () => {
+      fixture = await openSyndication(engine, [new TestTarget(first), new TestTarget(second)]);
+    });
+    after(() => fixture.close());
+
+    it("are reported, not called, and the post is repaired from the ledger", async () => {
+      const [one, two] = fixture.targets;
+      assert.ok(one && two);
+      const post = await fixture.createPost("2024-01-01T00:00:00Z", [first]);
+      const sent = await fixture.syndication.syndicatePost(post.url, "manual");
+      const copy = sent.targets[0]?.url;
+      assert.ok(copy);
+
+      // Someone edits the post: the target is named again, its URL lost, and a new target added.
+      await fixture.posts.update(post.url, {
+        replace: { "mp-syndicate-to": [first, second], syndication: [] },
+      });
+      const { results } = await collect(await fixture.syndication.startBatch("batch"));
+      assert.equal(one.callsFor(post.url).length, 1, "never called again");
+      assert.equal(two.callsFor(post.url).length, 1);
+      const [result] = results;
+      assert.equal(result?.status, "syndicated");
+      assert.deepEqual(
+        result?.targets.map((target) => [target.uid, target.status, target.url]),
+        [
+          [first, "already_syndicated", copy],
+          [second, "syndicated", two.calls[0] && result?.targets[1]?.url],
+        ],
+      );
+      const stored = await fixture.posts.findByUrl(post.url);
+      assert.deepEqual(stored?.properties.syndication, [copy, result?.targets[1]?.url]);
+      assert.deepEqual(stored?.properties["mp-syndicate-to"] ?? [], []);
+    });
+
+    it("a post with nothing left to do is unchanged, its syndicated targets listed", async () => {
+      const post = await fixture.createPost("2024-01-02T00:00:00Z", [first, second]);
+      await fixture.syndication.syndicatePost(post.url, "manual");
+      const updatesBefore = fixture.updates.get(post.url);
+      const again = await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.equal(again.status, "unchanged");
+      assert.deepEqual(
+        again.targets.map((target) => target.status),
+        ["already_syndicated", "already_syndicated"],
+      );
+      assert.equal(again.syndication.length, 2);
+      assert.equal(fixture.updates.get(post.url), updatesBefore, "no needless update");
+      assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1);
+    });
+  });
+}

@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { idempotencyKey } from "../../src/syndication/idempotency-key.ts";
+import { Ledger } from "../../src/syndication/ledger.ts";
+import { engines } from "../helpers/databases.ts";
+import { collect, ledgerRow, openSyndication, type SyndicationFixture, TestTarget } from "./syndication-fixture.ts";
+
+const idempotent = "https://idempotent.example/@me";
+const plain = "https://plain.example/@me";
+
+for (const engine of engines) {
+  describe(`sends interrupted by a dead process (${engine.name})`, () => {
+    let fixture: SyndicationFixture;
+    let keeps: TestTarget;
+    let forgets: TestTarget;
+    before(async () => {
+      keeps = new TestTarget(idempotent, { idempotent: true });
+      forgets = new TestTarget(plain);
+      fixture = await openSyndication(engine, [keeps, forgets], { targetTimeoutMs: 100, leaseMs: 5_000 });
+    });
+    after(() => fixture.close());
+
+    /** What a process that died mid-send leaves: rows claimed (`sending`) long ago. */
+    async function crashMidSend(postId: string, postUrl: string, uids: string[], ageSeconds = 3600) {
+      const ledger = new Ledger(fixture.database);
+      for (const uid of uids) {
+        const claim = await ledger.claim({
+          postId,
+          targetUid: uid,
+          idempotencyKey: idempotencyKey(postUrl, uid),
+          holder: "dead-process",
+          runId: null,
+          trigger: "batch",
+        });
+        assert.ok(claim);
+      }
+      await fixture.database.query(
+        "UPDATE syndication_targets SET claimed_at = now() - $2::int * interval '1 second' WHERE post_id = $1::bigint",
+        [postId, ageSeconds],
+      );
+    }
+
+    it("at the next run: resent with the same key where honoured, else unknown and never resent", async () => {
+      const post = await fixture.createPost("2024-01-01T00:00:00Z", [idempotent, plain]);
+      await crashMidSend(post.id, post.url, [idempotent, plain]);
+
+      const { results } = await collect(await fixture.syndication.startBatch("batch"));
+      assert.equal(keeps.callsFor(post.url).length, 1);
+      assert.equal(keeps.calls[0]?.idempotencyKey, idempotencyKey(post.url, idempotent));
+      assert.equal(forgets.callsFor(post.url).length, 0);
+      const result = results[0];
+      assert.equal(result?.status, "partial");
+      assert.deepEqual(
+        result?.targets.map((target) => [target.uid, target.status, target.error]),
+        [
+          [idempotent, "syndicated", undefined],
+          [plain, "skipped", "unknown: check the target"],
+        ],
+      );
+      assert.equal((await ledgerRow(fixture.database, post.id, idempotent))?.attempts, 2);
+      const unknown = await ledgerRow(fixture.database, post.id, plain);
+      assert.equal(unknown?.state, "unknown");
+      assert.equal(unknown?.last_error, "unknown: check the target");
+      const attempts = await fixture.syndication.attemptsForPost(post.id);
+      assert.deepEqual(
+        attempts.map((attempt) => [attempt.targetUid, attempt.outcome]).sort(),
+        [
+          [idempotent, "syndicated"],
+          [idempotent, "unknown"],
+          [plain, "unknown"],
+        ],
+      );
+
+      await collect(await fixture.syndication.startBatch("batch"));
+      await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.equal(forgets.callsFor(post.url).length, 0, "never sent again automatically");
+    });
+
+    it("the user confirms an unknown outcome: recorded, and the post gets the URL", async () => {
+      const post = await fixture.createPost("2024-01-02T00:00:00Z", [plain]);
+      await crashMidSend(post.id, post.url, [plain]);
+      const single = await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.equal(single.targets[0]?.error, "unknown: check the target");
+      const copy = "https://plain.example/@me/statuses/123";
+      const entry = await fixture.syndication.confirm(post.url, plain, copy);
+      assert.equal(entry.state, "syndicated");
+      assert.equal(entry.url, copy);
+      const stored = await fixture.posts.findByUrl(post.url);
+      assert.deepEqual(stored?.properties.syndication, [copy]);
+      assert.deepEqual(stored?.properties["mp-syndicate-to"] ?? [], []);
+      assert.equal(forgets.callsFor(post.url).length, 0);
+    });
+
+    it("the user retries an unknown outcome: sent again", async () => {
+      const post = await fixture.createPost("2024-01-03T00:00:00Z", [plain]);
+      await crashMidSend(post.id, post.url, [plain]);
+      await fixture.syndication.syndicatePost(post.url, "manual");
+      const retried = await fixture.syndication.retry(post.url);
+      assert.equal(retried.status, "syndicated");
+      assert.equal(forgets.callsFor(post.url).length, 1);
+      assert.equal(forgets.calls.at(-1)?.idempotencyKey, idempotencyKey(post.url, plain));
+    });
+
+    it("a recent claim (its sender may be alive) is left alone", async () => {
+      const post = await fixture.createPost("2024-01-04T00:00:00Z", [plain]);
+      await crashMidSend(post.id, post.url, [plain], 0);
+      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.equal(result.targets[0]?.status, "skipped");
+      assert.equal(result.targets[0]?.error, "Being sent by another run right now");
+      assert.equal((await ledgerRow(fixture.database, post.id, plain))?.state, "sending");
+      assert.equal(forgets.callsFor(post.url).length, 0);
+    });
+  });
+}
