@@ -57,8 +57,9 @@ async function serve(config: HostConfig): Promise<number> {
   const logger = createLogger(logLevelFromEnv());
   const host = new Host(config, { logger });
   await host.prepare();
-  await host.listen();
-  const url = config.application.url;
+  const listening = await host.listen();
+  // Without a configured url, name the port actually bound: PORT=0 asks the system for a free one.
+  const url = config.file.application.url ? config.application.url : listening.url;
   logger.info(`possekit is running at ${url} (database: ${host.database?.engine ?? "none"})`);
   if (config.generatedPassword) {
     process.stdout.write(

@@ -38,8 +38,12 @@ function article(status: PageStatus, host: string): string {
   const media = status.media
     .map((item) => `<img src="${escapeHtml(item.url)}" alt="${escapeHtml(item.description ?? "")}">`)
     .join("");
-  const reply = status.inReplyToUrl ? `<div class="meta">In reply to <a href="${escapeHtml(status.inReplyToUrl)}">a status</a></div>` : "";
-  const marks = [status.favourited ? "★ favourited" : "", status.reblogged ? "⟲ boosted" : ""].filter(Boolean).join(" · ");
+  const reply = status.inReplyToUrl
+    ? `<div class="meta">In reply to <a href="${escapeHtml(status.inReplyToUrl)}">a status</a></div>`
+    : "";
+  const marks = [status.favourited ? "★ favourited" : "", status.reblogged ? "⟲ boosted" : ""]
+    .filter(Boolean)
+    .join(" · ");
   return `<article>
 <div class="who">${escapeHtml(status.displayName)} <small><a href="/@${escapeHtml(status.username)}">@${escapeHtml(status.username)}@${escapeHtml(host)}</a></small></div>
 ${reply}${status.contentHtml}${media}
@@ -47,7 +51,12 @@ ${reply}${status.contentHtml}${media}
 </article>`;
 }
 
-export function timelinePage(sandboxName: string, host: string, statuses: PageStatus[], heading: string): string {
+export function timelinePage(
+  sandboxName: string,
+  host: string,
+  statuses: PageStatus[],
+  heading: string,
+): string {
   const items = statuses.length
     ? statuses.map((status) => article(status, host)).join("\n")
     : `<p class="empty">No statuses yet. Syndicate a post and it appears here.</p>`;
@@ -59,5 +68,9 @@ export function statusPage(sandboxName: string, host: string, status: PageStatus
 }
 
 export function notFoundPage(sandboxName: string): string {
-  return layout("Not found", sandboxName, `<h1>Not found</h1><p>There is no such status in this sandbox.</p>`);
+  return layout(
+    "Not found",
+    sandboxName,
+    `<h1>Not found</h1><p>There is no such status in this sandbox.</p>`,
+  );
 }

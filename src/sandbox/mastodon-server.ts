@@ -193,7 +193,8 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       header_static: `${base}/headers/original/missing.png`,
       followers_count: 0,
       following_count: 0,
-      statuses_count: [...byId.values()].filter((status) => status.username === username && !status.reblogOf).length,
+      statuses_count: [...byId.values()].filter((status) => status.username === username && !status.reblogOf)
+        .length,
       last_status_at: null,
       emojis: [],
       fields: [],
@@ -204,7 +205,11 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     const ready = !processing.has(item.id);
     return {
       id: item.id,
-      type: item.mimeType.startsWith("image/") ? "image" : item.mimeType.startsWith("video/") ? "video" : "unknown",
+      type: item.mimeType.startsWith("image/")
+        ? "image"
+        : item.mimeType.startsWith("video/")
+          ? "video"
+          : "unknown",
       url: ready ? item.url : null,
       preview_url: item.url,
       remote_url: null,
@@ -337,7 +342,8 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       if (existing) return { status: 200, body: statusEntity(existing) };
     }
     const mediaIds = [...params.getAll("media_ids[]"), ...params.getAll("media_ids")];
-    if (mediaIds.length > maxMedia) return { status: 422, body: { error: "Cannot attach more than 4 files" } };
+    if (mediaIds.length > maxMedia)
+      return { status: 422, body: { error: "Cannot attach more than 4 files" } };
     // Like Mastodon, ids that are not this account's unattached uploads are left out.
     const attached = mediaIds
       .map((id) => mediaById.get(id))
@@ -351,7 +357,8 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     const inReplyToId = params.get("in_reply_to_id") || null;
     if (inReplyToId && !byId.has(inReplyToId)) return { status: 404, body: recordNotFound };
     const text = params.get("status") ?? "";
-    if (!text.trim() && attached.length === 0) return { status: 422, body: validation("Text can't be blank") };
+    if (!text.trim() && attached.length === 0)
+      return { status: 422, body: validation("Text can't be blank") };
     if (statusLength(text) > characterLimit) {
       return { status: 422, body: validation(`Text character limit of ${characterLimit} exceeded`) };
     }
@@ -359,10 +366,20 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (!["public", "unlisted", "private", "direct"].includes(visibility)) {
       return { status: 422, body: validation("Visibility is not included in the list") };
     }
-    const status = createStatus({ text, username: user, idempotencyKey, media: attached, inReplyToId, visibility });
+    const status = createStatus({
+      text,
+      username: user,
+      idempotencyKey,
+      media: attached,
+      inReplyToId,
+      visibility,
+    });
     statuses.push(status);
     if (idempotencyKey) {
-      idempotency.set(`${token}\n${idempotencyKey}`, { statusId: status.id, expires: Date.now() + idempotencyTtlMs });
+      idempotency.set(`${token}\n${idempotencyKey}`, {
+        statusId: status.id,
+        expires: Date.now() + idempotencyTtlMs,
+      });
     }
     return { status: 200, body: statusEntity(status) };
   }
@@ -378,7 +395,10 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     }
     const description = form.fields.get("description") ?? null;
     if (description && description.length > maxDescription) {
-      return { status: 422, body: validation(`Description is too long (maximum is ${maxDescription} characters)`) };
+      return {
+        status: 422,
+        body: validation(`Description is too long (maximum is ${maxDescription} characters)`),
+      };
     }
     const id = newId();
     const filename = file.filename.replace(/[^\w.-]+/g, "_") || "file";
@@ -440,7 +460,9 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (params.get("resolve") === "true" && !authorized) {
       return {
         status: 401,
-        body: { error: "Search queries that resolve remote resources are not supported without authentication" },
+        body: {
+          error: "Search queries that resolve remote resources are not supported without authentication",
+        },
       };
     }
     const query = (params.get("q") ?? "").trim().replace(/\/+$/, "");
@@ -482,7 +504,10 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     // Everything below acts as the signed-in user.
     if (!token) return { status: 401, body: { error: "The access token is invalid" } };
     if (method === "GET" && path === "/api/v1/accounts/verify_credentials") {
-      return { status: 200, body: { ...account(user), source: { privacy: "public", sensitive: false, note: "" } } };
+      return {
+        status: 200,
+        body: { ...account(user), source: { privacy: "public", sensitive: false, note: "" } },
+      };
     }
     if (method === "POST" && path === "/api/v1/statuses") return postStatus(request, token);
     if (method === "POST" && path === "/api/v2/media") return uploadMedia(request, "v2");
@@ -565,7 +590,12 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     const method = request.method ?? "GET";
     const presented = bearerToken(request);
     const authorized = presented !== undefined && sameSecret(presented, options.accessToken);
-    requests.push({ method, path: url.pathname, idempotencyKey: headerValue(request, "idempotency-key"), authorized });
+    requests.push({
+      method,
+      path: url.pathname,
+      idempotencyKey: headerValue(request, "idempotency-key"),
+      authorized,
+    });
 
     if (presented !== undefined && !authorized) {
       sendJson(response, 401, { error: "The access token is invalid" });
@@ -575,12 +605,20 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
 
     const special = matchingBehaviour(routeOf(method, url.pathname.replace(/\/+$/, "")));
     const phase = special?.hangPhase ?? "before";
-    if (special?.hangMs !== undefined && phase === "before" && !(await hold(request, response, special.hangMs))) {
+    if (
+      special?.hangMs !== undefined &&
+      phase === "before" &&
+      !(await hold(request, response, special.hangMs))
+    ) {
       return;
     }
     if (special && (special.status !== undefined || special.body !== undefined) && phase === "before") {
       request.resume();
-      sendJson(response, special.status ?? 500, special.body ?? { error: special.error ?? "Sandbox failure" });
+      sendJson(
+        response,
+        special.status ?? 500,
+        special.body ?? { error: special.error ?? "Sandbox failure" },
+      );
       return;
     }
 
@@ -589,10 +627,15 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       answer = await api(request, url, authorized ? presented : undefined);
     } catch (error) {
       if (error instanceof BodyTooLargeError) answer = { status: 413, body: { error: error.message } };
-      else if (error instanceof SyntaxError) answer = { status: 400, body: { error: "The request body is not valid JSON" } };
+      else if (error instanceof SyntaxError)
+        answer = { status: 400, body: { error: "The request body is not valid JSON" } };
       else throw error;
     }
-    if (special?.hangMs !== undefined && phase === "after" && !(await hold(request, response, special.hangMs))) {
+    if (
+      special?.hangMs !== undefined &&
+      phase === "after" &&
+      !(await hold(request, response, special.hangMs))
+    ) {
       return;
     }
     sendJson(response, answer.status, answer.body, answer.headers);

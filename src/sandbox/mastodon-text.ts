@@ -9,7 +9,9 @@ const hashtagPattern = /(^|[^/)\w])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 export function statusLength(text: string): number {
-  const countable = text.replace(linkPattern, "x".repeat(23)).replace(/(^|[^\w@/])@(\w+)@[\w.-]+\w/g, "$1@$2");
+  const countable = text
+    .replace(linkPattern, "x".repeat(23))
+    .replace(/(^|[^\w@/])@(\w+)@[\w.-]+\w/g, "$1@$2");
   return Array.from(segmenter.segment(countable)).length;
 }
 

@@ -45,7 +45,8 @@ export function parseMultipart(body: Buffer, boundary: string): MultipartForm {
       const field = headerParameter(disposition, "name");
       const filename = headerParameter(disposition, "filename");
       if (field !== undefined && filename !== undefined) {
-        const contentType = /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1]?.trim() ?? "application/octet-stream";
+        const contentType =
+          /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1]?.trim() ?? "application/octet-stream";
         form.files.push({ field, filename, contentType, data: Buffer.from(content) });
       } else if (field !== undefined) {
         form.fields.set(field, content.toString("utf8"));

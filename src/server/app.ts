@@ -12,6 +12,7 @@ import { navigationFor } from "./navigation.ts";
 import { prefersHtml } from "./negotiate.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { limiter } from "./rate-limit.ts";
+import { rateLimitStore } from "./rate-limit-store.ts";
 import { healthRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/session.ts";
@@ -44,6 +45,13 @@ export function buildApp(host: Host): Express {
   );
   const limits = application.rateLimit;
   const hasDatabase = host.database !== null;
+  // Each limiter counts apart (its own prefix); "database" shares the counts between instances.
+  const storeFor = (prefix: string) =>
+    rateLimitStore(limits.store, host.database, prefix, (error) =>
+      host.logger.warn("Could not sweep expired rate-limit counts", {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
 
   app.use(securityHeaders);
   app.use("/assets/vendor", express.static(htmxFolder, { maxAge: "1d", index: false }));
@@ -64,7 +72,11 @@ export function buildApp(host: Host): Express {
   }
   // A request a public router does not answer (it goes on to the authenticated routes at the same
   // path) gives its hit back, so that signed-in use never spends the public budget.
-  const publicLimiter = limiter({ windowMs: limits.windowMs, limit: limits.public });
+  const publicLimiter = limiter({
+    windowMs: limits.windowMs,
+    limit: limits.public,
+    store: storeFor("public:"),
+  });
   for (const endpoint of host.endpoints) {
     if (endpoint.routesPublic) {
       app.use(endpoint.mountPath, publicLimiter.middleware, endpoint.routesPublic, publicLimiter.giveBack);
@@ -75,12 +87,20 @@ export function buildApp(host: Host): Express {
   app.use(express.urlencoded({ extended: true, limit: bodyLimit, parameterLimit: 1000 }));
   app.use(express.json({ limit: bodyLimit, type: ["application/json", "application/*+json"] }));
 
-  const signInLimiter = limiter({ windowMs: limits.windowMs, limit: limits.signIn });
+  const signInLimiter = limiter({
+    windowMs: limits.windowMs,
+    limit: limits.signIn,
+    store: storeFor("sign-in:"),
+  });
   app.use("/session", sessionRoutes(host, sessions, signInLimiter.middleware));
   app.get("/", homeRoute(host, sessions));
 
   const authenticated = authenticate({ sessions, tokens: host.tokens, baseUrl: application.url });
-  const authenticatedLimiter = limiter({ windowMs: limits.windowMs, limit: limits.authenticated }).middleware;
+  const authenticatedLimiter = limiter({
+    windowMs: limits.windowMs,
+    limit: limits.authenticated,
+    store: storeFor("authenticated:"),
+  }).middleware;
   const signedInLocals = (req: Request, res: Response, next: NextFunction) => {
     res.locals.auth = req.auth;
     res.locals.csrfToken = req.csrfToken;

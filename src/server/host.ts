@@ -23,6 +23,7 @@ import { loadPlugin } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
 import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/types.ts";
+import { rateLimitMigrations } from "./rate-limit-store.ts";
 import { Views } from "./views.ts";
 
 const MICROPUB_PACKAGE = "@possekit/endpoint-micropub";
@@ -47,7 +48,7 @@ export class Host implements Server {
   readonly plugins: Plugin[] = [];
   database: Database | null = null;
   posts: PostService | null = null;
-  private readonly migrations: Migration[] = [...postMigrations];
+  private readonly migrations: Migration[] = [...postMigrations, ...rateLimitMigrations];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
   private httpServer: HttpServer | null = null;
 
@@ -159,8 +160,12 @@ export class Host implements Server {
     this.httpServer = null;
     if (server) {
       const closed = new Promise<void>((done) => server.close(() => done()));
+      // A keep-alive connection busy when the close began turns idle once its response is sent; close
+      // it then, rather than waiting for the client (or keepAliveTimeout) to let go of it.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed;
+      clearInterval(sweep);
     }
     for (const handler of this.shutdownHandlers) await handler();
     if (this.database && !this.options.database) await this.database.close();

@@ -15,5 +15,5 @@ export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
   [MicropubSyndicator.packageName]: MicropubSyndicator,
 };
 
-export { BlueskySyndicator, InternetArchiveSyndicator, MastodonSyndicator, MicropubSyndicator };
 export { isPermanentStatus, SyndicationError } from "./syndication-error.ts";
+export { BlueskySyndicator, InternetArchiveSyndicator, MastodonSyndicator, MicropubSyndicator };

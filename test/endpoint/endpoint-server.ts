@@ -1,6 +1,7 @@
 // The real host with the syndication endpoint, and real Mastodon syndicators pointed at local
 // sandbox Mastodon servers, plus the few HTTP calls a user makes: create a post through Micropub,
 // read it back with q=source, and ask the endpoint to syndicate.
+import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { Database } from "../../src/server/database/types.ts";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
@@ -43,6 +44,8 @@ export interface NewPost {
   targets: string[];
   /** ISO 8601; the server's clock when absent. */
   published?: string;
+  /** Other form fields, e.g. { "post-status": "draft" }. */
+  fields?: Record<string, string>;
 }
 
 export interface EndpointServer {
@@ -56,8 +59,11 @@ export interface EndpointServer {
   createPost(post: NewPost): Promise<string>;
   /** q=source for one post: its mf2 properties. */
   source(url: string): Promise<Record<string, unknown[]>>;
-  /** POST {mountPath}`query` with the token as Bearer and Accept: application/json unless told otherwise. */
-  syndicate(query?: string, init?: RequestInit): Promise<Response>;
+  /**
+   * POST {mountPath}`query`, with Accept: application/json unless `init` says otherwise, and the
+   * token as Bearer unless `bearer` is false (for requests that carry another credential or none).
+   */
+  syndicate(query?: string, init?: RequestInit, bearer?: boolean): Promise<Response>;
   /** The core of the installed endpoint plug-in. */
   syndication(): Syndication;
   close(): Promise<void>;
@@ -99,8 +105,8 @@ export async function startEndpointServer(options: EndpointServerOptions): Promi
     url: server.url,
     endpoint,
     token,
-    async createPost({ content, targets, published }) {
-      const form = new URLSearchParams({ h: "entry", content });
+    async createPost({ content, targets, published, fields }) {
+      const form = new URLSearchParams({ h: "entry", content, ...fields });
       for (const uid of targets) form.append("mp-syndicate-to[]", uid);
       if (published) form.set("published", published);
       const response = await fetch(`${server.url}/micropub`, {
@@ -125,9 +131,9 @@ export async function startEndpointServer(options: EndpointServerOptions): Promi
         throw new Error(`q=source answered ${response.status}: ${await response.text()}`);
       return ((await response.json()) as { properties: Record<string, unknown[]> }).properties;
     },
-    syndicate(query = "", init = {}) {
+    syndicate(query = "", init = {}, bearer = true) {
       const headers = new Headers(init.headers);
-      if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
+      if (bearer && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
       if (!headers.has("accept")) headers.set("accept", "application/json");
       return fetch(`${endpoint}${query}`, { method: "POST", ...init, headers });
     },
@@ -169,4 +175,13 @@ export async function closeAll(
       return "sandbox" in thing ? thing.sandbox.close() : thing.close();
     }),
   );
+}
+
+/** Asserts an error answer: its status, the JSON {error, error_description}, and returns the description. */
+export async function assertError(response: Response, status: number, error: string): Promise<string> {
+  const body = (await response.json()) as { error?: unknown; error_description?: unknown };
+  assert.equal(response.status, status, JSON.stringify(body));
+  assert.equal(body.error, error);
+  assert.equal(typeof body.error_description, "string");
+  return body.error_description as string;
 }

@@ -133,19 +133,27 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
     const embed = record.embed as { $type?: string; images?: unknown; external?: unknown } | undefined;
     if (embed?.$type === "app.bsky.embed.images") {
       const images = Array.isArray(embed.images) ? embed.images : [];
-      if (images.length > 4) throw invalid(`${where}: Record/embed/images must not have more than 4 elements`);
+      if (images.length > 4)
+        throw invalid(`${where}: Record/embed/images must not have more than 4 elements`);
       for (const [index, image] of images.entries()) {
         const { alt, image: ref } = image as { alt?: unknown; image?: { ref?: { $link?: string } } };
-        if (typeof alt !== "string") throw invalid(`${where}: Record/embed/images/${index} must have the property "alt"`);
+        if (typeof alt !== "string")
+          throw invalid(`${where}: Record/embed/images/${index} must have the property "alt"`);
         const cid = ref?.ref?.$link ?? "";
         const blob = blobs.find((candidate) => candidate.cid === cid);
         if (!blob) throw invalid(`Could not find blob: ${cid}`);
         if (blob.size > 1_000_000) {
-          throw new XrpcError(400, "BlobTooLarge", `This file is too large. It is ${blob.size} bytes but the maximum size is 1000000 bytes.`);
+          throw new XrpcError(
+            400,
+            "BlobTooLarge",
+            `This file is too large. It is ${blob.size} bytes but the maximum size is 1000000 bytes.`,
+          );
         }
       }
     } else if (embed?.$type === "app.bsky.embed.external") {
-      const external = embed.external as { uri?: unknown; title?: unknown; description?: unknown } | undefined;
+      const external = embed.external as
+        | { uri?: unknown; title?: unknown; description?: unknown }
+        | undefined;
       for (const property of ["uri", "title", "description"] as const) {
         if (typeof external?.[property] !== "string") {
           throw invalid(`${where}: Record/embed/external must have the property "${property}"`);
@@ -168,7 +176,13 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
         const accessJwt = `access-${randomBytes(12).toString("hex")}`;
         tokens.set(accessJwt, { expired: false });
         sessions.push(accessJwt);
-        return { did, handle: options.handle, accessJwt, refreshJwt: `refresh-${randomBytes(12).toString("hex")}`, active: true };
+        return {
+          did,
+          handle: options.handle,
+          accessJwt,
+          refreshJwt: `refresh-${randomBytes(12).toString("hex")}`,
+          active: true,
+        };
       }
       case "com.atproto.repo.uploadBlob": {
         authenticate(request);
@@ -187,10 +201,12 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
         const collection = String(body.collection ?? "");
         const record = body.record as Record<string, unknown> | undefined;
         if (!record || typeof record !== "object") throw invalid('Input must have the property "record"');
-        if (record.$type !== collection) throw invalid(`Invalid $type: expected ${collection}, got ${String(record.$type)}`);
+        if (record.$type !== collection)
+          throw invalid(`Invalid $type: expected ${collection}, got ${String(record.$type)}`);
         if (collection === "app.bsky.feed.post") checkPost(record);
         const rkey = typeof body.rkey === "string" ? body.rkey : randomBytes(7).toString("hex");
-        if (!recordKey.test(rkey) || rkey === "." || rkey === "..") throw invalid("record key syntax not valid (regex)");
+        if (!recordKey.test(rkey) || rkey === "." || rkey === "..")
+          throw invalid("record key syntax not valid (regex)");
         if (records.some((stored) => stored.collection === collection && stored.rkey === rkey)) {
           const duplicate = options.duplicateRecordError;
           if (duplicate) throw new XrpcError(duplicate.status, duplicate.error, duplicate.message);
@@ -215,12 +231,18 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
         const repo = url.searchParams.get("repo");
         const collection = url.searchParams.get("collection");
         const rkey = url.searchParams.get("rkey");
-        if (!repo || !collection || !rkey) throw invalid("Params must have the properties repo, collection and rkey");
+        if (!repo || !collection || !rkey)
+          throw invalid("Params must have the properties repo, collection and rkey");
         const stored =
           repo === did || repo === options.handle
             ? records.find((candidate) => candidate.collection === collection && candidate.rkey === rkey)
             : undefined;
-        if (!stored) throw new XrpcError(400, "RecordNotFound", `Could not locate record: at://${repo}/${collection}/${rkey}`);
+        if (!stored)
+          throw new XrpcError(
+            400,
+            "RecordNotFound",
+            `Could not locate record: at://${repo}/${collection}/${rkey}`,
+          );
         return { uri: stored.uri, cid: stored.cid, value: stored.value };
       }
       default:
@@ -232,14 +254,20 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
     const url = new URL(request.url ?? "/", "http://fake");
     const nsid = url.pathname.replace(/^\/xrpc\//, "");
     const special =
-      behaviour && behaviour.nsid === nsid && (behaviour.times === undefined || behaviourUses++ < behaviour.times)
+      behaviour &&
+      behaviour.nsid === nsid &&
+      (behaviour.times === undefined || behaviourUses++ < behaviour.times)
         ? behaviour
         : null;
     if (special?.hangMs !== undefined && !(await hold(request, response, special.hangMs))) return;
     if (special?.status !== undefined) {
       request.resume();
       calls.push({ nsid, status: special.status, body: special.body });
-      sendJson(response, special.status, special.body ?? { error: "InternalServerError", message: "Internal Server Error" });
+      sendJson(
+        response,
+        special.status,
+        special.body ?? { error: "InternalServerError", message: "Internal Server Error" },
+      );
       return;
     }
     try {

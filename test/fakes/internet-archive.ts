@@ -72,7 +72,11 @@ export async function startFakeArchive(options: FakeArchiveOptions = {}): Promis
     }
     const url = form.get("url") ?? "";
     if (!/^https?:\/\/\S+$/.test(url)) {
-      sendJson(response, 200, { status: "error", status_ext: "error:invalid-url-syntax", message: "Invalid URL syntax" });
+      sendJson(response, 200, {
+        status: "error",
+        status_ext: "error:invalid-url-syntax",
+        message: "Invalid URL syntax",
+      });
       return;
     }
     const jobId = `spn2-${randomBytes(20).toString("hex")}`;
@@ -96,7 +100,12 @@ export async function startFakeArchive(options: FakeArchiveOptions = {}): Promis
       return;
     }
     if (job.error) {
-      sendJson(response, 200, { status: "error", job_id: jobId, status_ext: job.error.statusExt, message: job.error.message });
+      sendJson(response, 200, {
+        status: "error",
+        job_id: jobId,
+        status_ext: job.error.statusExt,
+        message: job.error.message,
+      });
       return;
     }
     sendJson(response, 200, {

@@ -43,7 +43,10 @@ export async function startFakeMicropub(options: {
     }
     if (!sameSecret(token, options.token)) {
       request.resume();
-      sendJson(response, 403, { error: "forbidden", error_description: "The access token is not valid for this site" });
+      sendJson(response, 403, {
+        error: "forbidden",
+        error_description: "The access token is not valid for this site",
+      });
       return;
     }
     const contentType = request.headers["content-type"] ?? "";
@@ -53,10 +56,13 @@ export async function startFakeMicropub(options: {
       record.json = JSON.parse(text) as MicropubRequestRecord["json"];
     } else if (/^application\/x-www-form-urlencoded/i.test(contentType)) {
       const form: Record<string, string[]> = {};
-      for (const [key, value] of new URLSearchParams(text)) (form[key] ??= []).push(value);
+      for (const [key, value] of new URLSearchParams(text)) form[key] = [...(form[key] ?? []), value];
       record.form = form;
     } else {
-      sendJson(response, 415, { error: "invalid_request", error_description: `Unsupported content type ${contentType}` });
+      sendJson(response, 415, {
+        error: "invalid_request",
+        error_description: `Unsupported content type ${contentType}`,
+      });
       return;
     }
     requests.push(record);
@@ -66,12 +72,17 @@ export async function startFakeMicropub(options: {
     }
     const isEntry = record.form ? record.form.h?.[0] === "entry" : record.json?.type?.[0] === "h-entry";
     if (!isEntry) {
-      sendJson(response, 400, { error: "invalid_request", error_description: "Only h-entry posts can be created" });
+      sendJson(response, 400, {
+        error: "invalid_request",
+        error_description: "Only h-entry posts can be created",
+      });
       return;
     }
     const path = `/notes/${posts.length + 1}`;
     posts.push(`${base}${path}`);
-    response.writeHead(options.status ?? 201, { location: options.location === "relative" ? path : `${base}${path}` });
+    response.writeHead(options.status ?? 201, {
+      location: options.location === "relative" ? path : `${base}${path}`,
+    });
     response.end();
   }
 

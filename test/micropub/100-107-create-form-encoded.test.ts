@@ -16,7 +16,8 @@ for (const engine of engines) {
       const response = await mp.postForm(body);
       assert.equal(response.status, 201, await response.clone().text());
       const location = response.headers.get("location");
-      assert.ok(location?.startsWith(`${ME}notes/`), `Location ${location}`);
+      assert.ok(location, "a Location header");
+      assert.ok(location.startsWith(`${ME}notes/`), `Location ${location}`);
       return location;
     };
 

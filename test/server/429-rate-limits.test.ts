@@ -38,7 +38,10 @@ describe("rate limits", () => {
     const attempt = (language: string) =>
       fetch(`${server.url}/session/login`, {
         method: "POST",
-        headers: browser({ "content-type": "application/x-www-form-urlencoded", "accept-language": language }),
+        headers: browser({
+          "content-type": "application/x-www-form-urlencoded",
+          "accept-language": language,
+        }),
         body: new URLSearchParams({ password: "guess" }),
       });
     for (let i = 0; i < 3; i++) {
@@ -73,12 +76,16 @@ describe("rate limits", () => {
     const server = await start();
     const token = await server.token();
     for (let i = 0; i < 3; i++) {
-      const response = await fetch(`${server.url}/test-mount/whoami`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${server.url}/test-mount/whoami`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(response.status, 200);
     }
     assert.equal((await fetch(`${server.url}/test-mount/whoami`)).status, 401);
     assert.equal((await fetch(`${server.url}/status`)).status, 401);
-    const limited = await fetch(`${server.url}/test-mount/whoami`, { headers: { authorization: `Bearer ${token}` } });
+    const limited = await fetch(`${server.url}/test-mount/whoami`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assertRateLimited(limited, 5);
   });
 });

@@ -100,7 +100,10 @@ for (const engine of engines) {
     });
 
     it("takes the form field before the query parameter", async () => {
-      const answer = await whoami(server, { form: { access_token: updateToken }, query: `token=${mediaToken}` });
+      const answer = await whoami(server, {
+        form: { access_token: updateToken },
+        query: `token=${mediaToken}`,
+      });
       assert.equal(answer.auth?.method, "form");
       assert.deepEqual(answer.auth?.scope, ["update"]);
     });
@@ -119,7 +122,10 @@ for (const engine of engines) {
       const session = await whoami(server, { headers: { cookie, authorization: basic } });
       assert.equal(session.status, 200);
       assert.equal(session.auth?.method, "session");
-      const query = await whoami(server, { headers: { authorization: basic }, query: `token=${createToken}` });
+      const query = await whoami(server, {
+        headers: { authorization: basic },
+        query: `token=${createToken}`,
+      });
       assert.equal(query.status, 200);
       assert.equal(query.auth?.method, "query");
       const none = await whoami(server, { headers: { authorization: basic } });

@@ -66,7 +66,10 @@ for (const engine of engines) {
       assert.equal(server.config.application.production, false);
       assert.equal(server.publication.me, "https://blog.example/");
       assert.equal(server.publication.timezone, "Europe/Berlin");
-      assert.equal(server.pluginOptions(pathFrom(folder.dir, TEST_PLUGIN_FILE)).label, "options entry of the plug-in");
+      assert.equal(
+        server.pluginOptions(pathFrom(folder.dir, TEST_PLUGIN_FILE)).label,
+        "options entry of the plug-in",
+      );
     });
 
     it("receives the database, and can query it", async () => {

@@ -9,7 +9,9 @@ import { browser, type NavLink, navigationOf } from "./pages.ts";
 
 async function navigation(server: TestServer, path: string, language = "en"): Promise<NavLink[]> {
   const { cookie } = await server.signIn();
-  const response = await fetch(`${server.url}${path}`, { headers: browser({ cookie, "accept-language": language }) });
+  const response = await fetch(`${server.url}${path}`, {
+    headers: browser({ cookie, "accept-language": language }),
+  });
   assert.equal(response.status, 200, path);
   const links = navigationOf(await response.text());
   assert.ok(links, `${path} has a navigation`);

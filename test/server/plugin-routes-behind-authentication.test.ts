@@ -33,7 +33,10 @@ for (const engine of engines) {
     });
 
     it("redirects a browser's GET without credentials to /session/login with 303, keeping where it was going", async () => {
-      const response = await fetch(`${server.url}/deep/mount/page?x=1`, { headers: browser(), redirect: "manual" });
+      const response = await fetch(`${server.url}/deep/mount/page?x=1`, {
+        headers: browser(),
+        redirect: "manual",
+      });
       assert.equal(response.status, 303);
       const location = new URL(response.headers.get("location") ?? "", server.url);
       assert.equal(location.pathname, "/session/login");
@@ -42,7 +45,9 @@ for (const engine of engines) {
 
     it("answers routes at mountPath + the router's path once authenticated, and not at the bare path", async () => {
       const token = await server.token();
-      const mounted = await fetch(`${server.url}/deep/mount/whoami`, { headers: { authorization: `Bearer ${token}` } });
+      const mounted = await fetch(`${server.url}/deep/mount/whoami`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(mounted.status, 200);
       assert.equal((await mounted.json()).auth.method, "bearer");
       const bare = await fetch(`${server.url}/whoami`, { headers: { authorization: `Bearer ${token}` } });
@@ -68,10 +73,14 @@ for (const engine of engines) {
 
     it("runs the plug-in's own migration, so its routes can use the database", async () => {
       const token = await server.token();
-      const first = await fetch(`${server.url}/deep/mount/notes`, { headers: { authorization: `Bearer ${token}` } });
+      const first = await fetch(`${server.url}/deep/mount/notes`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(first.status, 200);
       assert.deepEqual(await first.json(), { notes: 1 });
-      const second = await fetch(`${server.url}/deep/mount/notes`, { headers: { authorization: `Bearer ${token}` } });
+      const second = await fetch(`${server.url}/deep/mount/notes`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.deepEqual(await second.json(), { notes: 2 });
     });
   });

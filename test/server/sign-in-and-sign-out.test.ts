@@ -22,7 +22,9 @@ describe("signing in and out", () => {
   after(() => server.close());
 
   it("serves the sign-in page with a password form, localised", async () => {
-    const response = await fetch(`${server.url}/session/login`, { headers: browser({ "accept-language": "de" }) });
+    const response = await fetch(`${server.url}/session/login`, {
+      headers: browser({ "accept-language": "de" }),
+    });
     assert.equal(response.status, 200);
     const html = await response.text();
     assert.match(html, /<form method="post" action="\/session\/login">/);

@@ -44,7 +44,10 @@ export function configFolder(content: (dir: string) => Record<string, unknown>):
 /** Log lines kept in memory, so tests can read what the host logged. */
 export function memoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  return Object.assign(createLogger("debug", (line) => lines.push(line)), { lines });
+  return Object.assign(
+    createLogger("debug", (line) => lines.push(line)),
+    { lines },
+  );
 }
 
 export interface StartedHost {

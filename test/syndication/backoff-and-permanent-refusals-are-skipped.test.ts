@@ -37,7 +37,10 @@ for (const engine of engines) {
       refusingTarget = new TestTarget(refusing, {
         name: "Refuses",
         behaviour: () => {
-          throw new SyndicationError("Refuses: 401 The access token is invalid", { status: 401, permanent: true });
+          throw new SyndicationError("Refuses: 401 The access token is invalid", {
+            status: 401,
+            permanent: true,
+          });
         },
       });
       fixture = await openSyndication(engine, [flakyTarget, refusingTarget]);
@@ -61,10 +64,13 @@ for (const engine of engines) {
       assert.equal(skipped?.status, "skipped");
       assert.match(skipped?.error ?? "", /^Flaky: 503 Service Unavailable \(next attempt after /);
 
-      // The wait is over.
-      await fixture.database.query("UPDATE syndication_targets SET next_attempt_at = now() - interval '1 second'");
+      // The wait is over. The retry uses the key stored in the row, not one derived afresh.
+      await fixture.database.query(
+        "UPDATE syndication_targets SET next_attempt_at = now() - interval '1 second', idempotency_key = 'stored-key'",
+      );
       await collect(await fixture.syndication.startBatch("batch"));
       assert.equal(flakyTarget.callsFor(post.url).length, 2);
+      assert.equal(flakyTarget.calls[1]?.idempotencyKey, "stored-key");
       row = await ledgerRow(fixture.database, post.id, flaky);
       assert.equal(row?.attempts, 2);
       assert.equal(waitMinutes(row?.next_attempt_at), 4);

@@ -3,7 +3,13 @@ import { after, before, describe, it } from "node:test";
 import { idempotencyKey } from "../../src/syndication/idempotency-key.ts";
 import { Ledger } from "../../src/syndication/ledger.ts";
 import { engines } from "../helpers/databases.ts";
-import { collect, ledgerRow, openSyndication, type SyndicationFixture, TestTarget } from "./syndication-fixture.ts";
+import {
+  collect,
+  ledgerRow,
+  openSyndication,
+  type SyndicationFixture,
+  TestTarget,
+} from "./syndication-fixture.ts";
 
 const idempotent = "https://idempotent.example/@me";
 const plain = "https://plain.example/@me";
@@ -62,14 +68,11 @@ for (const engine of engines) {
       assert.equal(unknown?.state, "unknown");
       assert.equal(unknown?.last_error, "unknown: check the target");
       const attempts = await fixture.syndication.attemptsForPost(post.id);
-      assert.deepEqual(
-        attempts.map((attempt) => [attempt.targetUid, attempt.outcome]).sort(),
-        [
-          [idempotent, "syndicated"],
-          [idempotent, "unknown"],
-          [plain, "unknown"],
-        ],
-      );
+      assert.deepEqual(attempts.map((attempt) => [attempt.targetUid, attempt.outcome]).sort(), [
+        [idempotent, "syndicated"],
+        [idempotent, "unknown"],
+        [plain, "unknown"],
+      ]);
 
       await collect(await fixture.syndication.startBatch("batch"));
       await fixture.syndication.syndicatePost(post.url, "manual");

@@ -48,7 +48,9 @@ for (const engine of engines) {
       );
       await assert.rejects(fixture.syndication.startBatch("batch"), SyndicationInProgressError);
       // The holder dies; time passes beyond its expiry.
-      await fixture.database.query("UPDATE syndication_lease SET expires_at = now() - interval '1 millisecond'");
+      await fixture.database.query(
+        "UPDATE syndication_lease SET expires_at = now() - interval '1 millisecond'",
+      );
       await collect(await fixture.syndication.startBatch("batch"));
     });
 

@@ -54,7 +54,9 @@ for (const engine of engines) {
     });
 
     it("of many concurrent startBatch calls on several instances, exactly one starts", async () => {
-      const instances = Array.from({ length: 5 }, (_, index) => fixture.instance({ holder: `instance-${index}` }));
+      const instances = Array.from({ length: 5 }, (_, index) =>
+        fixture.instance({ holder: `instance-${index}` }),
+      );
       const attempts = await Promise.allSettled(
         Array.from({ length: 20 }, (_, index) => instances[index % 5]?.startBatch("batch")),
       );

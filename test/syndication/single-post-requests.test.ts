@@ -78,7 +78,9 @@ for (const engine of engines) {
         fixture.syndication.confirm(post.url, "https://other.example/", "https://other.example/1"),
         TargetNotConfirmableError,
       );
-      await assert.rejects(fixture.syndication.confirm(post.url, "https://other.example/", "javascript:alert(1)"));
+      await assert.rejects(
+        fixture.syndication.confirm(post.url, "https://other.example/", "javascript:alert(1)"),
+      );
     });
   });
 }

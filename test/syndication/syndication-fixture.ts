@@ -1,7 +1,12 @@
 // A migrated, empty database with the post service and the syndication core on it, and in-test
 // targets: SyndicatorPlugin objects standing in for external services (the HTTP fakes of the real
 // syndicators are tested with those syndicators).
-import type { PostProperties, Publication, SyndicateOptions, SyndicatorPlugin } from "../../src/server/contract.ts";
+import type {
+  PostProperties,
+  Publication,
+  SyndicateOptions,
+  SyndicatorPlugin,
+} from "../../src/server/contract.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
 import type { Database } from "../../src/server/database/types.ts";
 import { createLogger } from "../../src/server/logger.ts";

@@ -16,7 +16,11 @@ for (const engine of engines) {
     it("a uid with no configured target fails with a message naming it, and is never matched by prefix", async () => {
       const unknown = "https://elsewhere.example/@me";
       // Each shares a prefix with the configured uid, or the configured uid is a prefix of it.
-      const lookalikes = ["https://social.example/@me2", "https://social.example/", "https://social.example/@m"];
+      const lookalikes = [
+        "https://social.example/@me2",
+        "https://social.example/",
+        "https://social.example/@m",
+      ];
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [unknown, ...lookalikes]);
       const { results, summary } = await collect(await fixture.syndication.startBatch("batch"));
       assert.equal(fixture.targets[0]?.calls.length, 0);

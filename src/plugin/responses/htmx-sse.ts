@@ -1,9 +1,110 @@
-// Server-sent events for the admin page (htmx): each result as the HTML of its row, then a summary.
-// Placeholder until the page's partials exist: JSON events, like any other SSE client.
+// Server-sent events for the Syndicate page (htmx with its hx-sse extension). The extension swaps
+// the data of an unnamed message like any htmx response (a named event would only be dispatched as a
+// DOM event), so every message here is unnamed HTML: <hx-partial> elements that replace a post's row
+// by its id (outerMorph, which keeps the focused button), the progress line and the run status; and,
+// at the start and the end, the announcement swapped into the page's aria-live region (the target
+// of the button that asked).
+//
+// Rows are rendered one after another in the order of the results; the run never waits for them.
 import type { Request, Response } from "express";
-import type { ResultSink } from "./result-sink.ts";
-import { sseJsonSink } from "./streams.ts";
+import type { Logger } from "../../server/logger.ts";
+import type { PostResult, RunSummary } from "../../syndication/types.ts";
+import { postRow } from "../page/post-row.ts";
+import { renderView } from "../page/render.ts";
+import { runStatusView } from "../page/run-status.ts";
+import { pageServices } from "../page/services.ts";
+import type { RouteContext } from "../routes/index.ts";
+import { addToSummary, type ResultSink } from "./result-sink.ts";
+import { startEventStream } from "./streams.ts";
 
-export function htmxSseSink(_req: Request, res: Response, _mountPath: string): ResultSink {
-  return sseJsonSink(res);
+/** The page the buttons were on (validated as a local path by the POST route), for the rows' forms. */
+function redirectUriOf(req: Request, mountPath: string): string {
+  const value = (req.body as Record<string, unknown> | undefined)?.redirect_uri;
+  return typeof value === "string" && value.startsWith("/") ? value : mountPath;
+}
+
+export function htmxSseSink(req: Request, res: Response, context: RouteContext, single: boolean): ResultSink {
+  const services = pageServices(context, res);
+  const logger: Logger | undefined = services.server.logger;
+  const stream = startEventStream(res);
+  const redirectUri = redirectUriOf(req, services.mountPath);
+  const page = Number(new URL(redirectUri, "http://page.invalid").searchParams.get("page")) || 1;
+  const progress: RunSummary = { posts: 0, syndicated: 0, partial: 0, failed: 0 };
+  const gone = () => res.writableEnded || res.destroyed;
+  // For the announcement at the end of a single post's run.
+  let last: { result: PostResult; title: string | null } | null = null;
+
+  // One message at a time, in order: a slow render never lets a later row overtake an earlier one.
+  let queue: Promise<void> = Promise.resolve();
+  const enqueue = (what: string, render: () => Promise<string | null>) => {
+    queue = queue.then(async () => {
+      if (gone()) return;
+      try {
+        const html = await render();
+        if (html !== null) stream.send(null, html);
+      } catch (error) {
+        logger?.warn("Could not render a Syndicate page update", {
+          what,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    });
+  };
+
+  const status = () => runStatusView(services.syndication);
+
+  if (!single) {
+    enqueue("start", async () =>
+      renderView(res, "syndicate/events/started.njk", {
+        mountPath: services.mountPath,
+        status: await status(),
+        page,
+        reloadHref: redirectUri,
+      }),
+    );
+  }
+
+  return {
+    result: (result: PostResult) => {
+      addToSummary(progress, result);
+      const counts = { ...progress };
+      last = { result, title: null };
+      const mine = last;
+      enqueue(`row of ${result.url}`, async () => {
+        const post = await services.posts.findByUrl(result.url);
+        const row =
+          post && !post.deleted
+            ? postRow(
+                post,
+                await services.syndication.entriesForPost(post.id),
+                services.syndicators,
+                services.mountPath,
+              )
+            : null;
+        mine.title = row?.title ?? null;
+        return renderView(res, "syndicate/events/result.njk", {
+          mountPath: services.mountPath,
+          redirectUri,
+          row,
+          progress: counts,
+          single,
+        });
+      });
+    },
+    end: async (summary: RunSummary) => {
+      enqueue("summary", async () =>
+        renderView(res, "syndicate/events/summary.njk", {
+          mountPath: services.mountPath,
+          summary,
+          single,
+          last,
+          status: await status(),
+          page,
+          reloadHref: redirectUri,
+        }),
+      );
+      await queue;
+      stream.close();
+    },
+  };
 }

@@ -23,7 +23,8 @@ export function ndjsonSink(res: Response): ResultSink {
   };
 }
 
-export function startEventStream(res: Response): { send(event: string, data: string): void; close(): void } {
+/** `send(null, data)` sends an unnamed message (what htmx's hx-sse extension swaps into the page). */
+export function startEventStream(res: Response): { send(event: string | null, data: string): void; close(): void } {
   res.status(200);
   res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
   res.setHeader("Cache-Control", "no-store");
@@ -39,7 +40,7 @@ export function startEventStream(res: Response): { send(event: string, data: str
         .split("\n")
         .map((line) => `data: ${line}`)
         .join("\n");
-      safeWrite(res, `event: ${event}\n${lines}\n\n`);
+      safeWrite(res, `${event === null ? "" : `event: ${event}\n`}${lines}\n\n`);
     },
     close: () => {
       clearInterval(heartbeat);

@@ -5,7 +5,11 @@ import express, { type Router } from "express";
 import type { Server } from "../../server/contract.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
+import { syndicatePageRoute } from "./page.ts";
+import { confirmRoute, retryRoute } from "./post-actions.ts";
+import { postByUrlRoute, postPageRoute } from "./post-page.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
+import { runStatusRoute } from "./run-status.ts";
 import { webhookRoute } from "./webhooks.ts";
 
 export interface RouteContext {
@@ -18,6 +22,12 @@ export interface RouteContext {
 export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
   router.post("/", postSyndicateRoute(context));
+  router.get("/", syndicatePageRoute(context));
+  router.get("/status", runStatusRoute(context));
+  router.get("/posts", postByUrlRoute(context));
+  router.get("/posts/:id", postPageRoute(context));
+  router.post("/posts/:id/retry", retryRoute(context));
+  router.post("/posts/:id/confirm", confirmRoute(context));
   return router;
 }
 

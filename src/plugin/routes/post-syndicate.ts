@@ -12,6 +12,7 @@ import { htmxSseSink } from "../responses/htmx-sse.ts";
 import { jsonSink } from "../responses/json.ts";
 import { type ResultSink, summarize } from "../responses/result-sink.ts";
 import { ndjsonSink, sseJsonSink } from "../responses/streams.ts";
+import type { RouteContext } from "./index.ts";
 import { sourceUrlOf } from "../source-url.ts";
 
 const BODY_TYPES = ["application/x-www-form-urlencoded", "application/json", "application/*+json"];
@@ -31,22 +32,19 @@ function redirectUriOf(req: Request, fallback: string): string {
   return raw;
 }
 
-function chooseSink(req: Request, res: Response, mountPath: string, single: boolean): ResultSink {
+function chooseSink(req: Request, res: Response, context: RouteContext, single: boolean): ResultSink {
   const accept = req.get("accept") ?? "";
   if (accept.includes("text/event-stream")) {
-    return req.get("hx-request") ? htmxSseSink(req, res, mountPath) : sseJsonSink(res);
+    return req.get("hx-request") ? htmxSseSink(req, res, context, single) : sseJsonSink(res);
   }
   if (accept.includes("application/x-ndjson")) return ndjsonSink(res);
   if (req.accepts(["json", "html"]) === "html" || req.body?.redirect_uri !== undefined) {
-    return formRedirectSink(res, redirectUriOf(req, mountPath), single);
+    return formRedirectSink(res, redirectUriOf(req, context.mountPath), single);
   }
   return jsonSink(res, single);
 }
 
-export function postSyndicateRoute(options: {
-  mountPath: string;
-  syndication: () => Syndication | null;
-}): RequestHandler {
+export function postSyndicateRoute(options: RouteContext): RequestHandler {
   return async (req, res, next) => {
     try {
       const syndication = options.syndication();
@@ -77,7 +75,7 @@ export function postSyndicateRoute(options: {
           if (error instanceof PostNotFoundError) throw notFound(`No post exists at ${sourceUrl}`);
           throw error;
         }
-        const sink = chooseSink(req, res, options.mountPath, true);
+        const sink = chooseSink(req, res, options, true);
         sink.result(result);
         await sink.end(summarize([result]));
         return;
@@ -101,7 +99,7 @@ export function postSyndicateRoute(options: {
         }
         throw error;
       }
-      const sink = chooseSink(req, res, options.mountPath, false);
+      const sink = chooseSink(req, res, options, false);
       // Results are consumed as they come; if the client goes away the run goes on without it.
       for await (const result of run.results) sink.result(result);
       const summary: RunSummary = await run.done;

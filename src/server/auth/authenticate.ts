@@ -1,7 +1,7 @@
 // Who is asking: a signed-in session (with CSRF protection on state-changing requests), or an access
 // token in the Authorization header, the form field access_token or the query parameter token.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { HttpError, badRequest, unauthorized } from "../http-error.ts";
+import { badRequest, HttpError, unauthorized } from "../http-error.ts";
 import { prefersHtml } from "../negotiate.ts";
 import { secretsEqual } from "./constant-time.ts";
 import type { SessionManager } from "./session.ts";
@@ -19,8 +19,15 @@ function tokenCredential(req: Request): { method: AuthMethod; token: string } | 
     if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <access token>"');
     // RFC 6750 §2 allows one way per request; two tokens could disagree (micropub.rocks case 805).
     const body: unknown = req.body;
-    if (req.is("application/x-www-form-urlencoded") && body && typeof body === "object" && "access_token" in body)
-      throw badRequest("Send the access token once: in the Authorization header or in access_token, not both");
+    if (
+      req.is("application/x-www-form-urlencoded") &&
+      body &&
+      typeof body === "object" &&
+      "access_token" in body
+    )
+      throw badRequest(
+        "Send the access token once: in the Authorization header or in access_token, not both",
+      );
     return { method: "bearer", token: match[1] };
   }
   const body: unknown = req.body;

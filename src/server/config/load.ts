@@ -88,6 +88,16 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
   }
   const parsed = configFileSchema.safeParse(raw);
   const problems: string[] = parsed.success ? [] : formatIssues(parsed.error.issues);
+  if (parsed.success) {
+    // Other keys are plug-in options entries; one naming no plug-in is most likely a misspelt section.
+    const named = new Set(["application", "publication", "plugins", ...parsed.data.plugins]);
+    for (const key of Object.keys(parsed.data)) {
+      if (!named.has(key) && !key.startsWith("@possekit/"))
+        problems.push(
+          `${key}: is no section (application, publication, plugins) and no plug-in in plugins; check the spelling`,
+        );
+    }
+  }
 
   let port = parsed.success ? parsed.data.application.port : 3000;
   if (env.PORT !== undefined) {

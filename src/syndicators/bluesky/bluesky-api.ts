@@ -4,12 +4,20 @@ import { z } from "zod";
 import { readJson, refusal, send, type Target, type TargetMessage } from "../shared/http.ts";
 import { SyndicationError } from "../syndication-error.ts";
 
-const sessionSchema = z.object({ did: z.string().min(1), handle: z.string().min(1), accessJwt: z.string().min(1) });
+const sessionSchema = z.object({
+  did: z.string().min(1),
+  handle: z.string().min(1),
+  accessJwt: z.string().min(1),
+});
 export type BlueskySession = z.output<typeof sessionSchema>;
 
 /** A blob reference, passed back to the PDS exactly as it gave it. */
 const blobSchema = z.object({
-  blob: z.looseObject({ $type: z.literal("blob"), ref: z.object({ $link: z.string() }), mimeType: z.string() }),
+  blob: z.looseObject({
+    $type: z.literal("blob"),
+    ref: z.object({ $link: z.string() }),
+    mimeType: z.string(),
+  }),
 });
 export type BlobRef = z.output<typeof blobSchema>["blob"];
 
@@ -54,7 +62,11 @@ export class BlueskyApi {
     return readJson(this.target, response, sessionSchema, "the sign-in");
   }
 
-  async uploadBlob(session: BlueskySession, bytes: Uint8Array<ArrayBuffer>, mimeType: string): Promise<BlobRef> {
+  async uploadBlob(
+    session: BlueskySession,
+    bytes: Uint8Array<ArrayBuffer>,
+    mimeType: string,
+  ): Promise<BlobRef> {
     const response = await this.call(
       "com.atproto.repo.uploadBlob",
       { method: "POST", headers: { "content-type": mimeType }, body: bytes },

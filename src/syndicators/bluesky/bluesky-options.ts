@@ -13,7 +13,9 @@ const schema = z
       /** The account's handle, e.g. alice.bsky.social (a leading @ is dropped). */
       handle: requiredString("a Bluesky handle such as alice.bsky.social")
         .transform((handle) => handle.replace(/^@/, "").toLowerCase())
-        .refine((handle) => handlePattern.test(handle), { error: "must be a Bluesky handle such as alice.bsky.social" }),
+        .refine((handle) => handlePattern.test(handle), {
+          error: "must be a Bluesky handle such as alice.bsky.social",
+        }),
       /** An app password (Settings → Privacy and security → App passwords), not the account password. */
       password: requiredString("a non-empty string", "is required (or set BLUESKY_PASSWORD)"),
       /** The account's PDS or the entryway that finds it. */
@@ -27,7 +29,10 @@ const schema = z
 
 export type BlueskyOptions = z.output<typeof schema>;
 
-export function parseBlueskyOptions(options: Record<string, unknown>, env: NodeJS.ProcessEnv): BlueskyOptions {
+export function parseBlueskyOptions(
+  options: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): BlueskyOptions {
   const password = options.password ?? fromEnv(env, "BLUESKY_PASSWORD");
   return parseOptions(blueskyPluginId, schema, { ...options, password });
 }

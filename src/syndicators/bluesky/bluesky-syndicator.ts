@@ -86,7 +86,10 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       const images: { alt: string; image: BlobRef }[] = [];
       for (const photo of photos(properties, publication.me).slice(0, maxImages)) {
         const fetched = await fetchPhoto(target, photo, maxImageBytes);
-        images.push({ alt: photo.alt ?? "", image: await api.uploadBlob(session, fetched.bytes, fetched.mimeType) });
+        images.push({
+          alt: photo.alt ?? "",
+          image: await api.uploadBlob(session, fetched.bytes, fetched.mimeType),
+        });
       }
       const record = this.#record(properties, publication, images);
       try {
@@ -95,7 +98,8 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         // A record already at this key is the copy a previous attempt made. Today's PDS answers such
         // a repeat with 500 InternalServerError (bluesky-social/atproto#3718), so any refusal other
         // than a session problem is checked against the repository before it is believed.
-        if (signal.aborted || (error instanceof SyndicationError && sessionErrors.has(error.code ?? ""))) throw error;
+        if (signal.aborted || (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")))
+          throw error;
         const existing = await api.getRecord(session.did, collection, rkey).catch(() => undefined);
         if (!existing) throw error;
       }

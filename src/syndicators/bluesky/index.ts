@@ -1,2 +1,2 @@
-export { BlueskySyndicator } from "./bluesky-syndicator.ts";
 export type { BlueskyOptions } from "./bluesky-options.ts";
+export { BlueskySyndicator } from "./bluesky-syndicator.ts";

@@ -1,2 +1,2 @@
-export { InternetArchiveSyndicator } from "./internet-archive-syndicator.ts";
 export type { InternetArchiveOptions } from "./internet-archive-options.ts";
+export { InternetArchiveSyndicator } from "./internet-archive-syndicator.ts";

@@ -6,7 +6,11 @@ import { fromEnv, parseOptions, positiveInteger, serviceUrl } from "../shared/op
 export const internetArchivePluginId = "syndicator-internet-archive";
 
 const key = (variable: string) =>
-  z.string({ error: `must be a string (or set ${variable})` }).trim().min(1, { error: "must not be empty" }).optional();
+  z
+    .string({ error: `must be a string (or set ${variable})` })
+    .trim()
+    .min(1, { error: "must not be empty" })
+    .optional();
 
 const schema = z
   .object(

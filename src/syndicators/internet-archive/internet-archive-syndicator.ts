@@ -51,16 +51,24 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
     server.addSyndicator(this);
   }
 
-  async syndicate(properties: PostProperties, _publication: Publication, { signal }: SyndicateOptions): Promise<string> {
+  async syndicate(
+    properties: PostProperties,
+    _publication: Publication,
+    { signal }: SyndicateOptions,
+  ): Promise<string> {
     const url = permalink(properties);
     if (!url) {
       throw new SyndicationError("Internet Archive: the post has no URL to archive", { permanent: true });
     }
     const { accessKey, secretKey, serviceUrl, pollIntervalMs } = this.#options;
-    return savePageNow({ name: "Internet Archive", signal }, {
-      serviceUrl,
-      credentials: accessKey && secretKey ? `${accessKey}:${secretKey}` : undefined,
-      pollIntervalMs,
-    }, url);
+    return savePageNow(
+      { name: "Internet Archive", signal },
+      {
+        serviceUrl,
+        credentials: accessKey && secretKey ? `${accessKey}:${secretKey}` : undefined,
+        pollIntervalMs,
+      },
+      url,
+    );
   }
 }

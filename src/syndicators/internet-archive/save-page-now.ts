@@ -45,7 +45,11 @@ const permanentErrors = new Set([
 ]);
 
 /** The archive's ways of saying "too many captures": per minute, per day, or sessions at once. */
-const rateLimitErrors = new Set(["error:too-many-requests", "error:too-many-daily-captures", "error:user-session-limit"]);
+const rateLimitErrors = new Set([
+  "error:too-many-requests",
+  "error:too-many-daily-captures",
+  "error:user-session-limit",
+]);
 
 const archiveMessage = (body: unknown): TargetMessage | undefined => {
   const parsed = jobSchema.safeParse(body);
@@ -71,10 +75,13 @@ function rateLimited(status: number | undefined, said: string | undefined, retry
 function captureError(url: string, code: string | undefined, message: string | undefined) {
   if (code && rateLimitErrors.has(code)) return rateLimited(undefined, message);
   const detail = [message, code ? `(${code})` : undefined].filter(Boolean).join(" ");
-  return new SyndicationError(`Internet Archive: could not archive ${url}: ${detail || "the capture failed"}`, {
-    permanent: code !== undefined && permanentErrors.has(code),
-    ...(code ? { code } : {}),
-  });
+  return new SyndicationError(
+    `Internet Archive: could not archive ${url}: ${detail || "the capture failed"}`,
+    {
+      permanent: code !== undefined && permanentErrors.has(code),
+      ...(code ? { code } : {}),
+    },
+  );
 }
 
 export interface SavePageNowOptions {
@@ -99,10 +106,13 @@ export async function savePageNow(target: Target, options: SavePageNowOptions, u
     throw rateLimited(429, said, retryAfterSeconds(started));
   }
   if (!started.ok) {
-    const hint = started.status === 401 || started.status === 403 ? "; check the Internet Archive keys" : "";
     const error = await refusal(target, started, archiveMessage);
-    if (!hint) throw error;
-    throw new SyndicationError(`${error.message}${hint}`, { status: error.status, permanent: true });
+    if (started.status !== 401 && started.status !== 403) throw error;
+    const hint = options.credentials
+      ? "Check INTERNET_ARCHIVE_ACCESS_KEY and INTERNET_ARCHIVE_SECRET_KEY."
+      : "Save Page Now needs keys: set INTERNET_ARCHIVE_ACCESS_KEY and INTERNET_ARCHIVE_SECRET_KEY.";
+    const said = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+    throw new SyndicationError(`${said} ${hint}`, { status: started.status, permanent: true });
   }
   const job = await readJson(target, started, jobSchema, "the capture request");
   if (job.status === "error" || !job.job_id) throw captureError(url, job.status_ext, job.message);
@@ -117,7 +127,8 @@ export async function savePageNow(target: Target, options: SavePageNowOptions, u
     if (!response.ok) throw await refusal(target, response, archiveMessage);
     const status = await readJson(target, response, statusSchema, "the capture status");
     if (status.status === "success") {
-      if (!status.timestamp) throw captureError(url, undefined, "the archive reported success without a timestamp");
+      if (!status.timestamp)
+        throw captureError(url, undefined, "the archive reported success without a timestamp");
       return `${options.serviceUrl}/web/${status.timestamp}/${status.original_url ?? url}`;
     }
     if (status.status === "error") throw captureError(url, status.status_ext, status.message);

@@ -1,2 +1,2 @@
-export { MastodonSyndicator } from "./mastodon-syndicator.ts";
 export type { MastodonOptions } from "./mastodon-options.ts";
+export { MastodonSyndicator } from "./mastodon-syndicator.ts";

@@ -80,7 +80,9 @@ export class MastodonApi {
     form.set("status", fields.status);
     for (const id of fields.mediaIds) form.append("media_ids[]", id);
     if (fields.inReplyToId) form.set("in_reply_to_id", fields.inReplyToId);
-    const response = await this.call("POST", "/api/v1/statuses", form, { "idempotency-key": fields.idempotencyKey });
+    const response = await this.call("POST", "/api/v1/statuses", form, {
+      "idempotency-key": fields.idempotencyKey,
+    });
     return readJson(this.target, response, statusSchema, "the new status");
   }
 

@@ -2,7 +2,14 @@
 // (MASTODON_ACCESS_TOKEN) unless given; without one the plug-in refuses to start, so a missing
 // secret is found when the server starts rather than when the first post is sent.
 import { z } from "zod";
-import { booleanOption, fromEnv, parseOptions, positiveInteger, requiredString, serviceUrl } from "../shared/options.ts";
+import {
+  booleanOption,
+  fromEnv,
+  parseOptions,
+  positiveInteger,
+  requiredString,
+  serviceUrl,
+} from "../shared/options.ts";
 
 export const mastodonPluginId = "syndicator-mastodon";
 
@@ -29,7 +36,10 @@ const schema = z
 
 export type MastodonOptions = z.output<typeof schema>;
 
-export function parseMastodonOptions(options: Record<string, unknown>, env: NodeJS.ProcessEnv): MastodonOptions {
+export function parseMastodonOptions(
+  options: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): MastodonOptions {
   const accessToken = options.accessToken ?? fromEnv(env, "MASTODON_ACCESS_TOKEN");
   return parseOptions(mastodonPluginId, schema, { ...options, accessToken });
 }

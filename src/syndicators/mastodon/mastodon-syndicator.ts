@@ -65,12 +65,16 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     const api = new MastodonApi(instanceUrl, this.#options.accessToken, target);
 
     const likeOf = firstUrl(properties, "like-of", publication.me);
-    if (likeOf) return statusUrl(await api.favourite(await resolveStatusId(api, instanceUrl, likeOf, "like")));
+    if (likeOf)
+      return statusUrl(await api.favourite(await resolveStatusId(api, instanceUrl, likeOf, "like")));
     const repostOf = firstUrl(properties, "repost-of", publication.me);
-    if (repostOf) return statusUrl(await api.reblog(await resolveStatusId(api, instanceUrl, repostOf, "boost")));
+    if (repostOf)
+      return statusUrl(await api.reblog(await resolveStatusId(api, instanceUrl, repostOf, "boost")));
 
     const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
-    const inReplyToId = inReplyTo ? await resolveStatusId(api, instanceUrl, inReplyTo, "reply to") : undefined;
+    const inReplyToId = inReplyTo
+      ? await resolveStatusId(api, instanceUrl, inReplyTo, "reply to")
+      : undefined;
 
     const mediaIds: string[] = [];
     for (const photo of photos(properties, publication.me).slice(0, maxPhotos)) {

@@ -1,2 +1,2 @@
-export { MicropubSyndicator } from "./micropub-syndicator.ts";
 export type { MicropubOptions } from "./micropub-options.ts";
+export { MicropubSyndicator } from "./micropub-syndicator.ts";

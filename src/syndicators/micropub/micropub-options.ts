@@ -21,7 +21,10 @@ const schema = z
 
 export type MicropubOptions = z.output<typeof schema>;
 
-export function parseMicropubOptions(options: Record<string, unknown>, env: NodeJS.ProcessEnv): MicropubOptions {
+export function parseMicropubOptions(
+  options: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): MicropubOptions {
   const accessToken = options.accessToken ?? fromEnv(env, "MICROPUB_ACCESS_TOKEN");
   return parseOptions(micropubPluginId, schema, { ...options, accessToken });
 }

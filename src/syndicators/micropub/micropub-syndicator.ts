@@ -58,7 +58,11 @@ export class MicropubSyndicator implements SyndicatorPlugin {
     server.addSyndicator(this);
   }
 
-  async syndicate(properties: PostProperties, publication: Publication, { signal }: SyndicateOptions): Promise<string> {
+  async syndicate(
+    properties: PostProperties,
+    publication: Publication,
+    { signal }: SyndicateOptions,
+  ): Promise<string> {
     const target: Target = { name: this.info.name, signal };
     const { micropubEndpoint, accessToken } = this.#options;
     const request = micropubRequest(properties, publication.me);

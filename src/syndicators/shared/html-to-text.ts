@@ -20,7 +20,8 @@ const namedEntities: Record<string, string> = {
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
     if (name[0] === "#") {
-      const code = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+      const code =
+        name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
       return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
     return namedEntities[name.toLowerCase()] ?? whole;
@@ -33,16 +34,19 @@ function attribute(tag: string, name: string): string | undefined {
 }
 
 export function htmlToText(html: string): string {
-  const withLinks = html.replace(/<a\b([^>]*)>([\s\S]*?)<\/a\s*>/gi, (_whole, attributes: string, inner: string) => {
-    // Entities stay encoded here: the whole text is decoded once, at the end.
-    const text = inner.replace(/<[^>]+>/g, "").trim();
-    const href = attribute(` ${attributes}`, "href")?.trim();
-    if (!href || !/^https?:\/\//i.test(href)) return text;
-    const shown = decodeEntities(text);
-    const address = decodeEntities(href);
-    if (!shown || shown === address || shown === address.replace(/^https?:\/\//i, "")) return href;
-    return `${text} (${href})`;
-  });
+  const withLinks = html.replace(
+    /<a\b([^>]*)>([\s\S]*?)<\/a\s*>/gi,
+    (_whole, attributes: string, inner: string) => {
+      // Entities stay encoded here: the whole text is decoded once, at the end.
+      const text = inner.replace(/<[^>]+>/g, "").trim();
+      const href = attribute(` ${attributes}`, "href")?.trim();
+      if (!href || !/^https?:\/\//i.test(href)) return text;
+      const shown = decodeEntities(text);
+      const address = decodeEntities(href);
+      if (!shown || shown === address || shown === address.replace(/^https?:\/\//i, "")) return href;
+      return `${text} (${href})`;
+    },
+  );
   const text = withLinks
     .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, "")
     .replace(/<br\s*\/?>/gi, "\n")

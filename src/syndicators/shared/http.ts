@@ -74,7 +74,10 @@ export function parseJson(text: string): unknown {
 }
 
 function quote(text: string): string {
-  const flat = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
+  const flat = text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return flat.length > quotedBodyLimit ? `${flat.slice(0, quotedBodyLimit)}…` : flat;
 }
 

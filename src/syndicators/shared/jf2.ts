@@ -18,12 +18,17 @@ export interface PostText {
 }
 
 const nonEmpty = z.string().trim().min(1);
-const contentSchema = z.union([nonEmpty, z.object({ text: z.string().optional(), html: z.string().optional() })]);
+const contentSchema = z.union([
+  nonEmpty,
+  z.object({ text: z.string().optional(), html: z.string().optional() }),
+]);
 const photoSchema = z.union([
   nonEmpty.transform((url) => ({ url, alt: undefined as string | undefined })),
   z.object({ url: nonEmpty, alt: z.string().optional() }),
   // The Micropub JSON form of a photo with alt text.
-  z.object({ value: nonEmpty, alt: z.string().optional() }).transform(({ value, alt }) => ({ url: value, alt })),
+  z
+    .object({ value: nonEmpty, alt: z.string().optional() })
+    .transform(({ value, alt }) => ({ url: value, alt })),
 ]);
 
 function values(properties: PostProperties, name: string): unknown[] {
@@ -75,7 +80,9 @@ export function contentText(properties: PostProperties): string | undefined {
     if (!parsed.success) continue;
     const content = parsed.data;
     const text =
-      typeof content === "string" ? content : content.text?.trim() || (content.html ? htmlToText(content.html) : "");
+      typeof content === "string"
+        ? content
+        : content.text?.trim() || (content.html ? htmlToText(content.html) : "");
     if (text.trim()) return text.trim();
   }
   return undefined;

@@ -1,0 +1,201 @@
+// Figure: how long the post service takes to find the next post awaiting syndication, among 10,000
+// and among 1,000,000 stored posts of which few await. The partial index on (published, id) makes
+// it independent of the number of posts already syndicated; EXPLAIN shows the plan that does it.
+import { performance } from "node:perf_hooks";
+import { postQueries, createPostService } from "../../src/server/posts/post-service.ts";
+import type { Database } from "../../src/server/database/types.ts";
+import type { AwaitingCursor, PostService } from "../../src/server/posts/types.ts";
+import { benchPublication } from "../fixtures/bench-targets.ts";
+import { type BenchContext, postgresSkipNote, postgresUrl } from "../lib/context.ts";
+import { ENGINE_LABEL, type EngineName, openBenchDatabase } from "../lib/databases.ts";
+import type { FigureRow, FigureSection } from "../lib/report.ts";
+import { awaitingAmong, type SeedOptions, seedPosts } from "../lib/seed.ts";
+import { count, type Distribution, distribution, ms, seconds } from "../lib/stats.ts";
+
+const RATIO_GOAL = 1.5;
+const PARTIAL_INDEX = "posts_awaiting_syndication";
+// One post in a thousand still awaits; drafts and deleted posts are scattered among the rest.
+const AWAIT_EVERY = 1_000;
+
+interface Lookup {
+  posts: number;
+  awaiting: number;
+  seedMs: number;
+  first: Distribution;
+  afterCursor: Distribution;
+  indexes: string[];
+  plan: string;
+  planWithoutStatistics: string;
+  /** The indexes of the plan before ANALYZE. */
+  indexesWithoutStatistics: string[];
+}
+
+/** Names of the indexes a plan reads, found anywhere in EXPLAIN's JSON. */
+function indexesIn(plan: unknown): string[] {
+  const names: string[] = [];
+  JSON.stringify(plan, (key, value: unknown) => {
+    if (key === "Index Name" && typeof value === "string") names.push(value);
+    return value;
+  });
+  return names;
+}
+
+async function explainText(database: Database, sql: string, params: unknown[], analyze: boolean): Promise<string> {
+  const { rows } = await database.query<{ "QUERY PLAN": string }>(
+    `EXPLAIN (${analyze ? "ANALYZE, BUFFERS, " : ""}FORMAT TEXT) ${sql}`,
+    params,
+  );
+  return rows.map((row) => row["QUERY PLAN"]).join("\n");
+}
+
+async function timeCalls(iterations: number, call: () => Promise<unknown>): Promise<Distribution> {
+  for (let index = 0; index < Math.min(200, iterations); index += 1) await call();
+  const samples: number[] = [];
+  for (let index = 0; index < iterations; index += 1) {
+    const started = performance.now();
+    await call();
+    samples.push(performance.now() - started);
+  }
+  return distribution(samples);
+}
+
+async function measure(context: BenchContext, engine: EngineName, posts: number, iterations: number): Promise<Lookup> {
+  const bench = await openBenchDatabase(engine, engine === "postgres" ? postgresUrl(context) : undefined);
+  try {
+    const { database } = bench;
+    const seed: SeedOptions = {
+      count: posts,
+      targets: ["https://social.example/@bench"],
+      awaitEvery: AWAIT_EVERY,
+      mixed: true,
+    };
+    const seedStarted = performance.now();
+    await seedPosts(database, seed);
+    const seedMs = performance.now() - seedStarted;
+    // The plan a fresh database gets before any statistics exist (PGlite has no autovacuum to
+    // gather them), then the one after ANALYZE, which PostgreSQL's autovacuum runs by itself.
+    const planWithoutStatistics = await explainText(database, postQueries.nextAwaiting, [1], false);
+    const unanalyzed = await database.query<Record<string, unknown>>(
+      `EXPLAIN (FORMAT JSON) ${postQueries.nextAwaiting}`,
+      [1],
+    );
+    await database.exec("ANALYZE posts");
+    const service: PostService = createPostService(database, benchPublication);
+    const [first] = await service.nextAwaitingSyndication(undefined, 1);
+    if (!first) throw new Error("No awaiting post among the seeded ones: the seed is wrong");
+    // A cursor halfway through the awaiting posts, as a batch has after a few pages.
+    const middle = await service.listAwaitingSyndication({ offset: Math.floor(awaitingAmong(seed) / 2), limit: 1 });
+    const cursorPost = middle[0] ?? first;
+    const cursor: AwaitingCursor = { published: cursorPost.published, id: cursorPost.id };
+    const firstTimes = await timeCalls(iterations, () => service.nextAwaitingSyndication(undefined, 1));
+    const afterTimes = await timeCalls(iterations, () => service.nextAwaitingSyndication(cursor, 1));
+    const { rows } = await database.query<Record<string, unknown>>(
+      `EXPLAIN (FORMAT JSON) ${postQueries.nextAwaiting}`,
+      [1],
+    );
+    const afterPlan = await database.query<Record<string, unknown>>(
+      `EXPLAIN (FORMAT JSON) ${postQueries.nextAwaitingAfter}`,
+      [1, cursor.published.toISOString(), cursor.id],
+    );
+    return {
+      posts,
+      awaiting: awaitingAmong(seed),
+      seedMs,
+      first: firstTimes,
+      afterCursor: afterTimes,
+      indexes: [...new Set([...indexesIn(rows), ...indexesIn(afterPlan.rows)])],
+      plan: await explainText(database, postQueries.nextAwaiting, [1], true),
+      planWithoutStatistics,
+      indexesWithoutStatistics: indexesIn(unanalyzed.rows),
+    };
+  } finally {
+    await bench.close();
+  }
+}
+
+export async function nextAwaiting(context: BenchContext): Promise<FigureSection> {
+  const sizes = context.quick ? [10_000, 100_000] : [10_000, 1_000_000];
+  const iterations = context.quick ? 300 : 2_000;
+  const [small, large] = sizes as [number, number];
+  const rows: FigureRow[] = [];
+  const details: string[] = [];
+  const data: Record<string, unknown> = { sizes, iterations, awaitEvery: AWAIT_EVERY };
+  for (const engine of ["pglite", "postgres"] as const) {
+    const label = ENGINE_LABEL[engine];
+    if (!context.engines.includes(engine)) {
+      rows.push({
+        figure: `Next awaiting post among ${count(large)} vs ${count(small)} (median ratio)`,
+        engine: label, measured: "-", value: null, unit: "ratio", goal: `≤ ${RATIO_GOAL}`, verdict: "SKIP",
+        note: postgresSkipNote(context),
+      });
+      continue;
+    }
+    const lookups: Lookup[] = [];
+    for (const posts of sizes) {
+      context.log(`next awaiting: ${count(posts)} posts on ${label}`);
+      lookups.push(await measure(context, engine, posts, iterations));
+    }
+    data[engine] = lookups;
+    const [a, b] = lookups as [Lookup, Lookup];
+    for (const lookup of lookups) {
+      const partial = lookup.indexes.length === 1 && lookup.indexes[0] === PARTIAL_INDEX;
+      rows.push({
+        figure: `Next awaiting post among ${count(lookup.posts)} posts (${count(lookup.awaiting)} await): median / p99`,
+        engine: label,
+        measured: `${ms(lookup.first.median)} / ${ms(lookup.first.p99)}`,
+        value: lookup.first.median,
+        unit: "ms",
+        goal: "-",
+        verdict: "INFO",
+        note:
+          `after a cursor: ${ms(lookup.afterCursor.median)} / ${ms(lookup.afterCursor.p99)}; ` +
+          `plan reads ${lookup.indexes.join(", ") || "no index"}${partial ? " (the partial index)" : " (NOT the partial index alone)"}; ` +
+          `seeded in ${seconds(lookup.seedMs)}`,
+      });
+    }
+    const ratio = b.first.median / a.first.median;
+    const cursorRatio = b.afterCursor.median / a.afterCursor.median;
+    const usesPartial = lookups.every((l) => l.indexes.length === 1 && l.indexes[0] === PARTIAL_INDEX);
+    const pass = ratio <= RATIO_GOAL && cursorRatio <= RATIO_GOAL && usesPartial;
+    rows.push({
+      figure: `Next awaiting post among ${count(large)} vs ${count(small)} (median ratio)`,
+      engine: label,
+      measured: `${ratio.toFixed(2)}× (after a cursor ${cursorRatio.toFixed(2)}×)`,
+      value: ratio,
+      unit: "ratio",
+      goal: `≤ ${RATIO_GOAL}×, partial index`,
+      verdict: pass ? "PASS" : "MISS",
+      note: pass
+        ? "both plans walk only the partial index posts_awaiting_syndication"
+        : usesPartial
+          ? `the plan uses the partial index, but the median grew from ${ms(a.first.median)} to ${ms(b.first.median)}; compare the EXPLAIN ANALYZE below (buffers read)`
+          : `the plan does not use the partial index alone (${lookups.map((l) => l.indexes.join(", ") || "none").join(" / ")}): see EXPLAIN below`,
+    });
+    for (const lookup of lookups) {
+      details.push(
+        `EXPLAIN ANALYZE of \`nextAwaitingSyndication(undefined, 1)\`, ${label}, ${count(lookup.posts)} posts (after ANALYZE):\n\n` +
+          "```\n" + lookup.plan + "\n```",
+      );
+      const same = lookup.indexesWithoutStatistics.join() === lookup.indexes.join();
+      details.push(
+        same
+          ? `Before ANALYZE (a fresh database, as PGlite always is: it has no autovacuum) the plan reads the same index, ${lookup.indexesWithoutStatistics.join(", ")}.`
+          : `Before ANALYZE (a fresh database, as PGlite always is: it has no autovacuum), ${label}, ${count(lookup.posts)} posts, the plan differs:\n\n` +
+              "```\n" + lookup.planWithoutStatistics + "\n```",
+      );
+    }
+  }
+  return {
+    id: "next-awaiting",
+    title: "Finding the next awaiting post",
+    method:
+      `Posts are bulk-inserted with generate_series into the real posts table: one in ${count(AWAIT_EVERY)} still ` +
+      "names a target, the rest were syndicated long ago, with drafts (every 7th) and deleted posts (every 11th) " +
+      `among them. After ANALYZE, \`posts.nextAwaitingSyndication(undefined, 1)\` is timed ${count(iterations)} times ` +
+      "(after 200 warm-up calls), and again with a cursor halfway through the awaiting posts, as a batch's later " +
+      "pages are. The goal is the ratio of the medians, large over small, with the plan on the partial index.",
+    rows,
+    details,
+    data,
+  };
+}

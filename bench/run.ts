@@ -1,0 +1,96 @@
+// `npm run bench [-- --quick] [-- --only id,id]`: measures every figure of the endpoint against its
+// goal, prints a table, and writes bench/results/latest.md and latest.json (latest-quick.* for a
+// quick run, so that a smoke run never replaces the committed report).
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { PACKAGE_ROOT } from "../src/server/package-root.ts";
+import { batchOverhead } from "./figures/batch-overhead.ts";
+import { crashRecovery } from "./figures/crash-recovery.ts";
+import { latencyFloor } from "./figures/latency-floor.ts";
+import { lockContention } from "./figures/lock-contention.ts";
+import { nextAwaiting } from "./figures/next-awaiting.ts";
+import { peakRss } from "./figures/peak-rss.ts";
+import type { BenchContext } from "./lib/context.ts";
+import { type EngineName, probePostgres } from "./lib/databases.ts";
+import { type BenchReport, consoleTable, type FigureSection, writeReport } from "./lib/report.ts";
+import { megabytes } from "./lib/stats.ts";
+
+const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>> = {
+  "batch-overhead": async (context) => (await batchOverhead(context)).section,
+  "next-awaiting": nextAwaiting,
+  "latency-floor": latencyFloor,
+  "lock-contention": lockContention,
+  "crash-recovery": crashRecovery,
+  "peak-rss": peakRss,
+};
+
+const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]
+
+  --quick   small sizes: a smoke run of a minute or two (writes bench/results/latest-quick.*)
+  --only    measure only these figures (comma-separated)`;
+
+function options(): { quick: boolean; only: string[] } {
+  const { values } = parseArgs({
+    options: { quick: { type: "boolean", default: false }, only: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const only = values.only ? values.only.split(",").map((id) => id.trim()).filter(Boolean) : Object.keys(FIGURES);
+  const unknown = only.filter((id) => !(id in FIGURES));
+  if (unknown.length > 0) {
+    process.stderr.write(`Unknown figure ${unknown.join(", ")}.\n\n${USAGE}\n`);
+    process.exit(1);
+  }
+  return { quick: values.quick ?? false, only };
+}
+
+const load = () => loadavg().map((value) => value.toFixed(2)).join(", ");
+
+async function main(): Promise<void> {
+  const { quick, only } = options();
+  const started = performance.now();
+  const log = (message: string) =>
+    process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+  const postgres = await probePostgres();
+  const engines: EngineName[] = postgres.version === null ? ["pglite"] : ["pglite", "postgres"];
+  if (postgres.version === null) log(`PostgreSQL not reachable, its rows are skipped: ${postgres.reason}`);
+  const workDir = mkdtempSync(join(tmpdir(), "possekit-bench-"));
+  const context: BenchContext = { quick, engines, postgres, workDir, log };
+  const loadAtStart = load();
+  const sections: FigureSection[] = [];
+  try {
+    for (const id of only) {
+      const measure = FIGURES[id];
+      if (measure) sections.push(await measure(context));
+    }
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const cpu = cpus();
+  const report: BenchReport = {
+    generatedAt: new Date().toISOString(),
+    mode: quick ? "quick" : "full",
+    durationMs: performance.now() - started,
+    environment: {
+      Node: process.version,
+      Platform: `${process.platform} ${process.arch}`,
+      CPU: `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown"}`,
+      Memory: `${megabytes(totalmem())} (${megabytes(freemem())} free at the end)`,
+      "Load average (1, 5, 15 min)": `${loadAtStart} at the start, ${load()} at the end`,
+      PGlite: "in memory, or a folder for child servers",
+      PostgreSQL: postgres.version ?? `not reachable (${postgres.reason ?? "no answer"})`,
+      Figures: only.join(", "),
+    },
+    sections,
+    findings: [],
+  };
+  const written = writeReport(report, join(PACKAGE_ROOT, "bench", "results"));
+  process.stdout.write(`\n${consoleTable(sections)}\n\nReport: ${written.markdown}\n        ${written.json}\n`);
+}
+
+await main();

@@ -1,0 +1,48 @@
+// The results page of one post: its row, each target's state, and the history of attempts, newest
+// first. Shared by the page itself and by the retry and confirm actions, which answer htmx with the
+// same section re-rendered.
+import type { Response } from "express";
+import { HttpError } from "../../server/http-error.ts";
+import type { Post } from "../../server/posts/types.ts";
+import type { Attempt } from "../../syndication/types.ts";
+import { type PostRowView, postRow } from "./post-row.ts";
+import { type PageServices, translatorOf } from "./services.ts";
+import { RETRYABLE_KINDS } from "./target-view.ts";
+
+const HISTORY_LIMIT = 50;
+
+export interface AttemptView extends Attempt {
+  targetName: string;
+}
+
+export interface PostResultsView {
+  row: PostRowView;
+  attempts: AttemptView[];
+  /** Some target failed, waits, was refused or has an unknown outcome: offer "Retry failed targets". */
+  canRetry: boolean;
+  mountPath: string;
+  resultsHref: string;
+}
+
+/** A post id from the path: a decimal bigint. Anything else, or a deleted post, is 404. */
+export async function findPostById(services: PageServices, res: Response, id: string): Promise<Post> {
+  const post = /^\d{1,19}$/.test(id) ? await services.posts.findById(id) : null;
+  if (!post || post.deleted) throw new HttpError(404, "not_found", translatorOf(res)("syndicate.notFound"));
+  return post;
+}
+
+export async function postResultsView(services: PageServices, post: Post): Promise<PostResultsView> {
+  const [entries, attempts] = await Promise.all([
+    services.syndication.entriesForPost(post.id),
+    services.syndication.attemptsForPost(post.id, HISTORY_LIMIT),
+  ]);
+  const row = postRow(post, entries, services.syndicators, services.mountPath);
+  const names = new Map(row.targets.map((target) => [target.uid, target.name]));
+  return {
+    row,
+    attempts: attempts.map((attempt) => ({ ...attempt, targetName: names.get(attempt.targetUid) ?? attempt.targetUid })),
+    canRetry: row.targets.some((target) => RETRYABLE_KINDS.has(target.kind)),
+    mountPath: services.mountPath,
+    resultsHref: row.detailsHref,
+  };
+}

@@ -1,0 +1,66 @@
+// A post as one row of the page (and the head of its results page): what it is called, when it was
+// published, where it lives, and the state of each of its targets.
+import type { SyndicatorPlugin } from "../../server/contract.ts";
+import type { Post } from "../../server/posts/types.ts";
+import { requestedTargets } from "../../syndication/post-targets.ts";
+import type { LedgerEntry } from "../../syndication/types.ts";
+import { postTitle } from "./post-title.ts";
+import { type TargetView, targetViews } from "./target-view.ts";
+
+/** What the row says at a glance: every target reached, some waiting for a run, or some needing the user. */
+export type RowOverall = "done" | "waiting" | "attention";
+
+export interface PostRowView {
+  id: string;
+  url: string;
+  title: string | null;
+  titleIsExcerpt: boolean;
+  published: Date;
+  /** The post still names a target: its Syndicate button is enabled. */
+  awaiting: boolean;
+  overall: RowOverall;
+  targets: TargetView[];
+  detailsHref: string;
+}
+
+const NEEDS_USER = new Set(["failed", "backoff", "refused", "unknown", "unconfigured"]);
+
+export function postRow(
+  post: Post,
+  entries: readonly LedgerEntry[],
+  syndicators: readonly SyndicatorPlugin[],
+  mountPath: string,
+  now: Date = new Date(),
+): PostRowView {
+  const title = postTitle(post);
+  const targets = targetViews(post, entries, syndicators, now);
+  const awaiting = post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
+  const overall: RowOverall = targets.some((target) => NEEDS_USER.has(target.kind))
+    ? "attention"
+    : targets.every((target) => target.kind === "syndicated")
+      ? "done"
+      : "waiting";
+  return {
+    id: post.id,
+    url: post.url,
+    title: title.text,
+    titleIsExcerpt: title.excerpt,
+    published: post.published,
+    awaiting,
+    overall,
+    targets,
+    detailsHref: `${mountPath}/posts/${encodeURIComponent(post.id)}`,
+  };
+}
+
+/** Rows for many posts with one ledger query. */
+export async function postRows(
+  posts: readonly Post[],
+  summaryForPosts: (ids: readonly string[]) => Promise<Map<string, LedgerEntry[]>>,
+  syndicators: readonly SyndicatorPlugin[],
+  mountPath: string,
+): Promise<PostRowView[]> {
+  const entries = await summaryForPosts(posts.map((post) => post.id));
+  const now = new Date();
+  return posts.map((post) => postRow(post, entries.get(post.id) ?? [], syndicators, mountPath, now));
+}

@@ -1,0 +1,40 @@
+// What every route of the admin page needs from the server. Without a database there is no core and
+// no post service, and every page answers 501 in the reader's language.
+import type { Response } from "express";
+import type { Server, SyndicatorPlugin } from "../../server/contract.ts";
+import { HttpError } from "../../server/http-error.ts";
+import type { Translate } from "../../server/i18n.ts";
+import type { PostService } from "../../server/posts/types.ts";
+import type { Syndication } from "../../syndication/syndication.ts";
+import type { RouteContext } from "../routes/index.ts";
+
+export interface PageServices {
+  syndication: Syndication;
+  posts: PostService;
+  server: Server;
+  mountPath: string;
+  /** Read at every request, so that targets added after start-up are listed. */
+  syndicators: readonly SyndicatorPlugin[];
+}
+
+/** The request's translator (set by the host's locale middleware), or the key itself when missing. */
+export function translatorOf(res: Response): Translate {
+  const t: unknown = res.locals.t;
+  return typeof t === "function" ? (t as Translate) : (key) => key;
+}
+
+/** Throws 501 with a localised message when the server runs without a database. */
+export function pageServices(context: RouteContext, res: Response): PageServices {
+  const syndication = context.syndication();
+  const server = context.server();
+  if (!syndication || !server?.posts) {
+    throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
+  }
+  return {
+    syndication,
+    posts: server.posts,
+    server,
+    mountPath: context.mountPath,
+    syndicators: server.syndicators,
+  };
+}

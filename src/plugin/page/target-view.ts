@@ -1,0 +1,104 @@
+// One target of one post as the page shows it. The ledger is the truth about what was sent; the
+// post's remaining mp-syndicate-to adds the targets nobody has tried yet. A failed row is told
+// apart by what happens next: retried on the next run, waiting for its next try, or refused for
+// good, so the reader knows whether to act.
+import type { SyndicatorPlugin } from "../../server/contract.ts";
+import type { Post } from "../../server/posts/types.ts";
+import { requestedTargets } from "../../syndication/post-targets.ts";
+import type { LedgerEntry } from "../../syndication/types.ts";
+
+export type TargetStateKind =
+  | "pending"
+  | "sending"
+  | "syndicated"
+  | "failed"
+  | "backoff"
+  | "refused"
+  | "unknown"
+  | "unconfigured";
+
+export interface TargetView {
+  uid: string;
+  name: string;
+  /** The service's name (e.g. "Mastodon"), when the target says. */
+  service: string | null;
+  configured: boolean;
+  kind: TargetStateKind;
+  /** The copy's URL, once syndicated. */
+  url: string | null;
+  /** The last error, or a note on a resend. */
+  error: string | null;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  updatedAt: Date | null;
+  /** An id for the target's element on the results page. */
+  anchor: string;
+}
+
+/** The kinds after which nothing happens without the user: the page offers a retry for these. */
+export const RETRYABLE_KINDS: ReadonlySet<TargetStateKind> = new Set(["failed", "backoff", "refused", "unknown"]);
+
+function kindOf(entry: LedgerEntry | undefined, configured: boolean, now: Date): TargetStateKind {
+  if (!entry) return configured ? "pending" : "unconfigured";
+  switch (entry.state) {
+    case "syndicated":
+      return "syndicated";
+    case "sending":
+      return "sending";
+    case "unknown":
+      return "unknown";
+    case "pending":
+      return configured ? "pending" : "unconfigured";
+    case "failed":
+      if (entry.permanent) return "refused";
+      return entry.nextAttemptAt && entry.nextAttemptAt > now ? "backoff" : "failed";
+  }
+}
+
+function anchorOf(uid: string, index: number): string {
+  const slug = uid
+    .toLowerCase()
+    .replace(/^https?:\/\//, "")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 40);
+  return `target-${index}-${slug || "target"}`;
+}
+
+/**
+ * Every target the post names or was ever sent to, in the order the targets are configured (then
+ * unknown uids by name), so that a row keeps its order while its states change.
+ */
+export function targetViews(
+  post: Post,
+  entries: readonly LedgerEntry[],
+  syndicators: readonly SyndicatorPlugin[],
+  now: Date = new Date(),
+): TargetView[] {
+  const byUid = new Map(entries.map((entry) => [entry.targetUid, entry]));
+  const uids = new Set<string>([...entries.map((entry) => entry.targetUid), ...requestedTargets(post)]);
+  const configuredOrder = new Map(syndicators.map((syndicator, index) => [syndicator.info.uid, index]));
+  const ordered = [...uids].sort((a, b) => {
+    const left = configuredOrder.get(a) ?? Number.MAX_SAFE_INTEGER;
+    const right = configuredOrder.get(b) ?? Number.MAX_SAFE_INTEGER;
+    return left !== right ? left - right : a.localeCompare(b);
+  });
+  return ordered.map((uid, index) => {
+    const syndicator = syndicators.find((candidate) => candidate.info.uid === uid);
+    const entry = byUid.get(uid);
+    const kind = kindOf(entry, syndicator !== undefined, now);
+    return {
+      uid,
+      name: syndicator?.info.name ?? uid,
+      service: syndicator?.info.service?.name ?? null,
+      configured: syndicator !== undefined,
+      kind,
+      url: kind === "syndicated" ? (entry?.url ?? null) : null,
+      error: kind === "syndicated" ? null : (entry?.lastError ?? null),
+      attempts: entry?.attempts ?? 0,
+      nextAttemptAt: kind === "backoff" ? (entry?.nextAttemptAt ?? null) : null,
+      updatedAt: entry?.updatedAt ?? null,
+      anchor: anchorOf(uid, index),
+    };
+  });
+}

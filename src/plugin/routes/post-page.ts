@@ -1,0 +1,46 @@
+// GET {mountPath}/posts/<id>: the results page of one post. GET {mountPath}/posts?url=<post URL>
+// finds the post by its address and sends the browser to that page.
+import type { RequestHandler } from "express";
+import { z } from "zod";
+import { HttpError } from "../../server/http-error.ts";
+import { findPostById, postResultsView } from "../page/post-results.ts";
+import { pageServices, translatorOf } from "../page/services.ts";
+import type { RouteContext } from "./index.ts";
+
+const byUrlSchema = z.object({ url: z.string().min(1).max(2048) });
+
+export function postPageRoute(context: RouteContext): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      const post = await findPostById(services, res, String(req.params.id));
+      const view = await postResultsView(services, post);
+      const t = translatorOf(res);
+      res.setHeader("Cache-Control", "no-store");
+      res.render("syndicate/post.njk", {
+        ...view,
+        title: view.row.title ?? t("syndicate.post.untitled"),
+      });
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export function postByUrlRoute(context: RouteContext): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      const t = translatorOf(res);
+      const parsed = byUrlSchema.safeParse(req.query);
+      if (!parsed.success) throw new HttpError(400, "invalid_request", t("syndicate.urlRequired"));
+      const post = await services.posts.findByUrl(parsed.data.url);
+      if (!post || post.deleted) {
+        throw new HttpError(404, "not_found", t("syndicate.notFoundUrl", { url: parsed.data.url }));
+      }
+      res.redirect(303, `${services.mountPath}/posts/${encodeURIComponent(post.id)}`);
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,105 @@
+// The world the browser tests act in: the real host (with its Micropub endpoint and the Syndicate
+// page), two Mastodon syndicators against two local sandbox Mastodon servers (one that can be made
+// slow, one that can be made to fail), and Debian's Chromium, headless. Nothing leaves 127.0.0.1.
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright";
+import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import type { EndpointPlugin } from "../../src/server/contract.ts";
+import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
+import type { Syndication } from "../../src/syndication/syndication.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+export const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), "../../docs/screenshots");
+
+export interface SyndicateWorld {
+  server: TestServer;
+  /** Answers every post (slowly when told: `social.hang(ms)`). */
+  social: MastodonSandbox;
+  /** A second account elsewhere, to be made to fail. */
+  other: MastodonSandbox;
+  socialUid: string;
+  otherUid: string;
+  browser: Browser;
+  /** The endpoint plug-in's core, to start a run as the webhook or the command line would. */
+  syndication(): Syndication;
+  /** Creates a post through Micropub (form-encoded, mp-syndicate-to[]) and returns its URL. */
+  publish(content: string, targets: string[], name?: string): Promise<string>;
+  /** A signed-in page in a new browser context. */
+  signedInPage(options?: BrowserContextOptions): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function startSyndicateWorld(
+  options: { serverConfig?: Record<string, unknown> } = {},
+): Promise<SyndicateWorld> {
+  const social = await startMastodonSandbox({ accessToken: "social-token", user: "alice", name: "Social" });
+  const other = await startMastodonSandbox({ accessToken: "other-token", user: "bob", name: "Other" });
+  const socialTarget = new MastodonSyndicator({ url: social.url, user: "alice", accessToken: "social-token" });
+  const otherTarget = new MastodonSyndicator({ url: other.url, user: "bob", accessToken: "other-token" });
+  const server = await startTestServer({
+    config: { ...options.serverConfig },
+    plugins: [socialTarget, otherTarget],
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const token = await server.token("create update");
+
+  return {
+    server,
+    social,
+    other,
+    socialUid: socialTarget.info.uid,
+    otherUid: otherTarget.info.uid,
+    browser,
+    syndication() {
+      const endpoint = server.host.endpoints.find((e: EndpointPlugin) => e.id === "endpoint-syndicate") as
+        | (EndpointPlugin & { syndication: Syndication | null })
+        | undefined;
+      if (!endpoint?.syndication) throw new Error("The syndication endpoint is not installed with a database");
+      return endpoint.syndication;
+    },
+    async publish(content, targets, name) {
+      const body = new URLSearchParams({ h: "entry", content });
+      if (name) body.set("name", name);
+      for (const uid of targets) body.append("mp-syndicate-to[]", uid);
+      const response = await fetch(`${server.url}/micropub`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded" },
+        body,
+      });
+      const location = response.headers.get("location");
+      if (response.status !== 201 || !location) {
+        throw new Error(`Micropub create answered ${response.status}: ${await response.text()}`);
+      }
+      return location;
+    },
+    async signedInPage(contextOptions = {}) {
+      const context = await browser.newContext(contextOptions);
+      const page = await context.newPage();
+      await page.goto(`${server.url}/session/login`);
+      await page.getByLabel(/password|passwort|mot de passe/i).fill(server.password);
+      await page.getByLabel(/password|passwort|mot de passe/i).press("Enter");
+      await page.waitForURL((url) => !url.pathname.startsWith("/session/login"));
+      return page;
+    },
+    async close() {
+      await browser.close();
+      await server.close();
+      await social.close();
+      await other.close();
+    },
+  };
+}

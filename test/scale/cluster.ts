@@ -1,0 +1,204 @@
+// Several real server processes on one PostgreSQL schema, posting to one local sandbox Mastodon: what
+// the scale tests start, and the few HTTP calls they make (create a post through Micropub, ask an
+// instance to syndicate).
+import { randomBytes } from "node:crypto";
+import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
+import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
+import { engines } from "../helpers/databases.ts";
+
+export const ENDPOINT_PACKAGE = "@possekit/endpoint-syndicate";
+export const MASTODON_PACKAGE = "@possekit/syndicator-mastodon";
+
+export interface SharedDatabase {
+  /** DATABASE_URL for the instances: TEST_DATABASE_URL with the schema as search_path. */
+  url: string;
+  schema: string;
+  /** Drops the schema. */
+  drop(): Promise<void>;
+}
+
+/**
+ * The schema the instances share. Several processes on one database need PostgreSQL (the embedded
+ * PGlite lives inside one process), so without TEST_DATABASE_URL this fails and says what to set.
+ */
+export async function sharedPostgres(): Promise<SharedDatabase> {
+  const postgres = engines.find((engine) => engine.name === "postgres");
+  if (!postgres) {
+    throw new Error(
+      "These tests run several server processes on one database, which needs PostgreSQL: set TEST_DATABASE_URL, " +
+        "e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test (CI sets it).",
+    );
+  }
+  const location = await postgres.location();
+  if (!location.schema) throw new Error("The PostgreSQL engine gave no schema of its own");
+  return { url: location.url, schema: location.schema, drop: location.drop };
+}
+
+/**
+ * Where a single instance keeps its data: the shared PostgreSQL when TEST_DATABASE_URL is set (as in
+ * CI), else its own embedded PGlite folder.
+ */
+export async function singleInstanceDatabase(): Promise<{
+  engine: "postgres" | "pglite";
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}> {
+  const postgres = engines.find((engine) => engine.name === "postgres");
+  if (!postgres) return { engine: "pglite", env: {}, drop: async () => {} };
+  const location = await postgres.location();
+  return { engine: "postgres", env: { DATABASE_URL: location.url }, drop: location.drop };
+}
+
+export interface Sandbox {
+  mastodon: MastodonSandbox;
+  /** The uid posts name in mp-syndicate-to: `${url}/@${user}`. */
+  uid: string;
+}
+
+export async function startSandbox(options: { latencyMs?: number } = {}): Promise<Sandbox> {
+  const mastodon = await startMastodonSandbox({
+    accessToken: randomBytes(16).toString("hex"),
+    ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}),
+  });
+  return { mastodon, uid: `${mastodon.url}/@${mastodon.user}` };
+}
+
+export interface ClusterOptions {
+  count: number;
+  /** The instances' DATABASE_URL and more environment. */
+  env: Record<string, string>;
+  sandbox?: Sandbox;
+  /** Options of the endpoint plug-in. */
+  endpoint?: Record<string, unknown>;
+  /** More of the config file (e.g. application.rateLimit). */
+  config?: Record<string, unknown>;
+}
+
+/** `count` instances started side by side, sharing SECRET and PASSWORD as instances behind a balancer do. */
+export async function startCluster(options: ClusterOptions): Promise<ChildServer[]> {
+  const secret = randomBytes(24).toString("base64url");
+  const password = randomBytes(9).toString("base64url");
+  const config: Record<string, unknown> = {
+    plugins: options.sandbox ? [ENDPOINT_PACKAGE, MASTODON_PACKAGE] : [ENDPOINT_PACKAGE],
+    ...(options.endpoint ? { [ENDPOINT_PACKAGE]: options.endpoint } : {}),
+    ...(options.sandbox
+      ? { [MASTODON_PACKAGE]: { url: options.sandbox.mastodon.url, user: options.sandbox.mastodon.user } }
+      : {}),
+    ...options.config,
+  };
+  const env = {
+    ...options.env,
+    ...(options.sandbox ? { MASTODON_ACCESS_TOKEN: options.sandbox.mastodon.accessToken } : {}),
+  };
+  const started = await Promise.allSettled(
+    Array.from({ length: options.count }, () => startChildServer({ config, env, secret, password })),
+  );
+  const servers = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  const failed = started.find((result) => result.status === "rejected");
+  if (failed) {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw failed.reason;
+  }
+  return servers;
+}
+
+/** Creates a post through an instance's Micropub endpoint; returns its URL. */
+export async function createPost(
+  server: ChildServer,
+  token: string,
+  post: { content: string; targets: string[]; published?: string },
+): Promise<string> {
+  const form = new URLSearchParams({ h: "entry", content: post.content });
+  for (const uid of post.targets) form.append("mp-syndicate-to[]", uid);
+  if (post.published) form.set("published", post.published);
+  const response = await fetch(`${server.url}/micropub`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    },
+    body: form,
+  });
+  const location = response.headers.get("location");
+  if (response.status !== 201 || !location)
+    throw new Error(`Micropub create answered ${response.status}: ${await response.text()}`);
+  return location;
+}
+
+/** `count` posts, one minute apart in `published` (oldest first), each naming `targets`. */
+export async function createPosts(
+  server: ChildServer,
+  token: string,
+  count: number,
+  targets: string[],
+  label = "Post",
+): Promise<string[]> {
+  const start = Date.parse("2024-01-01T00:00:00Z");
+  const urls: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const published = new Date(start + i * 60_000).toISOString();
+    urls.push(await createPost(server, token, { content: `${label} ${i + 1} of ${count}`, targets, published }));
+  }
+  return urls;
+}
+
+/** POST {mountPath}: a batch, or one post with `sourceUrl`. */
+export function syndicate(
+  server: ChildServer,
+  token: string,
+  sourceUrl?: string,
+  mountPath = "/syndicate",
+): Promise<Response> {
+  const query = sourceUrl ? `?source_url=${encodeURIComponent(sourceUrl)}` : "";
+  return fetch(`${server.url}${mountPath}${query}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+  });
+}
+
+export interface BatchBody {
+  results: PostResult[];
+  summary: RunSummary;
+}
+
+/** The Idempotency-Keys of POST /api/v1/statuses requests the sandbox received, with their counts. */
+export function statusPostsByKey(sandbox: Sandbox): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of sandbox.mastodon.requests) {
+    if (request.method !== "POST" || request.path !== "/api/v1/statuses") continue;
+    const key = request.idempotencyKey ?? "(none)";
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** How many statuses the sandbox holds for each post text (a duplicate post shows as 2). */
+export function statusesByText(sandbox: Sandbox): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const status of sandbox.mastodon.statuses) counts.set(status.text, (counts.get(status.text) ?? 0) + 1);
+  return counts;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `condition` holds, checking every 10 ms; fails after `timeoutMs` saying `what`. */
+export async function until(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting until ${what}`);
+    await sleep(10);
+  }
+}
+
+/** Stops what a test started, ignoring what was never started. */
+export async function stopAll(
+  servers: ChildServer[] | undefined,
+  sandbox: Sandbox | undefined,
+  database: { drop(): Promise<void> } | undefined,
+): Promise<void> {
+  await Promise.all((servers ?? []).map((server) => server.stop()));
+  await sandbox?.mastodon.close();
+  await database?.drop();
+}

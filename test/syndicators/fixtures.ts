@@ -1,0 +1,29 @@
+// What every syndicator test needs: a publication, posts as JF2 properties, and the call options.
+import type { PostProperties, Publication, SyndicateOptions } from "../../src/server/contract.ts";
+
+export const publication: Publication = {
+  me: "https://example.org/",
+  postUrlPattern: "{me}notes/{slug}/",
+  timezone: "UTC",
+  name: "Example Site",
+};
+
+/** A note with text, a link and (when given) a photo, as the post service stores it. */
+export function note(fields: Partial<PostProperties> = {}): PostProperties {
+  return {
+    type: "entry",
+    url: "https://example.org/notes/hello/",
+    published: "2024-05-01T10:00:00.000Z",
+    "post-status": "published",
+    content: { text: "Hello from my site, see https://example.com/page for more", html: "" },
+    ...fields,
+  };
+}
+
+/** Options for one call: a fresh key unless given, and a signal that gives up after `timeoutMs`. */
+export function callOptions(
+  idempotencyKey: string = crypto.randomUUID(),
+  timeoutMs = 5000,
+): SyndicateOptions {
+  return { idempotencyKey, signal: AbortSignal.timeout(timeoutMs) };
+}
