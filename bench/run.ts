@@ -34,13 +34,22 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURE
 
 function options(): { quick: boolean; only: string[] } {
   const { values } = parseArgs({
-    options: { quick: { type: "boolean", default: false }, only: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const only = values.only ? values.only.split(",").map((id) => id.trim()).filter(Boolean) : Object.keys(FIGURES);
+  const only = values.only
+    ? values.only
+        .split(",")
+        .map((id) => id.trim())
+        .filter(Boolean)
+    : Object.keys(FIGURES);
   const unknown = only.filter((id) => !(id in FIGURES));
   if (unknown.length > 0) {
     process.stderr.write(`Unknown figure ${unknown.join(", ")}.\n\n${USAGE}\n`);
@@ -49,13 +58,18 @@ function options(): { quick: boolean; only: string[] } {
   return { quick: values.quick ?? false, only };
 }
 
-const load = () => loadavg().map((value) => value.toFixed(2)).join(", ");
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ");
 
 async function main(): Promise<void> {
   const { quick, only } = options();
   const started = performance.now();
   const log = (message: string) =>
-    process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+    process.stderr.write(
+      `[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`,
+    );
   const postgres = await probePostgres();
   const engines: EngineName[] = postgres.version === null ? ["pglite"] : ["pglite", "postgres"];
   if (postgres.version === null) log(`PostgreSQL not reachable, its rows are skipped: ${postgres.reason}`);
@@ -87,10 +101,11 @@ async function main(): Promise<void> {
       Figures: only.join(", "),
     },
     sections,
-    findings: [],
   };
   const written = writeReport(report, join(PACKAGE_ROOT, "bench", "results"));
-  process.stdout.write(`\n${consoleTable(sections)}\n\nReport: ${written.markdown}\n        ${written.json}\n`);
+  process.stdout.write(
+    `\n${consoleTable(sections)}\n\nReport: ${written.markdown}\n        ${written.json}\n`,
+  );
 }
 
 await main();

@@ -1,11 +1,12 @@
 import { performance } from "node:perf_hooks";
-import { createLogger } from "/work/main/src/server/logger.ts";
-import { createPostService } from "/work/main/src/server/posts/post-service.ts";
-import { Syndication } from "/work/main/src/syndication/syndication.ts";
+import { BenchTarget, benchPublication } from "/work/main/bench/fixtures/bench-targets.ts";
 import { openBenchDatabase, probePostgres } from "/work/main/bench/lib/databases.ts";
 import { QueryTimer } from "/work/main/bench/lib/query-timer.ts";
 import { seedPosts } from "/work/main/bench/lib/seed.ts";
-import { BenchTarget, benchPublication } from "/work/main/bench/fixtures/bench-targets.ts";
+import { createLogger } from "/work/main/src/server/logger.ts";
+import { createPostService } from "/work/main/src/server/posts/post-service.ts";
+import { Syndication } from "/work/main/src/syndication/syndication.ts";
+
 const engine = (process.argv[2] ?? "pglite") as "pglite" | "postgres";
 const n = Number(process.argv[3] ?? 1000);
 const pgt = await probePostgres();
@@ -17,7 +18,14 @@ console.log("seed", performance.now() - t);
 const timer = new QueryTimer();
 const database = timer.wrap(db.database);
 const posts = createPostService(database, benchPublication);
-const s = new Syndication({ database, posts, syndicators: () => [target], publication: benchPublication, logger: createLogger("warn"), options: {} });
+const s = new Syndication({
+  database,
+  posts,
+  syndicators: () => [target],
+  publication: benchPublication,
+  logger: createLogger("warn"),
+  options: {},
+});
 t = performance.now();
 const run = await s.startBatch("cli");
 const summary = await run.done;

@@ -6,8 +6,13 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { openPostgres } from "../../src/server/database/postgres.ts";
+import {
+  type ChildServer,
+  type ChildServerOptions,
+  issueToken,
+  startChildServer,
+} from "../lib/child-server.ts";
 import { type BenchContext, postgresSkipNote, postgresUrl } from "../lib/context.ts";
-import { type ChildServer, type ChildServerOptions, issueToken, startChildServer } from "../lib/child-server.ts";
 import { createSchema, ENGINE_LABEL, type EngineName, urlWithSchema } from "../lib/databases.ts";
 import { createPost, startStreamingBatch } from "../lib/http-client.ts";
 import type { FigureRow, FigureSection } from "../lib/report.ts";
@@ -36,12 +41,18 @@ interface Recovery {
   refusedMeanwhile: number;
 }
 
-async function pollUntilStarted(server: ChildServer, token: string, killedAt: number, deadlineMs: number): Promise<{ at: number; refused: number }> {
+async function pollUntilStarted(
+  server: ChildServer,
+  token: string,
+  killedAt: number,
+  deadlineMs: number,
+): Promise<{ at: number; refused: number }> {
   let refused = 0;
   for (;;) {
     const answer = await startStreamingBatch(server.url, token);
     if (answer.status === 200) return { at: performance.now(), refused };
-    if (answer.status !== 409) throw new Error(`The other instance answered ${answer.status} instead of 200 or 409`);
+    if (answer.status !== 409)
+      throw new Error(`The other instance answered ${answer.status} instead of 200 or 409`);
     refused += 1;
     if (performance.now() - killedAt > deadlineMs)
       throw new Error(`No batch could start ${seconds(deadlineMs)} after the kill: the endpoint is wedged`);
@@ -80,7 +91,8 @@ async function measure(context: BenchContext, engine: EngineName, leaseMs: numbe
     const survivorNow = engine === "postgres" ? await startChildServer(optionsOf("survivor")) : undefined;
     if (survivorNow) servers.push(survivorNow);
     const token = await issueToken(optionsOf("victim"));
-    for (let i = 0; i < POSTS; i += 1) await createPost(victim.url, token, `Crash post ${i + 1}`, [TARGET_UID]);
+    for (let i = 0; i < POSTS; i += 1)
+      await createPost(victim.url, token, `Crash post ${i + 1}`, [TARGET_UID]);
     const started = await startStreamingBatch(victim.url, token);
     if (started.status !== 200) throw new Error(`The batch on the victim answered ${started.status}`);
     await sleep(KILL_AFTER_MS);
@@ -111,7 +123,15 @@ async function measure(context: BenchContext, engine: EngineName, leaseMs: numbe
       restartMs = performance.now() - killedAt;
     }
     const { at, refused } = await pollUntilStarted(survivor, token, killedAt, leaseMs + 60_000);
-    return { engine, leaseMs, recoveryMs: at - killedAt, restartMs, leaseLeftMs, leftSending, refusedMeanwhile: refused };
+    return {
+      engine,
+      leaseMs,
+      recoveryMs: at - killedAt,
+      restartMs,
+      leaseLeftMs,
+      leftSending,
+      refusedMeanwhile: refused,
+    };
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
     await schema?.drop();
@@ -125,19 +145,36 @@ export async function crashRecovery(context: BenchContext): Promise<FigureSectio
     const label = ENGINE_LABEL[engine];
     for (const leaseMs of [DEFAULT_LEASE_MS, 5_000]) {
       const figure = `Crash recovery, lease ${seconds(leaseMs)}${leaseMs === DEFAULT_LEASE_MS ? " (default)" : " (configured)"}`;
-      const goal = `≤ ${seconds(leaseMs + ALLOWANCE_MS)}`;
+      const goal =
+        engine === "pglite"
+          ? `≤ ${seconds(leaseMs + ALLOWANCE_MS)} or start-up + ${seconds(ALLOWANCE_MS)}`
+          : `≤ ${seconds(leaseMs + ALLOWANCE_MS)}`;
       if (!context.engines.includes(engine)) {
-        rows.push({ figure, engine: label, measured: "-", value: null, unit: "ms", goal, verdict: "SKIP", note: postgresSkipNote(context) });
+        rows.push({
+          figure,
+          engine: label,
+          measured: "-",
+          value: null,
+          unit: "ms",
+          goal,
+          verdict: "SKIP",
+          note: postgresSkipNote(context),
+        });
         continue;
       }
       context.log(`crash recovery: lease ${seconds(leaseMs)} on ${label}`);
       const r = await measure(context, engine, leaseMs);
       recoveries.push(r);
-      const pass = r.recoveryMs <= leaseMs + ALLOWANCE_MS;
+      // On PGlite a second process can only open the folder once the first has died: the endpoint
+      // is back when the new process is up and the lease has lapsed, whichever comes later.
+      const boundMs = Math.max(leaseMs, r.restartMs ?? 0) + ALLOWANCE_MS;
+      const pass = r.recoveryMs <= boundMs;
       const how =
         r.restartMs === null
-          ? `the second instance was refused ${r.refusedMeanwhile} times (409) until the lease lapsed; it had ${r.leaseLeftMs === null ? "?" : seconds(r.leaseLeftMs)} left at the kill; ${r.leftSending ?? "?"} ledger row(s) left 'sending'`
-          : `a new process on the same PGlite folder answered after ${seconds(r.restartMs)}, then was refused ${r.refusedMeanwhile} times (409) until the lease lapsed`;
+          ? `the second instance was refused ${r.refusedMeanwhile} times (409) until the lease lapsed; the lease had ${r.leaseLeftMs === null ? "?" : seconds(r.leaseLeftMs)} left at the kill; ${r.leftSending ?? "?"} ledger row(s) were left 'sending'`
+          : r.refusedMeanwhile > 0
+            ? `a new server on the same PGlite folder answered ${seconds(r.restartMs)} after the kill and was refused ${r.refusedMeanwhile} times (409) until the lease lapsed`
+            : `a new server on the same PGlite folder answered ${seconds(r.restartMs)} after the kill, when the lease had already lapsed: its start-up, not the lease, set the figure`;
       rows.push({
         figure,
         engine: label,
@@ -148,7 +185,7 @@ export async function crashRecovery(context: BenchContext): Promise<FigureSectio
         verdict: pass ? "PASS" : "MISS",
         note: pass
           ? how
-          : `${how}; the lease is renewed every third of its length, so it should lapse between ${seconds((2 * leaseMs) / 3)} and ${seconds(leaseMs)} after the kill`,
+          : `${how}; the lease is renewed every third of its length, so it should lapse between ${seconds((2 * leaseMs) / 3)} and ${seconds(leaseMs)} after the kill, and a batch start ${seconds(boundMs)} after it at the latest`,
       });
     }
   }
@@ -162,7 +199,7 @@ export async function crashRecovery(context: BenchContext): Promise<FigureSectio
       `${POLL_MS} ms; on PGlite (one process per folder) a new server is started on the same folder and asked the ` +
       "same way. The figure is the time from the kill until a batch starts (200). The lease is renewed every " +
       "third of its length, so it lapses between two thirds of it and all of it after the kill; the goal allows " +
-      `the lease plus ${seconds(ALLOWANCE_MS)}. Rows left 'sending' are resolved later, once older than the lease ` +
+      `the lease plus ${seconds(ALLOWANCE_MS)} (on PGlite, or the new server's start-up plus as much, when that is longer). Rows left 'sending' are resolved later, once older than the lease ` +
       "plus the target timeout (issue 8), and are not part of this figure.",
     rows,
     details: [],

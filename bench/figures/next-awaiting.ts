@@ -2,8 +2,8 @@
 // and among 1,000,000 stored posts of which few await. The partial index on (published, id) makes
 // it independent of the number of posts already syndicated; EXPLAIN shows the plan that does it.
 import { performance } from "node:perf_hooks";
-import { postQueries, createPostService } from "../../src/server/posts/post-service.ts";
 import type { Database } from "../../src/server/database/types.ts";
+import { createPostService, postQueries } from "../../src/server/posts/post-service.ts";
 import type { AwaitingCursor, PostService } from "../../src/server/posts/types.ts";
 import { benchPublication } from "../fixtures/bench-targets.ts";
 import { type BenchContext, postgresSkipNote, postgresUrl } from "../lib/context.ts";
@@ -40,7 +40,12 @@ function indexesIn(plan: unknown): string[] {
   return names;
 }
 
-async function explainText(database: Database, sql: string, params: unknown[], analyze: boolean): Promise<string> {
+async function explainText(
+  database: Database,
+  sql: string,
+  params: unknown[],
+  analyze: boolean,
+): Promise<string> {
   const { rows } = await database.query<{ "QUERY PLAN": string }>(
     `EXPLAIN (${analyze ? "ANALYZE, BUFFERS, " : ""}FORMAT TEXT) ${sql}`,
     params,
@@ -59,7 +64,12 @@ async function timeCalls(iterations: number, call: () => Promise<unknown>): Prom
   return distribution(samples);
 }
 
-async function measure(context: BenchContext, engine: EngineName, posts: number, iterations: number): Promise<Lookup> {
+async function measure(
+  context: BenchContext,
+  engine: EngineName,
+  posts: number,
+  iterations: number,
+): Promise<Lookup> {
   const bench = await openBenchDatabase(engine, engine === "postgres" ? postgresUrl(context) : undefined);
   try {
     const { database } = bench;
@@ -84,7 +94,10 @@ async function measure(context: BenchContext, engine: EngineName, posts: number,
     const [first] = await service.nextAwaitingSyndication(undefined, 1);
     if (!first) throw new Error("No awaiting post among the seeded ones: the seed is wrong");
     // A cursor halfway through the awaiting posts, as a batch has after a few pages.
-    const middle = await service.listAwaitingSyndication({ offset: Math.floor(awaitingAmong(seed) / 2), limit: 1 });
+    const middle = await service.listAwaitingSyndication({
+      offset: Math.floor(awaitingAmong(seed) / 2),
+      limit: 1,
+    });
     const cursorPost = middle[0] ?? first;
     const cursor: AwaitingCursor = { published: cursorPost.published, id: cursorPost.id };
     const firstTimes = await timeCalls(iterations, () => service.nextAwaitingSyndication(undefined, 1));
@@ -125,7 +138,12 @@ export async function nextAwaiting(context: BenchContext): Promise<FigureSection
     if (!context.engines.includes(engine)) {
       rows.push({
         figure: `Next awaiting post among ${count(large)} vs ${count(small)} (median ratio)`,
-        engine: label, measured: "-", value: null, unit: "ratio", goal: `≤ ${RATIO_GOAL}`, verdict: "SKIP",
+        engine: label,
+        measured: "-",
+        value: null,
+        unit: "ratio",
+        goal: `≤ ${RATIO_GOAL}`,
+        verdict: "SKIP",
         note: postgresSkipNote(context),
       });
       continue;
@@ -174,14 +192,18 @@ export async function nextAwaiting(context: BenchContext): Promise<FigureSection
     for (const lookup of lookups) {
       details.push(
         `EXPLAIN ANALYZE of \`nextAwaitingSyndication(undefined, 1)\`, ${label}, ${count(lookup.posts)} posts (after ANALYZE):\n\n` +
-          "```\n" + lookup.plan + "\n```",
+          "```\n" +
+          lookup.plan +
+          "\n```",
       );
       const same = lookup.indexesWithoutStatistics.join() === lookup.indexes.join();
       details.push(
         same
           ? `Before ANALYZE (a fresh database, as PGlite always is: it has no autovacuum) the plan reads the same index, ${lookup.indexesWithoutStatistics.join(", ")}.`
           : `Before ANALYZE (a fresh database, as PGlite always is: it has no autovacuum), ${label}, ${count(lookup.posts)} posts, the plan differs:\n\n` +
-              "```\n" + lookup.planWithoutStatistics + "\n```",
+              "```\n" +
+              lookup.planWithoutStatistics +
+              "\n```",
       );
     }
   }

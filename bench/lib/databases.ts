@@ -29,8 +29,8 @@ export async function probePostgres(): Promise<PostgresTarget> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   try {
     await client.connect();
-    const { rows } = await client.query<{ version: string }>("SHOW server_version");
-    return { url, version: rows[0]?.version ?? "unknown" };
+    const { rows } = await client.query<{ server_version: string }>("SHOW server_version");
+    return { url, version: rows[0]?.server_version ?? "unknown" };
   } catch (error) {
     return { url, version: null, reason: error instanceof Error ? error.message : String(error) };
   } finally {
@@ -69,8 +69,30 @@ export function urlWithSchema(url: string, schema: string): string {
   return withSchema.toString();
 }
 
+export interface BenchDatabaseOptions {
+  /**
+   * PostgreSQL only: commits do not wait for the disk (synchronous_commit off), to show what the
+   * code costs apart from this machine's disk flushes.
+   */
+  asyncCommit?: boolean;
+}
+
+/** The URL with one more `-c name=value` in its connection options. */
+export function withSetting(url: string, setting: string): string {
+  const withOption = new URL(url);
+  withOption.searchParams.set(
+    "options",
+    `${withOption.searchParams.get("options") ?? ""} -c ${setting}`.trim(),
+  );
+  return withOption.toString();
+}
+
 /** A new database with the posts and syndication tables, on `engine`. */
-export async function openBenchDatabase(engine: EngineName, postgresUrl?: string): Promise<BenchDatabase> {
+export async function openBenchDatabase(
+  engine: EngineName,
+  postgresUrl?: string,
+  options: BenchDatabaseOptions = {},
+): Promise<BenchDatabase> {
   if (engine === "pglite") {
     const database = await openPglite();
     await migrate(database, [...postMigrations, ...syndicationMigrations]);
@@ -78,7 +100,9 @@ export async function openBenchDatabase(engine: EngineName, postgresUrl?: string
   }
   if (!postgresUrl) throw new Error("openBenchDatabase: PostgreSQL needs a URL");
   const { schema, drop } = await createSchema(postgresUrl);
-  const database = await openPostgres(postgresUrl, { schema });
+  const database = options.asyncCommit
+    ? await openPostgres(withSetting(urlWithSchema(postgresUrl, schema), "synchronous_commit=off"))
+    : await openPostgres(postgresUrl, { schema });
   await migrate(database, [...postMigrations, ...syndicationMigrations]);
   return {
     engine,

@@ -9,23 +9,41 @@ export interface Timed {
 }
 
 /** POST {server}/syndicate with a Bearer token; the time runs until the whole body has arrived. */
-export async function postSyndicate(server: string, token: string, accept = "application/json"): Promise<Timed> {
+export async function postSyndicate(
+  server: string,
+  token: string,
+  accept = "application/json",
+): Promise<Timed> {
   const started = performance.now();
   const response = await fetch(`${server}/syndicate`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, accept },
   });
   const body = await response.text();
-  return { status: response.status, ms: performance.now() - started, retryAfter: response.headers.get("retry-after"), body };
+  return {
+    status: response.status,
+    ms: performance.now() - started,
+    retryAfter: response.headers.get("retry-after"),
+    body,
+  };
 }
 
 /** Creates a post through Micropub naming `targets`, and returns its URL. */
-export async function createPost(server: string, token: string, content: string, targets: readonly string[]): Promise<string> {
+export async function createPost(
+  server: string,
+  token: string,
+  content: string,
+  targets: readonly string[],
+): Promise<string> {
   const form = new URLSearchParams({ h: "entry", content });
   for (const uid of targets) form.append("mp-syndicate-to[]", uid);
   const response = await fetch(`${server}/micropub`, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    },
     body: form,
   });
   const location = response.headers.get("location");
@@ -40,7 +58,10 @@ export async function createPost(server: string, token: string, content: string,
  * Starts a batch with an NDJSON response and resolves once the server has answered 200 (the run
  * has started); the rest of the stream is read in the background and ignored.
  */
-export async function startStreamingBatch(server: string, token: string): Promise<{ status: number; ms: number }> {
+export async function startStreamingBatch(
+  server: string,
+  token: string,
+): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   const response = await fetch(`${server}/syndicate`, {
     method: "POST",

@@ -17,8 +17,11 @@ const KINDS: Array<[RegExp, string]> = [
   [/^WITH attempt AS \(\s*UPDATE syndication_attempts SET outcome = 'failed'/, "ledger.recordFailure"],
   [/^WITH resolved AS/, "ledger.resolveStale"],
   [/FROM syndication_targets WHERE post_id = \$1::bigint/, "ledger.entriesForPost"],
-  [/FROM posts WHERE status = 'published'.*AND \(published, id\) >/s, "posts.nextAwaitingSyndication (after cursor)"],
-  [/FROM posts WHERE status = 'published'/, "posts.nextAwaitingSyndication (first page)"],
+  [
+    /FROM posts\s+WHERE status = 'published'.*AND \(published, id\) >/s,
+    "posts.nextAwaitingSyndication (after cursor)",
+  ],
+  [/FROM posts\s+WHERE status = 'published'/, "posts.nextAwaitingSyndication (first page)"],
   [/FROM posts WHERE id = \$1::bigint/, "posts.findById"],
   [/FROM posts WHERE url = \$1 FOR UPDATE/, "posts.update: SELECT … FOR UPDATE"],
   [/^UPDATE posts SET properties/, "posts.update: UPDATE"],
@@ -39,7 +42,11 @@ export class QueryTimer {
   private readonly stats = new Map<string, QueryKindStats>();
   /** Statements outside transactions that change rows: each is a commit of its own. */
   private autocommitWrites = 0;
-  private transactions: QueryKindStats = { kind: "transactions (BEGIN … COMMIT, whole)", count: 0, totalMs: 0 };
+  private transactions: QueryKindStats = {
+    kind: "transactions (BEGIN … COMMIT, whole)",
+    count: 0,
+    totalMs: 0,
+  };
 
   private record(kind: string, elapsed: number): void {
     const entry = this.stats.get(kind) ?? { kind, count: 0, totalMs: 0 };

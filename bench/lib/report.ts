@@ -30,6 +30,8 @@ export interface FigureSection {
   details: string[];
   /** Raw measurements for the JSON report. */
   data: Record<string, unknown>;
+  /** Where a goal was missed because of the code: what to change, precisely. */
+  findings?: string[];
 }
 
 export interface BenchReport {
@@ -38,8 +40,6 @@ export interface BenchReport {
   durationMs: number;
   environment: Record<string, string>;
   sections: FigureSection[];
-  /** What the lead should change where a goal was missed because of the code. */
-  findings: string[];
 }
 
 const COLUMNS = ["Figure", "Engine", "Measured", "Goal", "Result"] as const;
@@ -95,11 +95,13 @@ export function markdown(report: BenchReport): string {
   ];
   if (misses.length > 0) {
     out.push("## Goals missed, and why", "");
-    for (const row of misses) out.push(`- **${row.figure} (${row.engine})**: ${row.note ?? "no reason recorded"}`);
+    for (const row of misses)
+      out.push(`- **${row.figure} (${row.engine})**: ${row.note ?? "no reason recorded"}`);
     out.push("");
   }
-  if (report.findings.length > 0) {
-    out.push("## Suggested fixes", "", ...report.findings.map((finding) => `- ${finding}`), "");
+  const findings = report.sections.flatMap((section) => section.findings ?? []);
+  if (findings.length > 0) {
+    out.push("## Suggested fixes", "", ...findings.map((finding) => `- ${finding}`), "");
   }
   for (const section of report.sections) {
     out.push(`## ${section.title}`, "", section.method, "", markdownTable(section.rows, true), "");

@@ -32,7 +32,9 @@ export async function measureRoundTrips(database: Database, times = 200): Promis
   );
   try {
     const selectMs = await median(times, () => database.query("SELECT 1"));
-    const commitMs = await median(times, () => database.query("UPDATE bench_round_trip SET n = n + 1 WHERE id = 1"));
+    const commitMs = await median(times, () =>
+      database.query("UPDATE bench_round_trip SET n = n + 1 WHERE id = 1"),
+    );
     const asyncCommitMs =
       database.engine === "postgres"
         ? await median(times, () =>

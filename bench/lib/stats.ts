@@ -52,4 +52,5 @@ export function count(value: number): string {
   return value.toLocaleString("en-US");
 }
 
-export const sleep = (milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
+export const sleep = (milliseconds: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, milliseconds));

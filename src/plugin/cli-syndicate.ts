@@ -2,12 +2,14 @@
 // Prints a JSON line per post as it finishes, then a summary line.
 import type { HostConfig } from "../server/config/load.ts";
 import { Host } from "../server/host.ts";
+import { HttpError } from "../server/http-error.ts";
 import { createLogger, logLevelFromEnv } from "../server/logger.ts";
 import { PostNotFoundError } from "../server/posts/types.ts";
 import { SyndicationInProgressError } from "../syndication/syndication.ts";
 import type { RunSummary } from "../syndication/types.ts";
 import { EndpointSyndicate } from "./endpoint-syndicate.ts";
 import { summarize } from "./responses/result-sink.ts";
+import { checkSourceUrl } from "./source-url.ts";
 
 export const EXIT = { ok: 0, error: 1, someFailed: 2, inProgress: 3, notFound: 4 } as const;
 
@@ -15,6 +17,16 @@ export async function syndicateFromCli(config: HostConfig, url: string | undefin
   if (config.database === false) {
     process.stderr.write("Syndication needs a database; application.database is false\n");
     return EXIT.error;
+  }
+  // An empty --url (cron's unset variable) must not turn into a run over every awaiting post.
+  if (url !== undefined) {
+    try {
+      checkSourceUrl(url, "--url");
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      process.stderr.write(`${error.description}\n`);
+      return EXIT.error;
+    }
   }
   const host = new Host(config, { logger: createLogger(logLevelFromEnv()) });
   try {
@@ -29,7 +41,7 @@ export async function syndicateFromCli(config: HostConfig, url: string | undefin
     }
     const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
     let summary: RunSummary;
-    if (url) {
+    if (url !== undefined) {
       try {
         const result = await syndication.syndicatePost(url, "cli");
         print({ type: "result", ...result });

@@ -51,6 +51,10 @@ function fromLibraryError(error: unknown): HttpError | null {
   // A malformed percent-encoding in the path.
   if (error instanceof URIError)
     return new HttpError(400, "invalid_request", "The URL is not correctly encoded");
+  // A path that reads as "//host…" relative to a router's mount is parsed by req.query as a URL
+  // with a host, and Node refuses an impossible host (e.g. "/micropub//a[b").
+  if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === "ERR_INVALID_URL")
+    return new HttpError(400, "invalid_request", "The URL is not correctly formed");
   return null;
 }
 

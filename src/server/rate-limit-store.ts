@@ -97,9 +97,7 @@ export class DatabaseRateLimitStore implements Store {
 
   /** Every client's count of this limiter (not of the others sharing the table). */
   async resetAll(): Promise<void> {
-    await this.database.query("DELETE FROM rate_limit_hits WHERE left(key, length($1)) = $1", [
-      this.prefix,
-    ]);
+    await this.database.query("DELETE FROM rate_limit_hits WHERE left(key, length($1)) = $1", [this.prefix]);
   }
 
   private sweepNowAndThen(): void {

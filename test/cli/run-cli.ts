@@ -51,6 +51,8 @@ export function runCli(
 export interface Serving {
   url: string;
   child: ChildProcess;
+  /** What stdout has printed so far. */
+  stdout(): string;
   /** Resolves once stdout has printed a line matching the pattern. */
   printed(pattern: RegExp): Promise<void>;
   /** Resolves with the exit code and everything printed. */
@@ -96,6 +98,7 @@ export function serve(
         url,
         child,
         exited,
+        stdout: () => stdout,
         printed: (pattern) =>
           pattern.test(stdout) ? Promise.resolve() : new Promise((done) => waiting.push({ pattern, done })),
         stop() {

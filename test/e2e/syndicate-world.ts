@@ -4,14 +4,19 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright";
+import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from "playwright";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import type { EndpointPlugin } from "../../src/server/contract.ts";
-import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import type { Syndication } from "../../src/syndication/syndication.ts";
+import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 export const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), "../../docs/screenshots");
+
+/** The text of an element as one line, whitespace collapsed: what a reader takes in. */
+export async function shownText(locator: Locator): Promise<string> {
+  return ((await locator.textContent()) ?? "").replace(/\s+/g, " ").trim();
+}
 
 export interface SyndicateWorld {
   server: TestServer;
@@ -36,7 +41,11 @@ export async function startSyndicateWorld(
 ): Promise<SyndicateWorld> {
   const social = await startMastodonSandbox({ accessToken: "social-token", user: "alice", name: "Social" });
   const other = await startMastodonSandbox({ accessToken: "other-token", user: "bob", name: "Other" });
-  const socialTarget = new MastodonSyndicator({ url: social.url, user: "alice", accessToken: "social-token" });
+  const socialTarget = new MastodonSyndicator({
+    url: social.url,
+    user: "alice",
+    accessToken: "social-token",
+  });
   const otherTarget = new MastodonSyndicator({ url: other.url, user: "bob", accessToken: "other-token" });
   const server = await startTestServer({
     config: { ...options.serverConfig },
@@ -68,7 +77,8 @@ export async function startSyndicateWorld(
       const endpoint = server.host.endpoints.find((e: EndpointPlugin) => e.id === "endpoint-syndicate") as
         | (EndpointPlugin & { syndication: Syndication | null })
         | undefined;
-      if (!endpoint?.syndication) throw new Error("The syndication endpoint is not installed with a database");
+      if (!endpoint?.syndication)
+        throw new Error("The syndication endpoint is not installed with a database");
       return endpoint.syndication;
     },
     async publish(content, targets, name) {
@@ -89,6 +99,8 @@ export async function startSyndicateWorld(
     async signedInPage(contextOptions = {}) {
       const context = await browser.newContext(contextOptions);
       const page = await context.newPage();
+      // Fail in seconds, not in the default 30 s: every wait here is for something local.
+      page.setDefaultTimeout(10_000);
       await page.goto(`${server.url}/session/login`);
       await page.getByLabel(/password|passwort|mot de passe/i).fill(server.password);
       await page.getByLabel(/password|passwort|mot de passe/i).press("Enter");

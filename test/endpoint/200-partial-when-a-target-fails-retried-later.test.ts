@@ -65,8 +65,9 @@ for (const engine of engines) {
       // Straight away the target is waiting for its retry: the post is unchanged, nothing is sent.
       const soon = (await (await app.syndicate()).json()) as BatchBody;
       assert.equal(soon.results[0]?.status, "unchanged");
-      assert.equal(soon.results[0]?.targets[1]?.status, "skipped");
-      assert.match(soon.results[0]?.targets[1]?.error ?? "", /next attempt after/);
+      const waiting = soon.results[0]?.targets.find((target) => target.uid === failing.uid);
+      assert.equal(waiting?.status, "skipped");
+      assert.match(waiting?.error ?? "", /next attempt after/);
       assert.equal(failing.sandbox.requests.length, failedRequests);
 
       // The wait is over (as a few minutes later).
@@ -76,13 +77,10 @@ for (const engine of engines) {
       const later = (await (await app.syndicate()).json()) as BatchBody;
       assert.deepEqual(later.summary, { posts: 1, syndicated: 1, partial: 0, failed: 0 });
       const retried = later.results[0];
-      assert.deepEqual(
-        retried?.targets.map(({ uid, status }) => ({ uid, status })),
-        [
-          { uid: working.uid, status: "already_syndicated" },
-          { uid: failing.uid, status: "syndicated" },
-        ],
-      );
+      const statusOf = (uid: string) => retried?.targets.find((target) => target.uid === uid)?.status;
+      assert.equal(retried?.targets.length, 2);
+      assert.equal(statusOf(working.uid), "already_syndicated");
+      assert.equal(statusOf(failing.uid), "syndicated");
       assert.equal(working.sandbox.statuses.length, 1, "the syndicated target is not called again");
       assert.equal(failing.sandbox.statuses.length, 1);
       const copies = [working.sandbox.statuses[0]?.url, failing.sandbox.statuses[0]?.url];

@@ -30,8 +30,16 @@ for (const engine of engines) {
     it("syndicates the late post in the same run, after the others, once per target", async () => {
       assert.ok(app);
       const uids = targets.map((target) => target.uid);
-      const early = await app.createPost({ content: "early", targets: uids, published: "2024-01-01T00:00:00Z" });
-      const middle = await app.createPost({ content: "middle", targets: uids, published: "2024-01-02T00:00:00Z" });
+      const early = await app.createPost({
+        content: "early",
+        targets: uids,
+        published: "2024-01-01T00:00:00Z",
+      });
+      const middle = await app.createPost({
+        content: "middle",
+        targets: uids,
+        published: "2024-01-02T00:00:00Z",
+      });
       const [holding] = targets;
       assert.ok(holding);
       holding.sandbox.setBehaviour({ hangMs: 1_500, times: 1 });

@@ -107,7 +107,9 @@ for (const engine of engines) {
       assert.ok(app);
       const uids = targets.map((target) => target.uid);
       const url = await app.createPost({ content: "asked for twice", targets: uids });
-      const first = (await (await app.syndicate(`?source_url=${encodeURIComponent(url)}`)).json()) as PostResult;
+      const first = (await (
+        await app.syndicate(`?source_url=${encodeURIComponent(url)}`)
+      ).json()) as PostResult;
       const sent = targets.map((target) => target.sandbox.statuses.length);
 
       const again = await app.syndicate(`?source_url=${encodeURIComponent(url)}`);

@@ -33,14 +33,23 @@ for (const engine of engines) {
       const me2Target: Target = {
         sandbox,
         uid: `${sandbox.url}/@me2`,
-        syndicator: () => new MastodonSyndicator({ url: sandbox.url, user: "me2", accessToken: sandbox.accessToken }),
+        syndicator: () =>
+          new MastodonSyndicator({ url: sandbox.url, user: "me2", accessToken: sandbox.accessToken }),
       };
       me2 = me2Target.uid;
       assert.ok(me2.startsWith(me.uid));
       // First the server had both targets, and the posts were made …
       const first = await startEndpointServer({ engine, database, targets: [me, me2Target] });
-      onlyMe2 = await first.createPost({ content: "for me2", targets: [me2], published: "2024-01-01T00:00:00Z" });
-      both = await first.createPost({ content: "for both", targets: [me.uid, me2], published: "2024-01-02T00:00:00Z" });
+      onlyMe2 = await first.createPost({
+        content: "for me2",
+        targets: [me2],
+        published: "2024-01-01T00:00:00Z",
+      });
+      both = await first.createPost({
+        content: "for both",
+        targets: [me.uid, me2],
+        published: "2024-01-02T00:00:00Z",
+      });
       await first.close();
       // … then it was restarted with @me2 removed from the config.
       app = await startEndpointServer({ engine, database, targets: [me] });
@@ -62,7 +71,9 @@ for (const engine of engines) {
         url: onlyMe2,
         status: "failed",
         syndication: [],
-        targets: [{ uid: me2, name: me2, status: "failed", error: `No syndication target is configured for ${me2}` }],
+        targets: [
+          { uid: me2, name: me2, status: "failed", error: `No syndication target is configured for ${me2}` },
+        ],
       });
       assert.equal(second?.url, both);
       assert.equal(second?.status, "partial");

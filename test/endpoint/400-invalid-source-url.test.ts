@@ -60,8 +60,16 @@ for (const engine of engines) {
         ],
         /once/,
       ],
-      ["source_url and syndication.source_url", () => ["", json({ source_url: post, syndication: { source_url: post } })], /once/],
+      [
+        "source_url and syndication.source_url",
+        () => ["", json({ source_url: post, syndication: { source_url: post } })],
+        /once/,
+      ],
       ["a JSON number", () => ["", json({ source_url: 42 })], /string/],
+      // The peer's old parameter: read as "no source_url" it would start a batch of every post.
+      ["url instead of source_url", () => [`?url=${encodeURIComponent(post)}`, {}], /source_url/],
+      ["url in a form body", () => ["", form([["url", post]])], /source_url/],
+      ["a JSON body that is not an object", () => ["", json([post])], /object/],
     ];
 
     for (const [what, request, description] of cases) {

@@ -32,8 +32,14 @@ for (const engine of engines) {
 
     const cases: Array<[string, () => [string, RequestInit]]> = [
       ["no credential at all", () => ["", {}]],
-      ["a Bearer token that does not verify", () => ["", { headers: { authorization: `Bearer ${FOREIGN_TOKEN}` } }]],
-      ["an Authorization header that is not Bearer", () => ["", { headers: { authorization: "Basic dXNlcjpwYXNz" } }]],
+      [
+        "a Bearer token that does not verify",
+        () => ["", { headers: { authorization: `Bearer ${FOREIGN_TOKEN}` } }],
+      ],
+      [
+        "an Authorization header that is not Bearer",
+        () => ["", { headers: { authorization: "Basic dXNlcjpwYXNz" } }],
+      ],
       ["a query token that is not a token", () => ["?token=not-a-token", {}]],
       ["the query token given twice", () => [`?token=${FOREIGN_TOKEN}&token=${FOREIGN_TOKEN}`, {}]],
       [
@@ -46,7 +52,10 @@ for (const engine of engines) {
           },
         ],
       ],
-      ["a session cookie that is not ours", () => ["", { headers: { cookie: "possekit_session=forged.value" } }]],
+      [
+        "a session cookie that is not ours",
+        () => ["", { headers: { cookie: "possekit_session=forged.value" } }],
+      ],
     ];
 
     for (const [what, request] of cases) {

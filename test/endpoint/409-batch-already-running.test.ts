@@ -31,8 +31,7 @@ for (const engine of engines) {
     it("answers 409 with Retry-After while the first run lasts, to every kind of client", async () => {
       assert.ok(app && target);
       const sandbox = target.sandbox;
-      for (const content of ["one", "two", "three"])
-        await app.createPost({ content, targets: [target.uid] });
+      for (const content of ["one", "two", "three"]) await app.createPost({ content, targets: [target.uid] });
       // The first status is held long enough for the second requests to arrive during the run.
       sandbox.setBehaviour({ hangMs: 1_500, times: 1 });
 
@@ -40,7 +39,7 @@ for (const engine of engines) {
       await until("the run has sent its first request", () => sandbox.requests.length > 0);
 
       for (const accept of ["application/json", "text/event-stream", "application/x-ndjson"]) {
-        const second = await app.syndicate("", { headers: { accept } });
+        const second: Response = await app.syndicate("", { headers: { accept } });
         assert.equal(second.status, 409, accept);
         assert.deepEqual(await second.json(), {
           error: "syndication_in_progress",

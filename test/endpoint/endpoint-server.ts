@@ -3,9 +3,9 @@
 // read it back with q=source, and ask the endpoint to syndicate.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import type { Database } from "../../src/server/database/types.ts";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import type { Database } from "../../src/server/database/types.ts";
 import type { Syndication } from "../../src/syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";

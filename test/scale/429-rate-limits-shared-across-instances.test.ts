@@ -47,8 +47,13 @@ describe('rate limits with store "database" on two instances', () => {
   it("shares one budget: of requests spread over both, only the limit passes", async () => {
     const [first, second] = instances as [ChildServer, ChildServer];
     const statuses: number[] = [];
-    for (let i = 0; i < 2 * LIMIT; i += 1) statuses.push(await statusPage(i % 2 === 0 ? first : second, token));
-    assert.deepEqual(statuses.slice(0, LIMIT), Array(LIMIT).fill(200), "the first ten pass, on either instance");
+    for (let i = 0; i < 2 * LIMIT; i += 1)
+      statuses.push(await statusPage(i % 2 === 0 ? first : second, token));
+    assert.deepEqual(
+      statuses.slice(0, LIMIT),
+      Array(LIMIT).fill(200),
+      "the first ten pass, on either instance",
+    );
     assert.deepEqual(statuses.slice(LIMIT), Array(LIMIT).fill(429), "then both refuse");
 
     // Each instance says how much of the shared budget is left.
@@ -121,7 +126,8 @@ describe('rate limits with the default store "memory" on two instances', () => {
   it("counts on each instance apart", async () => {
     const [first, second] = instances as [ChildServer, ChildServer];
     const statuses: number[] = [];
-    for (let i = 0; i < 2 * LIMIT; i += 1) statuses.push(await statusPage(i % 2 === 0 ? first : second, token));
+    for (let i = 0; i < 2 * LIMIT; i += 1)
+      statuses.push(await statusPage(i % 2 === 0 ? first : second, token));
     assert.deepEqual(statuses, Array(2 * LIMIT).fill(200), "each instance lets its own ten through");
     assert.equal(await statusPage(first, token), 429);
     assert.equal(await statusPage(second, token), 429);

@@ -139,7 +139,9 @@ export async function createPosts(
   const urls: string[] = [];
   for (let i = 0; i < count; i += 1) {
     const published = new Date(start + i * 60_000).toISOString();
-    urls.push(await createPost(server, token, { content: `${label} ${i + 1} of ${count}`, targets, published }));
+    urls.push(
+      await createPost(server, token, { content: `${label} ${i + 1} of ${count}`, targets, published }),
+    );
   }
   return urls;
 }

@@ -7,7 +7,11 @@ import type { Options } from "express-rate-limit";
 import { migrate } from "../../src/server/database/migrate.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
 import type { Database } from "../../src/server/database/types.ts";
-import { DatabaseRateLimitStore, rateLimitMigrations, rateLimitStore } from "../../src/server/rate-limit-store.ts";
+import {
+  DatabaseRateLimitStore,
+  rateLimitMigrations,
+  rateLimitStore,
+} from "../../src/server/rate-limit-store.ts";
 import { engines } from "../helpers/databases.ts";
 
 /** express-rate-limit calls init with its options; the store reads only windowMs. */
@@ -49,10 +53,7 @@ for (const engine of engines) {
       const first = await store.increment("203.0.113.1");
       const second = await store.increment("203.0.113.1");
       const third = await store.increment("203.0.113.1");
-      assert.deepEqual(
-        [first.totalHits, second.totalHits, third.totalHits],
-        [1, 2, 3],
-      );
+      assert.deepEqual([first.totalHits, second.totalHits, third.totalHits], [1, 2, 3]);
       assert.ok(first.resetTime instanceof Date);
       assert.equal(third.resetTime?.getTime(), first.resetTime.getTime());
       const remaining = (first.resetTime.getTime() - Date.now()) / 1000;
@@ -136,9 +137,6 @@ describe("choosing the rate-limit store", () => {
   });
 
   it("refuses a store without a prefix, which would mix limiters", () => {
-    assert.throws(
-      () => new DatabaseRateLimitStore({} as Database, { prefix: "" }),
-      /needs a prefix/,
-    );
+    assert.throws(() => new DatabaseRateLimitStore({} as Database, { prefix: "" }), /needs a prefix/);
   });
 });

@@ -40,9 +40,7 @@ describe("three instances on one PostgreSQL", () => {
     const posts = await createPosts(servers[0] as ChildServer, token, 15, [target.uid], "Batch race");
 
     // Two requests to each instance, all at once.
-    const responses = await Promise.all(
-      [...servers, ...servers].map((server) => syndicate(server, token)),
-    );
+    const responses = await Promise.all([...servers, ...servers].map((server) => syndicate(server, token)));
     const statuses = responses.map((response) => response.status).sort();
     assert.deepEqual(statuses, [200, 409, 409, 409, 409, 409], `statuses: ${statuses}`);
 
@@ -69,7 +67,10 @@ describe("three instances on one PostgreSQL", () => {
     const sent = statusPostsByKey(target);
     assert.equal(target.mastodon.statuses.length, 15, "one status per post");
     assert.equal(sent.size, 15);
-    assert.ok([...sent.values()].every((count) => count === 1), "each post was sent once");
+    assert.ok(
+      [...sent.values()].every((count) => count === 1),
+      "each post was sent once",
+    );
   });
 
   it("sends each (post, target) once when single-post requests to two instances race a batch on a third", async () => {
@@ -90,7 +91,10 @@ describe("three instances on one PostgreSQL", () => {
 
     assert.equal(batchResponse.status, 200);
     const batchBody = (await batchResponse.json()) as BatchBody;
-    assert.ok(singles.every((response) => response.status === 200), "every single-post request succeeded");
+    assert.ok(
+      singles.every((response) => response.status === 200),
+      "every single-post request succeeded",
+    );
     const singleResults = await Promise.all(singles.map((response) => response.json()));
 
     // Every post reached Mastodon exactly once, whoever sent it: the ledger claim decided.

@@ -87,7 +87,9 @@ describe("an instance killed with SIGKILL mid-run", () => {
         await sleep(50);
       }
     }
-    console.log(`# crash recovery: a batch went ahead ${recoveryMs} ms after the SIGKILL (leaseMs ${LEASE_MS})`);
+    console.log(
+      `# crash recovery: a batch went ahead ${recoveryMs} ms after the SIGKILL (leaseMs ${LEASE_MS})`,
+    );
     assert.ok(recoveryMs <= LEASE_MS + 1_000, `recovery took ${recoveryMs} ms`);
     const firstRun = (await recovered.json()) as BatchBody;
     const later = posts.slice(4);
@@ -112,7 +114,11 @@ describe("an instance killed with SIGKILL mid-run", () => {
     assert.equal(target.mastodon.statuses.length, POSTS, "one status per post");
     for (let i = 1; i <= POSTS; i += 1) assert.equal(statusesByText(target).get(`Crash ${i} of ${POSTS}`), 1);
     const posted = statusPostsByKey(target);
-    assert.equal(posted.get(interrupted.idempotencyKey), 2, "the interrupted status was sent again with its key");
+    assert.equal(
+      posted.get(interrupted.idempotencyKey),
+      2,
+      "the interrupted status was sent again with its key",
+    );
     assert.equal(
       [...posted.values()].filter((count) => count !== 1).length,
       1,

@@ -88,15 +88,22 @@ for (const engine of engines) {
       }
     });
 
-    it("takes the bearer token before the form field and the query parameter", async () => {
+    it("takes the bearer token before the query parameter", async () => {
       const answer = await whoami(server, {
         headers: { authorization: `Bearer ${createToken}` },
-        form: { access_token: updateToken },
         query: `token=${mediaToken}`,
       });
       assert.equal(answer.status, 200);
       assert.equal(answer.auth?.method, "bearer");
       assert.deepEqual(answer.auth?.scope, ["create"]);
+    });
+
+    it("refuses a bearer token together with the form field access_token with 400 (RFC 6750 §2: one way)", async () => {
+      const answer = await whoami(server, {
+        headers: { authorization: `Bearer ${createToken}` },
+        form: { access_token: updateToken },
+      });
+      assert.equal(answer.status, 400);
     });
 
     it("takes the form field before the query parameter", async () => {

@@ -22,7 +22,7 @@ for (const engine of engines) {
     before(async () => {
       keeps = new TestTarget(idempotent, { idempotent: true });
       forgets = new TestTarget(plain);
-      fixture = await openSyndication(engine, [keeps, forgets], { targetTimeoutMs: 100, leaseMs: 5_000 });
+      fixture = await openSyndication(engine, [keeps, forgets], { leaseMs: 60_000 });
     });
     after(() => fixture.close());
 

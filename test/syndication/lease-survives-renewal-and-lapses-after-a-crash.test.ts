@@ -18,7 +18,7 @@ for (const engine of engines) {
   describe(`the batch lease (${engine.name})`, () => {
     let fixture: SyndicationFixture;
     before(async () => {
-      fixture = await openSyndication(engine, [new TestTarget(uid)], { leaseMs: 300 });
+      fixture = await openSyndication(engine, [new TestTarget(uid)], { leaseMs: 1_000 });
     });
     after(() => fixture.close());
 
@@ -64,8 +64,8 @@ for (const engine of engines) {
       const finished = collect(run);
       await target.called.promise;
       const first = await fixture.syndication.inProgress();
-      // Three lease durations: without renewal it would have lapsed twice over.
-      await new Promise((resolve) => setTimeout(resolve, 900));
+      // Two and a half lease durations: without renewal it would have lapsed.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
       const later = await fixture.syndication.inProgress();
       assert.equal(later?.runId, run.id);
       assert.ok(first && later && later.expiresAt > first.expiresAt);

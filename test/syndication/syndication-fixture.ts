@@ -136,7 +136,8 @@ export async function openSyndication(
       syndicators: () => targets,
       publication,
       logger: silent,
-      options: { targetTimeoutMs: 2_000, ...options, ...extra },
+      // Long enough that a target held at a gate never times out on a loaded machine.
+      options: { targetTimeoutMs: 30_000, ...options, ...extra },
     });
     instances.push(created);
     return created;

@@ -40,7 +40,10 @@ export async function postResultsView(services: PageServices, post: Post): Promi
   const names = new Map(row.targets.map((target) => [target.uid, target.name]));
   return {
     row,
-    attempts: attempts.map((attempt) => ({ ...attempt, targetName: names.get(attempt.targetUid) ?? attempt.targetUid })),
+    attempts: attempts.map((attempt) => ({
+      ...attempt,
+      targetName: names.get(attempt.targetUid) ?? attempt.targetUid,
+    })),
     canRetry: row.targets.some((target) => RETRYABLE_KINDS.has(target.kind)),
     mountPath: services.mountPath,
     resultsHref: row.detailsHref,

@@ -36,7 +36,12 @@ export interface TargetView {
 }
 
 /** The kinds after which nothing happens without the user: the page offers a retry for these. */
-export const RETRYABLE_KINDS: ReadonlySet<TargetStateKind> = new Set(["failed", "backoff", "refused", "unknown"]);
+export const RETRYABLE_KINDS: ReadonlySet<TargetStateKind> = new Set([
+  "failed",
+  "backoff",
+  "refused",
+  "unknown",
+]);
 
 function kindOf(entry: LedgerEntry | undefined, configured: boolean, now: Date): TargetStateKind {
   if (!entry) return configured ? "pending" : "unconfigured";

@@ -17,6 +17,9 @@ import type { RouteContext } from "../routes/index.ts";
 import { addToSummary, type ResultSink } from "./result-sink.ts";
 import { startEventStream } from "./streams.ts";
 
+/** As many as the page shows. */
+const RECENT_RUNS = 10;
+
 /** The page the buttons were on (validated as a local path by the POST route), for the rows' forms. */
 function redirectUriOf(req: Request, mountPath: string): string {
   const value = (req.body as Record<string, unknown> | undefined)?.redirect_uri;
@@ -51,17 +54,22 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
     });
   };
 
-  const status = () => runStatusView(services.syndication);
+  // The batch this stream follows, as the lease names it: once it has ended, the status says so.
+  let batchRunId: string | undefined;
+  const status = () => runStatusView(services.syndication, batchRunId);
 
   if (!single) {
-    enqueue("start", async () =>
-      renderView(res, "syndicate/events/started.njk", {
+    enqueue("start", async () => {
+      const started = await status();
+      batchRunId = started.inProgress?.runId;
+      return renderView(res, "syndicate/events/started.njk", {
+        live: true,
         mountPath: services.mountPath,
-        status: await status(),
+        status: started,
         page,
         reloadHref: redirectUri,
-      }),
-    );
+      });
+    });
   }
 
   return {
@@ -83,6 +91,7 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
             : null;
         mine.title = row?.title ?? null;
         return renderView(res, "syndicate/events/result.njk", {
+          live: true,
           mountPath: services.mountPath,
           redirectUri,
           row,
@@ -94,11 +103,13 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
     end: async (summary: RunSummary) => {
       enqueue("summary", async () =>
         renderView(res, "syndicate/events/summary.njk", {
+          live: true,
           mountPath: services.mountPath,
           summary,
           single,
           last,
           status: await status(),
+          runs: await services.syndication.recentRuns(RECENT_RUNS),
           page,
           reloadHref: redirectUri,
         }),

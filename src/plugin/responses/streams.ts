@@ -24,7 +24,10 @@ export function ndjsonSink(res: Response): ResultSink {
 }
 
 /** `send(null, data)` sends an unnamed message (what htmx's hx-sse extension swaps into the page). */
-export function startEventStream(res: Response): { send(event: string | null, data: string): void; close(): void } {
+export function startEventStream(res: Response): {
+  send(event: string | null, data: string): void;
+  close(): void;
+} {
   res.status(200);
   res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
   res.setHeader("Cache-Control", "no-store");

@@ -8,6 +8,7 @@ import { type Flash, setFlash } from "../../server/flash.ts";
 import { insufficientScope } from "../../server/http-error.ts";
 import { TargetNotConfirmableError } from "../../syndication/syndication.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
+import { preciseDateFormatter } from "../page/precise-date.ts";
 import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./index.ts";
@@ -53,7 +54,12 @@ async function answer(
   }
   const post = await findPostById(services, res, postId);
   const view = await postResultsView(services, post);
-  const html = await renderView(res, "syndicate/events/post-results.njk", { ...view, flash });
+  const html = await renderView(res, "syndicate/events/post-results.njk", {
+    ...view,
+    live: true,
+    flash,
+    formatPrecise: preciseDateFormatter(res, services.server.publication.timezone),
+  });
   res.setHeader("Cache-Control", "no-store");
   res.status(status).type("html").send(html);
 }
@@ -71,7 +77,14 @@ export function retryRoute(context: RouteContext): RequestHandler {
       const post = await findPostById(services, res, String(req.params.id));
       const parsed = retrySchema.safeParse(req.body ?? {});
       if (!parsed.success) {
-        await answer(req, res, services, post.id, { kind: "error", text: t("syndicate.flash.invalidTarget") }, 400);
+        await answer(
+          req,
+          res,
+          services,
+          post.id,
+          { kind: "error", text: t("syndicate.flash.invalidTarget") },
+          400,
+        );
         return;
       }
       const result = await services.syndication.retry(post.url, parsed.data.target_uid, "manual");
@@ -105,7 +118,14 @@ export function confirmRoute(context: RouteContext): RequestHandler {
         await services.syndication.confirm(post.url, targetUid, copyUrl);
       } catch (error) {
         if (!(error instanceof TargetNotConfirmableError)) throw error;
-        await answer(req, res, services, post.id, { kind: "error", text: t("syndicate.flash.notConfirmable") }, 409);
+        await answer(
+          req,
+          res,
+          services,
+          post.id,
+          { kind: "error", text: t("syndicate.flash.notConfirmable") },
+          409,
+        );
         return;
       }
       await answer(req, res, services, post.id, {

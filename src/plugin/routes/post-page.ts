@@ -4,6 +4,7 @@ import type { RequestHandler } from "express";
 import { z } from "zod";
 import { HttpError } from "../../server/http-error.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
+import { preciseDateFormatter } from "../page/precise-date.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./index.ts";
 
@@ -20,6 +21,7 @@ export function postPageRoute(context: RouteContext): RequestHandler {
       res.render("syndicate/post.njk", {
         ...view,
         title: view.row.title ?? t("syndicate.post.untitled"),
+        formatPrecise: preciseDateFormatter(res, services.server.publication.timezone),
       });
     } catch (error) {
       next(error);

@@ -2,7 +2,7 @@
 // under the batch lease. Answers JSON, NDJSON, server-sent events or a redirect, as the client asks.
 import type { Request, RequestHandler, Response } from "express";
 import { hasScope } from "../../server/auth/types.ts";
-import { badRequest, HttpError, insufficientScope, notFound } from "../../server/http-error.ts";
+import { HttpError, insufficientScope, notFound } from "../../server/http-error.ts";
 import { PostNotFoundError } from "../../server/posts/types.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
@@ -12,8 +12,9 @@ import { htmxSseSink } from "../responses/htmx-sse.ts";
 import { jsonSink } from "../responses/json.ts";
 import { type ResultSink, summarize } from "../responses/result-sink.ts";
 import { ndjsonSink, sseJsonSink } from "../responses/streams.ts";
-import type { RouteContext } from "./index.ts";
 import { sourceUrlOf } from "../source-url.ts";
+import type { RouteContext } from "./index.ts";
+import { redirectUriOf } from "./redirect-uri.ts";
 
 const BODY_TYPES = ["application/x-www-form-urlencoded", "application/json", "application/*+json"];
 
@@ -22,24 +23,16 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
-/** Only a local path is honoured; anything else could send the user to another site. */
-function redirectUriOf(req: Request, fallback: string): string {
-  const raw = (req.body as Record<string, unknown> | undefined)?.redirect_uri ?? req.query.redirect_uri;
-  if (raw === undefined) return fallback;
-  if (typeof raw !== "string" || !/^\/(?![/\\])[^\s]*$/.test(raw) || raw.length > 2048) {
-    throw badRequest("redirect_uri must be a local path, such as /syndicate");
-  }
-  return raw;
-}
-
 function chooseSink(req: Request, res: Response, context: RouteContext, single: boolean): ResultSink {
   const accept = req.get("accept") ?? "";
   if (accept.includes("text/event-stream")) {
     return req.get("hx-request") ? htmxSseSink(req, res, context, single) : sseJsonSink(res);
   }
   if (accept.includes("application/x-ndjson")) return ndjsonSink(res);
-  if (req.accepts(["json", "html"]) === "html" || req.body?.redirect_uri !== undefined) {
-    return formRedirectSink(res, redirectUriOf(req, context.mountPath), single);
+  // A redirect_uri asks for a redirect whatever the client accepts, as the peer answers it.
+  const redirectUri = redirectUriOf(req);
+  if (redirectUri !== undefined || req.accepts(["json", "html"]) === "html") {
+    return formRedirectSink(res, redirectUri ?? context.mountPath, single);
   }
   return jsonSink(res, single);
 }
@@ -65,7 +58,7 @@ export function postSyndicateRoute(options: RouteContext): RequestHandler {
       }
       const sourceUrl = sourceUrlOf(req);
       // Validate redirect_uri before anything starts.
-      redirectUriOf(req, options.mountPath);
+      redirectUriOf(req);
 
       if (sourceUrl) {
         let result: PostResult;

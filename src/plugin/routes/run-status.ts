@@ -26,6 +26,7 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
       const query = querySchema.parse(req.query);
       const status = await runStatusView(syndication, query.seen);
       const html = await renderView(res, "syndicate/events/status.njk", {
+        live: true,
         mountPath,
         status,
         reloadHref: pagePath(mountPath, query.page),

@@ -1,0 +1,85 @@
+// A run the page did not start (the deploy webhook here; the command line or another tab alike):
+// the page says it is in progress, since when and started by what, keeps "Syndicate all" disabled
+// meanwhile (on a fresh load at once, on an open page by polling), refuses a second run with the
+// server's message, and says when the run has ended.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright";
+import type { BatchRun } from "../../src/syndication/syndication.ts";
+import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
+
+// The target hangs until the endpoint gives up on it: the run lasts this long, longer than the
+// page's polling interval (3 s), so that an open page sees it while it runs.
+const TARGET_TIMEOUT_MS = 5_000;
+
+describe("a run started elsewhere shows on the Syndicate page", () => {
+  let world: SyndicateWorld;
+  let openPage: Page;
+  let run: BatchRun;
+
+  before(async () => {
+    world = await startSyndicateWorld({
+      serverConfig: { "@possekit/endpoint-syndicate": { targetTimeoutMs: TARGET_TIMEOUT_MS } },
+    });
+    await world.publish("A note the deploy webhook will send.", [world.socialUid]);
+    openPage = await world.signedInPage();
+    await openPage.goto(`${world.server.url}/syndicate`);
+    assert.match(await shownText(openPage.locator("#run-status")), /No run is in progress/);
+    assert.equal(await openPage.locator("#syndicate-all").isDisabled(), false);
+
+    world.social.hang();
+    run = await world.syndication().startBatch("webhook");
+  });
+  after(async () => {
+    await run.done.catch(() => {});
+    await world.close();
+  });
+
+  it("shows a page loaded during the run that it is in progress, since when and by what, with the button disabled", async () => {
+    const page = await openPage.context().newPage();
+    await page.goto(`${world.server.url}/syndicate`);
+    const status = await shownText(page.locator("#run-status"));
+    assert.match(status, /A run is in progress\./);
+    assert.match(status, /by the deploy webhook/);
+    assert.match(status, /Started [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}/);
+    assert.equal(await page.locator("#syndicate-all").isDisabled(), true);
+    assert.equal(await page.locator("#syndicate-all").getAttribute("aria-describedby"), "run-status");
+    await page.close();
+  });
+
+  it("tells a page that still offers 'Syndicate all' that syndication is already in progress", async () => {
+    // The form is submitted as a click on a stale button would submit it.
+    await openPage
+      .locator("#syndicate-all-form")
+      .evaluate((form) => (form as HTMLFormElement).requestSubmit());
+    await openPage.locator("#run-announcer").getByText("Syndication is already in progress").waitFor();
+    assert.match(
+      await shownText(openPage.locator("#run-announcer")),
+      /conflicts with something already happening/,
+    );
+  });
+
+  it("notices the run on an open page by polling, and disables 'Syndicate all' meanwhile", async () => {
+    await openPage.locator("#run-status.is-running").waitFor();
+    assert.match(await shownText(openPage.locator("#run-status")), /by the deploy webhook/);
+    assert.equal(await openPage.locator("#syndicate-all").isDisabled(), true);
+  });
+
+  it("says how the run ended once it has, and enables 'Syndicate all' again", async () => {
+    const summary = await run.done;
+    world.social.clearBehaviour();
+    assert.deepEqual(summary, { posts: 1, syndicated: 0, partial: 0, failed: 1 });
+    await openPage.locator("#run-status.is-ended").waitFor();
+    const status = await shownText(openPage.locator("#run-status"));
+    assert.match(status, /The run started by the deploy webhook on .* has ended\./);
+    assert.match(status, /1 post processed: 0 syndicated, 0 partly, 1 failed\./);
+    assert.equal(await openPage.locator("#syndicate-all").isDisabled(), false);
+
+    await openPage.getByRole("link", { name: "Show the current list" }).click();
+    await openPage.waitForLoadState();
+    const target = openPage.locator(".post-row .target").first();
+    assert.equal(await shownText(target.locator(".state-label")), "Failed, waiting to retry");
+    assert.match(await shownText(target.locator(".target-error")), /did not answer/);
+    assert.match(await shownText(openPage.locator("#recent-runs")), /Webhook/);
+  });
+});
