@@ -1,8 +1,12 @@
 // possekit serve | token | migrate | syndicate | demo
 import { parseArgs } from "node:util";
+import { TokenIssuer } from "./server/auth/tokens.ts";
 import { ConfigError, type HostConfig, loadConfig } from "./server/config/load.ts";
-import { Host } from "./server/host.ts";
+import type { Host as HostType } from "./server/host.ts";
 import { createLogger, logLevelFromEnv } from "./server/logger.ts";
+
+// The host (express, the database drivers) loads only for the commands that need it: --help is instant.
+const loadHost = async (): Promise<typeof HostType> => (await import("./server/host.ts")).Host;
 
 const USAGE: Record<string, string> = {
   main: `Usage: possekit <command> [options]
@@ -55,6 +59,7 @@ function loadOrExplain(configPath: string | undefined, overrides: { port?: strin
 
 async function serve(config: HostConfig): Promise<number> {
   const logger = createLogger(logLevelFromEnv());
+  const Host = await loadHost();
   const host = new Host(config, { logger });
   await host.prepare();
   const listening = await host.listen();
@@ -134,9 +139,10 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write("--days must be a whole number of days, 1 or more\n");
         return 1;
       }
-      const host = new Host(config, { logger: createLogger("warn") });
+      // The same issuer the server verifies with: SECRET and the publication's URL.
+      const tokens = new TokenIssuer(config.secrets.secret, config.publication.me);
       process.stdout.write(
-        `${await host.tokens.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`,
+        `${await tokens.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`,
       );
       return 0;
     }
@@ -145,6 +151,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write("application.database is false: there is no database to migrate\n");
         return 1;
       }
+      const Host = await loadHost();
       const host = new Host(config, { logger: createLogger(logLevelFromEnv()) });
       await host.prepare();
       await host.stop();

@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "./logger.ts";
 import { prefersHtml } from "./negotiate.ts";
+import { PostNotFoundError } from "./posts/types.ts";
 
 const ERROR_NAMES: Record<number, string> = {
   400: "invalid_request",
@@ -48,6 +49,8 @@ function fromLibraryError(error: unknown): HttpError | null {
       "The request could not be understood",
     );
   }
+  // A post deleted by another request while this one was working on it (e.g. a retry from the page).
+  if (error instanceof PostNotFoundError) return new HttpError(404, "not_found", error.message);
   // A malformed percent-encoding in the path.
   if (error instanceof URIError)
     return new HttpError(400, "invalid_request", "The URL is not correctly encoded");

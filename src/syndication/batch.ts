@@ -39,9 +39,10 @@ export interface BatchDependencies {
   emit(event: SyndicationEvent): void;
 }
 
-// Posts are listed a page at a time, then each is read again just before it is processed, so that
-// an edit made while earlier posts were being sent is honoured.
+// Posts are listed a page at a time. A post is read again before it is processed when its page is
+// older than FRESH_MS (slow targets before it), so that an edit made meanwhile is honoured.
 const PAGE = 100;
+const FRESH_MS = 1_000;
 
 function isAwaiting(post: Post): boolean {
   return post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
@@ -138,11 +139,12 @@ export class Batch implements BatchRun {
       let cursor: AwaitingCursor | undefined;
       for (;;) {
         const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE);
+        const listedAt = Date.now();
         for (const listed of page) {
           if (tried.has(listed.id)) continue;
           if (this.shouldStop()) return false;
           tried.add(listed.id);
-          const post = await this.deps.posts.findById(listed.id);
+          const post = Date.now() - listedAt < FRESH_MS ? listed : await this.deps.posts.findById(listed.id);
           if (!post || !isAwaiting(post)) continue;
           await this.process(post, summary);
           processed += 1;

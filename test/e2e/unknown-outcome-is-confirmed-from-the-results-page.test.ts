@@ -43,7 +43,8 @@ describe("a target of unknown outcome, confirmed from the results page", () => {
 
     const copyUrl = `${world.other.url}/@bob/110000000000000042`;
     await page.getByLabel(/Address of the copy on @bob@/).fill(copyUrl);
-    await page.getByRole("button", { name: "Confirm" }).click();
+    await page.getByRole("button", { name: "Confirm" }).focus();
+    await page.keyboard.press("Enter");
     await page
       .locator("#post-announcer")
       .getByText(/Recorded: @bob@.* has the post at/)
@@ -51,6 +52,10 @@ describe("a target of unknown outcome, confirmed from the results page", () => {
     const confirmed = page.locator(".result-target").first();
     assert.equal(await shownText(confirmed.locator(".state-label")), "Syndicated");
     assert.equal(await confirmed.locator("a.target-copy").getAttribute("href"), copyUrl);
+    assert.ok(
+      await confirmed.evaluate((element) => element === document.activeElement),
+      "the focus stays on the target whose form went away, not at the top of the page",
+    );
 
     const post = await world.server.host.posts?.findById(postId);
     assert.deepEqual(post?.properties.syndication, [copyUrl]);

@@ -116,9 +116,11 @@ for (const engine of engines) {
       assert.equal(again.status, 200);
       const result = (await again.json()) as PostResult;
       assert.equal(result.status, "unchanged");
+      // Targets the post no longer names are reported from the ledger, in the order they were sent.
+      const byUid = (a: { uid: string }, b: { uid: string }) => a.uid.localeCompare(b.uid);
       assert.deepEqual(
-        result.targets.map(({ uid, status, url }) => ({ uid, status, url })),
-        first.targets.map(({ uid, url }) => ({ uid, status: "already_syndicated", url })),
+        result.targets.map(({ uid, status, url }) => ({ uid, status, url })).sort(byUid),
+        first.targets.map(({ uid, url }) => ({ uid, status: "already_syndicated", url })).sort(byUid),
       );
       assert.deepEqual(result.syndication, first.syndication);
       assert.deepEqual(

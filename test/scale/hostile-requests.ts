@@ -80,8 +80,10 @@ export interface FuzzContext {
   /** A valid session cookie "possekit_session=…", and its CSRF token. */
   session: { cookie: string; csrf: string };
   webhookSecret: string;
-  /** A post URL that exists, and the uid of a target that does not. */
+  /** A post URL that exists. */
   postUrl: string;
+  /** The uid of the configured target (a local sandbox). */
+  targetUid: string;
 }
 
 export interface HostileRequest {
@@ -244,7 +246,8 @@ function randomQuery(random: Random, context: FuzzContext): string {
 
 function randomPath(random: Random): string {
   const base = random.pick(ROUTES);
-  const twist = random.int(14);
+  // Half the requests reach a real route, so that the fuzzing gets past routing.
+  const twist = random.chance(0.5) ? -1 : random.int(11);
   switch (twist) {
     case 0:
       return `${base}/${random.text(random.int(30) + 1).replace(/[?#\s]/g, "")}`;
@@ -443,8 +446,290 @@ function body(random: Random, context: FuzzContext, contentType: string | undefi
   return Buffer.from(JSON.stringify(randomJson(random)));
 }
 
+/** A URL on loopback where nothing listens (port 9): never the network, refused at once. */
+const NOWHERE = "http://127.0.0.1:9/";
+
+/**
+ * A request that a real client could almost send: the right method, credentials and content type
+ * for a real route, with fields that are random or wrong — so that the fuzzing reaches the routes'
+ * own logic, not only the parsers and authentication in front of them.
+ */
+async function plausibleRequest(random: Random, context: FuzzContext): Promise<HostileRequest> {
+  const bearer = { authorization: `Bearer ${context.token}` };
+  const session = { cookie: context.session.cookie, "x-csrf-token": context.session.csrf };
+  const accept = random.pick(ACCEPTS);
+  const asForm = (fields: Array<[string, string]>) => Buffer.from(new URLSearchParams(fields).toString());
+  const anyUrl = () =>
+    random.pick([
+      context.postUrl,
+      `${context.postUrl}x`,
+      "https://example.org/",
+      "/relative",
+      random.text(20),
+      "",
+      "a".repeat(2_100),
+      `${NOWHERE}photo.jpg`,
+    ]);
+  const kind = random.int(12);
+  switch (kind) {
+    case 0:
+    case 1: {
+      // The endpoint: one post or a batch, by query, form or JSON, any Accept, maybe a redirect_uri.
+      const sourceUrl = random.chance(0.8) ? anyUrl() : undefined;
+      const redirect = random.chance(0.2)
+        ? random.pick(["/syndicate", "//evil.example", "https://evil.example/", "/x y", random.text(10)])
+        : undefined;
+      const way = random.int(3);
+      const query = new URLSearchParams();
+      if (way === 0 && sourceUrl !== undefined) query.set("source_url", sourceUrl);
+      if (redirect !== undefined && random.chance(0.5)) query.set("redirect_uri", redirect);
+      const fields: Array<[string, string]> = [];
+      if (way === 1 && sourceUrl !== undefined)
+        fields.push([random.pick(["source_url", "syndication[source_url]"]), sourceUrl]);
+      if (redirect !== undefined) fields.push(["redirect_uri", redirect]);
+      const json =
+        way === 2
+          ? {
+              source_url: sourceUrl ?? randomJson(random),
+              syndication: random.chance(0.3) ? { source_url: anyUrl() } : undefined,
+            }
+          : undefined;
+      return {
+        method: "POST",
+        path: `/syndicate${query.size ? `?${query}` : ""}`,
+        headers: {
+          ...(random.chance(0.7) ? bearer : session),
+          accept,
+          ...(json
+            ? { "content-type": "application/json" }
+            : fields.length
+              ? { "content-type": "application/x-www-form-urlencoded" }
+              : {}),
+          ...(random.chance(0.2) ? { "hx-request": "true" } : {}),
+        },
+        body: json ? Buffer.from(JSON.stringify(json)) : fields.length ? asForm(fields) : undefined,
+      };
+    }
+    case 2: {
+      // Micropub creates, with the real target or another, and odd values.
+      const fields: Array<[string, string]> = [["h", random.pick(["entry", "entry", "event", "", "card"])]];
+      fields.push([
+        "content",
+        random.pick([random.unicode(random.int(80)), random.text(30), "x".repeat(random.size())]),
+      ]);
+      if (random.chance(0.6))
+        fields.push(["mp-syndicate-to[]", random.chance(0.6) ? context.targetUid : anyUrl()]);
+      if (random.chance(0.3))
+        fields.push([
+          "published",
+          random.pick([
+            "2024-02-30T25:61:00Z",
+            "1970-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            random.text(10),
+            new Date(random.int(2 ** 40)).toISOString(),
+          ]),
+        ]);
+      if (random.chance(0.3)) fields.push(["post-status", random.pick(["draft", "published", "nonsense"])]);
+      if (random.chance(0.2)) fields.push(["category[]", random.text(15)]);
+      if (random.chance(0.1))
+        fields.push([
+          random.pick(["in-reply-to", "like-of", "repost-of", "bookmark-of", "photo"]),
+          random.pick([`${NOWHERE}x`, random.text(12)]),
+        ]);
+      if (random.chance(0.1))
+        fields.push(["mp-slug", random.pick(["../../etc", "a/b", random.unicode(10), "x".repeat(300)])]);
+      return {
+        method: "POST",
+        path: "/micropub",
+        headers: {
+          ...bearer,
+          accept: "application/json",
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: asForm(fields),
+      };
+    }
+    case 3: {
+      // Micropub updates and deletes of the known post (or of nothing), in JSON.
+      const body = {
+        action: random.pick(["update", "delete", "undelete", "update"]),
+        url: random.chance(0.7) ? context.postUrl : anyUrl(),
+        ...(random.chance(0.6)
+          ? {
+              replace: {
+                [random.pick([
+                  "content",
+                  "mp-syndicate-to",
+                  "syndication",
+                  "published",
+                  "post-status",
+                  "name",
+                ])]: [random.pick([random.text(20), context.targetUid, 5, null, { html: "<b>x</b>" }])],
+              },
+            }
+          : {}),
+        ...(random.chance(0.3)
+          ? {
+              add: {
+                [random.pick(["syndication", "mp-syndicate-to", "category"])]: [
+                  random.pick([anyUrl(), context.targetUid, random.text(5)]),
+                ],
+              },
+            }
+          : {}),
+        ...(random.chance(0.3)
+          ? {
+              delete: random.pick([["category"], { "mp-syndicate-to": [context.targetUid] }, "content", [5]]),
+            }
+          : {}),
+      };
+      // Now and then a property nested deeper than any store accepts (written out: JSON.stringify
+      // itself would overflow the stack).
+      const depth = random.pick([10, 100, 3_000, 20_000]);
+      const text = random.chance(0.15)
+        ? `{"type":["h-entry"],"properties":{"content":["deep"],"category":${"[".repeat(depth)}${"]".repeat(depth)}}}`
+        : JSON.stringify(body);
+      return {
+        method: "POST",
+        path: "/micropub",
+        headers: { ...bearer, accept: "application/json", "content-type": "application/json" },
+        body: Buffer.from(text),
+      };
+    }
+    case 4: {
+      const query = new URLSearchParams({
+        q: random.pick(["source", "config", "syndicate-to", "category", "nonsense", ""]),
+      });
+      if (random.chance(0.6)) query.set("url", anyUrl());
+      if (random.chance(0.3))
+        query.set(
+          random.pick(["limit", "offset", "after", "properties[]", "properties"]),
+          random.pick(["-1", "0", "1e9", "abc", "content", random.text(8)]),
+        );
+      return {
+        method: "GET",
+        path: `/micropub?${query}`,
+        headers: { ...bearer, accept: "application/json" },
+        body: undefined,
+      };
+    }
+    case 5:
+    case 6: {
+      // The pages, as a signed-in browser and as htmx.
+      const path = random.pick([
+        `/syndicate?page=${random.pick(["0", "2", "-5", "1e9", "x", "99999999999999999999"])}`,
+        "/syndicate",
+        `/syndicate/status?seen=${random.pick(["1", "0", "abc", "99999999999999999999999", ""])}&page=${random.int(5)}`,
+        `/syndicate/posts?url=${encodeURIComponent(anyUrl())}`,
+        `/syndicate/posts/${random.pick(["1", "2", "3", "0", "-1", "9999999999999999999", "abc", "1.5"])}`,
+        "/status",
+        "/",
+      ]);
+      return {
+        method: random.pick(["GET", "GET", "HEAD"]),
+        path,
+        headers: {
+          ...session,
+          accept: random.pick(["text/html", "text/html", "application/json", "*/*"]),
+          ...(random.chance(0.3) ? { "hx-request": "true" } : {}),
+        },
+        body: undefined,
+      };
+    }
+    case 7: {
+      // The page's own actions: retry and confirm, by form, with odd fields.
+      const fields: Array<[string, string]> = [
+        ["_csrf", random.chance(0.8) ? context.session.csrf : "wrong"],
+      ];
+      const action = random.pick(["retry", "confirm"]);
+      if (random.chance(0.8))
+        fields.push(["target_uid", random.chance(0.6) ? context.targetUid : random.text(20)]);
+      if (random.chance(0.3)) fields.push(["target_uid", random.text(10)]);
+      if (action === "confirm") fields.push(["copy_url", anyUrl()]);
+      return {
+        method: "POST",
+        path: `/syndicate/posts/${random.pick(["1", "2", "3", "999999", "x"])}/${action}`,
+        headers: {
+          cookie: context.session.cookie,
+          accept: random.pick(["text/html", "application/json"]),
+          "content-type": "application/x-www-form-urlencoded",
+          ...(random.chance(0.3) ? { "hx-request": "true" } : {}),
+        },
+        body: asForm(fields),
+      };
+    }
+    case 8: {
+      const fields: Array<[string, string]> = [
+        ["password", random.pick(["", random.text(20), "x".repeat(2_000)])],
+      ];
+      if (random.chance(0.5))
+        fields.push([
+          "redirect",
+          random.pick(["/syndicate", "//evil.example", "https://evil.example", random.text(10)]),
+        ]);
+      return {
+        method: "POST",
+        path: random.pick(["/session/login", "/session/logout"]),
+        headers: {
+          accept: random.pick(["text/html", "application/json"]),
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: asForm(fields),
+      };
+    }
+    default: {
+      // Webhooks, correctly signed most of the time, with bodies that are and are not deploys.
+      const provider = random.pick(["netlify", "github", "generic", "root"]);
+      const body = Buffer.from(
+        JSON.stringify(
+          random.pick([
+            {
+              state: random.pick(["ready", "error", "building"]),
+              context: random.pick(["production", "deploy-preview", "branch-deploy", 5]),
+              id: random.text(8),
+            },
+            {
+              deployment_status: {
+                state: random.pick(["success", "failure", "queued"]),
+                environment: random.pick(["production", "github-pages", "Preview", null]),
+              },
+              deployment: { environment: "production" },
+            },
+            { zen: "Keep it logically awesome.", hook_id: random.int(1_000) },
+            randomJson(random),
+          ]),
+        ),
+      );
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        accept: "application/json",
+      };
+      if (provider === "netlify" || provider === "root")
+        headers["x-webhook-signature"] = await netlifySignature(random, context, body);
+      else headers["x-hub-signature-256"] = hubSignature(random, context, body);
+      if (provider === "github")
+        headers["x-github-event"] = random.pick([
+          "ping",
+          "deployment_status",
+          "deployment_status",
+          "push",
+          "",
+        ]);
+      const path = {
+        netlify: "/syndicate/webhook/netlify",
+        github: "/syndicate/webhook/github",
+        generic: "/syndicate/webhook",
+        root: "/syndicate",
+      }[provider] as string;
+      return { method: "POST", path, headers, body };
+    }
+  }
+}
+
 /** One request through node:http. */
 export async function hostileRequest(random: Random, context: FuzzContext): Promise<HostileRequest> {
+  if (random.chance(0.35)) return plausibleRequest(random, context);
   const method = random.pick(METHODS);
   const path = `${randomPath(random)}${randomQuery(random, context)}`;
   const headers: Record<string, string | string[]> = {};
@@ -453,8 +738,9 @@ export async function hostileRequest(random: Random, context: FuzzContext): Prom
   if (random.chance(0.8)) headers.accept = random.pick(ACCEPTS);
   if (random.chance(0.1)) headers["content-encoding"] = random.pick(ENCODINGS);
 
-  const auth = random.int(10);
-  if (auth === 0) headers.authorization = `Bearer ${context.token}`;
+  // A third carry a valid token, so that the fuzzing gets past authentication too.
+  const auth = random.int(12);
+  if (auth >= 8) headers.authorization = `Bearer ${context.token}`;
   else if (auth === 1)
     headers.authorization = `Bearer ${random.text(random.int(300))}`.replace(/[\r\n]/g, "");
   else if (auth === 2)
@@ -474,7 +760,7 @@ export async function hostileRequest(random: Random, context: FuzzContext): Prom
   else if (auth === 4) headers.authorization = [`Bearer ${context.token}`, "Bearer other"];
 
   const cookie = random.int(8);
-  if (cookie === 0) headers.cookie = context.session.cookie;
+  if (cookie <= 1) headers.cookie = context.session.cookie;
   else if (cookie === 1)
     headers.cookie = `possekit_session=${random.text(random.int(200))}`.replace(/[\r\n]/g, "");
   else if (cookie === 2)
@@ -487,7 +773,7 @@ export async function hostileRequest(random: Random, context: FuzzContext): Prom
       "possekit_session=a; possekit_session=b",
     ]);
   if (headers.cookie === context.session.cookie || random.chance(0.1)) {
-    headers["x-csrf-token"] = random.chance(0.5) ? context.session.csrf : random.text(30);
+    headers["x-csrf-token"] = random.chance(0.7) ? context.session.csrf : random.text(30);
   }
   if (random.chance(0.1))
     headers.origin = random.pick(["null", "https://evil.example", "http://127.0.0.1", random.text(20)]);

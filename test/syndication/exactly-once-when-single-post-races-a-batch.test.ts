@@ -83,6 +83,9 @@ for (const engine of engines) {
     it("batches on two instances started together: one runs, the post is sent once", async () => {
       const [slowTarget] = fixture.targets;
       assert.ok(slowTarget);
+      // The run that starts stays on its post until every other start has been refused.
+      const gate = deferred();
+      slowTarget.behaviour = gated(gate.promise, slow);
       const post = await fixture.createPost("2024-01-03T00:00:00Z", [slow]);
       const attempts = await Promise.allSettled([
         fixture.syndication.startBatch("batch"),
@@ -93,6 +96,7 @@ for (const engine of engines) {
       assert.equal(started.length, 1);
       const run = started[0];
       assert.ok(run);
+      gate.resolve();
       await collect(run);
       assert.equal(slowTarget.callsFor(post.url).length, 1);
     });

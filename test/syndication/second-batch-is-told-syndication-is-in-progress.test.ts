@@ -54,6 +54,12 @@ for (const engine of engines) {
     });
 
     it("of many concurrent startBatch calls on several instances, exactly one starts", async () => {
+      const [target] = fixture.targets;
+      assert.ok(target);
+      // The run that starts stays on its post until every call has been answered.
+      const gate = deferred();
+      target.behaviour = gated(gate.promise, uid);
+      await fixture.createPost("2024-01-02T00:00:00Z", [uid]);
       const instances = Array.from({ length: 5 }, (_, index) =>
         fixture.instance({ holder: `instance-${index}` }),
       );
@@ -66,6 +72,7 @@ for (const engine of engines) {
       );
       assert.equal(started.length, 1);
       assert.equal(refused.length, 19);
+      gate.resolve();
       await Promise.all(instances.map((instance) => instance.idle()));
     });
   });

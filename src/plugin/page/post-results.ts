@@ -7,7 +7,7 @@ import type { Post } from "../../server/posts/types.ts";
 import type { Attempt } from "../../syndication/types.ts";
 import { type PostRowView, postRow } from "./post-row.ts";
 import { type PageServices, translatorOf } from "./services.ts";
-import { RETRYABLE_KINDS } from "./target-view.ts";
+import { httpUrlOrNull, RETRYABLE_KINDS } from "./target-view.ts";
 
 const HISTORY_LIMIT = 50;
 
@@ -42,6 +42,7 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     row,
     attempts: attempts.map((attempt) => ({
       ...attempt,
+      url: httpUrlOrNull(attempt.url),
       targetName: names.get(attempt.targetUid) ?? attempt.targetUid,
     })),
     canRetry: row.targets.some((target) => RETRYABLE_KINDS.has(target.kind)),

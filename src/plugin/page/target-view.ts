@@ -43,6 +43,16 @@ export const RETRYABLE_KINDS: ReadonlySet<TargetStateKind> = new Set([
   "unknown",
 ]);
 
+/**
+ * A link the page may show: http(s) only. The URL of a copy is whatever a target answered, and a
+ * target is a remote service; anything else (javascript:, data:) is shown as no link at all.
+ */
+export function httpUrlOrNull(value: string | null | undefined): string | null {
+  if (!value || !URL.canParse(value)) return null;
+  const { protocol } = new URL(value);
+  return protocol === "http:" || protocol === "https:" ? value : null;
+}
+
 function kindOf(entry: LedgerEntry | undefined, configured: boolean, now: Date): TargetStateKind {
   if (!entry) return configured ? "pending" : "unconfigured";
   switch (entry.state) {
@@ -98,7 +108,7 @@ export function targetViews(
       service: syndicator?.info.service?.name ?? null,
       configured: syndicator !== undefined,
       kind,
-      url: kind === "syndicated" ? (entry?.url ?? null) : null,
+      url: kind === "syndicated" ? httpUrlOrNull(entry?.url) : null,
       error: kind === "syndicated" ? null : (entry?.lastError ?? null),
       attempts: entry?.attempts ?? 0,
       nextAttemptAt: kind === "backoff" ? (entry?.nextAttemptAt ?? null) : null,

@@ -14,23 +14,19 @@ import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
 import { pageServices } from "../page/services.ts";
 import type { RouteContext } from "../routes/index.ts";
+import { redirectUriOf } from "../routes/redirect-uri.ts";
 import { addToSummary, type ResultSink } from "./result-sink.ts";
 import { startEventStream } from "./streams.ts";
 
 /** As many as the page shows. */
 const RECENT_RUNS = 10;
 
-/** The page the buttons were on (validated as a local path by the POST route), for the rows' forms. */
-function redirectUriOf(req: Request, mountPath: string): string {
-  const value = (req.body as Record<string, unknown> | undefined)?.redirect_uri;
-  return typeof value === "string" && value.startsWith("/") ? value : mountPath;
-}
-
 export function htmxSseSink(req: Request, res: Response, context: RouteContext, single: boolean): ResultSink {
   const services = pageServices(context, res);
   const logger: Logger | undefined = services.server.logger;
   const stream = startEventStream(res);
-  const redirectUri = redirectUriOf(req, services.mountPath);
+  // The page the buttons were on, for the rows' forms and the status's link back to the list.
+  const redirectUri = redirectUriOf(req) ?? services.mountPath;
   const page = Number(new URL(redirectUri, "http://page.invalid").searchParams.get("page")) || 1;
   const progress: RunSummary = { posts: 0, syndicated: 0, partial: 0, failed: 0 };
   const gone = () => res.writableEnded || res.destroyed;

@@ -10,9 +10,15 @@ export async function migrate(database: Database, migrations: Migration[]): Prom
     if (ids.has(migration.id)) throw new Error(`Two migrations share the id "${migration.id}"`);
     ids.add(migration.id);
   }
-  await database.query(
-    "CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-  );
+  // Under the lock too: CREATE TABLE IF NOT EXISTS is not safe against a concurrent creation (two
+  // instances starting on a new database would both try, and one would fail).
+  await database.transaction(async (tx) => {
+    if (database.engine === "postgres")
+      await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+    await tx.query(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+  });
   const applied: string[] = [];
   for (const migration of migrations) {
     const done = await database.transaction(async (tx) => {

@@ -58,11 +58,39 @@ function storedForm(name: string, values: unknown[]): unknown {
   return kept.length === 1 ? kept[0] : kept;
 }
 
+// PostgreSQL (and PGlite) cannot store U+0000 or half of a surrogate pair in jsonb (a JSON body can
+// carry both as \u escapes), and refuses JSON nested a few thousand levels deep.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const unstorable = (text: string) => text.includes("\u0000") || LONE_SURROGATE.test(text);
+/** Far deeper than any mf2 (an h-card in a property is a handful of levels). */
+const MAX_DEPTH = 64;
+
+/** Why a property's value cannot be stored, or undefined when it can. */
+function unstorableValue(value: unknown, depth = 0): string | undefined {
+  if (depth > MAX_DEPTH) return `is nested more than ${MAX_DEPTH} levels deep`;
+  if (typeof value === "string")
+    return unstorable(value)
+      ? "contains a NUL character (U+0000) or half of a UTF-16 surrogate pair, which cannot be stored; remove it"
+      : undefined;
+  const children = Array.isArray(value)
+    ? value
+    : value && typeof value === "object"
+      ? Object.entries(value).flat()
+      : [];
+  for (const child of children) {
+    const reason = unstorableValue(child, depth + 1);
+    if (reason) return reason;
+  }
+  return undefined;
+}
+
 /** Applies the storage rules; drops empty and null properties. Returns a new object. */
 export function normalizeProperties(properties: Properties): Properties {
   const normalized: Properties = {};
   for (const [name, value] of Object.entries(properties)) {
     if (name === "") throw new InvalidPostError("A property has an empty name; name every property");
+    const unstorableReason = unstorableValue(name) ?? unstorableValue(value);
+    if (unstorableReason) throw new InvalidPostError(`${JSON.stringify(name)} ${unstorableReason}`);
     const stored = storedForm(name, valuesOf(value));
     if (Array.isArray(stored) && stored.length === 0) continue;
     normalized[name] = stored;
