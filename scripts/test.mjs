@@ -32,6 +32,22 @@ function ensureChromium() {
   return path;
 }
 
+/** The machine's own PostgreSQL, when one answers: every database test then runs on both engines. */
+async function findLocalPostgres() {
+  const url = "postgres://postgres@127.0.0.1:5432/test";
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return url;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 const filter = process.argv.slice(2);
 const files = findTests("test")
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
@@ -41,6 +57,24 @@ if (files.length === 0) {
   process.exit(1);
 }
 if (files.some((file) => file.includes("/e2e/"))) process.env.CHROMIUM_PATH = ensureChromium();
+
+if (!process.env.TEST_DATABASE_URL) {
+  const local = await findLocalPostgres();
+  if (local) {
+    process.env.TEST_DATABASE_URL = local;
+    console.log(`PostgreSQL answers at ${local}: database tests run on PGlite and PostgreSQL.`);
+  }
+}
+if (!process.env.TEST_DATABASE_URL) {
+  const scale = files.filter((file) => file.includes("/scale/"));
+  if (scale.length > 0) {
+    console.error(
+      `test/scale needs PostgreSQL (several server processes share one database): set TEST_DATABASE_URL,\n` +
+        `or run PostgreSQL at 127.0.0.1:5432 with a database "test". Leaving out ${scale.length} files.`,
+    );
+    files.splice(0, files.length, ...files.filter((file) => !file.includes("/scale/")));
+  }
+}
 
 const result = spawnSync(
   process.execPath,

@@ -49,6 +49,22 @@ for (const engine of engines) {
         assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1, `Retry-After ${retryAfter}`);
       }
 
+      // A browser's form without JavaScript is sent back to the page with the reason instead.
+      const form: Response = await app.syndicate("", {
+        headers: { accept: "text/html", "content-type": "application/x-www-form-urlencoded" },
+        body: "redirect_uri=%2Fsyndicate",
+        redirect: "manual",
+      });
+      assert.equal(form.status, 303);
+      assert.equal(form.headers.get("location"), "/syndicate");
+      const flash = form.headers.getSetCookie().find((cookie) => cookie.startsWith("possekit_flash="));
+      assert.ok(flash, "a flash message is set");
+      const text = Buffer.from(
+        decodeURIComponent(flash.split(";")[0]?.split("=")[1] ?? ""),
+        "base64url",
+      ).toString();
+      assert.match(text, /already in progress/);
+
       const answer = await first;
       assert.equal(answer.status, 200);
       const body = (await answer.json()) as BatchBody;

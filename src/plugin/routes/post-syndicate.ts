@@ -2,7 +2,9 @@
 // under the batch lease. Answers JSON, NDJSON, server-sent events or a redirect, as the client asks.
 import type { Request, RequestHandler, Response } from "express";
 import { hasScope } from "../../server/auth/types.ts";
+import { setFlash } from "../../server/flash.ts";
 import { HttpError, insufficientScope, notFound } from "../../server/http-error.ts";
+import type { Translate } from "../../server/i18n.ts";
 import { PostNotFoundError } from "../../server/posts/types.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
@@ -23,6 +25,13 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
+/** A browser's form (or a peer-style redirect_uri) rather than an API or streaming client. */
+function wantsFormRedirect(req: Request): boolean {
+  const accept = req.get("accept") ?? "";
+  if (accept.includes("text/event-stream") || accept.includes("application/x-ndjson")) return false;
+  return redirectUriOf(req) !== undefined || req.accepts(["json", "html"]) === "html";
+}
+
 function chooseSink(req: Request, res: Response, context: RouteContext, single: boolean): ResultSink {
   const accept = req.get("accept") ?? "";
   if (accept.includes("text/event-stream")) {
@@ -30,10 +39,7 @@ function chooseSink(req: Request, res: Response, context: RouteContext, single: 
   }
   if (accept.includes("application/x-ndjson")) return ndjsonSink(res);
   // A redirect_uri asks for a redirect whatever the client accepts, as the peer answers it.
-  const redirectUri = redirectUriOf(req);
-  if (redirectUri !== undefined || req.accepts(["json", "html"]) === "html") {
-    return formRedirectSink(res, redirectUri ?? context.mountPath, single);
-  }
+  if (wantsFormRedirect(req)) return formRedirectSink(res, redirectUriOf(req) ?? context.mountPath, single);
   return jsonSink(res, single);
 }
 
@@ -79,6 +85,14 @@ export function postSyndicateRoute(options: RouteContext): RequestHandler {
         run = await syndication.startBatch("batch");
       } catch (error) {
         if (error instanceof SyndicationInProgressError) {
+          if (wantsFormRedirect(req)) {
+            // A browser without JavaScript comes back to the page and reads why nothing started.
+            const t = res.locals.t as Translate;
+            const since = (res.locals.formatDate as (d: Date) => string)(error.inProgress.since);
+            setFlash(res, { kind: "info", text: t("syndicate.flash.inProgress", { since }) });
+            res.redirect(303, redirectUriOf(req) ?? options.mountPath);
+            return;
+          }
           throw new HttpError(409, "syndication_in_progress", "Syndication is already in progress", {
             "Retry-After": String(error.retryAfterSeconds),
           });

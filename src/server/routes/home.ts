@@ -11,6 +11,11 @@ export function homeRoute(host: Host, sessions: SessionManager): RequestHandler 
       : undefined;
     if (micropubUrl) res.setHeader("Link", `<${micropubUrl}>; rel="micropub"`);
     const session = await sessions.read(req);
+    if (session) {
+      // Signed in: the layout shows the navigation, as on every admin page.
+      res.locals.auth = { method: "session", me: session.me, scope: [], clientId: "session" };
+      res.locals.csrfToken = session.csrf;
+    }
     res.render("home.njk", { signedIn: !!session, micropubUrl, plugins: host.plugins });
   };
 }
