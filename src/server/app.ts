@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { authenticate } from "./auth/authenticate.ts";
 import { SessionManager } from "./auth/session.ts";
+import { sessionRevocations } from "./auth/session-revocations.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { takeFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
@@ -42,6 +43,7 @@ export function buildApp(host: Host): Express {
     host.hostConfig.secrets.secret,
     host.publication.me,
     application.url.startsWith("https:"),
+    sessionRevocations(host.database),
   );
   const limits = application.rateLimit;
   const hasDatabase = host.database !== null;

@@ -21,6 +21,7 @@ import type { Logger } from "./logger.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { loadPlugin } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
+import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/types.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";
@@ -48,7 +49,11 @@ export class Host implements Server {
   readonly plugins: Plugin[] = [];
   database: Database | null = null;
   posts: PostService | null = null;
-  private readonly migrations: Migration[] = [...postMigrations, ...rateLimitMigrations];
+  private readonly migrations: Migration[] = [
+    ...postMigrations,
+    ...rateLimitMigrations,
+    ...sessionRevocationMigrations,
+  ];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
   private httpServer: HttpServer | null = null;
 

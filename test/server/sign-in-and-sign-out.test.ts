@@ -98,6 +98,13 @@ describe("signing in and out", () => {
     const afterwards = await fetch(`${server.url}/status`, { headers: browser(), redirect: "manual" });
     assert.equal(afterwards.status, 303);
     assert.match(afterwards.headers.get("location") ?? "", /^\/session\/login/);
+    // A copy of the cookie taken before signing out no longer works either: the session has ended.
+    const replayed = await fetch(`${server.url}/status`, {
+      headers: browser({ cookie }),
+      redirect: "manual",
+    });
+    assert.equal(replayed.status, 303);
+    assert.match(replayed.headers.get("location") ?? "", /^\/session\/login/);
   });
 });
 

@@ -4,11 +4,18 @@ import { randomBytes } from "node:crypto";
 import type { CookieOptions, Request, Response } from "express";
 import { jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
+import type { SessionRevocations } from "./session-revocations.ts";
 
 export const SESSION_COOKIE = "possekit_session";
 const SESSION_DAYS = 30;
 
-const sessionSchema = z.object({ me: z.string(), csrf: z.string().min(16) });
+const sessionSchema = z.object({
+  me: z.string(),
+  csrf: z.string().min(16),
+  /** The session's id, by which signing out ends it on every instance. */
+  sid: z.string().min(16),
+  exp: z.number(),
+});
 export type Session = z.infer<typeof sessionSchema>;
 
 export function parseCookies(header: string | undefined): Map<string, string> {
@@ -35,6 +42,7 @@ export class SessionManager {
     secret: string,
     private readonly me: string,
     private readonly secure: boolean,
+    private readonly revocations: SessionRevocations,
   ) {
     this.key = new TextEncoder().encode(`session:${secret}`);
   }
@@ -50,7 +58,8 @@ export class SessionManager {
 
   async start(req: Request, res: Response): Promise<void> {
     const csrf = randomBytes(24).toString("base64url");
-    const token = await new SignJWT({ me: this.me, csrf })
+    const sid = randomBytes(18).toString("base64url");
+    const token = await new SignJWT({ me: this.me, csrf, sid })
       .setProtectedHeader({ alg: "HS256" })
       .setIssuedAt()
       .setExpirationTime(`${SESSION_DAYS}d`)
@@ -58,7 +67,10 @@ export class SessionManager {
     res.cookie(SESSION_COOKIE, token, { ...this.cookieOptions(req), maxAge: SESSION_DAYS * 86_400_000 });
   }
 
-  end(req: Request, res: Response): void {
+  /** Ends the session for good (a copy of the cookie no longer works) and clears it in the browser. */
+  async end(req: Request, res: Response): Promise<void> {
+    const session = await this.read(req);
+    if (session) await this.revocations.revoke(session.sid, new Date(session.exp * 1000));
     res.clearCookie(SESSION_COOKIE, this.cookieOptions(req));
   }
 
@@ -68,7 +80,8 @@ export class SessionManager {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ["HS256"] });
       const session = sessionSchema.safeParse(payload);
-      return session.success && session.data.me === this.me ? session.data : null;
+      if (!session.success || session.data.me !== this.me) return null;
+      return (await this.revocations.isRevoked(session.data.sid)) ? null : session.data;
     } catch {
       return null;
     }

@@ -29,7 +29,7 @@ export function sessionRoutes(host: Host, sessions: SessionManager, signInLimite
     res.redirect(303, redirect);
   });
   router.post("/logout", async (req, res) => {
-    sessions.end(req, res);
+    await sessions.end(req, res);
     res.redirect(303, "/session/login");
   });
   return router;
