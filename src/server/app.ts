@@ -14,6 +14,7 @@ import { prefersHtml } from "./negotiate.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { limiter } from "./rate-limit.ts";
 import { rateLimitStore } from "./rate-limit-store.ts";
+import { refuseNulCharacters } from "./refuse-nul.ts";
 import { healthRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/session.ts";
@@ -88,6 +89,7 @@ export function buildApp(host: Host): Express {
   const bodyLimit = application.bodyLimit;
   app.use(express.urlencoded({ extended: true, limit: bodyLimit, parameterLimit: 1000 }));
   app.use(express.json({ limit: bodyLimit, type: ["application/json", "application/*+json"] }));
+  app.use(refuseNulCharacters());
 
   const signInLimiter = limiter({
     windowMs: limits.windowMs,

@@ -21,6 +21,7 @@ export type Translate = (key: string, values?: Record<string, string | number>) 
 export class I18n {
   private readonly catalogs = new Map<string, Messages>();
   private readonly folders = new Set<string>();
+  private readonly translators = new Map<string, Translate>();
 
   addFolder(folder: string): void {
     if (this.folders.has(folder) || !existsSync(folder)) return;
@@ -31,6 +32,7 @@ export class I18n {
       const messages = JSON.parse(readFileSync(join(folder, file), "utf8")) as Messages;
       this.catalogs.set(locale, deepMerge(this.catalogs.get(locale) ?? {}, messages));
     }
+    this.translators.clear();
   }
 
   get locales(): string[] {
@@ -46,7 +48,17 @@ export class I18n {
     return node;
   }
 
+  /** One translator per locale, made once: Intl objects are costly to build on every request. */
   translator(locale: string): Translate {
+    let translate = this.translators.get(locale);
+    if (!translate) {
+      translate = this.makeTranslator(locale);
+      this.translators.set(locale, translate);
+    }
+    return translate;
+  }
+
+  private makeTranslator(locale: string): Translate {
     const plurals = new Intl.PluralRules(locale);
     const numbers = new Intl.NumberFormat(locale);
     return (key, values = {}) => {

@@ -32,28 +32,35 @@ export class Views {
 }
 
 export function localeMiddleware(i18n: I18n, configured: string | undefined, timezone: string) {
+  // Intl formatters are costly to build and safe to share: one per locale and style, made once.
+  const dateFormats = new Map<string, Intl.DateTimeFormat>();
+  const numberFormats = new Map<string, Intl.NumberFormat>();
+  const dateFormat = (locale: string, style: "short" | "medium") => {
+    const key = `${locale}|${style}`;
+    let format = dateFormats.get(key);
+    if (!format) {
+      format = new Intl.DateTimeFormat(locale, { dateStyle: style, timeStyle: "short", timeZone: timezone });
+      dateFormats.set(key, format);
+    }
+    return format;
+  };
+  const numberFormat = (locale: string) => {
+    let format = numberFormats.get(locale);
+    if (!format) {
+      format = new Intl.NumberFormat(locale);
+      numberFormats.set(locale, format);
+    }
+    return format;
+  };
   return (req: Request, res: Response, next: NextFunction) => {
     const locale = i18n.negotiate(configured, (langs) => req.acceptsLanguages(...langs));
-    const dates = new Map<string, Intl.DateTimeFormat>();
     res.locals.locale = locale;
     res.locals.t = i18n.translator(locale);
     res.locals.formatDate = (
       value: Date | string | null | undefined,
       style: "short" | "medium" = "medium",
-    ) => {
-      if (!value) return "";
-      let format = dates.get(style);
-      if (!format) {
-        format = new Intl.DateTimeFormat(locale, {
-          dateStyle: style,
-          timeStyle: "short",
-          timeZone: timezone,
-        });
-        dates.set(style, format);
-      }
-      return format.format(new Date(value));
-    };
-    res.locals.formatNumber = (value: number) => new Intl.NumberFormat(locale).format(value);
+    ) => (value ? dateFormat(locale, style).format(new Date(value)) : "");
+    res.locals.formatNumber = (value: number) => numberFormat(locale).format(value);
     res.setHeader("Content-Language", locale);
     next();
   };

@@ -57,6 +57,8 @@ export class Batch implements BatchRun {
   readonly done: Promise<RunSummary>;
   private readonly broadcast = new Broadcast<PostResult>();
   private stopRequested = false;
+  /** True once the run has ended and released its lease. */
+  finished = false;
 
   constructor(
     private readonly deps: BatchDependencies,
@@ -119,6 +121,7 @@ export class Batch implements BatchRun {
       // It lapses by itself.
       deps.logger.warn("Could not release the syndication lease", { error: describe(error) });
     });
+    this.finished = true;
     deps.emit({ type: "run-finished", runId: this.id, kind: "batch", status, summary });
     this.broadcast.end(failure);
     if (failure !== undefined) throw failure;

@@ -42,18 +42,28 @@ export class Lease {
     startRun: (tx: Queryable) => Promise<string>,
   ): Promise<HeldLease | null> {
     return this.database.transaction(async (tx) => {
-      // The WHERE of ON CONFLICT is evaluated on the latest committed row, after waiting for any
-      // concurrent taker: of two racing instances exactly one gets a row back.
-      const taken = await tx.query<{ expires_at: Date }>(
-        `INSERT INTO syndication_lease AS lease (name, holder, run_id, trigger, acquired_at, expires_at)
-         VALUES ($1, $2, NULL, $3, now(), now() + $4::int * interval '1 millisecond')
-         ON CONFLICT (name) DO UPDATE
-           SET holder = EXCLUDED.holder, run_id = NULL, trigger = EXCLUDED.trigger,
-               acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at
-           WHERE lease.expires_at < now()
+      // An expired lease is taken over by UPDATE; a missing one is created by INSERT … DO NOTHING.
+      // Neither locks or writes anything when it refuses (an ON CONFLICT DO UPDATE … WHERE would
+      // lock the row and write WAL even when its WHERE fails, making concurrent refusals queue).
+      // Of two racing takers exactly one gets a row: the UPDATE re-checks its WHERE on the row the
+      // other committed, and the unique name lets only one INSERT through.
+      let taken = await tx.query<{ expires_at: Date }>(
+        `UPDATE syndication_lease
+            SET holder = $2, run_id = NULL, trigger = $3, acquired_at = now(),
+                expires_at = now() + $4::int * interval '1 millisecond'
+          WHERE name = $1 AND expires_at < now()
          RETURNING expires_at`,
         [this.name, holder, trigger, this.durationMs],
       );
+      if (taken.rows.length === 0) {
+        taken = await tx.query<{ expires_at: Date }>(
+          `INSERT INTO syndication_lease (name, holder, run_id, trigger, acquired_at, expires_at)
+           VALUES ($1, $2, NULL, $3, now(), now() + $4::int * interval '1 millisecond')
+           ON CONFLICT (name) DO NOTHING
+           RETURNING expires_at`,
+          [this.name, holder, trigger, this.durationMs],
+        );
+      }
       if (taken.rows.length === 0) return null;
       const runId = await startRun(tx);
       await tx.query("UPDATE syndication_lease SET run_id = $2::bigint WHERE name = $1", [this.name, runId]);

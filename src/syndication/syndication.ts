@@ -90,6 +90,13 @@ export class Syndication {
    */
   async startBatch(trigger: Trigger): Promise<BatchRun> {
     if (this.shuttingDown) throw new SyndicationShuttingDownError();
+    // Refusals are the common answer under contention, so they are made as cheap as possible:
+    // from memory when this process runs the batch, else from one read of the lease. The
+    // transaction in acquire stays the arbiter whenever the lease looks free.
+    const running = this.runningHere();
+    if (running) throw new SyndicationInProgressError(withoutRetry(running), running.retryAfterSeconds);
+    const live = await this.lease.current();
+    if (live) throw new SyndicationInProgressError(withoutRetry(live), live.retryAfterSeconds);
     // The lease may be released between a failed take and the look at who holds it: try again.
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const held = await this.lease.acquire(this.holder, trigger, (tx) =>
@@ -223,6 +230,22 @@ export class Syndication {
     this.shuttingDown = true;
     for (const batch of this.batches) batch.stop();
     await this.idle();
+  }
+
+  /** The batch this process is running, as the lease it holds describes it. */
+  private runningHere(): LeaseStatus | null {
+    for (const batch of this.batches) {
+      if (batch.finished) continue;
+      return {
+        runId: batch.id,
+        trigger: batch.trigger,
+        holder: this.holder,
+        since: batch.startedAt,
+        expiresAt: new Date(Date.now() + this.leaseMs),
+        retryAfterSeconds: Math.max(1, Math.ceil(this.leaseMs / 1000)),
+      };
+    }
+    return null;
   }
 
   private idempotentUids(): string[] {
