@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick] [-- --only id,id]`: measures every figure of the endpoint against its
 // goal, prints a table, and writes bench/results/latest.md and latest.json (latest-quick.* for a
 // quick run, so that a smoke run never replaces the committed report).
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -58,6 +59,25 @@ function options(): { quick: boolean; only: string[] } {
   return { quick: values.quick ?? false, only };
 }
 
+/** The commit measured, and the source files changed since (the report says what code it measured). */
+function codeState(): string {
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd: PACKAGE_ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  try {
+    const changed = git("status", "--porcelain", "--", "src")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.slice(3));
+    return `${git("rev-parse", "--short", "HEAD")}${changed.length > 0 ? ` with uncommitted changes to ${changed.join(", ")}` : ""}`;
+  } catch {
+    return "unknown (not a git checkout)";
+  }
+}
+
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
@@ -76,6 +96,7 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "possekit-bench-"));
   const context: BenchContext = { quick, engines, postgres, workDir, log };
   const loadAtStart = load();
+  const code = codeState();
   const sections: FigureSection[] = [];
   try {
     for (const id of only) {
@@ -91,6 +112,7 @@ async function main(): Promise<void> {
     mode: quick ? "quick" : "full",
     durationMs: performance.now() - started,
     environment: {
+      Code: code,
       Node: process.version,
       Platform: `${process.platform} ${process.arch}`,
       CPU: `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown"}`,

@@ -12,7 +12,11 @@ import { createLogger, logLevelFromEnv } from "./server/logger.ts";
 import { MastodonSyndicator } from "./syndicators/mastodon/index.ts";
 
 const SAMPLE_POSTS = [
-  { name: "Hello, IndieWeb", content: "My first post on my own site, copied to Mastodon by possekit.", daysAgo: 3 },
+  {
+    name: "Hello, IndieWeb",
+    content: "My first post on my own site, copied to Mastodon by possekit.",
+    daysAgo: 3,
+  },
   {
     content:
       "Publish on your own site, syndicate elsewhere: POSSE keeps the original at home and the copies where your friends are.",
@@ -20,7 +24,11 @@ const SAMPLE_POSTS = [
     daysAgo: 2,
   },
   { content: "A note with a link: https://indieweb.org/POSSE", daysAgo: 1 },
-  { name: "Notes from the weekend", content: "Walked by the river, read a book, wrote this post.", daysAgo: 0 },
+  {
+    name: "Notes from the weekend",
+    content: "Walked by the river, read a book, wrote this post.",
+    daysAgo: 0,
+  },
 ];
 
 export async function runDemo(options: { port?: number; sandboxPort?: number } = {}): Promise<number> {
@@ -41,7 +49,11 @@ export async function runDemo(options: { port?: number; sandboxPort?: number } =
       application: { name: "possekit demo", port, database: "memory:", dataDir },
       publication: { name: "My demo site" },
     },
-    env: { ...process.env, PASSWORD: password, SECRET: process.env.SECRET ?? randomBytes(24).toString("hex") },
+    env: {
+      ...process.env,
+      PASSWORD: password,
+      SECRET: process.env.SECRET ?? randomBytes(24).toString("hex"),
+    },
   });
   const mastodon = new MastodonSyndicator({ url: sandbox.url, user: sandbox.user, accessToken });
   const host = new Host(config, { logger, plugins: [mastodon] });

@@ -131,56 +131,105 @@ function perPost(m: BatchMeasurement, kind: string): number {
   return row ? row.totalMs / m.posts : 0;
 }
 
-/** What to change in the core and the post service, with this run's own figures. */
+function countPerPost(m: BatchMeasurement, kind: string): number {
+  const row = m.breakdown.find((entry) => entry.kind.trim() === kind);
+  return row ? row.count / m.posts : 0;
+}
+
+const CLAIM = "ledger.claim (INSERT … ON CONFLICT + attempt row)";
+const RECORD = "ledger.recordSuccess";
+const FIND = "posts.findById";
+const ENTRIES = "ledger.entriesForPost";
+const LOCKED_READ = "in a transaction: posts.update: SELECT … FOR UPDATE";
+
+/** The per-post statements worth naming, with their cost. */
+function costs(m: BatchMeasurement): string {
+  const transaction = m.breakdown.find((row) => row.kind.startsWith("transactions"));
+  const named: string[] = [];
+  for (const [kind, label] of [
+    [CLAIM, "`Ledger.claim`"],
+    [RECORD, "`Ledger.recordSuccess`"],
+    [FIND, "`posts.findById`"],
+    [ENTRIES, "`Ledger.entriesForPost`"],
+  ] as const) {
+    if (countPerPost(m, kind) >= 0.5) named.push(`${label} ${ms(perPost(m, kind))}`);
+  }
+  if (transaction && transaction.count / m.posts >= 0.5)
+    named.push(`the \`posts.update\` transaction ${ms(transaction.totalMs / m.posts)}`);
+  return named.join(", ");
+}
+
+/** What to change in the core and the post service, from what this run measured. */
 function findings(measurements: readonly BatchMeasurement[], missed: ReadonlySet<EngineName>): string[] {
   const out: string[] = [];
   const largest = (engine: EngineName, asyncCommit: boolean) =>
     measurements.filter((m) => m.engine === engine && m.asyncCommit === asyncCommit).at(-1);
+  // Suggestions that apply while the code still does what they would change.
+  const suggestions = (m: BatchMeasurement, forPostgres: boolean): string[] => {
+    const list: string[] = [];
+    const separateRecord = countPerPost(m, RECORD) >= 0.5;
+    if (forPostgres)
+      list.push(
+        "claim all of a post's due targets in one statement (`INSERT … SELECT … FROM unnest($2::text[]) … ON " +
+          "CONFLICT … DO UPDATE … WHERE <claimable> RETURNING`, the attempts rows in the same CTE): one commit " +
+          "per post before the sends instead of one per target",
+      );
+    if (separateRecord)
+      list.push(
+        "record the targets' outcomes and write the URLs back in one transaction (the ledger updates and the " +
+          "post update on the same `tx`; `PostService.update` needs a variant that takes a `Queryable`)" +
+          (forPostgres
+            ? ", begun with `SET LOCAL synchronous_commit = off`: only a crash of the database server can lose " +
+              "such a commit, and a lost outcome leaves the row `sending`, which `Ledger.resolveStale` already " +
+              "turns into a resend with the same idempotency key or 'unknown', exactly as after a crash mid-send. " +
+              "The claim must stay synchronous: it has to be on disk before the target is called"
+            : ""),
+      );
+    if (!forPostgres && countPerPost(m, FIND) >= 0.5 && countPerPost(m, ENTRIES) >= 0.5)
+      list.push(
+        "read the post and its ledger rows in one statement (`Batch.walk` reads the post again with " +
+          "`posts.findById`, then `syndicatePost` reads `ledger.entriesForPost`): a read returning the post with " +
+          "`(SELECT json_agg(t) FROM syndication_targets t WHERE t.post_id = posts.id)` saves a statement per post",
+      );
+    if (!forPostgres && countPerPost(m, LOCKED_READ) >= 0.5)
+      list.push(
+        "write the URLs back with one `UPDATE posts SET properties = … RETURNING` computed in SQL (jsonb `||` " +
+          "and `-`; the write-back only adds to `syndication` and removes from `mp-syndicate-to`) instead of " +
+          "SELECT … FOR UPDATE, UPDATE and the transaction around them: three statements fewer per post, and the " +
+          "UPDATE's row lock keeps concurrent edits safe",
+      );
+    return list;
+  };
+  const numbered = (list: readonly string[]) =>
+    list.map((item, index) => `(${index + 1}) ${item}`).join("; ");
   const pg = largest("postgres", false);
   const pgAsync = largest("postgres", true);
   if (missed.has("postgres") && pg) {
     const flush = pg.roundTrips.commitMs;
+    const list = suggestions(pg, true);
     out.push(
       `**Per-post overhead on PostgreSQL** (src/syndication/syndicate-post.ts, src/syndication/ledger.ts): a post ` +
-        `with one target makes ${pg.commitsPerPost.toFixed(0)} durable commits (\`Ledger.claim\`, ` +
-        "`Ledger.recordSuccess`, the `posts.update` transaction; 2n + 1 for n targets), and each waits for the " +
-        `WAL to reach the disk: ${ms(flush)} per commit on this machine against ${ms(pg.roundTrips.selectMs)} ` +
-        "for a read. Suggested: (1) claim all of a post's due targets in one statement " +
-        "(`INSERT … SELECT … FROM unnest($2::text[]) … ON CONFLICT … DO UPDATE … WHERE <claimable> RETURNING`, " +
-        "the attempts rows in the same CTE); (2) record every target's outcome and write the URLs back in one " +
-        "transaction (the ledger updates and the post update on the same `tx`; `PostService.update` needs a " +
-        "variant that takes a `Queryable`); (3) begin that outcome transaction with " +
-        "`SET LOCAL synchronous_commit = off`: only a crash of the database server can lose such a commit, and " +
-        "a lost outcome leaves the row `sending`, which `Ledger.resolveStale` already turns into a resend with " +
-        "the same idempotency key or 'unknown', exactly as after a crash mid-send. The claim must stay " +
-        "synchronous: it has to be on disk before the target is called. A post then waits for one flush instead " +
-        `of ${pg.commitsPerPost.toFixed(0)} (or 2n + 1).` +
+        `with one target makes ${pg.commitsPerPost.toFixed(1)} durable commits and ${pg.statementsPerPost.toFixed(1)} ` +
+        `statements (${costs(pg)}); each commit waits for the WAL to reach the disk: ${ms(flush)} here against ` +
+        `${ms(pg.roundTrips.selectMs)} for a read.` +
+        (list.length > 0 ? ` Suggested: ${numbered(list)}.` : "") +
         (pgAsync
-          ? ` Without any flush the same batch costs ${ms(pgAsync.perPostMs)} per post (INFO row), so after the ` +
-            `change a post would cost about ${ms(pgAsync.perPostMs + flush)} here: within 5 ms on a disk that ` +
-            `flushes in under ${ms(Math.max(0, 5 - pgAsync.perPostMs))}, which this VM's disk (${ms(flush)}) does not.`
+          ? ` Without any flush the same batch costs ${ms(pgAsync.perPostMs)} per post (INFO row); with one ` +
+            `synchronous commit per post it would cost about ${ms(pgAsync.perPostMs + flush)} on this disk.`
           : ""),
     );
   }
   const lite = largest("pglite", false);
   if (missed.has("pglite") && lite) {
-    const transaction = lite.breakdown.find((row) => row.kind.startsWith("transactions"));
+    const list = suggestions(lite, false);
     out.push(
-      `**Per-post overhead on PGlite**: ${lite.statementsPerPost.toFixed(1)} statements per post, run one at a ` +
-        `time inside WebAssembly (SELECT 1 alone costs ${ms(lite.roundTrips.selectMs)}); per post, ` +
-        `\`Ledger.claim\` ${ms(perPost(lite, "ledger.claim (INSERT … ON CONFLICT + attempt row)"))}, the ` +
-        `\`posts.update\` transaction ${ms(transaction ? transaction.totalMs / lite.posts : 0)} (BEGIN, SELECT … FOR ` +
-        `UPDATE, UPDATE, COMMIT), \`Ledger.recordSuccess\` ${ms(perPost(lite, "ledger.recordSuccess"))}, ` +
-        `\`posts.findById\` ${ms(perPost(lite, "posts.findById"))}, \`Ledger.entriesForPost\` ` +
-        `${ms(perPost(lite, "ledger.entriesForPost"))}. Suggested: (a) record the outcomes and write the URLs ` +
-        "back in one transaction (as for PostgreSQL: one commit fewer per post); (b) read the post and its " +
-        "ledger rows in one statement: `Batch.walk` calls `posts.findById` and `syndicatePost` then " +
-        "`ledger.entriesForPost`; a read that returns the post with " +
-        "`(SELECT json_agg(t) FROM syndication_targets t WHERE t.post_id = posts.id)` saves a statement per post; " +
-        "(c) for the write-back, which only adds URLs to `syndication` and removes uids from `mp-syndicate-to`, " +
-        "one `UPDATE posts SET properties = … RETURNING` computed in SQL (jsonb `||` and `-`) instead of " +
-        "SELECT … FOR UPDATE, UPDATE and the transaction around them saves three statements per post " +
-        "(the row lock of the UPDATE keeps concurrent edits safe).",
+      `**Per-post overhead on PGlite** (src/syndication/batch.ts, syndicate-post.ts, ledger.ts, ` +
+        `src/server/posts/post-service.ts): ${lite.statementsPerPost.toFixed(1)} statements per post, run one at ` +
+        `a time inside WebAssembly (SELECT 1 alone costs ${ms(lite.roundTrips.selectMs)}): ${costs(lite)}; the ` +
+        `JavaScript around them ${ms(lite.perPostMs - lite.databaseMsPerPost)}.` +
+        (list.length > 0
+          ? ` Each statement saved is worth about ${ms(lite.databaseMsPerPost / lite.statementsPerPost)}. Suggested: ${numbered(list)}.`
+          : ""),
     );
   }
   return out;

@@ -10,8 +10,9 @@ import { openPglite } from "../../src/server/database/pglite.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
 import type { Database } from "../../src/server/database/types.ts";
 import { createLogger } from "../../src/server/logger.ts";
-import { Lease } from "../../src/syndication/lease.ts";
-import { RunLog } from "../../src/syndication/run-log.ts";
+import { createPostService } from "../../src/server/posts/post-service.ts";
+import { Syndication, SyndicationInProgressError } from "../../src/syndication/syndication.ts";
+import { benchPublication, GatedTarget } from "../fixtures/bench-targets.ts";
 import {
   type ChildServer,
   type ChildServerOptions,
@@ -27,9 +28,11 @@ import {
   urlWithSchema,
 } from "../lib/databases.ts";
 import { createPost, postSyndicate, startStreamingBatch, type Timed } from "../lib/http-client.ts";
+import { QueryTimer } from "../lib/query-timer.ts";
 import type { FigureRow, FigureSection } from "../lib/report.ts";
 import { measureRoundTrips } from "../lib/round-trips.ts";
-import { count, type Distribution, distribution, ms } from "../lib/stats.ts";
+import { seedPosts } from "../lib/seed.ts";
+import { count, type Distribution, distribution, ms, sleep } from "../lib/stats.ts";
 
 const CONCURRENT = 100;
 const P99_GOAL_MS = 20;
@@ -48,17 +51,20 @@ interface Wave {
   missingRetryAfter: number;
 }
 
-/** What a refusal costs in the core, without HTTP: the diagnosis beside the figure. */
-interface LeaseCosts {
-  /** Lease.acquire while another holder has the lease (what every refused request runs first). */
-  refusedAcquire: Distribution;
-  /** Lease.current (what it runs next, for Retry-After). */
-  current: Distribution;
-  /** A one-row UPDATE committed on its own. */
+/** What a refusal costs in the core (`Syndication.startBatch`), without HTTP. */
+interface RefusalCosts {
+  /** Asked of another instance on the same database than the one running the batch. */
+  otherInstance: Distribution;
+  /** Asked of the instance running the batch. */
+  sameInstance: Distribution;
+  /** Statements and commits per refusal, from each instance. */
+  otherStatements: number;
+  otherCommits: number;
+  sameStatements: number;
+  /** 100 refusals at once from the other instance: when each finished. */
+  concurrent: Distribution;
   commitMs: number;
   selectMs: number;
-  /** 100 refused acquire + current at once: when each finished. */
-  concurrent: Distribution;
 }
 
 interface ContentionMeasurement {
@@ -75,7 +81,7 @@ interface ContentionMeasurement {
   health: { times: Distribution; cpuMsPerRequest: number | null };
   /** The servers' CPU time per request while a wave's refusals were answered (all instances). */
   serverCpuMsPerRequest: number | null;
-  lease: LeaseCosts;
+  refusal: RefusalCosts;
 }
 
 function mean(values: ReadonlyArray<number | null>): number | null {
@@ -94,36 +100,72 @@ async function sample(times: number, run: () => Promise<unknown>): Promise<Distr
   return distribution(samples);
 }
 
-async function leaseCosts(context: BenchContext, engine: EngineName): Promise<LeaseCosts> {
+async function refusalCosts(context: BenchContext, engine: EngineName): Promise<RefusalCosts> {
   const bench = await openBenchDatabase(engine, engine === "postgres" ? postgresUrl(context) : undefined);
+  const target = new GatedTarget("https://gated.example/@contention");
+  const instances: Syndication[] = [];
   try {
-    const { database } = bench;
-    const trips = await measureRoundTrips(database);
-    const lease = new Lease(database, createLogger("error"));
-    const runLog = new RunLog(database);
-    const take = (holder: string) =>
-      lease.acquire(holder, "batch", (tx) => runLog.start("batch", "batch", holder, tx));
-    if (!(await take("holder-a"))) throw new Error("The lease could not be taken on an empty database");
-    const refusedAcquire = await sample(200, async () => {
-      if (await take("holder-b")) throw new Error("A second holder took a live lease");
-    });
-    const current = await sample(200, () => lease.current());
+    const trips = await measureRoundTrips(bench.database);
+    await seedPosts(bench.database, { count: 1, targets: [target.uid], awaitEvery: 1 });
+    const instance = () => {
+      const timer = new QueryTimer();
+      const database = timer.wrap(bench.database);
+      const syndication = new Syndication({
+        database,
+        posts: createPostService(database, benchPublication),
+        syndicators: () => [target],
+        publication: benchPublication,
+        logger: createLogger("error"),
+      });
+      instances.push(syndication);
+      return { syndication, timer };
+    };
+    const running = instance();
+    const other = instance();
+    const run = await running.syndication.startBatch("batch");
+    // The run is in progress once its post is being sent (the gate holds it there).
+    while (
+      target.entered === 0 &&
+      !(await Promise.race([run.done.then(() => true), sleep(10).then(() => false)]))
+    ) {}
+    const refuse = (syndication: Syndication) => async () => {
+      try {
+        await syndication.startBatch("batch");
+      } catch (error) {
+        if (error instanceof SyndicationInProgressError) return;
+        throw error;
+      }
+      throw new Error("A second batch started while one was in progress");
+    };
+    running.timer.reset();
+    const sameInstance = await sample(200, refuse(running.syndication));
+    const sameStatements = running.timer.statements() / 220;
+    other.timer.reset();
+    const otherInstance = await sample(200, refuse(other.syndication));
+    const otherStatements = other.timer.statements() / 220;
+    const otherCommits = other.timer.commits() / 220;
     const started = performance.now();
     const finished = await Promise.all(
       Array.from({ length: CONCURRENT }, async () => {
-        await take("holder-b");
-        await lease.current();
+        await refuse(other.syndication)();
         return performance.now() - started;
       }),
     );
+    target.release();
+    await run.done;
     return {
-      refusedAcquire,
-      current,
+      otherInstance,
+      sameInstance,
+      otherStatements,
+      otherCommits,
+      sameStatements,
+      concurrent: distribution(finished),
       commitMs: trips.commitMs,
       selectMs: trips.selectMs,
-      concurrent: distribution(finished),
     };
   } finally {
+    target.release();
+    await Promise.all(instances.map((syndication) => syndication.shutdown()));
     await bench.close();
   }
 }
@@ -131,7 +173,8 @@ async function leaseCosts(context: BenchContext, engine: EngineName): Promise<Le
 /** CPU time (user + system) a process has used so far, from /proc; null where there is no /proc. */
 function cpuMs(pid: number): number | null {
   try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    // After the command name (which may hold spaces and parentheses), utime and stime are the 12th
+    // and 13th fields.
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
@@ -148,6 +191,7 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
+/** CPU time used so far by all the servers together. */
 function serversCpuMs(servers: readonly ChildServer[]): number | null {
   let total = 0;
   for (const server of servers) {
@@ -303,7 +347,7 @@ async function measure(
       alone,
       health,
       serverCpuMsPerRequest: mean(measured.map((w) => w.serverCpuMsPerRequest)),
-      lease: await leaseCosts(context, engine),
+      refusal: await refusalCosts(context, engine),
     };
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
@@ -311,9 +355,9 @@ async function measure(
   }
 }
 
-/** Why the 409s are slow, from the servers' CPU time and the core's own costs without HTTP. */
+/** Why the 409s are slow, from the servers' CPU time, the host's floor and the core's own costs. */
 function explainRefusals(m: ContentionMeasurement): string {
-  const { lease } = m;
+  const { refusal } = m;
   const perInstance = Math.ceil((CONCURRENT - 1) / m.instances);
   const cpu =
     m.serverCpuMsPerRequest === null
@@ -323,25 +367,26 @@ function explainRefusals(m: ContentionMeasurement): string {
         `instance waits for about ${ms(perInstance * m.serverCpuMsPerRequest)} of work before its own. `;
   const floor =
     `The same servers answer ${CONCURRENT} GET /health at once (no authentication, one SELECT 1) at p99 ` +
-    `${ms(m.health.times.p99)}${m.health.cpuMsPerRequest === null ? "" : ` (${ms(m.health.cpuMsPerRequest)} of CPU each)`}: ` +
+    `${ms(m.health.times.p99)}${m.health.cpuMsPerRequest === null ? "" : ` (${ms(m.health.cpuMsPerRequest)} of CPU each)`}; ` +
     `to answer ${perInstance} requests within ${P99_GOAL_MS} ms, an instance may spend at most ` +
     `${ms(P99_GOAL_MS / perInstance)} on each. `;
-  const queue =
-    `Every refusal runs Lease.acquire, then Lease.current: measured alone, without HTTP, a refused acquire ` +
-    `takes ${ms(lease.refusedAcquire.median)} (median) against ${ms(lease.current.median)} for current, and ` +
-    `${CONCURRENT} of them at once finish at p99 ${ms(lease.concurrent.p99)}.`;
-  if (m.engine === "postgres")
-    return (
-      `${cpu}${floor}${queue} The acquire's INSERT … ON CONFLICT (name) DO UPDATE … WHERE expires_at < now() locks the ` +
-      "lease row even when its WHERE refuses, so each refusal writes a WAL record and waits for a durable commit " +
-      `(${ms(lease.commitMs)} here, against ${ms(lease.selectMs)} for a SELECT) while holding the row lock: ` +
-      'concurrent refusals pass one by one. See "Suggested fixes".'
-    );
-  return (
-    `${cpu}${floor}${queue} PGlite runs one statement at a time for the whole process: each refusal's transaction ` +
-    "(BEGIN, INSERT … ON CONFLICT, COMMIT) and read wait behind the others' and the run's own. " +
-    'See "Suggested fixes".'
-  );
+  const core =
+    `In the core, without HTTP, a refusal costs ${ms(refusal.sameInstance.median)} on the instance running the ` +
+    `batch (${refusal.sameStatements.toFixed(1)} statements) and ${ms(refusal.otherInstance.median)} on another ` +
+    `instance (${refusal.otherStatements.toFixed(1)} statements, ${refusal.otherCommits.toFixed(1)} commits); ` +
+    `${CONCURRENT} at once on another instance finish at p99 ${ms(refusal.concurrent.p99)}.`;
+  const writes =
+    refusal.otherCommits >= 0.5
+      ? " A refusal commits a write: on PostgreSQL it waits for the disk " +
+        `(${ms(refusal.commitMs)} per commit here, ${ms(refusal.selectMs)} per read) and concurrent refusals ` +
+        'queue behind each other on the lease row. See "Suggested fixes".'
+      : "";
+  const pglite =
+    m.engine === "pglite" && refusal.sameStatements >= 0.5
+      ? " PGlite runs one statement at a time for the whole process, so each refusal's statements wait " +
+        "behind the others' and the run's own. See \"Suggested fixes\"."
+      : "";
+  return `${cpu}${floor}${core}${writes}${pglite}`;
 }
 
 export async function lockContention(context: BenchContext): Promise<FigureSection> {
@@ -428,26 +473,38 @@ export async function lockContention(context: BenchContext): Promise<FigureSecti
     });
   }
   const slow = rows.some((row) => row.verdict === "MISS" && row.unit === "ms");
-  const postgresCosts = measurements.find((m) => m.engine === "postgres")?.lease;
+  const inMemory = measurements.filter((m) => m.refusal.sameStatements >= 0.5);
+  const writing = measurements.filter((m) => m.refusal.otherCommits >= 0.5);
+  const reading = measurements.filter(
+    (m) => m.refusal.otherStatements >= 1.5 && m.refusal.otherCommits < 0.5,
+  );
   const findings = slow
     ? [
-        "**409 latency** (src/syndication/syndication.ts, src/syndication/lease.ts): (0) in " +
-          "`Syndication.startBatch`, when this process is itself running a batch (`this.batches.size > 0`), " +
-          "refuse at once from memory, with no statement at all (Retry-After from the lease this process holds " +
-          "and renews): with PGlite, one process per folder, that is every refusal; (1) otherwise call " +
-          "`this.lease.current()` before `lease.acquire` and throw " +
-          "`SyndicationInProgressError` at once when a live lease is held: a refusal becomes one indexed read" +
-          `${postgresCosts ? ` (${ms(postgresCosts.current.median)} on PostgreSQL here)` : ""} with no transaction, ` +
-          "no row lock and no write; the acquire stays the arbiter whenever the lease looks free, so a race " +
-          "remains safe. (2) In `Lease.acquire`, replace `INSERT … ON CONFLICT (name) DO UPDATE … WHERE " +
-          "lease.expires_at < now()` with `UPDATE syndication_lease SET … WHERE name = $1 AND expires_at < now() " +
-          "RETURNING …` followed, when it returns no row, by `INSERT … ON CONFLICT (name) DO NOTHING RETURNING …`. " +
-          "ON CONFLICT DO UPDATE locks the conflicting row even when its WHERE refuses (PostgreSQL's INSERT " +
-          'reference: a row "locked but not updated because an ON CONFLICT DO UPDATE … WHERE clause condition ' +
-          'was not satisfied"), so every refusal writes a WAL record and waits for a durable commit while holding ' +
-          `the row lock${postgresCosts ? ` (${ms(postgresCosts.refusedAcquire.median)} per refused acquire here, against ${ms(postgresCosts.current.median)} for current)` : ""}; ` +
-          "the UPDATE and DO NOTHING forms refuse without locking or writing, so requests that pass the read " +
-          "while the winner is still committing no longer queue one flush each.",
+        ...inMemory.map(
+          (m) =>
+            `**409 from the instance running the batch** (src/syndication/syndication.ts, ${ENGINE_LABEL[m.engine]}): ` +
+            `a refusal there still sends ${m.refusal.sameStatements.toFixed(1)} statements. In ` +
+            "`Syndication.startBatch`, when this process is itself running a batch, refuse from memory (Retry-After " +
+            "from the lease it holds and renews): no statement at all. With PGlite, one process per folder, that is " +
+            "every refusal.",
+        ),
+        ...writing.map(
+          (m) =>
+            `**409 from another instance** (src/syndication/lease.ts, ${ENGINE_LABEL[m.engine]}): a refusal commits ` +
+            `${m.refusal.otherCommits.toFixed(1)} writes. \`INSERT … ON CONFLICT (name) DO UPDATE … WHERE ` +
+            "lease.expires_at < now()` locks the conflicting row even when its WHERE refuses (PostgreSQL's INSERT " +
+            'reference: a row "locked but not updated because an ON CONFLICT DO UPDATE … WHERE clause condition was ' +
+            'not satisfied"), so every refusal writes WAL and waits for a durable commit while holding the row lock. ' +
+            "Take an expired lease with `UPDATE … WHERE name = $1 AND expires_at < now() RETURNING`, and a missing " +
+            "one with `INSERT … ON CONFLICT (name) DO NOTHING RETURNING`: neither locks nor writes when it refuses.",
+        ),
+        ...reading.map(
+          (m) =>
+            `**409 from another instance** (src/syndication/syndication.ts, ${ENGINE_LABEL[m.engine]}): a refusal ` +
+            `sends ${m.refusal.otherStatements.toFixed(1)} statements (the acquire's transaction, then a read for ` +
+            "Retry-After). Reading the lease first (`this.lease.current()`) and refusing when it is live makes it " +
+            "one read; the acquire stays the arbiter whenever the lease looks free.",
+        ),
         ...measurements
           .filter((m) => m.health.times.p99 > P99_GOAL_MS)
           .map(
@@ -476,11 +533,14 @@ export async function lockContention(context: BenchContext): Promise<FigureSecti
     rows,
     details: measurements.map(
       (m) =>
-        `The lease in the core, ${ENGINE_LABEL[m.engine]}, without HTTP: a refused \`Lease.acquire\` median ` +
-        `${ms(m.lease.refusedAcquire.median)} (p99 ${ms(m.lease.refusedAcquire.p99)}), \`Lease.current\` median ` +
-        `${ms(m.lease.current.median)}; ${CONCURRENT} refused acquire + current at once finish at median ` +
-        `${ms(m.lease.concurrent.median)}, p99 ${ms(m.lease.concurrent.p99)}. One durable commit costs ` +
-        `${ms(m.lease.commitMs)} here, SELECT 1 ${ms(m.lease.selectMs)}.`,
+        `The refusal in the core, ${ENGINE_LABEL[m.engine]}, without HTTP (\`Syndication.startBatch\` while a ` +
+        `batch holds the lease): on the instance running it median ${ms(m.refusal.sameInstance.median)}, p99 ` +
+        `${ms(m.refusal.sameInstance.p99)}, ${m.refusal.sameStatements.toFixed(1)} statements; on another instance ` +
+        `median ${ms(m.refusal.otherInstance.median)}, p99 ${ms(m.refusal.otherInstance.p99)}, ` +
+        `${m.refusal.otherStatements.toFixed(1)} statements and ${m.refusal.otherCommits.toFixed(1)} commits; ` +
+        `${CONCURRENT} at once on another instance finish at median ${ms(m.refusal.concurrent.median)}, p99 ` +
+        `${ms(m.refusal.concurrent.p99)}. One durable commit costs ${ms(m.refusal.commitMs)} here, SELECT 1 ` +
+        `${ms(m.refusal.selectMs)}.`,
     ),
     data: { concurrent: CONCURRENT, waves, measurements },
   };

@@ -66,7 +66,7 @@ export async function peakRss(context: BenchContext): Promise<FigureSection> {
       unit: "bytes",
       goal: "-",
       verdict: "INFO",
-      note: `${megabytes(r.startRss)} before the posts existed, ${megabytes(r.seededRss)} before the batch; batch took ${seconds(r.batchMs)}; VmHWM ${r.vmHwm === null ? "n/a" : megabytes(r.vmHwm)}`,
+      note: `${r.vmHwm === null ? "ru_maxrss (no /proc here)" : "VmHWM"}; ${megabytes(r.startRss)} before the posts existed, ${megabytes(r.seededRss)} before the batch; the batch took ${seconds(r.batchMs)}`,
     });
   }
   const first = results[0];
@@ -104,7 +104,9 @@ export async function peakRss(context: BenchContext): Promise<FigureSection> {
     method:
       "Each size runs in a new child process (`bench/figures/rss-child.ts`) that opens the database, " +
       "bulk-inserts N awaiting posts with one instant target, runs the real core over them, and reports " +
-      "`process.resourceUsage().maxRSS` (and VmHWM from /proc/self/status) at the end. On PostgreSQL, the " +
+      "VmHWM from /proc/self/status at the end (the kernel's high-water mark of its resident memory; " +
+      "`process.resourceUsage().maxRSS` only where there is no /proc, since Linux carries ru_maxrss over " +
+      "from the parent across fork and exec, so a child reports its parent's peak if that was larger). On PostgreSQL, the " +
       "database's memory is another process's, so the figure is the endpoint's own; those connections commit " +
       "with synchronous_commit off, which changes the time and not the memory. The goal is the growth of the " +
       "peak from the smallest to the largest batch.",

@@ -25,9 +25,15 @@ export interface RssChildResult {
   startRss: number;
   /** RSS after the posts were inserted, before the batch. */
   seededRss: number;
-  /** The peak over the whole life of the process (getrusage ru_maxrss). */
+  /**
+   * The peak over the life of this process: VmHWM from /proc/self/status where there is one.
+   * getrusage's ru_maxrss (process.resourceUsage().maxRSS) is the fallback only: Linux carries it
+   * over from the parent across fork and exec, so a child of a large parent reports the parent's
+   * peak instead of its own.
+   */
   peakRss: number;
-  /** VmHWM from /proc/self/status, the same peak as the kernel reports it (Linux only). */
+  /** process.resourceUsage().maxRSS, in bytes, for comparison. */
+  maxRss: number;
   vmHwm: number | null;
   heapUsedAfter: number;
   batchMs: number;
@@ -67,13 +73,16 @@ async function main(): Promise<void> {
   if (summary.syndicated !== posts)
     throw new Error(`The batch syndicated ${summary.syndicated} of ${posts} posts`);
   await syndication.shutdown();
+  // maxRSS is in kilobytes.
+  const maxRss = process.resourceUsage().maxRSS * 1024;
+  const hwm = vmHwm();
   const result: RssChildResult = {
     posts,
     startRss,
     seededRss,
-    // maxRSS is in kilobytes.
-    peakRss: process.resourceUsage().maxRSS * 1024,
-    vmHwm: vmHwm(),
+    peakRss: hwm ?? maxRss,
+    maxRss,
+    vmHwm: hwm,
     heapUsedAfter: process.memoryUsage().heapUsed,
     batchMs,
   };

@@ -3,6 +3,7 @@
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import { buildApp } from "./app.ts";
+import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { TokenIssuer } from "./auth/tokens.ts";
 import type { HostConfig } from "./config/load.ts";
 import type {
@@ -21,7 +22,6 @@ import type { Logger } from "./logger.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { loadPlugin } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
-import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/types.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";

@@ -95,14 +95,39 @@ for (const engine of engines) {
       assert.equal(JSON.parse(answer.body).error, "invalid_request");
     });
 
-    it("answers 400 to a post whose text holds a NUL character", async () => {
+    it("answers 400 to a NUL character in a query parameter or a body field", async () => {
+      // PostgreSQL refuses U+0000 in text: it reached queries as a post URL (q=source, the results
+      // page's ?url=) and as post text.
+      const lookups = [
+        `/micropub?q=source&url=${encodeURIComponent("https://example.org/a\u0000")}`,
+        `/syndicate/posts?url=${encodeURIComponent("https://example.org/a\u0000")}`,
+      ];
+      for (const path of lookups) {
+        const response = await fetch(`${server.url}${path}`, {
+          headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+        });
+        assert.equal(response.status, 400, path);
+        assert.match(((await response.json()) as { error_description: string }).error_description, /NUL/);
+      }
       const response = await create(
         JSON.stringify({ type: ["h-entry"], properties: { content: ["a\u0000b"] } }),
       );
       assert.equal(response.status, 400);
       const body = (await response.json()) as { error: string; error_description: string };
       assert.equal(body.error, "invalid_request");
-      assert.match(body.error_description, /"content" contains a NUL character/);
+      assert.equal(
+        body.error_description,
+        "The request's body contains a NUL character (U+0000), which no field may hold",
+      );
+    });
+
+    it("refuses to store a NUL character however a post is written", async () => {
+      const posts = server.host.posts;
+      assert.ok(posts);
+      await assert.rejects(posts.create({ properties: { content: "a\u0000b" } }), {
+        name: "InvalidPostError",
+        message: /"content" contains a NUL character \(U\+0000\)/,
+      });
     });
 
     it("answers 400 to a post whose text holds half of a surrogate pair", async () => {

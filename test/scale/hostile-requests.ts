@@ -759,11 +759,12 @@ export async function hostileRequest(random: Random, context: FuzzContext): Prom
     );
   else if (auth === 4) headers.authorization = [`Bearer ${context.token}`, "Bearer other"];
 
-  const cookie = random.int(8);
+  // The valid session never goes to sign-out, which would end it for the rest of the run.
+  const cookie = /\/session\/logout/i.test(path) ? 7 : random.int(8);
   if (cookie <= 1) headers.cookie = context.session.cookie;
-  else if (cookie === 1)
-    headers.cookie = `possekit_session=${random.text(random.int(200))}`.replace(/[\r\n]/g, "");
   else if (cookie === 2)
+    headers.cookie = `possekit_session=${random.text(random.int(200))}`.replace(/[\r\n]/g, "");
+  else if (cookie === 3)
     headers.cookie = random.pick([
       ";;;",
       "=",
