@@ -126,6 +126,59 @@ async function measure(
   }
 }
 
+interface TieCheck {
+  posts: number;
+  pageSize: number;
+  /** Rows nextAwaitingSyndication returned while paging through them with its cursor. */
+  walked: number;
+  /** Ids in the order walked. */
+  order: string[];
+  /** Posts `list` showed, paging with its cursor. */
+  listed: number;
+}
+
+/**
+ * Keyset paging among posts that share one `published` time (an import, a batch of notes): every
+ * post should come once, in creation order, whatever the ids' number of digits.
+ */
+async function tieCheck(): Promise<TieCheck> {
+  const bench = await openBenchDatabase("pglite");
+  try {
+    const service = createPostService(bench.database, benchPublication);
+    const posts = 12;
+    const pageSize = 5;
+    for (let i = 1; i <= posts; i += 1)
+      await service.create({
+        properties: {
+          content: `Tie ${i}`,
+          published: "2024-01-01T00:00:00Z",
+          "mp-syndicate-to": ["https://t.example/@a"],
+        },
+        slug: `tie-${i}`,
+      });
+    const order: string[] = [];
+    let cursor: AwaitingCursor | undefined;
+    for (let guard = 0; guard < 50; guard += 1) {
+      const page = await service.nextAwaitingSyndication(cursor, pageSize);
+      const last = page.at(-1);
+      if (!last) break;
+      order.push(...page.map((post) => post.id));
+      cursor = { published: last.published, id: last.id };
+    }
+    let listed = 0;
+    let before: string | undefined;
+    for (let guard = 0; guard < 50; guard += 1) {
+      const page = await service.list({ limit: pageSize, ...(before ? { before } : {}) });
+      listed += page.posts.length;
+      if (!page.next) break;
+      before = page.next;
+    }
+    return { posts, pageSize, walked: order.length, order, listed };
+  } finally {
+    await bench.close();
+  }
+}
+
 export async function nextAwaiting(context: BenchContext): Promise<FigureSection> {
   const sizes = context.quick ? [10_000, 100_000] : [10_000, 1_000_000];
   const iterations = context.quick ? 300 : 2_000;
@@ -207,7 +260,46 @@ export async function nextAwaiting(context: BenchContext): Promise<FigureSection
       );
     }
   }
+  const plans = Object.values(data)
+    .filter((value): value is Lookup[] => Array.isArray(value))
+    .flat()
+    .map((lookup) => lookup.plan);
+  const textOrder = plans.some((plan) => /Sort Key: .*\(\(id\)::text\)/.test(plan));
+  context.log("next awaiting: keyset paging among posts of one published time");
+  const ties = await tieCheck();
+  data.ties = ties;
+  const tiesRight = ties.walked === ties.posts && ties.listed === ties.posts;
+  rows.push({
+    figure: `Keyset paging, ${ties.posts} posts of one published time, pages of ${ties.pageSize}: rows walked / posts listed`,
+    engine: ENGINE_LABEL.pglite,
+    measured: `${ties.walked} / ${ties.listed}`,
+    value: ties.walked,
+    unit: "rows",
+    goal: `${ties.posts} / ${ties.posts}`,
+    verdict: tiesRight ? "PASS" : "MISS",
+    note: tiesRight
+      ? "every post once, in creation order"
+      : `nextAwaitingSyndication returned ids ${ties.order.join(", ")}; list showed ${ties.listed} of ${ties.posts}. See "Suggested fixes".`,
+  });
+  const findings =
+    textOrder || !tiesRight
+      ? [
+          "**Keyset order by text ids** (src/server/posts/post-service.ts): the plans above sort by " +
+            "`((id)::text)`. The queries select `id::text AS id` and then `ORDER BY published, id`, and in ORDER BY " +
+            "a bare name that is also an output column means the output column: the rows are ordered by the id as " +
+            "text ('10' before '9') while the keyset WHERE `(published, id) > ($2, $3::bigint)` compares the " +
+            "bigint column. Among posts with the same `published` whose ids cross a power of ten, a page's cursor " +
+            `then skips or repeats posts: with ${ties.posts} posts of one \`published\` and pages of ${ties.pageSize}, ` +
+            `\`nextAwaitingSyndication\` returned ${ties.walked} rows (a batch still ends, through its \`tried\` set ` +
+            `and extra passes, but not in creation order), and \`list\` showed ${ties.listed} of the ${ties.posts} posts. ` +
+            "It also adds the Incremental Sort above to every page. Fix: qualify " +
+            "the sort keys with the table in every keyset query (`postQueries.newest`, `olderThan`, `newerThan`, " +
+            "`nextAwaiting`, `nextAwaitingAfter`, and `listAwaitingSyndication`): `ORDER BY posts.published, " +
+            "posts.id` (DESC for the newest-first ones); the plans then read the index in order with no sort.",
+        ]
+      : [];
   return {
+    findings,
     id: "next-awaiting",
     title: "Finding the next awaiting post",
     method:

@@ -2,7 +2,7 @@
 // page), two Mastodon syndicators against two local sandbox Mastodon servers (one that can be made
 // slow, one that can be made to fail), and Debian's Chromium, headless. Nothing leaves 127.0.0.1.
 import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from "playwright";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
@@ -11,7 +11,14 @@ import type { Syndication } from "../../src/syndication/syndication.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-export const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), "../../docs/screenshots");
+/**
+ * Where the tests save their screenshots: test-results/screenshots (ignored by git), or the README's
+ * docs/screenshots with `SCREENSHOTS_DIR=docs/screenshots npm test -- test/e2e`.
+ */
+export const SCREENSHOTS = resolve(
+  join(dirname(fileURLToPath(import.meta.url)), "../.."),
+  process.env.SCREENSHOTS_DIR ?? "test-results/screenshots",
+);
 
 /** The text of an element as one line, whitespace collapsed: what a reader takes in. */
 export async function shownText(locator: Locator): Promise<string> {
