@@ -30,7 +30,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]
 
-  --quick   small sizes: a smoke run of a minute or two (writes bench/results/latest-quick.*)
+  --quick   small sizes: a smoke run of a few minutes (writes bench/results/latest-quick.*)
   --only    measure only these figures (comma-separated)`;
 
 function options(): { quick: boolean; only: string[] } {
