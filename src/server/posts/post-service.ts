@@ -37,17 +37,17 @@ const MAX_BIGINT = 9_223_372_036_854_775_807n;
 /** The queries whose speed matters with a million posts; exported so that a test can EXPLAIN them. */
 export const postQueries = {
   findByUrl: `SELECT ${COLUMNS} FROM posts WHERE url = $1`,
-  newest: `SELECT ${COLUMNS} FROM posts WHERE deleted_at IS NULL ORDER BY published DESC, id DESC LIMIT $1`,
+  newest: `SELECT ${COLUMNS} FROM posts WHERE deleted_at IS NULL ORDER BY posts.published DESC, posts.id DESC LIMIT $1`,
   olderThan: `SELECT ${COLUMNS} FROM posts
     WHERE deleted_at IS NULL AND (published, id) < ($2::timestamptz, $3::bigint)
-    ORDER BY published DESC, id DESC LIMIT $1`,
+    ORDER BY posts.published DESC, posts.id DESC LIMIT $1`,
   newerThan: `SELECT ${COLUMNS} FROM posts
     WHERE deleted_at IS NULL AND (published, id) > ($2::timestamptz, $3::bigint)
-    ORDER BY published ASC, id ASC LIMIT $1`,
-  nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} ORDER BY published, id LIMIT $1`,
+    ORDER BY posts.published ASC, posts.id ASC LIMIT $1`,
+  nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} ORDER BY posts.published, posts.id LIMIT $1`,
   nextAwaitingAfter: `SELECT ${COLUMNS} FROM posts
     WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
-    ORDER BY published, id LIMIT $1`,
+    ORDER BY posts.published, posts.id LIMIT $1`,
 } as const;
 
 function toPost(row: PostRow): Post {
@@ -237,7 +237,7 @@ export function createPostService(database: Database, publication: Publication):
         throw new RangeError(`offset must be a whole number, 0 or more; got ${offset}`);
       const { rows } = await database.query<PostRow>(
         `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
-         ORDER BY published, id OFFSET $1 LIMIT $2`,
+         ORDER BY posts.published, posts.id OFFSET $1 LIMIT $2`,
         [offset, limit],
       );
       return rows.map(toPost);
