@@ -1,6 +1,6 @@
 // The signed-in session: a signed, HttpOnly cookie holding a JWT with the CSRF token of the session.
 // Stateless, so any instance sharing SECRET accepts it.
-import { randomBytes } from "node:crypto";
+import { createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import type { CookieOptions, Request, Response } from "express";
 import { jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
@@ -36,7 +36,7 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 }
 
 export class SessionManager {
-  private readonly key: Uint8Array;
+  private readonly key: KeyObject;
 
   constructor(
     secret: string,
@@ -44,7 +44,8 @@ export class SessionManager {
     private readonly secure: boolean,
     private readonly revocations: SessionRevocations,
   ) {
-    this.key = new TextEncoder().encode(`session:${secret}`);
+    // A KeyObject made once: jose would otherwise import the raw key again on every request.
+    this.key = createSecretKey(Buffer.from(`session:${secret}`, "utf8"));
   }
 
   private cookieOptions(req: Request): CookieOptions {

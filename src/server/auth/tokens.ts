@@ -1,4 +1,5 @@
 // Access tokens: JWTs signed HS256 with SECRET, carrying me, scope, client_id, iat and exp.
+import { createSecretKey, type KeyObject } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 
@@ -15,13 +16,14 @@ export interface TokenClaims {
 }
 
 export class TokenIssuer {
-  private readonly key: Uint8Array;
+  private readonly key: KeyObject;
 
   constructor(
     secret: string,
     private readonly me: string,
   ) {
-    this.key = new TextEncoder().encode(secret);
+    // A KeyObject made once: jose would otherwise import the raw key again on every request.
+    this.key = createSecretKey(Buffer.from(secret, "utf8"));
   }
 
   issue(options: {
