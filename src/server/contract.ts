@@ -116,4 +116,6 @@ export interface HostConfigView {
     /** The WEBHOOK_SECRET, or undefined when not set. Never log it. */
     webhookSecret: string | undefined;
   };
+  /** The `fetch` section: rules for fetching URLs that come from posts (src/net/safe-fetch.ts). */
+  fetch: { allowPrivate: boolean };
 }

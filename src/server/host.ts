@@ -73,6 +73,7 @@ export class Host implements Server {
     return {
       application: { name: application.name, url: application.url, locale: application.locale, production },
       secrets: { webhookSecret: secrets.webhookSecret },
+      fetch: { allowPrivate: this.hostConfig.file.fetch.allowPrivate },
     };
   }
 

@@ -180,7 +180,7 @@ describe("loading the configuration", () => {
     const cwd = tempFolder();
     const problems = problemsOf(() => loadConfig({ cwd, config: { aplication: { port: 1 } }, env: SECRETS }));
     assert.deepEqual(problems, [
-      "aplication: is no section (application, publication, plugins) and no plug-in in plugins; check the spelling",
+      "aplication: is no section (application, publication, fetch, plugins) and no plug-in in plugins; check the spelling",
     ]);
     const byPath = loadConfig({
       cwd,

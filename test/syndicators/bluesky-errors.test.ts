@@ -4,7 +4,7 @@ import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
-import { callOptions, note, publication } from "./fixtures.ts";
+import { callOptions, note, siteServedBy } from "./fixtures.ts";
 
 describe("Bluesky: errors carry the PDS's error and message", () => {
   let pds: FakePds;
@@ -21,13 +21,16 @@ describe("Bluesky: errors carry the PDS's error and message", () => {
       password: "wrong",
       serviceUrl: pds.url,
     });
-    await assert.rejects(syndicator.syndicate(note(), publication, callOptions()), (error: unknown) => {
-      assert.ok(error instanceof SyndicationError);
-      assert.equal(error.message, "Bluesky: 401 AuthenticationRequired: Invalid identifier or password");
-      assert.equal(error.code, "AuthenticationRequired");
-      assert.equal(error.permanent, true);
-      return true;
-    });
+    await assert.rejects(
+      syndicator.syndicate(note(), siteServedBy(photos.url), callOptions()),
+      (error: unknown) => {
+        assert.ok(error instanceof SyndicationError);
+        assert.equal(error.message, "Bluesky: 401 AuthenticationRequired: Invalid identifier or password");
+        assert.equal(error.code, "AuthenticationRequired");
+        assert.equal(error.permanent, true);
+        return true;
+      },
+    );
   });
 
   it("a photo over Bluesky's 1,000,000 bytes: refused before upload, permanent", async () => {
@@ -37,10 +40,13 @@ describe("Bluesky: errors carry the PDS's error and message", () => {
       password: "pw",
       serviceUrl: pds.url,
     });
-    await assert.rejects(syndicator.syndicate(note({ photo: [{ url: big }] }), publication, callOptions()), {
-      message: `Bluesky: the photo ${big} is 1000001 bytes; Bluesky accepts photos up to 1000000 bytes`,
-      permanent: true,
-    });
+    await assert.rejects(
+      syndicator.syndicate(note({ photo: [{ url: big }] }), siteServedBy(photos.url), callOptions()),
+      {
+        message: `Bluesky: the photo ${big} is 1000001 bytes; Bluesky accepts photos up to 1000000 bytes`,
+        permanent: true,
+      },
+    );
     assert.equal(pds.blobs.length, 0);
   });
 
@@ -56,7 +62,7 @@ describe("Bluesky: errors carry the PDS's error and message", () => {
       password: "pw",
       serviceUrl: pds.url,
     });
-    await assert.rejects(syndicator.syndicate(note(), publication, callOptions()), {
+    await assert.rejects(syndicator.syndicate(note(), siteServedBy(photos.url), callOptions()), {
       message: "Bluesky: 429 RateLimitExceeded: Rate Limit Exceeded",
       status: 429,
       permanent: false,
@@ -70,10 +76,13 @@ describe("Bluesky: errors carry the PDS's error and message", () => {
       password: "pw",
       serviceUrl: pds.url,
     });
-    await assert.rejects(syndicator.syndicate(note(), publication, callOptions(undefined, 300)), {
-      name: "SyndicationError",
-      permanent: false,
-    });
+    await assert.rejects(
+      syndicator.syndicate(note(), siteServedBy(photos.url), callOptions(undefined, 300)),
+      {
+        name: "SyndicationError",
+        permanent: false,
+      },
+    );
     pds.setBehaviour(null);
   });
 });

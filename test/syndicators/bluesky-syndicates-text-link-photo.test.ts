@@ -4,7 +4,7 @@ import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { tidPattern } from "../../src/syndicators/bluesky/record-key.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
-import { callOptions, note, publication } from "./fixtures.ts";
+import { callOptions, note, siteServedBy } from "./fixtures.ts";
 
 describe("Bluesky: a post with text, a link and a photo", () => {
   let pds: FakePds;
@@ -25,7 +25,7 @@ describe("Bluesky: a post with text, a link and a photo", () => {
   it("signs in, uploads the photo as a blob and creates an app.bsky.feed.post with the image and its alt", async () => {
     const url = await syndicator.syndicate(
       note({ photo: [{ url: `${photos.url}/photo.jpg`, alt: "A red bicycle" }] }),
-      publication,
+      siteServedBy(photos.url),
       callOptions("bluesky-photo"),
     );
     assert.equal(pds.records.length, 1);
@@ -64,7 +64,7 @@ describe("Bluesky: a post with text, a link and a photo", () => {
   it("without photos, adds a link card for the post", async () => {
     await syndicator.syndicate(
       note({ name: "A title", summary: "What it is about" }),
-      publication,
+      siteServedBy(photos.url),
       callOptions(),
     );
     const value = pds.records.at(-1)?.value as { text: string; embed: unknown };
@@ -80,15 +80,15 @@ describe("Bluesky: a post with text, a link and a photo", () => {
   });
 
   it("signs in once for many posts", async () => {
-    await syndicator.syndicate(note(), publication, callOptions());
-    await syndicator.syndicate(note(), publication, callOptions());
+    await syndicator.syndicate(note(), siteServedBy(photos.url), callOptions());
+    await syndicator.syndicate(note(), siteServedBy(photos.url), callOptions());
     assert.equal(pds.sessions.length, 1);
   });
 
   it("signs in again when the session has expired", async () => {
     pds.expireSessions();
     const before = pds.records.length;
-    await syndicator.syndicate(note(), publication, callOptions());
+    await syndicator.syndicate(note(), siteServedBy(photos.url), callOptions());
     assert.equal(pds.sessions.length, 2);
     assert.equal(pds.records.length, before + 1);
   });
@@ -97,7 +97,7 @@ describe("Bluesky: a post with text, a link and a photo", () => {
     await assert.rejects(
       syndicator.syndicate(
         note({ "like-of": ["https://bsky.app/profile/bob/post/3k"] }),
-        publication,
+        siteServedBy(photos.url),
         callOptions(),
       ),
       {

@@ -27,3 +27,11 @@ export function callOptions(
 ): SyndicateOptions {
   return { idempotencyKey, signal: AbortSignal.timeout(timeoutMs) };
 }
+
+/**
+ * The publication when the test's photo server stands in for the user's own site: photos there are
+ * fetched although it listens on 127.0.0.1, as a self-hosted site's photos would be.
+ */
+export function siteServedBy(url: string): Publication {
+  return { ...publication, me: `${url}/` };
+}

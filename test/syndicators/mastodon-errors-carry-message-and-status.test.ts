@@ -4,7 +4,7 @@ import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/ma
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
-import { callOptions, note, publication } from "./fixtures.ts";
+import { callOptions, note, siteServedBy } from "./fixtures.ts";
 
 async function failure(promise: Promise<unknown>): Promise<SyndicationError> {
   try {
@@ -36,7 +36,7 @@ describe("Mastodon: errors carry the target's message and status", () => {
   after(() => Promise.all([sandbox.close(), photos.close()]));
 
   it("422 from the instance: Mastodon's own words, permanent", async () => {
-    const error = await failure(syndicator.syndicate(note(), publication, callOptions()));
+    const error = await failure(syndicator.syndicate(note(), siteServedBy(photos.url), callOptions()));
     assert.equal(error.message, "Mastodon: 422 Validation failed: Text character limit of 20 exceeded");
     assert.equal(error.status, 422);
     assert.equal(error.permanent, true);
@@ -44,7 +44,9 @@ describe("Mastodon: errors carry the target's message and status", () => {
 
   it("401 for a token the instance does not know: permanent", async () => {
     const wrong = new MastodonSyndicator({ url: sandbox.url, user: "demo", accessToken: "not-the-token" });
-    const error = await failure(wrong.syndicate(note({ content: "Short" }), publication, callOptions()));
+    const error = await failure(
+      wrong.syndicate(note({ content: "Short" }), siteServedBy(photos.url), callOptions()),
+    );
     assert.equal(error.message, "Mastodon: 401 The access token is invalid");
     assert.equal(error.status, 401);
     assert.equal(error.permanent, true);
@@ -53,14 +55,14 @@ describe("Mastodon: errors carry the target's message and status", () => {
   it("503 and 429 pass with time: not permanent, with Retry-After when given", async () => {
     sandbox.setFailure(503, "Service Unavailable");
     const unavailable = await failure(
-      syndicator.syndicate(note({ content: "Short" }), publication, callOptions()),
+      syndicator.syndicate(note({ content: "Short" }), siteServedBy(photos.url), callOptions()),
     );
     assert.equal(unavailable.message, "Mastodon: 503 Service Unavailable");
     assert.equal(unavailable.permanent, false);
 
     sandbox.setFailure(429, "Too many requests");
     const limited = await failure(
-      syndicator.syndicate(note({ content: "Short" }), publication, callOptions()),
+      syndicator.syndicate(note({ content: "Short" }), siteServedBy(photos.url), callOptions()),
     );
     assert.equal(limited.status, 429);
     assert.equal(limited.permanent, false);
@@ -72,7 +74,7 @@ describe("Mastodon: errors carry the target's message and status", () => {
     const error = await failure(
       syndicator.syndicate(
         note({ content: "Short", photo: [{ url: `${photos.url}/photo.jpg` }] }),
-        publication,
+        siteServedBy(photos.url),
         callOptions(),
       ),
     );
@@ -84,7 +86,7 @@ describe("Mastodon: errors carry the target's message and status", () => {
     const error = await failure(
       syndicator.syndicate(
         note({ content: "Short", photo: [{ url: `${photos.url}/missing.jpg` }] }),
-        publication,
+        siteServedBy(photos.url),
         callOptions(),
       ),
     );
@@ -99,7 +101,7 @@ describe("Mastodon: errors carry the target's message and status", () => {
     const error = await failure(
       syndicator.syndicate(
         note({ content: "Short", photo: [{ url: `${photos.url}/page.html` }] }),
-        publication,
+        siteServedBy(photos.url),
         callOptions(),
       ),
     );
@@ -111,7 +113,7 @@ describe("Mastodon: errors carry the target's message and status", () => {
     const closed = await startMastodonSandbox({ accessToken: "token" });
     await closed.close();
     const gone = new MastodonSyndicator({ url: closed.url, user: "demo", accessToken: "token" });
-    const error = await failure(gone.syndicate(note(), publication, callOptions()));
+    const error = await failure(gone.syndicate(note(), siteServedBy(photos.url), callOptions()));
     assert.match(error.message, new RegExp(`^Mastodon: could not reach ${closed.url}`));
     assert.equal(error.status, undefined);
     assert.equal(error.permanent, false);

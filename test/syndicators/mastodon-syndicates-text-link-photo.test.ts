@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
-import { callOptions, note, publication } from "./fixtures.ts";
+import { callOptions, note, siteServedBy } from "./fixtures.ts";
 
 describe("Mastodon: a post with text, a link and a photo", () => {
   let sandbox: MastodonSandbox;
@@ -32,7 +32,7 @@ describe("Mastodon: a post with text, a link and a photo", () => {
     const options = callOptions("key-text-link-photo");
     const url = await syndicator.syndicate(
       note({ photo: [{ url: `${photos.url}/photo.jpg`, alt: "A red bicycle against a wall" }] }),
-      publication,
+      siteServedBy(photos.url),
       options,
     );
 
@@ -63,7 +63,7 @@ describe("Mastodon: a post with text, a link and a photo", () => {
     });
     await syndicator.syndicate(
       note({ photo: [{ url: `${photos.url}/photo.jpg`, alt: "Alt" }] }),
-      publication,
+      siteServedBy(photos.url),
       callOptions(),
     );
     assert.equal(asyncSandbox.statuses[0]?.media.length, 1);
@@ -84,7 +84,7 @@ describe("Mastodon: a post with text, a link and a photo", () => {
       url: `${photos.url}/photo.jpg`,
       alt: `Photo ${index + 1}`,
     }));
-    await syndicator.syndicate(note({ photo }), publication, callOptions());
+    await syndicator.syndicate(note({ photo }), siteServedBy(photos.url), callOptions());
     const status = sandbox.statuses.at(-1);
     assert.deepEqual(
       status?.media.map((item) => item.description),
@@ -104,7 +104,7 @@ describe("Mastodon: a post with text, a link and a photo", () => {
           html: '<p>Read <a href="https://example.com/a">this &amp; that</a>.</p><p>Bye<br>now</p>',
         },
       }),
-      publication,
+      siteServedBy(photos.url),
       callOptions(),
     );
     assert.equal(sandbox.statuses.at(-1)?.text, "Read this & that (https://example.com/a).\n\nBye\nnow");

@@ -119,6 +119,7 @@ describe("The built-in syndicators, by package name", () => {
     const registered: SyndicatorPlugin[] = [];
     const server = {
       addSyndicator: (plugin: SyndicatorPlugin) => registered.push(plugin),
+      config: { fetch: { allowPrivate: false } },
     } as unknown as Server;
     for (const [name, Syndicator] of Object.entries(builtInSyndicators)) {
       const plugin = new Syndicator(options[name] ?? {});

@@ -90,11 +90,11 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
   const problems: string[] = parsed.success ? [] : formatIssues(parsed.error.issues);
   if (parsed.success) {
     // Other keys are plug-in options entries; one naming no plug-in is most likely a misspelt section.
-    const named = new Set(["application", "publication", "plugins", ...parsed.data.plugins]);
+    const named = new Set(["application", "publication", "fetch", "plugins", ...parsed.data.plugins]);
     for (const key of Object.keys(parsed.data)) {
       if (!named.has(key) && !key.startsWith("@possekit/"))
         problems.push(
-          `${key}: is no section (application, publication, plugins) and no plug-in in plugins; check the spelling`,
+          `${key}: is no section (application, publication, fetch, plugins) and no plug-in in plugins; check the spelling`,
         );
     }
   }

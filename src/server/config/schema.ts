@@ -52,10 +52,20 @@ export const publicationSchema = z.strictObject({
   name: z.string().optional(),
 });
 
+/** Fetches of URLs that come from posts (photos, post pages, link-card images, client metadata). */
+export const fetchSchema = z.strictObject({
+  /**
+   * Allow private and loopback addresses (a home network where the photos live on a NAS). Off by
+   * default: a post naming http://127.0.0.1:… must not make the server read its own machine.
+   */
+  allowPrivate: z.boolean({ error: "must be true or false" }).default(false),
+});
+
 export const configFileSchema = z
   .object({
     application: applicationSchema.prefault({}),
     publication: publicationSchema.prefault({}),
+    fetch: fetchSchema.prefault({}),
     /** Plug-ins by package name (built in) or path (relative to the config file). */
     plugins: z.array(z.string().min(1)).default(["@possekit/endpoint-syndicate"]),
   })

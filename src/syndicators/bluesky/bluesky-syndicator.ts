@@ -42,6 +42,8 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   /** The record key is derived from the idempotency key, so a repeat finds the first post. */
   readonly honoursIdempotencyKey = true;
   readonly #options: BlueskyOptions;
+  /** The host's `fetch.allowPrivate`, read in init(). */
+  #allowPrivateFetch = false;
   /** Bluesky limits sign-ins (30 per 5 minutes), so one session serves every post until it expires. */
   #session: Promise<BlueskySession> | undefined;
 
@@ -59,6 +61,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   }
 
   init(server: Server): void {
+    this.#allowPrivateFetch = server.config.fetch.allowPrivate;
     server.addSyndicator(this);
   }
 
@@ -85,7 +88,10 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     return this.#withSession(api, async (session) => {
       const images: { alt: string; image: BlobRef }[] = [];
       for (const photo of photos(properties, publication.me).slice(0, maxImages)) {
-        const fetched = await fetchPhoto(target, photo, maxImageBytes);
+        const fetched = await fetchPhoto(target, photo, maxImageBytes, {
+          ownSite: publication.me,
+          allowPrivate: this.#allowPrivateFetch,
+        });
         images.push({
           alt: photo.alt ?? "",
           image: await api.uploadBlob(session, fetched.bytes, fetched.mimeType),

@@ -37,6 +37,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   /** Mastodon keeps an Idempotency-Key for an hour; favourites and boosts are idempotent anyway. */
   readonly honoursIdempotencyKey = true;
   readonly #options: MastodonOptions;
+  /** The host's `fetch.allowPrivate`, read in init(). */
+  #allowPrivateFetch = false;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMastodonOptions(options, env);
@@ -52,6 +54,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   }
 
   init(server: Server): void {
+    this.#allowPrivateFetch = server.config.fetch.allowPrivate;
     server.addSyndicator(this);
   }
 
@@ -78,7 +81,14 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
     const mediaIds: string[] = [];
     for (const photo of photos(properties, publication.me).slice(0, maxPhotos)) {
-      mediaIds.push(await api.uploadMedia(await fetchPhoto(target, photo, maxPhotoBytes)));
+      mediaIds.push(
+        await api.uploadMedia(
+          await fetchPhoto(target, photo, maxPhotoBytes, {
+            ownSite: publication.me,
+            allowPrivate: this.#allowPrivateFetch,
+          }),
+        ),
+      );
     }
     const status = statusText({
       text: postText(properties),

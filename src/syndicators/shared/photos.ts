@@ -1,6 +1,8 @@
-// Targets want the photo's bytes, not its address: each photo is fetched from the site first.
+// Targets want the photo's bytes, not its address: each photo is fetched from the site first, under
+// the outgoing-fetch rules (src/net/safe-fetch.ts), since the address comes from the post.
+import { OutgoingFetchError, type OutgoingFetchPolicy, safeFetch } from "../../net/safe-fetch.ts";
 import { SyndicationError } from "../syndication-error.ts";
-import { send, type Target, unreachable } from "./http.ts";
+import { type Target, unreachable } from "./http.ts";
 import type { Photo } from "./jf2.ts";
 
 export interface FetchedPhoto extends Photo {
@@ -8,6 +10,9 @@ export interface FetchedPhoto extends Photo {
   mimeType: string;
   filename: string;
 }
+
+/** Longest a single photo may take to arrive, within the target's own timeout. */
+const photoTimeoutMs = 30_000;
 
 function filenameOf(url: string): string {
   const last = new URL(url).pathname.split("/").filter(Boolean).pop();
@@ -17,11 +22,40 @@ function filenameOf(url: string): string {
 /**
  * Fetches a photo of the post. A missing photo is not a permanent failure: on a static site the
  * photo often appears a little after the post (the deploy is still running), so a retry can work.
+ * A photo on a private address is: it waits for the user (or for `fetch.allowPrivate`).
  */
-export async function fetchPhoto(target: Target, photo: Photo, maxBytes: number): Promise<FetchedPhoto> {
-  const response = await send(target, photo.url, { headers: { accept: "image/*" } });
+export async function fetchPhoto(
+  target: Target,
+  photo: Photo,
+  maxBytes: number,
+  policy: OutgoingFetchPolicy,
+): Promise<FetchedPhoto> {
+  const tooLarge = (bytes: number | undefined) =>
+    new SyndicationError(
+      `${target.name}: the photo ${photo.url} is ${bytes === undefined ? `over ${maxBytes}` : bytes} bytes; ${target.name} accepts photos up to ${maxBytes} bytes`,
+      { permanent: true },
+    );
+  let response: Awaited<ReturnType<typeof safeFetch>>;
+  try {
+    response = await safeFetch(photo.url, {
+      policy,
+      maxBytes,
+      timeoutMs: photoTimeoutMs,
+      signal: target.signal,
+      headers: { accept: "image/*" },
+    });
+  } catch (error) {
+    if (error instanceof OutgoingFetchError) {
+      if (error.kind === "too-large") throw tooLarge(error.declaredBytes);
+      const permanent = error.kind === "refused" || error.kind === "invalid-url";
+      throw new SyndicationError(`${target.name}: could not fetch the photo ${error.message}`, {
+        permanent,
+        cause: error,
+      });
+    }
+    throw unreachable(target, photo.url, error);
+  }
   if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
     throw new SyndicationError(
       `${target.name}: could not fetch the photo ${photo.url}: ${response.status} ${response.statusText}`.trimEnd(),
       { permanent: false },
@@ -29,28 +63,10 @@ export async function fetchPhoto(target: Target, photo: Photo, maxBytes: number)
   }
   const mimeType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (!mimeType.startsWith("image/")) {
-    await response.body?.cancel().catch(() => {});
     throw new SyndicationError(
       `${target.name}: the photo ${photo.url} is not an image (its server says "${mimeType || "no type"}")`,
       { permanent: true },
     );
   }
-  const tooLarge = (size: number) =>
-    new SyndicationError(
-      `${target.name}: the photo ${photo.url} is ${size} bytes; ${target.name} accepts photos up to ${maxBytes} bytes`,
-      { permanent: true },
-    );
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge(declared);
-  }
-  let bytes: Uint8Array<ArrayBuffer>;
-  try {
-    bytes = new Uint8Array(await response.arrayBuffer());
-  } catch (error) {
-    throw unreachable(target, photo.url, error);
-  }
-  if (bytes.length > maxBytes) throw tooLarge(bytes.length);
-  return { ...photo, bytes, mimeType, filename: filenameOf(photo.url) };
+  return { ...photo, bytes: response.body, mimeType, filename: filenameOf(photo.url) };
 }
