@@ -96,7 +96,7 @@ export function sendHtml(response: ServerResponse, status: number, html: string)
  * Waits `ms` milliseconds (forever when not finite) or until the client goes away, whichever comes
  * first. Returns false when the client went away, so the caller does not answer into the void.
  */
-export function hold(request: IncomingMessage, response: ServerResponse, ms: number): Promise<boolean> {
+export function hold(response: ServerResponse, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     const gone = () => {
@@ -107,7 +107,8 @@ export function hold(request: IncomingMessage, response: ServerResponse, ms: num
     if (Number.isFinite(ms)) {
       timer = setTimeout(() => {
         response.off("close", gone);
-        resolve(!request.destroyed);
+        // The request may be over (its body read); what matters is that the client still listens.
+        resolve(!response.destroyed);
       }, ms);
     }
   });

@@ -32,6 +32,13 @@ export interface MastodonSandboxOptions {
   latencyMs?: number;
   /** 500 unless given, as on most instances. */
   characterLimit?: number;
+  /** Longest alt text of an upload; 1500 unless given, as on Mastodon. */
+  altTextLimit?: number;
+  /**
+   * Which instance API it offers: "v2" (the default, Mastodon 4.0+) answers /api/v2/instance and
+   * /api/v1/instance; "v1" answers 404 to v2, as Mastodon 3.x does.
+   */
+  instanceApi?: "v1" | "v2";
   /**
    * "sync" (default): an upload is ready at once (200). "async": POST /api/v2/media answers 202 with
    * url null and GET /api/v1/media/:id answers 206 once before 200, as for a large file.
@@ -68,6 +75,8 @@ export interface SandboxStatus {
   media: SandboxMedia[];
   inReplyToId: string | null;
   visibility: string;
+  /** The language it was posted with, if any. */
+  language: string | null;
   createdAt: string;
   favourited: boolean;
   reblogged: boolean;
@@ -92,8 +101,10 @@ export interface SandboxBehaviour {
   /** Answer with this HTTP status and {"error": error}… */
   status?: number;
   error?: string;
-  /** …or with exactly this JSON body. */
+  /** …or with exactly this JSON body… */
   body?: unknown;
+  /** …and these headers. */
+  headers?: Record<string, string>;
   /** Keep the request waiting this long (Infinity: until the client gives up) … */
   hangMs?: number;
   /**
@@ -130,6 +141,12 @@ export interface MastodonSandbox {
   setFailure(status: number, message: string, route?: string): void;
   /** Shorthand: keep `route` requests waiting `ms` milliseconds (forever by default). */
   hang(ms?: number, route?: string): void;
+  /**
+   * Shorthand: answer `route` requests as Mastodon's rate limiter does once a limit is used up
+   * (config/initializers/rack_attack.rb): 429, {"error": "Too many requests"}, and X-RateLimit-*
+   * headers whose Reset is `resetAt` as an ISO time with microseconds.
+   */
+  rateLimit(resetAt: Date, route?: string, times?: number): void;
   /** Back to normal behaviour, keeping what was received. */
   clearBehaviour(): void;
   close(): Promise<void>;
@@ -139,7 +156,6 @@ export interface MastodonSandbox {
 const idempotencyTtlMs = 60 * 60 * 1000;
 const maxUploadBytes = 40 * 1024 * 1024;
 const maxFormBytes = 1024 * 1024;
-const maxDescription = 1500;
 const maxMedia = 4;
 
 const validation = (what: string) => ({ error: `Validation failed: ${what}` });
@@ -149,6 +165,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   const user = options.user ?? "demo";
   const displayName = options.displayName ?? "Demo";
   const characterLimit = options.characterLimit ?? 500;
+  const maxDescription = options.altTextLimit ?? 1500;
   const sandboxName = options.name ?? "Sandbox Mastodon";
   const accounts = new Map<string, { id: string; displayName: string }>([[user, { id: "1", displayName }]]);
 
@@ -231,7 +248,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       sensitive: false,
       spoiler_text: "",
       visibility: status.visibility,
-      language: null,
+      language: status.language,
       uri: status.uri,
       url: status.url,
       replies_count: [...byId.values()].filter((other) => other.inReplyToId === status.id).length,
@@ -264,6 +281,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     media?: SandboxMedia[];
     inReplyToId?: string | null;
     visibility?: string;
+    language?: string | null;
     reblogOf?: SandboxStatus | null;
   }): SandboxStatus {
     const id = newId();
@@ -281,6 +299,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       media: fields.media ?? [],
       inReplyToId: fields.inReplyToId ?? null,
       visibility: fields.visibility ?? "public",
+      language: fields.language ?? null,
       createdAt: new Date().toISOString(),
       favourited: false,
       reblogged: false,
@@ -366,6 +385,10 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (!["public", "unlisted", "private", "direct"].includes(visibility)) {
       return { status: 422, body: validation("Visibility is not included in the list") };
     }
+    const language = params.get("language") || null;
+    if (language && !/^[a-z]{2,3}$/.test(language)) {
+      return { status: 422, body: validation("Language is not a valid ISO 639 code") };
+    }
     const status = createStatus({
       text,
       username: user,
@@ -373,6 +396,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       media: attached,
       inReplyToId,
       visibility,
+      language,
     });
     statuses.push(status);
     if (idempotencyKey) {
@@ -484,14 +508,25 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     const authorized = token !== undefined;
     const id = /\/(\d+)(?:\/\w+)?$/.exec(path)?.[1] ?? "";
 
+    const instanceApi = options.instanceApi ?? "v2";
+    if (method === "GET" && path === "/api/v2/instance" && instanceApi === "v2") {
+      return { status: 200, body: instanceV2() };
+    }
     if (method === "GET" && path === "/api/v1/instance") {
       return {
         status: 200,
         body: {
           uri: host(),
           title: sandboxName,
-          version: "4.3.0 (compatible; possekit sandbox)",
-          configuration: { statuses: { max_characters: characterLimit, max_media_attachments: maxMedia } },
+          version: instanceApi === "v2" ? "4.4.0 (compatible; possekit sandbox)" : "3.5.3",
+          configuration: {
+            statuses: {
+              max_characters: characterLimit,
+              max_media_attachments: maxMedia,
+              characters_reserved_per_url: 23,
+            },
+            media_attachments: { image_size_limit: 16777216 },
+          },
         },
       };
     }
@@ -516,6 +551,46 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/favourite$/.test(path)) return favourite(id);
     if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/reblog$/.test(path)) return reblog(id);
     return { status: 404, body: { error: "Record not found" } };
+  }
+
+  /** The parts of Mastodon 4.4's instance entity a client reads (REST::InstanceSerializer). */
+  function instanceV2() {
+    return {
+      domain: host(),
+      title: sandboxName,
+      version: "4.4.0 (compatible; possekit sandbox)",
+      source_url: "https://github.com/mastodon/mastodon",
+      description: "A local Mastodon-compatible sandbox.",
+      languages: ["en"],
+      configuration: {
+        urls: { streaming: base.replace(/^http/, "ws") },
+        accounts: { max_featured_tags: 10, max_pinned_statuses: 5 },
+        statuses: {
+          max_characters: characterLimit,
+          max_media_attachments: maxMedia,
+          characters_reserved_per_url: 23,
+        },
+        media_attachments: {
+          supported_mime_types: ["image/jpeg", "image/png", "image/gif", "image/webp"],
+          description_limit: maxDescription,
+          image_size_limit: 16777216,
+          image_matrix_limit: 33177600,
+          video_size_limit: 103809024,
+          video_frame_rate_limit: 120,
+          video_matrix_limit: 8294400,
+        },
+        polls: {
+          max_options: 4,
+          max_characters_per_option: 50,
+          min_expiration: 300,
+          max_expiration: 2629746,
+        },
+        translation: { enabled: false },
+      },
+      registrations: { enabled: false, approval_required: false, message: null },
+      contact: { email: "", account: null },
+      rules: [],
+    };
   }
 
   function pageStatus(status: SandboxStatus): PageStatus {
@@ -601,14 +676,14 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       sendJson(response, 401, { error: "The access token is invalid" });
       return;
     }
-    if (options.latencyMs && !(await hold(request, response, options.latencyMs))) return;
+    if (options.latencyMs && !(await hold(response, options.latencyMs))) return;
 
     const special = matchingBehaviour(routeOf(method, url.pathname.replace(/\/+$/, "")));
     const phase = special?.hangPhase ?? "before";
     if (
       special?.hangMs !== undefined &&
       phase === "before" &&
-      !(await hold(request, response, special.hangMs))
+      !(await hold(response, special.hangMs))
     ) {
       return;
     }
@@ -618,6 +693,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
         response,
         special.status ?? 500,
         special.body ?? { error: special.error ?? "Sandbox failure" },
+        special.headers,
       );
       return;
     }
@@ -634,7 +710,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (
       special?.hangMs !== undefined &&
       phase === "after" &&
-      !(await hold(request, response, special.hangMs))
+      !(await hold(response, special.hangMs))
     ) {
       return;
     }
@@ -674,6 +750,19 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     },
     hang(ms = Number.POSITIVE_INFINITY, route = "POST /api/v1/statuses") {
       setBehaviour({ route, hangMs: ms });
+    },
+    rateLimit(resetAt, route = "POST /api/v1/statuses", times) {
+      setBehaviour({
+        route,
+        status: 429,
+        error: "Too many requests",
+        headers: {
+          "x-ratelimit-limit": "300",
+          "x-ratelimit-remaining": "0",
+          "x-ratelimit-reset": resetAt.toISOString().replace(/(\.\d{3})Z$/, "$1000Z"),
+        },
+        ...(times === undefined ? {} : { times }),
+      });
     },
     clearBehaviour() {
       setBehaviour(null);

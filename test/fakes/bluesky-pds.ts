@@ -259,7 +259,7 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
       (behaviour.times === undefined || behaviourUses++ < behaviour.times)
         ? behaviour
         : null;
-    if (special?.hangMs !== undefined && !(await hold(request, response, special.hangMs))) return;
+    if (special?.hangMs !== undefined && !(await hold(response, special.hangMs))) return;
     if (special?.status !== undefined) {
       request.resume();
       calls.push({ nsid, status: special.status, body: special.body });

@@ -92,7 +92,7 @@ export async function startFakeArchive(options: FakeArchiveOptions = {}): Promis
 
   async function status(request: IncomingMessage, response: ServerResponse, jobId: string) {
     polls.set(jobId, (polls.get(jobId) ?? 0) + 1);
-    if (statusHang !== false && !(await hold(request, response, statusHang))) return;
+    if (statusHang !== false && !(await hold(response, statusHang))) return;
     const job = jobs.get(jobId);
     const checks = polls.get(jobId) ?? 0;
     if (!job || checks <= pendingPolls) {

@@ -45,7 +45,7 @@ export async function startHangingMicropubTarget(token: string): Promise<Hanging
     created.push(form.get("content") ?? "");
     const location = `${base}/posts/${created.length}`;
     if (created.length === holdAt) {
-      await hold(request, response, Number.POSITIVE_INFINITY);
+      await hold(response, Number.POSITIVE_INFINITY);
       return;
     }
     response.writeHead(201, { location });

@@ -30,11 +30,12 @@ describe("Mastodon: likes, reposts and replies of Mastodon statuses", () => {
     assert.ok(!sandbox.requests.some((request) => request.path === "/api/v2/search"));
   });
 
-  it("a repost boosts the status and returns the boost's address", async () => {
+  it("a repost boosts the status and returns the boosted status's page, not the boost's JSON activity", async () => {
     const status = sandbox.addStatus("Something to boost");
     const url = await syndicator.syndicate(post({ "repost-of": [status.uri] }), publication, callOptions());
     assert.equal(sandbox.reblogs.at(-1)?.reblogOf?.id, status.id);
-    assert.equal(url, sandbox.reblogs.at(-1)?.url);
+    assert.equal(url, status.url);
+    assert.doesNotMatch(url, /\/activity$/);
   });
 
   it("a reply to a status of another server is found through search and posted as a reply", async () => {

@@ -74,10 +74,14 @@ export class MastodonApi {
     status: string;
     mediaIds: string[];
     inReplyToId?: string;
+    visibility: string;
+    language?: string;
     idempotencyKey: string;
   }): Promise<MastodonStatus> {
     const form = new URLSearchParams();
     form.set("status", fields.status);
+    form.set("visibility", fields.visibility);
+    if (fields.language) form.set("language", fields.language);
     for (const id of fields.mediaIds) form.append("media_ids[]", id);
     if (fields.inReplyToId) form.set("in_reply_to_id", fields.inReplyToId);
     const response = await this.call("POST", "/api/v1/statuses", form, {
@@ -105,7 +109,11 @@ export class MastodonApi {
   }
 }
 
-/** The address of a status as people open it (the ActivityPub id when it has no page). */
+/**
+ * The address of a status as people open it (the ActivityPub id when it has no page). A boost is
+ * its boosted status: the boost's own address is an ActivityPub activity that serves only JSON.
+ */
 export function statusUrl(status: MastodonStatus): string {
-  return status.url ?? status.uri;
+  const shown = status.reblog ?? status;
+  return shown.url ?? shown.uri;
 }

@@ -4,9 +4,10 @@ import { countGraphemes } from "../shared/graphemes.ts";
 import { findUrls } from "../shared/urls.ts";
 
 export const mastodonUrlLength = 23;
-const urlPlaceholder = "x".repeat(mastodonUrlLength);
 
-export function mastodonLength(text: string): number {
+/** `urlLength`: the instance's characters_reserved_per_url, 23 on Mastodon. */
+export function mastodonLength(text: string, urlLength = mastodonUrlLength): number {
+  const urlPlaceholder = "x".repeat(urlLength);
   let countable = "";
   let at = 0;
   for (const { start, end } of findUrls(text)) {

@@ -5,8 +5,8 @@ import { z } from "zod";
 import {
   booleanOption,
   fromEnv,
+  optionalPositiveInteger,
   parseOptions,
-  positiveInteger,
   requiredString,
   serviceUrl,
 } from "../shared/options.ts";
@@ -23,8 +23,19 @@ const schema = z
         .transform((user) => user.replace(/^@/, "").split("@")[0] ?? "")
         .refine((user) => /^\w+$/.test(user), { error: "must be a Mastodon user name such as alice" }),
       accessToken: requiredString("a non-empty string", "is required (or set MASTODON_ACCESS_TOKEN)"),
-      /** The instance's limit; 500 on most instances. */
-      characterLimit: positiveInteger(500),
+      /** Overrides the limit the instance announces in /api/v2/instance (500 on most). */
+      characterLimit: optionalPositiveInteger(),
+      /** Who sees the copies: Mastodon's own visibilities, short of direct messages. */
+      visibility: z
+        .enum(["public", "unlisted", "private"], { error: 'must be "public", "unlisted" or "private"' })
+        .default("public"),
+      /** The copies' language (ISO 639), when the post does not name its own with `lang`. */
+      language: z
+        .string({ error: "must be a language code such as en" })
+        .trim()
+        .regex(/^[a-z]{2,3}$/i, { error: "must be a two- or three-letter ISO 639 language code such as en" })
+        .transform((code) => code.toLowerCase())
+        .optional(),
       /** Link every status to the post, not only those that had to be cut. */
       includePermalink: booleanOption(false),
       /** Add the post's categories as hashtags. */

@@ -12,6 +12,8 @@ export interface StatusTextInput {
   /** Link every status to the post, not only cut ones. */
   includePermalink: boolean;
   characterLimit: number;
+  /** What every link counts (the instance's characters_reserved_per_url). */
+  urlLength?: number;
 }
 
 const join = (...parts: string[]) => parts.filter(Boolean).join("\n\n");
@@ -19,7 +21,7 @@ const join = (...parts: string[]) => parts.filter(Boolean).join("\n\n");
 export function statusText(input: StatusTextInput): string {
   const body = input.text?.text ?? "";
   const link = input.permalink ?? "";
-  const fits = (text: string) => mastodonLength(text) <= input.characterLimit;
+  const fits = (text: string) => mastodonLength(text, input.urlLength) <= input.characterLimit;
   // A title or summary stands for a post the status cannot hold, so it always links to it.
   const alwaysLink = input.includePermalink || (input.text !== undefined && input.text.source !== "content");
   const whole = join(body, input.hashtags, alwaysLink ? link : "");

@@ -11,15 +11,15 @@ import type {
 } from "../../server/contract.ts";
 import { hashtags } from "../shared/hashtags.ts";
 import type { Target } from "../shared/http.ts";
-import { categories, firstUrl, permalink, photos, postText } from "../shared/jf2.ts";
+import { categories, firstString, firstUrl, permalink, photos, postText } from "../shared/jf2.ts";
 import { fetchPhoto } from "../shared/photos.ts";
+import { cutAltText } from "./mastodon-alt-text.ts";
 import { MastodonApi, statusUrl } from "./mastodon-api.ts";
+import { InstanceLimitsCache } from "./mastodon-instance.ts";
 import { type MastodonOptions, mastodonPluginId, parseMastodonOptions } from "./mastodon-options.ts";
 import { resolveStatusId } from "./mastodon-status-id.ts";
 import { statusText } from "./mastodon-status-text.ts";
 
-/** Mastodon attaches at most 4 media to a status. */
-const maxPhotos = 4;
 /** Mastodon's documented limit for an image. */
 const maxPhotoBytes = 16 * 1024 * 1024;
 
@@ -39,11 +39,13 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   readonly #options: MastodonOptions;
   /** The host's `fetch.allowPrivate`, read in init(). */
   #allowPrivateFetch = false;
+  readonly #limits: InstanceLimitsCache;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMastodonOptions(options, env);
     const { url, user, accessToken: _secret, ...rest } = this.#options;
     this.options = { url, user, ...rest };
+    this.#limits = new InstanceLimitsCache(url);
     const host = new URL(url).host;
     this.info = {
       uid: `${url}/@${user}`,
@@ -79,30 +81,39 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       ? await resolveStatusId(api, instanceUrl, inReplyTo, "reply to")
       : undefined;
 
+    const limits = await this.#limits.get(target);
     const mediaIds: string[] = [];
-    for (const photo of photos(properties, publication.me).slice(0, maxPhotos)) {
-      mediaIds.push(
-        await api.uploadMedia(
-          await fetchPhoto(target, photo, maxPhotoBytes, {
-            ownSite: publication.me,
-            allowPrivate: this.#allowPrivateFetch,
-          }),
-        ),
-      );
+    for (const photo of photos(properties, publication.me).slice(0, limits.maxMedia)) {
+      const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
+        ownSite: publication.me,
+        allowPrivate: this.#allowPrivateFetch,
+      });
+      const alt = fetched.alt === undefined ? undefined : cutAltText(fetched.alt, limits.altTextLimit);
+      mediaIds.push(await api.uploadMedia({ ...fetched, ...(alt === undefined ? {} : { alt }) }));
     }
     const status = statusText({
       text: postText(properties),
       hashtags: this.#options.includeCategories ? hashtags(categories(properties)) : "",
       permalink: permalink(properties),
       includePermalink: this.#options.includePermalink,
-      characterLimit: this.#options.characterLimit,
+      characterLimit: this.#options.characterLimit ?? limits.maxCharacters,
+      urlLength: limits.charactersPerUrl,
     });
+    const language = this.#options.language ?? postLanguage(properties);
     const created = await api.postStatus({
       status,
       mediaIds,
       idempotencyKey,
+      visibility: this.#options.visibility,
+      ...(language ? { language } : {}),
       ...(inReplyToId ? { inReplyToId } : {}),
     });
     return statusUrl(created);
   }
+}
+
+/** The post's own `lang`, when it is an ISO 639 code Mastodon accepts ("en", "de-CH" → "de"). */
+function postLanguage(properties: PostProperties): string | undefined {
+  const lang = firstString(properties, "lang")?.toLowerCase();
+  return /^[a-z]{2,3}(?:[-_][a-z0-9]+)*$/.test(lang ?? "") ? lang?.split(/[-_]/)[0] : undefined;
 }

@@ -54,15 +54,50 @@ export async function readText(target: Target, response: Response): Promise<stri
   }
 }
 
-/** The seconds a Retry-After header asks for (as a delay or as a date), if it is there. */
-export function retryAfterSeconds(response: Response): number | undefined {
-  const value = response.headers.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+/**
+ * Epoch seconds above this are a moment, below it a delay: a delay of 10⁹ s would be 31 years, and
+ * services use both readings of `RateLimit-Reset` (the IETF draft: a delay; the Bluesky PDS: epoch
+ * seconds).
+ */
+const epochSecondsFloor = 1_000_000_000;
+
+function secondsUntil(moment: number, now: number): number {
+  return Math.max(0, Math.ceil((moment - now) / 1000));
+}
+
+/** A reset header's moment or delay, in seconds from now: a number (delay or epoch) or a date. */
+function resetSeconds(value: string, now: number): number | undefined {
+  const number = Number(value);
+  if (value.trim() !== "" && Number.isFinite(number) && number >= 0) {
+    return number > epochSecondsFloor ? secondsUntil(number * 1000, now) : Math.ceil(number);
+  }
   const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - Date.now()) / 1000));
+  return Number.isNaN(date) ? undefined : secondsUntil(date, now);
+}
+
+/**
+ * How long the service asked us to wait, in seconds, from whichever signal it sends: `Retry-After`
+ * (a delay or an HTTP date), Mastodon's `X-RateLimit-Reset` (an ISO time) or the IETF and Bluesky
+ * `RateLimit-Reset` (a delay or epoch seconds). Reset headers count only when the answer is a 429 or
+ * says nothing is left: on other answers they describe a window that has not been used up.
+ */
+export function retryAfterSeconds(response: Response, now = Date.now()): number | undefined {
+  const retryAfter = response.headers.get("retry-after");
+  if (retryAfter) {
+    const seconds = resetSeconds(retryAfter, now);
+    if (seconds !== undefined) return seconds;
+  }
+  const exhausted =
+    response.status === 429 ||
+    response.headers.get("x-ratelimit-remaining") === "0" ||
+    response.headers.get("ratelimit-remaining") === "0";
+  if (!exhausted) return undefined;
+  for (const name of ["x-ratelimit-reset", "ratelimit-reset"]) {
+    const value = response.headers.get(name);
+    const seconds = value ? resetSeconds(value, now) : undefined;
+    if (seconds !== undefined) return seconds;
+  }
+  return undefined;
 }
 
 export function parseJson(text: string): unknown {
@@ -73,12 +108,26 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/** An HTML error page (a proxy's "502 Bad Gateway", say): its title says it all, once. */
+function htmlTitle(text: string): string | undefined {
+  if (!/^\s*<(!doctype\s+html|html|head|body|title|center|h1)\b/i.test(text)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([^<]*)<\/h1>/i.exec(text)?.[1];
+  return title?.replace(/\s+/g, " ").trim() ?? "";
+}
+
 function quote(text: string): string {
   const flat = text
     .replace(/<[^>]*>/g, " ")
     .replace(/\s+/g, " ")
     .trim();
   return flat.length > quotedBodyLimit ? `${flat.slice(0, quotedBodyLimit)}…` : flat;
+}
+
+/** The words of a non-JSON error body, without repeating the status code the message starts with. */
+function plainMessage(text: string, response: Response): string {
+  const title = htmlTitle(text);
+  const words = title === undefined ? quote(text) : title || response.statusText;
+  return words.replace(new RegExp(`^${response.status}\\b\\s*`), "");
 }
 
 /** What a target's JSON error body says: its message and, if it has one, its error name. */
@@ -101,7 +150,7 @@ export async function refusal(
   const text = await readText(target, response).catch(() => "");
   const json = parseJson(text);
   const said = json === undefined ? undefined : extract(json);
-  const message = overrides.message || said?.message || quote(text) || response.statusText;
+  const message = overrides.message || said?.message || plainMessage(text, response) || response.statusText;
   const retryAfter = retryAfterSeconds(response);
   return new SyndicationError(`${target.name}: ${response.status} ${message}`.trimEnd(), {
     status: response.status,

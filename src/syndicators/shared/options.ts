@@ -38,12 +38,16 @@ export const serviceUrl = () =>
 export const booleanOption = (fallback: boolean) =>
   z.boolean({ error: "must be true or false" }).default(fallback);
 
-export const positiveInteger = (fallback: number) =>
+const wholeNumberAboveZero = () =>
   z
     .number({ error: "must be a whole number" })
     .int({ error: "must be a whole number" })
-    .positive({ error: "must be greater than 0" })
-    .default(fallback);
+    .positive({ error: "must be greater than 0" });
+
+export const positiveInteger = (fallback: number) => wholeNumberAboveZero().default(fallback);
+
+/** A whole number above 0, or nothing (the plug-in then finds the value itself). */
+export const optionalPositiveInteger = () => wholeNumberAboveZero().optional();
 
 /** The value of an environment variable, or undefined when unset or blank. */
 export function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
