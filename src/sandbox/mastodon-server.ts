@@ -680,11 +680,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
 
     const special = matchingBehaviour(routeOf(method, url.pathname.replace(/\/+$/, "")));
     const phase = special?.hangPhase ?? "before";
-    if (
-      special?.hangMs !== undefined &&
-      phase === "before" &&
-      !(await hold(response, special.hangMs))
-    ) {
+    if (special?.hangMs !== undefined && phase === "before" && !(await hold(response, special.hangMs))) {
       return;
     }
     if (special && (special.status !== undefined || special.body !== undefined) && phase === "before") {
@@ -707,11 +703,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
         answer = { status: 400, body: { error: "The request body is not valid JSON" } };
       else throw error;
     }
-    if (
-      special?.hangMs !== undefined &&
-      phase === "after" &&
-      !(await hold(response, special.hangMs))
-    ) {
+    if (special?.hangMs !== undefined && phase === "after" && !(await hold(response, special.hangMs))) {
       return;
     }
     sendJson(response, answer.status, answer.body, answer.headers);

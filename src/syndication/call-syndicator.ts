@@ -5,14 +5,22 @@ import type { PostProperties, Publication, SyndicatorPlugin } from "../server/co
 
 export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
 
-export type SyndicatorOutcome =
-  | { ok: true; url: string }
-  | {
-      ok: false;
-      error: string;
-      /** Retrying the same request cannot succeed (401, 403, 422…): wait for the user. */
-      permanent: boolean;
-    };
+export type SyndicatorOutcome = { ok: true; url: string } | ({ ok: false } & SyndicatorFailure);
+
+export interface SyndicatorFailure {
+  error: string;
+  /** Retrying the same request cannot succeed (401, 403, 422…): wait for the user. */
+  permanent: boolean;
+  /** The HTTP status the target answered, when it answered. */
+  status?: number;
+  /** When the target said it would take requests again (Retry-After, rate-limit reset). */
+  retryAt?: Date;
+  /**
+   * The request may have reached the target and been carried out (a timeout, a connection lost
+   * after sending): a target without idempotency must not get it again automatically.
+   */
+  uncertain: boolean;
+}
 
 const copyUrl = z.url({ protocol: /^https?$/ });
 
@@ -23,6 +31,24 @@ const copyUrl = z.url({ protocol: /^https?$/ });
  */
 function isPermanent(error: unknown): boolean {
   return typeof error === "object" && error !== null && "permanent" in error && error.permanent === true;
+}
+
+/** The structural fields a syndicator's error may carry (SyndicationError has them all). */
+function failureOf(error: unknown): SyndicatorFailure {
+  const fields = typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
+  const status = typeof fields.status === "number" ? fields.status : undefined;
+  const wait = fields.retryAfterSeconds;
+  const retryAt =
+    typeof wait === "number" && Number.isFinite(wait) && wait >= 0
+      ? new Date(Date.now() + wait * 1000)
+      : undefined;
+  return {
+    error: describe(error),
+    permanent: isPermanent(error),
+    uncertain: fields.uncertain === true,
+    ...(status === undefined ? {} : { status }),
+    ...(retryAt ? { retryAt } : {}),
+  };
 }
 
 function describe(error: unknown): string {
@@ -49,7 +75,7 @@ export async function callSyndicator(
       const message = `${syndicator.info.name} did not answer within ${seconds(timeoutMs)}`;
       // Resolved before the abort, so the timeout wins the race even if the syndicator rejects
       // synchronously on abort.
-      resolve({ ok: false, error: message, permanent: false });
+      resolve({ ok: false, error: message, permanent: false, uncertain: true });
       controller.abort(new Error(message));
     }, timeoutMs);
   });
@@ -65,13 +91,10 @@ export async function callSyndicator(
           ok: false,
           error: `${syndicator.info.name} returned ${what} instead of the URL of the copy`,
           permanent: false,
+          uncertain: false,
         };
       },
-      (error: unknown): SyndicatorOutcome => ({
-        ok: false,
-        error: describe(error),
-        permanent: isPermanent(error),
-      }),
+      (error: unknown): SyndicatorOutcome => ({ ok: false, ...failureOf(error) }),
     );
   try {
     return await Promise.race([called, timedOut]);

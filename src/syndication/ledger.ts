@@ -181,7 +181,16 @@ export class Ledger {
    * The send failed. A permanent refusal waits for the user; otherwise attempt n waits
    * min(2^n minutes, 1 day) before a run may claim it again.
    */
-  async recordFailure(claim: Claim, error: string, permanent: boolean): Promise<LedgerEntry | null> {
+  /**
+   * Records a failed send. The next attempt waits for the backoff, or until `retryAt` when the
+   * target named a later time (its rate-limit reset), whichever is later.
+   */
+  async recordFailure(
+    claim: Claim,
+    error: string,
+    permanent: boolean,
+    retryAt?: Date,
+  ): Promise<LedgerEntry | null> {
     const message = clip(error);
     const result = await this.database.query<TargetRow>(
       `WITH attempt AS (
@@ -191,10 +200,43 @@ export class Ledger {
        UPDATE syndication_targets
           SET state = 'failed', last_error = $3, permanent = $4::boolean, updated_at = now(),
               next_attempt_at = CASE WHEN $4::boolean THEN NULL
-                ELSE now() + LEAST(power(2, LEAST(attempts, 11)) * interval '1 minute', interval '1 day') END
+                ELSE GREATEST(
+                  now() + LEAST(power(2, LEAST(attempts, 11)) * interval '1 minute', interval '1 day'),
+                  $7::timestamptz) END
         WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $5 AND state = 'sending'
         RETURNING ${TARGET_COLUMNS}`,
-      [claim.entry.postId, claim.entry.targetUid, message, permanent, claim.token, claim.attemptId],
+      [
+        claim.entry.postId,
+        claim.entry.targetUid,
+        message,
+        permanent,
+        claim.token,
+        claim.attemptId,
+        retryAt?.toISOString() ?? null,
+      ],
+    );
+    const row = result.rows[0];
+    return row ? toEntry(row) : null;
+  }
+
+  /**
+   * Records a send whose outcome nobody knows (it timed out, or the connection broke after the
+   * request went out) to a target without idempotency: like a send interrupted by a crash, it is
+   * never sent again automatically; the user confirms the copy or sends it again.
+   */
+  async recordUnknown(claim: Claim, error: string): Promise<LedgerEntry | null> {
+    const message = clip(`${error}; ${UNKNOWN_OUTCOME_ERROR}`);
+    const result = await this.database.query<TargetRow>(
+      `WITH attempt AS (
+         UPDATE syndication_attempts SET outcome = 'unknown', error = $3, finished_at = now()
+          WHERE id = $5::bigint
+       )
+       UPDATE syndication_targets
+          SET state = 'unknown', last_error = $3, permanent = false, next_attempt_at = NULL,
+              updated_at = now()
+        WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4 AND state = 'sending'
+        RETURNING ${TARGET_COLUMNS}`,
+      [claim.entry.postId, claim.entry.targetUid, message, claim.token, claim.attemptId],
     );
     const row = result.rows[0];
     return row ? toEntry(row) : null;

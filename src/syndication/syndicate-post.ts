@@ -8,6 +8,7 @@ import { idempotencyKey } from "./idempotency-key.ts";
 import { type Claim, type Ledger, UNKNOWN_OUTCOME_ERROR } from "./ledger.ts";
 import { postStatus } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
+import { TargetPauses } from "./target-pauses.ts";
 import type { LedgerEntry, PostResult, TargetResult, Trigger } from "./types.ts";
 
 export const DRAFT_NOTE = "The post is a draft; it is syndicated once published";
@@ -29,6 +30,8 @@ export interface PostSyndicationRun {
   trigger: Trigger;
   /** A user's retry: targets in backoff, refused permanently, or of unknown outcome are sent too. */
   force: boolean;
+  /** The run's paused targets (a batch shares one across its posts). */
+  pauses?: TargetPauses;
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -96,6 +99,8 @@ export async function syndicatePost(
     const known = entries.get(uid);
     const requestedNow = requested.includes(uid);
     if (!requestedNow || !looksClaimable(known, run.force)) return notClaimed(known, uid, name);
+    const paused = run.pauses?.get(uid);
+    if (paused) return { uid, name, status: "skipped", error: paused.reason };
     const syndicator = byUid.get(uid);
     if (!syndicator)
       return { uid, name, status: "failed", error: `No syndication target is configured for ${uid}` };
@@ -113,7 +118,7 @@ export async function syndicatePost(
       const now = (await context.ledger.entriesForPost(post.id)).find((e) => e.targetUid === uid);
       return notClaimed(now, uid, name);
     }
-    return send(context, post, syndicator, claim);
+    return send(context, post, syndicator, claim, run.pauses);
   };
 
   const targets = await Promise.all(
@@ -139,6 +144,7 @@ async function send(
   post: Post,
   syndicator: SyndicatorPlugin,
   claim: Claim,
+  pauses: TargetPauses | undefined,
 ): Promise<TargetResult> {
   const { uid, name } = syndicator.info;
   const outcome = await callSyndicator(
@@ -164,13 +170,21 @@ async function send(
     }
     return { uid, name, status: "syndicated", url: outcome.url };
   }
+  const unknown = outcome.uncertain && syndicator.honoursIdempotencyKey !== true;
   context.logger.warn("A syndication target failed", {
     post: post.url,
     target: uid,
     permanent: outcome.permanent,
+    ...(unknown ? { outcome: "unknown" } : {}),
     error: outcome.error,
   });
-  await context.ledger.recordFailure(claim, outcome.error, outcome.permanent);
+  const pause = TargetPauses.after(outcome, name);
+  if (pause) pauses?.pause(uid, pause);
+  if (unknown) {
+    const entry = await context.ledger.recordUnknown(claim, outcome.error);
+    return { uid, name, status: "failed", error: entry?.lastError ?? outcome.error };
+  }
+  await context.ledger.recordFailure(claim, outcome.error, outcome.permanent, outcome.retryAt);
   return { uid, name, status: "failed", error: outcome.error };
 }
 

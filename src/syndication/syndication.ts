@@ -20,6 +20,7 @@ import { Ledger } from "./ledger.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { RunLog } from "./run-log.ts";
 import { type PostSyndicationContext, syndicatePost } from "./syndicate-post.ts";
+import { TargetPauses } from "./target-pauses.ts";
 import type { Attempt, LedgerEntry, PostResult, RunRecord, SyndicationEvent, Trigger } from "./types.ts";
 
 export type { BatchRun } from "./batch.ts";
@@ -103,6 +104,7 @@ export class Syndication {
         this.runLog.start("batch", trigger, this.holder, tx),
       );
       if (held) {
+        const pauses = new TargetPauses();
         const batch = new Batch(
           {
             posts: this.deps.posts,
@@ -112,7 +114,7 @@ export class Syndication {
             lease: held,
             staleMs: this.staleMs,
             idempotentUids: () => this.idempotentUids(),
-            syndicate: (post, runId) => this.syndicateStored(post, runId, trigger, false),
+            syndicate: (post, runId) => this.syndicateStored(post, runId, trigger, false, pauses),
             emit: (event) => this.emit(event),
           },
           trigger,
@@ -267,8 +269,14 @@ export class Syndication {
     };
   }
 
-  private syndicateStored(post: Post, runId: string, trigger: Trigger, force: boolean): Promise<PostResult> {
-    return syndicatePost(this.context(), post, { runId, trigger, force });
+  private syndicateStored(
+    post: Post,
+    runId: string,
+    trigger: Trigger,
+    force: boolean,
+    pauses?: TargetPauses,
+  ): Promise<PostResult> {
+    return syndicatePost(this.context(), post, { runId, trigger, force, ...(pauses ? { pauses } : {}) });
   }
 
   private async runSingle(post: Post, trigger: Trigger, force: boolean): Promise<PostResult> {

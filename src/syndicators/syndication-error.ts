@@ -11,6 +11,11 @@ export interface SyndicationErrorOptions {
   retryAfterSeconds?: number;
   /** The target's machine-readable error name, when it has one, e.g. "ExpiredToken". */
   code?: string;
+  /**
+   * The request may have been carried out although no answer came (a timeout or a connection lost
+   * after it was sent): the core never resends it to a target without idempotency.
+   */
+  uncertain?: boolean;
   cause?: unknown;
 }
 
@@ -19,11 +24,13 @@ export class SyndicationError extends Error {
   readonly permanent: boolean;
   readonly retryAfterSeconds?: number;
   readonly code?: string;
+  readonly uncertain: boolean;
 
   constructor(message: string, options: SyndicationErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SyndicationError";
     this.permanent = options.permanent;
+    this.uncertain = options.uncertain ?? false;
     if (options.status !== undefined) this.status = options.status;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
     if (options.code !== undefined) this.code = options.code;

@@ -90,7 +90,7 @@ export async function startFakeArchive(options: FakeArchiveOptions = {}): Promis
     sendJson(response, 200, { url, job_id: jobId });
   }
 
-  async function status(request: IncomingMessage, response: ServerResponse, jobId: string) {
+  async function status(response: ServerResponse, jobId: string) {
     polls.set(jobId, (polls.get(jobId) ?? 0) + 1);
     if (statusHang !== false && !(await hold(response, statusHang))) return;
     const job = jobs.get(jobId);
@@ -123,7 +123,7 @@ export async function startFakeArchive(options: FakeArchiveOptions = {}): Promis
     const path = new URL(request.url ?? "/", "http://fake").pathname;
     if (request.method === "POST" && path === "/save") return save(request, response);
     const statusMatch = /^\/save\/status\/([\w-]+)$/.exec(path);
-    if (request.method === "GET" && statusMatch) return status(request, response, statusMatch[1] ?? "");
+    if (request.method === "GET" && statusMatch) return status(response, statusMatch[1] ?? "");
     response.writeHead(404, { "content-type": "text/html" });
     response.end("<h1>Not found</h1>");
   });

@@ -98,12 +98,12 @@ export function gated(gate: Promise<void>, uid: string): Behaviour {
   };
 }
 
-export interface SyndicationFixture {
+export interface SyndicationFixture<Target extends SyndicatorPlugin = TestTarget> {
   database: Database;
   posts: PostService;
   /** How many times posts.update was called, per post URL. */
   updates: Map<string, number>;
-  targets: TestTarget[];
+  targets: Target[];
   syndication: Syndication;
   /** Another instance (another process, as far as the database can tell) on the same database. */
   instance(options?: SyndicationOptions): Syndication;
@@ -111,11 +111,12 @@ export interface SyndicationFixture {
   close(): Promise<void>;
 }
 
-export async function openSyndication(
+/** Test targets by default; real syndicators pointed at fakes work too. */
+export async function openSyndication<Target extends SyndicatorPlugin = TestTarget>(
   engine: Engine,
-  targets: TestTarget[],
+  targets: Target[],
   options: SyndicationOptions = {},
-): Promise<SyndicationFixture> {
+): Promise<SyndicationFixture<Target>> {
   const database = await engine.open();
   await migrate(database, [...postMigrations, ...syndicationMigrations]);
   const real = createPostService(database, publication);

@@ -140,13 +140,16 @@ for (const engine of engines) {
       assert.ok(slow);
       const uids = targets.map((target) => target.uid);
       const before = slow.sandbox.statuses.length;
+      const statusPosts = () =>
+        slow.sandbox.requests.filter((r) => r.method === "POST" && r.path === "/api/v1/statuses").length;
+      const postedBefore = statusPosts();
       for (const content of ["late 1", "late 2"]) await app.createPost({ content, targets: uids });
       slow.sandbox.setBehaviour({ hangMs: 500, times: 1 });
       const provider = new AbortController();
       const sent = netlify(app, "/syndicate", netlifyDeployBody({ id: "impatient" }), {
         signal: provider.signal,
       });
-      await until("the run is sending", () => slow.sandbox.requests.length > before);
+      await until("the run is sending", () => statusPosts() > postedBefore);
       provider.abort();
       await assert.rejects(sent, { name: "AbortError" });
       await until("both posts reached every target", () =>

@@ -29,8 +29,11 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
   /** The options, without the keys. */
   readonly options: Record<string, unknown>;
   readonly info: SyndicatorInfo;
-  /** A repeat makes a second capture: harmless, but a second copy all the same. */
-  readonly honoursIdempotencyKey = false;
+  /**
+   * A repeat makes a second capture of the same page: a snapshot, not a post anyone sees twice. So
+   * an interrupted or timed-out capture is simply asked for again, as for a target with a key.
+   */
+  readonly honoursIdempotencyKey = true;
   readonly #options: InternetArchiveOptions;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {

@@ -64,7 +64,7 @@ export class MastodonApi {
       try {
         await sleep(pause, undefined, { signal: this.target.signal });
       } catch (error) {
-        throw unreachable(this.target, this.instanceUrl, error);
+        throw unreachable(this.target, this.instanceUrl, error, false);
       }
     }
   }

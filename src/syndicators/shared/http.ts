@@ -20,28 +20,45 @@ function describeCause(error: unknown): string {
   return cause ? `${error.message} (${cause})` : error.message;
 }
 
-/** Turns a thrown fetch or body-reading error into a SyndicationError. */
-export function unreachable(target: Target, url: string, error: unknown): SyndicationError {
+/** Errors that mean no connection was made, so the request cannot have been carried out. */
+const neverConnected = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+function causeCode(error: unknown): string | undefined {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * Turns a thrown fetch or body-reading error into a SyndicationError. `sent` says whether the
+ * request could have reached the target (false only for a read-only request): then a cut or
+ * broken exchange leaves its outcome uncertain.
+ */
+export function unreachable(target: Target, url: string, error: unknown, sent = true): SyndicationError {
   if (error instanceof SyndicationError) return error;
   const origin = new URL(url).origin;
   if (target.signal.aborted) {
     return new SyndicationError(
       `${target.name}: ${origin} did not answer in time; the request was cancelled, so it may or may not have been carried out`,
-      { permanent: false, cause: error },
+      { permanent: false, uncertain: sent, cause: error },
     );
   }
+  const code = causeCode(error);
   return new SyndicationError(`${target.name}: could not reach ${origin}: ${describeCause(error)}`, {
     permanent: false,
+    uncertain: sent && !(code !== undefined && neverConnected.has(code)),
     cause: error,
   });
 }
+
+const readOnly = (method: string | undefined) => ["GET", "HEAD", undefined].includes(method?.toUpperCase());
 
 /** fetch() with the target's signal; throws a SyndicationError when no answer comes. */
 export async function send(target: Target, url: string, init: RequestInit = {}): Promise<Response> {
   try {
     return await fetch(url, { ...init, signal: target.signal, redirect: init.redirect ?? "follow" });
   } catch (error) {
-    throw unreachable(target, url, error);
+    throw unreachable(target, url, error, !readOnly(init.method));
   }
 }
 

@@ -53,7 +53,7 @@ export async function fetchPhoto(
         cause: error,
       });
     }
-    throw unreachable(target, photo.url, error);
+    throw unreachable(target, photo.url, error, false);
   }
   if (!response.ok) {
     throw new SyndicationError(
