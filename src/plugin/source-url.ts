@@ -1,5 +1,6 @@
 // Where a request names the one post to syndicate: the query's source_url, the body's source_url,
-// or the body's syndication.source_url (as the peer accepts). Absent means "every awaiting post".
+// or the body's syndication.source_url (as the peer accepts) or syndication.url. Absent means
+// "every awaiting post"; a body that names a post in a way not understood is refused, never a batch.
 import type { Request } from "express";
 import { z } from "zod";
 import { badRequest } from "../server/http-error.ts";
@@ -31,13 +32,28 @@ function fromBody(body: unknown): unknown[] {
   const found: unknown[] = [];
   if (record.source_url !== undefined) found.push(record.source_url);
   const nested = record.syndication;
-  if (nested && typeof nested === "object" && "source_url" in nested) {
-    found.push((nested as Record<string, unknown>).source_url);
+  if (nested !== undefined) {
+    // Whatever is said under `syndication` names a post; misread, it would start a batch.
+    if (!nested || typeof nested !== "object" || Array.isArray(nested))
+      throw badRequest(
+        `syndication must be an object such as {"source_url": "https://example.org/notes/1/"}`,
+      );
+    for (const [key, value] of Object.entries(nested)) {
+      if (key === "redirect_uri") continue; // where a browser goes back to: read by redirect-uri.ts
+      if (!postKeys.includes(key))
+        throw badRequest(`syndication.${key} is not understood; name the post with syndication.source_url`);
+      found.push(value);
+    }
   }
-  const flat = record["syndication.source_url"];
-  if (flat !== undefined) found.push(flat);
+  for (const key of postKeys) {
+    const flat = record[`syndication.${key}`];
+    if (flat !== undefined) found.push(flat);
+  }
   return found;
 }
+
+/** How a body may name the post under `syndication`: source_url, or url as Micropub clients say it. */
+const postKeys = ["source_url", "url"];
 
 /**
  * The peer's older `url` parameter, read as "no source_url", would turn a request for one post

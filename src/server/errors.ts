@@ -82,7 +82,8 @@ export function errorHandler(logger: Logger, development: boolean): ErrorRequest
       return;
     }
     for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
-    if (httpError.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="possekit"');
+    if (httpError.status === 401 && !res.hasHeader("WWW-Authenticate"))
+      res.setHeader("WWW-Authenticate", 'Bearer realm="possekit"');
     res.status(httpError.status);
     if (prefersHtml(req) && typeof res.locals.t === "function") {
       res.render("error.njk", {
@@ -92,6 +93,6 @@ export function errorHandler(logger: Logger, development: boolean): ErrorRequest
       });
       return;
     }
-    res.json({ error: httpError.error, error_description: httpError.description });
+    res.json({ ...httpError.fields, error: httpError.error, error_description: httpError.description });
   };
 }

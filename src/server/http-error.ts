@@ -9,6 +9,8 @@ export class HttpError extends Error {
     readonly description: string,
     /** Extra response headers, e.g. Retry-After. */
     readonly headers: Record<string, string> = {},
+    /** Extra fields of the JSON answer, e.g. the `scope` an insufficient_scope error needs. */
+    readonly fields: Record<string, string> = {},
   ) {
     super(description);
     this.name = "HttpError";
@@ -18,6 +20,16 @@ export class HttpError extends Error {
 export const badRequest = (description: string) => new HttpError(400, "invalid_request", description);
 export const unauthorized = (description: string) => new HttpError(401, "unauthorized", description);
 export const forbidden = (description: string) => new HttpError(403, "forbidden", description);
-export const insufficientScope = (scope: string) =>
-  new HttpError(403, "insufficient_scope", `This request needs the scope "${scope}"`);
+/**
+ * A valid credential without the scope a request needs: 403 here; the Micropub endpoint answers 401
+ * as Micropub §3.8 says. Both name the scope, in the body and in WWW-Authenticate (RFC 6750 §3).
+ */
+export const insufficientScope = (scope: string, status: 401 | 403 = 403) =>
+  new HttpError(
+    status,
+    "insufficient_scope",
+    `This request needs the scope "${scope}"`,
+    { "WWW-Authenticate": `Bearer realm="possekit", error="insufficient_scope", scope="${scope}"` },
+    { scope },
+  );
 export const notFound = (description: string) => new HttpError(404, "not_found", description);

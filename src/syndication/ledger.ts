@@ -20,6 +20,7 @@ interface TargetRow {
   permanent: boolean;
   idempotency_key: string;
   next_attempt_at: Date | null;
+  written_back: boolean;
   claimed_by: string | null;
   claimed_at: Date | null;
   created_at: Date;
@@ -41,7 +42,7 @@ interface AttemptRow {
 
 // Ids are bigint: PGlite returns them as numbers and pg as strings, so they are cast to text.
 const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url, attempts, last_error, permanent,
-  idempotency_key, next_attempt_at, claimed_by, claimed_at, created_at, updated_at`;
+  idempotency_key, next_attempt_at, written_back, claimed_by, claimed_at, created_at, updated_at`;
 const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
   started_at, finished_at, outcome, url, error`;
 
@@ -56,6 +57,7 @@ function toEntry(row: TargetRow): LedgerEntry {
     permanent: row.permanent,
     idempotencyKey: row.idempotency_key,
     nextAttemptAt: row.next_attempt_at,
+    writtenBack: row.written_back,
     claimedBy: row.claimed_by,
     claimedAt: row.claimed_at,
     createdAt: row.created_at,
@@ -167,7 +169,7 @@ export class Ledger {
        )
        UPDATE syndication_targets
           SET state = 'syndicated', url = $3, last_error = NULL, permanent = false,
-              next_attempt_at = NULL, updated_at = now()
+              next_attempt_at = NULL, written_back = false, updated_at = now()
         WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4
           AND state IN ('sending', 'unknown')
         RETURNING ${TARGET_COLUMNS}`,
@@ -179,11 +181,8 @@ export class Ledger {
 
   /**
    * The send failed. A permanent refusal waits for the user; otherwise attempt n waits
-   * min(2^n minutes, 1 day) before a run may claim it again.
-   */
-  /**
-   * Records a failed send. The next attempt waits for the backoff, or until `retryAt` when the
-   * target named a later time (its rate-limit reset), whichever is later.
+   * min(2^n minutes, 1 day), or until `retryAt` when the target named a later time (its rate-limit
+   * reset), before a run may claim it again.
    */
   async recordFailure(
     claim: Claim,
@@ -310,6 +309,19 @@ export class Ledger {
       [postId, targetUids ?? null],
     );
     return result.rows.map(toEntry);
+  }
+
+  /**
+   * The copies' URLs are in the post now. From here on the post is the user's: a URL they remove
+   * is not written back again (only a URL the post never received is repaired from the ledger).
+   */
+  async markWrittenBack(postId: string, targetUids: readonly string[]): Promise<void> {
+    if (targetUids.length === 0) return;
+    await this.database.query(
+      `UPDATE syndication_targets SET written_back = true
+        WHERE post_id = $1::bigint AND target_uid = ANY($2::text[]) AND state = 'syndicated'`,
+      [postId, targetUids],
+    );
   }
 
   /** The post's rows, in the order they were created. */

@@ -73,9 +73,17 @@ CREATE TABLE syndication_lease (
 );
 `;
 
+// Whether a copy's URL reached the post. Rows that exist already did (or the user has since edited
+// the post): their posts are left as they are.
+const writtenBack = `
+ALTER TABLE syndication_targets ADD COLUMN written_back boolean NOT NULL DEFAULT false;
+UPDATE syndication_targets SET written_back = true WHERE state = 'syndicated';
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
   { id: "endpoint-syndicate/003-attempts", sql: attempts },
   { id: "endpoint-syndicate/004-lease", sql: lease },
+  { id: "endpoint-syndicate/005-written-back", sql: writtenBack },
 ];

@@ -86,7 +86,7 @@ export async function syndicatePost(
 
   const entries = new Map((await context.ledger.entriesForPost(post.id)).map((e) => [e.targetUid, e]));
   // Targets the ledger says are syndicated but the post no longer names are reported too, so that
-  // the result describes the whole post, and repaired if the post lost their URL.
+  // the result describes the whole post, and repaired if their URL never reached the post.
   const uids = [
     ...requested,
     ...[...entries.values()]
@@ -134,7 +134,7 @@ export async function syndicatePost(
     ),
   );
 
-  const syndication = await writeBack(context, post, targets);
+  const syndication = await writeBack(context, post, targets, entries);
   return { url: post.url, status: postStatus(targets), syndication, targets };
 }
 
@@ -189,26 +189,41 @@ async function send(
 }
 
 /**
- * One update per post: the new URLs (and those of syndicated targets the post lost) added to
- * `syndication`, the syndicated targets removed from `mp-syndicate-to`. Returns the post's
+ * One update per post: the new URLs (and those of syndicated targets whose URL never reached the
+ * post) added to `syndication`, the syndicated targets removed from `mp-syndicate-to`. A URL that
+ * reached the post once and is gone was removed by the user, and stays removed. Returns the post's
  * syndication URLs afterwards.
  */
 async function writeBack(
   context: PostSyndicationContext,
   post: Post,
   targets: readonly TargetResult[],
+  entries: ReadonlyMap<string, LedgerEntry>,
 ): Promise<string[]> {
   const present = syndicationUrls(post);
   const requested = requestedTargets(post);
-  const done = targets.filter((t) => t.status === "syndicated" || t.status === "already_syndicated");
+  const done = targets.filter(
+    (t) =>
+      t.status === "syndicated" ||
+      (t.status === "already_syndicated" && entries.get(t.uid)?.writtenBack !== true),
+  );
   const add = [...new Set(done.flatMap((t) => (t.url && !present.includes(t.url) ? [t.url] : [])))];
-  const remove = done.map((t) => t.uid).filter((uid) => requested.includes(uid));
-  if (add.length === 0 && remove.length === 0) return present;
+  const remove = targets
+    .filter((t) => t.status === "syndicated" || t.status === "already_syndicated")
+    .map((t) => t.uid)
+    .filter((uid) => requested.includes(uid));
+  const unmarked = done.map((t) => t.uid);
+  if (add.length === 0 && remove.length === 0) {
+    await context.ledger.markWrittenBack(post.id, unmarked);
+    return present;
+  }
   const update: PostUpdate = {};
   if (add.length > 0) update.add = { syndication: add };
   if (remove.length > 0) update.delete = { "mp-syndicate-to": remove };
   try {
-    return syndicationUrls(await context.posts.update(post.url, update));
+    const updated = syndicationUrls(await context.posts.update(post.url, update));
+    await context.ledger.markWrittenBack(post.id, unmarked);
+    return updated;
   } catch (error) {
     // The ledger already holds the truth; the next run repairs the post from it.
     context.logger.error("Could not write the syndication URLs back to the post", {

@@ -183,7 +183,8 @@ export class Syndication {
       add: { syndication: [copy] },
       delete: { "mp-syndicate-to": [targetUid] },
     });
-    return entry;
+    await this.ledger.markWrittenBack(post.id, [targetUid]);
+    return { ...entry, writtenBack: true };
   }
 
   /** The batch in progress in any process sharing the database, or null. */

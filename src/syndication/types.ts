@@ -17,6 +17,8 @@ export interface LedgerEntry {
   permanent: boolean;
   idempotencyKey: string;
   nextAttemptAt: Date | null;
+  /** The copy's URL has been written to the post (after that, the user's edits of the post win). */
+  writtenBack: boolean;
   /** Who holds the row while it is `sending` (instance id and a claim nonce); kept afterwards. */
   claimedBy: string | null;
   claimedAt: Date | null;

@@ -63,6 +63,13 @@ for (const engine of engines) {
           },
         ],
       ],
+      [
+        "a JSON body's syndication.url",
+        (url) => [
+          "",
+          { headers: { "content-type": "application/json" }, body: JSON.stringify({ syndication: { url } }) },
+        ],
+      ],
     ];
 
     for (const [way, request] of ways) {

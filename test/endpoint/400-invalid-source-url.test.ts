@@ -70,6 +70,19 @@ for (const engine of engines) {
       ["url instead of source_url", () => [`?url=${encodeURIComponent(post)}`, {}], /source_url/],
       ["url in a form body", () => ["", form([["url", post]])], /source_url/],
       ["a JSON body that is not an object", () => ["", json([post])], /object/],
+      // Naming the post in a shape not understood must never start a batch of every post.
+      ["syndication as a string", () => ["", json({ syndication: post })], /syndication must be an object/],
+      ["syndication as a list", () => ["", json({ syndication: [post] })], /syndication must be an object/],
+      [
+        "syndication with a key not understood",
+        () => ["", json({ syndication: { href: post } })],
+        /syndication\.href is not understood/,
+      ],
+      [
+        "syndication.url and syndication.source_url",
+        () => ["", json({ syndication: { url: post, source_url: post } })],
+        /once/,
+      ],
     ];
 
     for (const [what, request, description] of cases) {

@@ -110,13 +110,17 @@ for (const engine of engines) {
       assert.equal("photo" in (await mp.source(url)), false);
     });
 
-    it("adds syndication targets without duplicates, and checks them", async () => {
+    it("adds syndication targets without duplicates, keeping one not configured, refusing a non-uid", async () => {
       const url = await mp.create({ content: ["Targets"], "mp-syndicate-to": [MASTODON] });
       await updated({ url, add: { "mp-syndicate-to": [MASTODON, BLUESKY] } });
       assert.deepEqual((await mp.source(url))["mp-syndicate-to"], [MASTODON, BLUESKY]);
-      const error = await errorOf(
-        await update({ url, add: { "mp-syndicate-to": ["https://nowhere.example/"] } }),
-      );
+      await updated({ url, add: { "mp-syndicate-to": ["https://nowhere.example/"] } });
+      assert.deepEqual((await mp.source(url))["mp-syndicate-to"], [
+        MASTODON,
+        BLUESKY,
+        "https://nowhere.example/",
+      ]);
+      const error = await errorOf(await update({ url, add: { "mp-syndicate-to": [42] } }));
       assert.equal(error.status, 400);
     });
 

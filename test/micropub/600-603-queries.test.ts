@@ -24,7 +24,11 @@ for (const engine of engines) {
       const config = (await response.json()) as Record<string, unknown>;
       assert.deepEqual(config["syndicate-to"], targets);
       assert.equal("media-endpoint" in config, false);
-      assert.deepEqual(config.q, ["config", "syndicate-to", "source"]);
+      assert.deepEqual(config.q, ["config", "syndicate-to", "post-types", "category", "source"]);
+      assert.deepEqual(
+        (config["post-types"] as { type: string }[]).map((each) => each.type),
+        ["note", "article", "photo", "reply", "like", "repost", "bookmark"],
+      );
     });
 
     it("601 answers the syndication target query", async () => {
@@ -73,6 +77,39 @@ for (const engine of engines) {
         assert.equal(error.status, 400, params);
         assert.equal(error.error, "invalid_request");
       }
+    });
+  });
+}
+
+for (const engine of engines) {
+  describe(`Micropub queries clients ask on start (${engine.name})`, () => {
+    let mp: MicropubServer;
+    before(async () => {
+      mp = await startMicropubServer(engine);
+    });
+    after(() => mp.close());
+
+    it("q=post-types lists the kinds of post", async () => {
+      const response = await mp.query("q=post-types");
+      assert.equal(response.status, 200);
+      const body = (await response.json()) as { "post-types": { type: string; name: string }[] };
+      assert.deepEqual(body["post-types"][0], { type: "note", name: "Note" });
+    });
+
+    it("q=category lists the categories used so far, once each, alphabetically; filter narrows them", async () => {
+      await mp.create({ content: ["a"], category: ["IndieWeb", "cats"] });
+      await mp.create({ content: ["b"], category: ["cats", "100%_real"] });
+      await mp.create({ content: ["c"], category: [{ type: ["h-card"], properties: { name: ["Alice"] } }] });
+      const deleted = await mp.create({ content: ["d"], category: ["gone"] });
+      assert.ok((await mp.postForm({ action: "delete", url: deleted })).ok);
+
+      const all = (await (await mp.query("q=category")).json()) as { categories: string[] };
+      assert.deepEqual(all.categories, ["100%_real", "cats", "IndieWeb"].sort());
+      const filtered = (await (await mp.query("q=category&filter=indie")).json()) as { categories: string[] };
+      assert.deepEqual(filtered.categories, ["IndieWeb"]);
+      // LIKE's wildcards in the filter are matched as themselves.
+      const literal = (await (await mp.query("q=category&filter=%25_")).json()) as { categories: string[] };
+      assert.deepEqual(literal.categories, ["100%_real"]);
     });
   });
 }

@@ -52,12 +52,20 @@ for (const engine of engines) {
       assert.equal(forged.error, "unauthorized");
     });
 
-    it("804 rejects a token without the create scope with 403 insufficient_scope", async () => {
+    it("804 rejects a token without the create scope with 401 insufficient_scope and the scope (Micropub §3.8)", async () => {
       const readOnly = await mp.server.token("update");
-      const error = await errorOf(
-        await mp.postForm("h=entry&content=Testing+a+request+with+an+unauthorized+access+token", readOnly),
+      const response = await mp.postForm(
+        "h=entry&content=Testing+a+request+with+an+unauthorized+access+token",
+        readOnly,
       );
-      assert.equal(error.status, 403);
+      assert.match(
+        response.headers.get("www-authenticate") ?? "",
+        /error="insufficient_scope", scope="create"/,
+      );
+      const body = (await response.clone().json()) as { scope?: string };
+      assert.equal(body.scope, "create");
+      const error = await errorOf(response);
+      assert.equal(error.status, 401);
       assert.equal(error.error, "insufficient_scope");
       assert.match(error.description, /"create"/);
     });

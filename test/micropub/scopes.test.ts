@@ -29,7 +29,8 @@ for (const engine of engines) {
       const error = await errorOf(
         await mp.postJson({ action: "update", url, replace: { content: ["changed"] } }, createOnly),
       );
-      assert.equal(error.status, 403);
+      // Micropub §3.8: 401 insufficient_scope, naming the scope needed.
+      assert.equal(error.status, 401);
       assert.equal(error.error, "insufficient_scope");
       assert.match(error.description, /"update"/);
       assert.deepEqual((await mp.source(url)).content, ["Scoped"]);
@@ -40,7 +41,7 @@ for (const engine of engines) {
       const createAndUpdate = await mp.server.token("create update");
       for (const action of ["delete", "undelete"]) {
         const error = await errorOf(await mp.postForm({ action, url }, createAndUpdate));
-        assert.equal(error.status, 403);
+        assert.equal(error.status, 401);
         assert.equal(error.error, "insufficient_scope");
         assert.match(error.description, /"delete"/);
       }

@@ -48,6 +48,7 @@ function entry(uid: string, fields: Partial<LedgerEntry>): LedgerEntry {
     permanent: false,
     idempotencyKey: "key",
     nextAttemptAt: null,
+    writtenBack: false,
     claimedBy: null,
     claimedAt: null,
     updatedAt: NOW,

@@ -14,7 +14,7 @@ for (const engine of engines) {
     });
     after(() => fixture.close());
 
-    it("are reported, not called, and the post is repaired from the ledger", async () => {
+    it("are reported, not called, and a URL the user removed stays removed (the user's edit wins)", async () => {
       const [one, two] = fixture.targets;
       assert.ok(one && two);
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [first]);
@@ -22,7 +22,7 @@ for (const engine of engines) {
       const copy = sent.targets[0]?.url;
       assert.ok(copy);
 
-      // Someone edits the post: the target is named again, its URL lost, and a new target added.
+      // Someone edits the post: the target is named again, its URL removed, and a new target added.
       await fixture.posts.update(post.url, {
         replace: { "mp-syndicate-to": [first, second], syndication: [] },
       });
@@ -39,8 +39,30 @@ for (const engine of engines) {
         ],
       );
       const stored = await fixture.posts.findByUrl(post.url);
-      assert.deepEqual(stored?.properties.syndication, [copy, result?.targets[1]?.url]);
+      assert.deepEqual(
+        stored?.properties.syndication,
+        [result?.targets[1]?.url],
+        "the removed URL is not back",
+      );
       assert.deepEqual(stored?.properties["mp-syndicate-to"] ?? [], []);
+    });
+
+    it("a URL that never reached the post (its write failed) is repaired by the next run", async () => {
+      const post = await fixture.createPost("2024-01-03T00:00:00Z", [first]);
+      const realUpdate = fixture.posts.update;
+      fixture.posts.update = async () => {
+        throw new Error("the database went away");
+      };
+      let copy: string | undefined;
+      try {
+        copy = (await fixture.syndication.syndicatePost(post.url, "manual")).targets[0]?.url;
+      } finally {
+        fixture.posts.update = realUpdate;
+      }
+      assert.ok(copy);
+      assert.equal((await fixture.posts.findByUrl(post.url))?.properties.syndication, undefined);
+      await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.deepEqual((await fixture.posts.findByUrl(post.url))?.properties.syndication, [copy]);
     });
 
     it("a post with nothing left to do is unchanged, its syndicated targets listed", async () => {

@@ -8,18 +8,38 @@ export interface MicropubContext {
   syndicators: readonly SyndicatorPlugin[];
 }
 
-export function micropubContext(server: Server | null): MicropubContext {
+/** What configuration alone answers (q=config, q=syndicate-to): no database needed. */
+export interface MicropubConfiguration {
+  syndicators: readonly SyndicatorPlugin[];
+  /** Absent when the server runs without a database. */
+  posts: PostService | undefined;
+}
+
+function initialised(server: Server | null): Server {
   if (!server)
     throw new HttpError(
       503,
       "service_unavailable",
       "The Micropub endpoint has not been initialised by the server",
     );
-  if (!server.posts)
-    throw new HttpError(
-      503,
-      "service_unavailable",
-      "This server runs without a database, and Micropub needs one to keep posts; configure application.database",
-    );
-  return { posts: server.posts, syndicators: server.syndicators };
+  return server;
+}
+
+export function micropubConfiguration(server: Server | null): MicropubConfiguration {
+  const found = initialised(server);
+  return { syndicators: found.syndicators, posts: found.posts ?? undefined };
+}
+
+/** Posts need a database; without one the answer is 501, as the syndication endpoint's. */
+export const withoutDatabase = () =>
+  new HttpError(
+    501,
+    "not_implemented",
+    "This server runs without a database, and Micropub needs one to keep posts; configure application.database",
+  );
+
+export function micropubContext(server: Server | null): MicropubContext {
+  const found = initialised(server);
+  if (!found.posts) throw withoutDatabase();
+  return { posts: found.posts, syndicators: found.syndicators };
 }

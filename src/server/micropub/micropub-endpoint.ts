@@ -1,9 +1,10 @@
 // The host's Micropub endpoint (W3C Micropub), an endpoint plug-in like any other: posts enter the
 // server through it, and the syndication endpoint later finds their mp-syndicate-to targets.
-import { Router } from "express";
+import { type ErrorRequestHandler, Router } from "express";
 import { z } from "zod";
 import type { EndpointPlugin, PluginMeta, Server } from "../contract.ts";
-import { micropubContext } from "./micropub-context.ts";
+import { HttpError, insufficientScope } from "../http-error.ts";
+import { micropubConfiguration, micropubContext } from "./micropub-context.ts";
 import { micropubPost } from "./micropub-post.ts";
 import { micropubQuery } from "./micropub-query.ts";
 
@@ -15,6 +16,13 @@ const optionsSchema = z.object({
 });
 
 export type MicropubOptions = z.input<typeof optionsSchema>;
+
+/** Micropub §3.8: a token without the scope needed is 401 insufficient_scope, naming the scope. */
+const micropubScopeErrors: ErrorRequestHandler = (error, _req, _res, next) => {
+  if (error instanceof HttpError && error.error === "insufficient_scope" && error.fields.scope)
+    next(insufficientScope(error.fields.scope, 401));
+  else next(error);
+};
 
 export class MicropubEndpoint implements EndpointPlugin {
   readonly id = "micropub";
@@ -32,8 +40,12 @@ export class MicropubEndpoint implements EndpointPlugin {
     this.mountPath = parsed.data.mountPath;
     const context = () => micropubContext(this.server);
     this.routes = Router();
-    this.routes.get("/", micropubQuery(context));
+    this.routes.get(
+      "/",
+      micropubQuery(() => micropubConfiguration(this.server)),
+    );
     this.routes.post("/", micropubPost(context));
+    this.routes.use(micropubScopeErrors);
   }
 
   meta(): PluginMeta {

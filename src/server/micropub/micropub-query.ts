@@ -1,14 +1,28 @@
-// GET /micropub?q=…: config, syndicate-to and source (one post, or the newest posts page by page).
+// GET /micropub?q=…: config, syndicate-to, post-types and category, and source (one post, or the
+// newest posts page by page). What configuration alone answers is answered without a database.
 import type { Request, RequestHandler } from "express";
 import { z } from "zod";
 import { badRequest } from "../http-error.ts";
 import type { Post } from "../posts/types.ts";
 import { jf2ToMf2Item, type Mf2Item } from "./mf2-jf2.ts";
-import type { MicropubContext } from "./micropub-context.ts";
+import { type MicropubConfiguration, type MicropubContext, withoutDatabase } from "./micropub-context.ts";
 import { asMicropubErrors } from "./service-errors.ts";
 import { syndicateToList } from "./syndication-targets.ts";
 
-const QUERIES = ["config", "syndicate-to", "source"] as const;
+const QUERIES = ["config", "syndicate-to", "post-types", "category", "source"] as const;
+/** At most this many categories in one answer: a client offers them as suggestions. */
+const MAX_CATEGORIES = 1000;
+
+/** The kinds of post this server keeps and syndicates (the Micropub post-types extension). */
+const POST_TYPES = [
+  { type: "note", name: "Note" },
+  { type: "article", name: "Article" },
+  { type: "photo", name: "Photo" },
+  { type: "reply", name: "Reply" },
+  { type: "like", name: "Like" },
+  { type: "repost", name: "Repost" },
+  { type: "bookmark", name: "Bookmark" },
+];
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
@@ -21,6 +35,7 @@ const querySchema = z.object({
   limit: queryValue,
   after: queryValue,
   before: queryValue,
+  filter: queryValue,
   properties: queryValue,
   "properties[]": queryValue,
 });
@@ -93,22 +108,45 @@ async function source(context: MicropubContext, query: Query): Promise<unknown> 
   };
 }
 
-export function micropubQuery(context: () => MicropubContext): RequestHandler {
+async function categories(posts: MicropubContext["posts"], query: Query): Promise<unknown> {
+  const filter = first(query.filter)?.trim();
+  if (filter !== undefined && filter.length > 200) throw badRequest("filter must be at most 200 characters");
+  const found = await asMicropubErrors(() =>
+    posts.categories({ limit: MAX_CATEGORIES, ...(filter ? { filter } : {}) }),
+  );
+  return { categories: found };
+}
+
+export function micropubQuery(configuration: () => MicropubConfiguration): RequestHandler {
   return async (req, res) => {
     const query = readQuery(req);
     const q = first(query.q);
     if (q === undefined)
       throw badRequest(`Ask a question with q: this endpoint answers q=${QUERIES.join(", q=")}`);
-    const found = context();
+    const found = configuration();
+    const posts = () => {
+      if (!found.posts) throw withoutDatabase();
+      return { posts: found.posts, syndicators: found.syndicators };
+    };
     switch (q) {
       case "config":
-        res.json({ "syndicate-to": syndicateToList(found.syndicators), q: [...QUERIES] });
+        res.json({
+          "syndicate-to": syndicateToList(found.syndicators),
+          "post-types": POST_TYPES,
+          q: [...QUERIES],
+        });
         return;
       case "syndicate-to":
         res.json({ "syndicate-to": syndicateToList(found.syndicators) });
         return;
+      case "post-types":
+        res.json({ "post-types": POST_TYPES });
+        return;
+      case "category":
+        res.json(await categories(posts().posts, query));
+        return;
       case "source":
-        res.json(await source(found, query));
+        res.json(await source(posts(), query));
         return;
       default:
         throw badRequest(`Unknown query q=${q}; this endpoint answers q=${QUERIES.join(", q=")}`);

@@ -1,5 +1,5 @@
 // The syndication targets Micropub clients may choose from (q=config, q=syndicate-to), and the check
-// that a post names only those: a post naming an unknown uid would wait for syndication forever.
+// of what a post names.
 import type { SyndicatorInfo, SyndicatorPlugin } from "../contract.ts";
 import { badRequest } from "../http-error.ts";
 
@@ -14,20 +14,21 @@ export function syndicateToList(syndicators: readonly SyndicatorPlugin[]): Syndi
   }));
 }
 
-/** Throws 400 unless every value is the uid of a configured target (matched exactly). */
+/**
+ * Throws 400 unless every value is a uid (text). A uid this server does not know (a client with a
+ * stale list, a target removed from the configuration) is kept with the post rather than losing
+ * the post: the Syndicate page shows it as "target not configured". Returns those unknown uids.
+ */
 export function checkSyndicationTargets(
   values: readonly unknown[],
   syndicators: readonly SyndicatorPlugin[],
-): void {
+): string[] {
   const known = new Set(syndicators.map((syndicator) => syndicator.info.uid));
+  const unknown: string[] = [];
   for (const value of values) {
     if (typeof value !== "string")
       throw badRequest(`mp-syndicate-to values are target uids (text); got ${JSON.stringify(value)}`);
-    if (known.has(value)) continue;
-    const choices =
-      known.size > 0 ? `choose from: ${[...known].join(", ")}` : "this server has none configured";
-    throw badRequest(
-      `"${value}" is not a syndication target of this server (q=syndicate-to lists them; ${choices})`,
-    );
+    if (!known.has(value)) unknown.push(value);
   }
+  return unknown;
 }

@@ -224,6 +224,25 @@ export function createPostService(database: Database, publication: Publication):
       return rows.map(toPost);
     },
 
+    async categories({ filter, limit }) {
+      positiveLimit(limit);
+      // LIKE's own wildcards in the filter are matched literally.
+      const pattern = filter ? `%${filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+      const { rows } = await database.query<{ category: string }>(
+        `SELECT DISTINCT item #>> '{}' AS category
+           FROM posts,
+                jsonb_array_elements(CASE jsonb_typeof(properties->'category')
+                  WHEN 'array' THEN properties->'category'
+                  WHEN 'string' THEN jsonb_build_array(properties->'category')
+                  ELSE '[]'::jsonb END) AS item
+          WHERE deleted_at IS NULL AND properties ? 'category' AND jsonb_typeof(item) = 'string'
+            AND ($1::text IS NULL OR item #>> '{}' ILIKE $1::text)
+          ORDER BY category LIMIT $2::int`,
+        [pattern, limit],
+      );
+      return rows.map((row) => row.category);
+    },
+
     async countAwaitingSyndication() {
       const { rows } = await database.query<{ count: number }>(
         `SELECT count(*)::int AS count FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}`,

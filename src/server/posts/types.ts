@@ -74,6 +74,12 @@ export interface PostService {
   countAwaitingSyndication(): Promise<number>;
   /** One page of awaiting posts for the admin page, oldest first. */
   listAwaitingSyndication(options: { offset: number; limit: number }): Promise<Post[]>;
+  /**
+   * The categories used by posts not deleted, in alphabetical order; with `filter`, those
+   * containing it (case-insensitively). Only plain-text categories: a person tagged with an
+   * h-card is not a category to offer.
+   */
+  categories(options: { filter?: string; limit: number }): Promise<string[]>;
 }
 
 export class PostNotFoundError extends Error {
