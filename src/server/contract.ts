@@ -54,6 +54,13 @@ export interface SyndicateOptions {
   idempotencyKey: string;
   /** Aborted when the per-target timeout expires. */
   signal: AbortSignal;
+  /** What this target saved with `checkpoint` during an earlier, unfinished attempt of this send. */
+  resumeFrom?: string;
+  /**
+   * Saves a note of progress (a job id, say) with the send, so that the next attempt resumes the
+   * same work rather than starting it again. Kept until the send succeeds.
+   */
+  checkpoint?(value: string): Promise<void>;
 }
 
 export interface Publication {
@@ -72,6 +79,8 @@ export interface SyndicatorPlugin extends Plugin {
   info: SyndicatorInfo;
   /** Whether a repeated call with the same idempotencyKey is known not to create a second copy. */
   honoursIdempotencyKey?: boolean;
+  /** How long one send may take; the endpoint's `targetTimeoutMs` when absent. */
+  timeoutMs?: number;
   /** Returns the URL of the copy; throws an Error whose message says what went wrong. */
   syndicate(properties: PostProperties, publication: Publication, options: SyndicateOptions): Promise<string>;
 }

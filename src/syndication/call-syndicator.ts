@@ -61,12 +61,19 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
+/** How one send is made: its key, its time limit and what an earlier attempt left to resume. */
+export interface SendOptions {
+  idempotencyKey: string;
+  timeoutMs: number;
+  resumeFrom?: string | undefined;
+  checkpoint?: (value: string) => Promise<void>;
+}
+
 export async function callSyndicator(
   syndicator: SyndicatorPlugin,
   properties: PostProperties,
   publication: Publication,
-  idempotencyKey: string,
-  timeoutMs: number,
+  { idempotencyKey, timeoutMs, resumeFrom, checkpoint }: SendOptions,
 ): Promise<SyndicatorOutcome> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -81,7 +88,14 @@ export async function callSyndicator(
   });
   // Promise.resolve().then also turns a synchronous throw into an outcome.
   const called = Promise.resolve()
-    .then(() => syndicator.syndicate(properties, publication, { idempotencyKey, signal: controller.signal }))
+    .then(() =>
+      syndicator.syndicate(properties, publication, {
+        idempotencyKey,
+        signal: controller.signal,
+        ...(resumeFrom ? { resumeFrom } : {}),
+        ...(checkpoint ? { checkpoint } : {}),
+      }),
+    )
     .then(
       (returned): SyndicatorOutcome => {
         const parsed = copyUrl.safeParse(returned);

@@ -21,6 +21,7 @@ interface TargetRow {
   idempotency_key: string;
   next_attempt_at: Date | null;
   written_back: boolean;
+  checkpoint: string | null;
   claimed_by: string | null;
   claimed_at: Date | null;
   created_at: Date;
@@ -42,7 +43,7 @@ interface AttemptRow {
 
 // Ids are bigint: PGlite returns them as numbers and pg as strings, so they are cast to text.
 const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url, attempts, last_error, permanent,
-  idempotency_key, next_attempt_at, written_back, claimed_by, claimed_at, created_at, updated_at`;
+  idempotency_key, next_attempt_at, written_back, checkpoint, claimed_by, claimed_at, created_at, updated_at`;
 const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
   started_at, finished_at, outcome, url, error`;
 
@@ -58,6 +59,7 @@ function toEntry(row: TargetRow): LedgerEntry {
     idempotencyKey: row.idempotency_key,
     nextAttemptAt: row.next_attempt_at,
     writtenBack: row.written_back,
+    checkpoint: row.checkpoint,
     claimedBy: row.claimed_by,
     claimedAt: row.claimed_at,
     createdAt: row.created_at,
@@ -169,7 +171,7 @@ export class Ledger {
        )
        UPDATE syndication_targets
           SET state = 'syndicated', url = $3, last_error = NULL, permanent = false,
-              next_attempt_at = NULL, written_back = false, updated_at = now()
+              next_attempt_at = NULL, written_back = false, checkpoint = NULL, updated_at = now()
         WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4
           AND state IN ('sending', 'unknown')
         RETURNING ${TARGET_COLUMNS}`,
@@ -309,6 +311,15 @@ export class Ledger {
       [postId, targetUids ?? null],
     );
     return result.rows.map(toEntry);
+  }
+
+  /** Keeps a syndicator's note of progress with a send it holds (see SyndicateOptions.checkpoint). */
+  async saveCheckpoint(claim: Claim, value: string): Promise<void> {
+    await this.database.query(
+      `UPDATE syndication_targets SET checkpoint = $3
+        WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4 AND state = 'sending'`,
+      [claim.entry.postId, claim.entry.targetUid, value.slice(0, MAX_ERROR_LENGTH), claim.token],
+    );
   }
 
   /**

@@ -80,10 +80,16 @@ ALTER TABLE syndication_targets ADD COLUMN written_back boolean NOT NULL DEFAULT
 UPDATE syndication_targets SET written_back = true WHERE state = 'syndicated';
 `;
 
+// A syndicator's note of progress (the archive's capture job), so a retry resumes the same work.
+const checkpoint = `
+ALTER TABLE syndication_targets ADD COLUMN checkpoint text;
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
   { id: "endpoint-syndicate/003-attempts", sql: attempts },
   { id: "endpoint-syndicate/004-lease", sql: lease },
   { id: "endpoint-syndicate/005-written-back", sql: writtenBack },
+  { id: "endpoint-syndicate/006-checkpoint", sql: checkpoint },
 ];

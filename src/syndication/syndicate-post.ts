@@ -147,13 +147,12 @@ async function send(
   pauses: TargetPauses | undefined,
 ): Promise<TargetResult> {
   const { uid, name } = syndicator.info;
-  const outcome = await callSyndicator(
-    syndicator,
-    post.properties,
-    context.publication,
-    claim.entry.idempotencyKey,
-    context.targetTimeoutMs,
-  );
+  const outcome = await callSyndicator(syndicator, post.properties, context.publication, {
+    idempotencyKey: claim.entry.idempotencyKey,
+    timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
+    resumeFrom: claim.entry.checkpoint ?? undefined,
+    checkpoint: (value) => context.ledger.saveCheckpoint(claim, value),
+  });
   if (outcome.ok) {
     try {
       await context.ledger.recordSuccess(claim, outcome.url);

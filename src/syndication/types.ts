@@ -19,6 +19,8 @@ export interface LedgerEntry {
   nextAttemptAt: Date | null;
   /** The copy's URL has been written to the post (after that, the user's edits of the post win). */
   writtenBack: boolean;
+  /** A syndicator's note of progress from an unfinished attempt (e.g. a capture job id). */
+  checkpoint: string | null;
   /** Who holds the row while it is `sending` (instance id and a claim nonce); kept afterwards. */
   claimedBy: string | null;
   claimedAt: Date | null;

@@ -49,6 +49,7 @@ function entry(uid: string, fields: Partial<LedgerEntry>): LedgerEntry {
     idempotencyKey: "key",
     nextAttemptAt: null,
     writtenBack: false,
+    checkpoint: null,
     claimedBy: null,
     claimedAt: null,
     updatedAt: NOW,

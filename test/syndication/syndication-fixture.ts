@@ -45,6 +45,8 @@ export interface Call {
   postUrl: string;
   idempotencyKey: string;
   signal: AbortSignal;
+  resumeFrom?: string;
+  checkpoint?(value: string): Promise<void>;
 }
 
 type Behaviour = (call: Call, count: number) => Promise<string> | string;
@@ -57,16 +59,21 @@ export class TestTarget implements SyndicatorPlugin {
   readonly info: { uid: string; name: string };
   readonly calls: Call[] = [];
   honoursIdempotencyKey: boolean;
+  timeoutMs?: number;
   behaviour: Behaviour;
   /** Resolved at each call, then replaced: await it to know the target is being sent to. */
   called: Deferred<Call> = deferred<Call>();
 
-  constructor(uid: string, options: { name?: string; behaviour?: Behaviour; idempotent?: boolean } = {}) {
+  constructor(
+    uid: string,
+    options: { name?: string; behaviour?: Behaviour; idempotent?: boolean; timeoutMs?: number } = {},
+  ) {
     this.id = `test-${uid}`;
     this.name = options.name ?? uid;
     this.info = { uid, name: options.name ?? `Target ${uid}` };
     this.behaviour = options.behaviour ?? ((call, count) => copyUrl(uid, call.postUrl, count));
     this.honoursIdempotencyKey = options.idempotent ?? false;
+    if (options.timeoutMs !== undefined) this.timeoutMs = options.timeoutMs;
   }
 
   init(): void {}

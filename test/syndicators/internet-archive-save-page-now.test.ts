@@ -98,6 +98,53 @@ describe("Internet Archive: Save Page Now", () => {
     });
   });
 
+  it("error:too-many-requests is the site refusing the crawler, not our rate limit", async () => {
+    archive.setCaptureError({ statusExt: "error:too-many-requests", message: "Too many requests." });
+    await assert.rejects(syndicator.syndicate(note(), publication, callOptions()), {
+      message:
+        'Internet Archive: example.org answered the archive\'s crawler "too many requests" (error:too-many-requests); the capture is tried again later',
+      permanent: false,
+    });
+  });
+
+  it("an attempt that runs out of time leaves its job; the next attempt polls that job, not a new capture", async () => {
+    const saved: string[] = [];
+    archive.hangStatusChecks(Number.POSITIVE_INFINITY);
+    const capturesBefore = archive.captures.length;
+    await assert.rejects(
+      syndicator.syndicate(note(), publication, {
+        ...callOptions(undefined, 300),
+        checkpoint: async (value) => {
+          saved.push(value);
+        },
+      }),
+      { name: "SyndicationError" },
+    );
+    assert.equal(archive.captures.length, capturesBefore + 1);
+    const jobId = archive.captures.at(-1)?.jobId;
+    assert.equal(saved.length, 1);
+    assert.equal((JSON.parse(saved[0] ?? "{}") as { job?: string }).job, jobId);
+
+    archive.hangStatusChecks(false);
+    const url = await syndicator.syndicate(note(), publication, { ...callOptions(), resumeFrom: saved[0] });
+    assert.equal(archive.captures.length, capturesBefore + 1, "no second capture was asked for");
+    assert.match(url, /\/web\/\d{14}\//);
+  });
+
+  it("a saved job too old to be worth polling starts a new capture", async () => {
+    const old = JSON.stringify({ job: "spn2-old", at: new Date(Date.now() - 60 * 60 * 1000).toISOString() });
+    const capturesBefore = archive.captures.length;
+    await syndicator.syndicate(note(), publication, { ...callOptions(), resumeFrom: old });
+    assert.equal(archive.captures.length, capturesBefore + 1);
+    assert.equal(archive.polls.get("spn2-old"), undefined, "the old job was not polled");
+  });
+
+  it("declares its own time limit (150 s unless told), longer than the endpoint's default", () => {
+    assert.equal(syndicator.timeoutMs, 150_000);
+    const quick = new InternetArchiveSyndicator({ timeoutMs: 60_000 }, {});
+    assert.equal(quick.timeoutMs, 60_000);
+  });
+
   it("a post without a URL cannot be archived", async () => {
     await assert.rejects(syndicator.syndicate(note({ url: undefined }), publication, callOptions()), {
       message: "Internet Archive: the post has no URL to archive",

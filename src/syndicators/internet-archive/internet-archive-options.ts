@@ -21,6 +21,8 @@ const schema = z
       serviceUrl: serviceUrl().default("https://web.archive.org"),
       /** How long to wait between checks of a capture in progress. */
       pollIntervalMs: positiveInteger(3000),
+      /** How long one capture may take: Save Page Now allows up to two minutes, and polling more. */
+      timeoutMs: positiveInteger(150_000),
     },
     { error: "must be an object" },
   )

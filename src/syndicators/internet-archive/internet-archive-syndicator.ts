@@ -35,12 +35,16 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
    */
   readonly honoursIdempotencyKey = true;
   readonly #options: InternetArchiveOptions;
+  /** Longer than the endpoint's default: a capture takes up to two minutes. */
+  readonly timeoutMs: number;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseInternetArchiveOptions(options, env);
+    this.timeoutMs = this.#options.timeoutMs;
     this.options = {
       serviceUrl: this.#options.serviceUrl,
       pollIntervalMs: this.#options.pollIntervalMs,
+      timeoutMs: this.#options.timeoutMs,
       signedIn: Boolean(this.#options.accessKey),
     };
     this.info = {
@@ -57,7 +61,7 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
   async syndicate(
     properties: PostProperties,
     _publication: Publication,
-    { signal }: SyndicateOptions,
+    { signal, resumeFrom, checkpoint }: SyndicateOptions,
   ): Promise<string> {
     const url = permalink(properties);
     if (!url) {
@@ -72,6 +76,7 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
         pollIntervalMs,
       },
       url,
+      { ...(resumeFrom ? { resumeFrom } : {}), ...(checkpoint ? { checkpoint } : {}) },
     );
   }
 }

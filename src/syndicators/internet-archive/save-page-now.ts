@@ -44,12 +44,8 @@ const permanentErrors = new Set([
   "error:network-authentication-required",
 ]);
 
-/** The archive's ways of saying "too many captures": per minute, per day, or sessions at once. */
-const rateLimitErrors = new Set([
-  "error:too-many-requests",
-  "error:too-many-daily-captures",
-  "error:user-session-limit",
-]);
+/** The archive's ways of saying "too many captures" for this account: per day, or sessions at once. */
+const rateLimitErrors = new Set(["error:too-many-daily-captures", "error:user-session-limit"]);
 
 const archiveMessage = (body: unknown): TargetMessage | undefined => {
   const parsed = jobSchema.safeParse(body);
@@ -74,6 +70,12 @@ function rateLimited(status: number | undefined, said: string | undefined, retry
 
 function captureError(url: string, code: string | undefined, message: string | undefined) {
   if (code && rateLimitErrors.has(code)) return rateLimited(undefined, message);
+  // Not our limit but the site's: its server told the archive's crawler to slow down.
+  if (code === "error:too-many-requests")
+    return new SyndicationError(
+      `Internet Archive: ${new URL(url).host} answered the archive's crawler "too many requests" (error:too-many-requests); the capture is tried again later`,
+      { permanent: false, code },
+    );
   const detail = [message, code ? `(${code})` : undefined].filter(Boolean).join(" ");
   return new SyndicationError(
     `Internet Archive: could not archive ${url}: ${detail || "the capture failed"}`,
@@ -91,9 +93,45 @@ export interface SavePageNowOptions {
   pollIntervalMs: number;
 }
 
-export async function savePageNow(target: Target, options: SavePageNowOptions, url: string): Promise<string> {
+/** An earlier attempt's capture job, and where to note a new one. */
+export interface CaptureProgress {
+  resumeFrom?: string;
+  checkpoint?: (value: string) => Promise<void>;
+}
+
+/**
+ * A job older than this is not polled again: captures end within minutes, and the archive answers
+ * "pending" for a job id it no longer knows, so an old job would be polled until every timeout.
+ */
+const resumableForMs = 10 * 60 * 1000;
+
+const savedJobSchema = z.object({ job: z.string().min(1), at: z.iso.datetime() });
+
+/** The job id of a saved capture that is still worth polling, if any. */
+function resumableJob(saved: string | undefined, now = Date.now()): string | undefined {
+  if (!saved) return undefined;
+  const parsed = savedJobSchema.safeParse(parseJson(saved));
+  if (!parsed.success) return undefined;
+  return now - Date.parse(parsed.data.at) < resumableForMs ? parsed.data.job : undefined;
+}
+
+/**
+ * Archives `url` and returns the capture's address. A capture job started by an earlier attempt
+ * (which ran out of time) is polled again first, so a slow capture is not started over and over.
+ */
+export async function savePageNow(
+  target: Target,
+  options: SavePageNowOptions,
+  url: string,
+  progress: CaptureProgress = {},
+): Promise<string> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.credentials) headers.authorization = `LOW ${options.credentials}`;
+  const earlierJob = resumableJob(progress.resumeFrom);
+  if (earlierJob) {
+    const resumed = await pollCapture(target, options, headers, url, earlierJob, true);
+    if (resumed) return resumed;
+  }
 
   const started = await send(target, `${options.serviceUrl}/save`, {
     method: "POST",
@@ -116,10 +154,29 @@ export async function savePageNow(target: Target, options: SavePageNowOptions, u
   }
   const job = await readJson(target, started, jobSchema, "the capture request");
   if (job.status === "error" || !job.job_id) throw captureError(url, job.status_ext, job.message);
+  await progress.checkpoint?.(JSON.stringify({ job: job.job_id, at: new Date().toISOString() }));
+  return (await pollCapture(target, options, headers, url, job.job_id, false)) as string;
+}
 
-  const statusUrl = `${options.serviceUrl}/save/status/${encodeURIComponent(job.job_id)}`;
+/**
+ * Polls a capture job until it succeeds (its address) or fails (thrown). For a resumed job, a job
+ * the archive no longer knows or that failed returns undefined: a new capture is asked for.
+ */
+async function pollCapture(
+  target: Target,
+  options: SavePageNowOptions,
+  headers: Record<string, string>,
+  url: string,
+  jobId: string,
+  resumed: boolean,
+): Promise<string | undefined> {
+  const statusUrl = `${options.serviceUrl}/save/status/${encodeURIComponent(jobId)}`;
   for (;;) {
     const response = await send(target, statusUrl, { headers });
+    if (resumed && (response.status === 404 || response.status === 400)) {
+      await response.body?.cancel().catch(() => {});
+      return undefined;
+    }
     if (response.status === 429) {
       await response.body?.cancel().catch(() => {});
       throw rateLimited(429, undefined, retryAfterSeconds(response));
@@ -131,7 +188,10 @@ export async function savePageNow(target: Target, options: SavePageNowOptions, u
         throw captureError(url, undefined, "the archive reported success without a timestamp");
       return `${options.serviceUrl}/web/${status.timestamp}/${status.original_url ?? url}`;
     }
-    if (status.status === "error") throw captureError(url, status.status_ext, status.message);
+    if (status.status === "error") {
+      if (resumed) return undefined;
+      throw captureError(url, status.status_ext, status.message);
+    }
     try {
       await sleep(options.pollIntervalMs, undefined, { signal: target.signal });
     } catch (error) {
