@@ -22,6 +22,7 @@ interface TargetRow {
   next_attempt_at: Date | null;
   written_back: boolean;
   checkpoint: string | null;
+  last_status: number | null;
   claimed_by: string | null;
   claimed_at: Date | null;
   created_at: Date;
@@ -43,7 +44,7 @@ interface AttemptRow {
 
 // Ids are bigint: PGlite returns them as numbers and pg as strings, so they are cast to text.
 const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url, attempts, last_error, permanent,
-  idempotency_key, next_attempt_at, written_back, checkpoint, claimed_by, claimed_at, created_at, updated_at`;
+  idempotency_key, next_attempt_at, written_back, checkpoint, last_status, claimed_by, claimed_at, created_at, updated_at`;
 const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
   started_at, finished_at, outcome, url, error`;
 
@@ -60,6 +61,7 @@ function toEntry(row: TargetRow): LedgerEntry {
     nextAttemptAt: row.next_attempt_at,
     writtenBack: row.written_back,
     checkpoint: row.checkpoint,
+    lastStatus: row.last_status,
     claimedBy: row.claimed_by,
     claimedAt: row.claimed_at,
     createdAt: row.created_at,
@@ -188,9 +190,12 @@ export class Ledger {
    */
   async recordFailure(
     claim: Claim,
-    error: string,
-    permanent: boolean,
-    retryAt?: Date,
+    {
+      error,
+      permanent,
+      retryAt,
+      status,
+    }: { error: string; permanent: boolean; retryAt?: Date; status?: number },
   ): Promise<LedgerEntry | null> {
     const message = clip(error);
     const result = await this.database.query<TargetRow>(
@@ -199,7 +204,8 @@ export class Ledger {
           WHERE id = $6::bigint
        )
        UPDATE syndication_targets
-          SET state = 'failed', last_error = $3, permanent = $4::boolean, updated_at = now(),
+          SET state = 'failed', last_error = $3, permanent = $4::boolean, last_status = $8::int,
+              updated_at = now(),
               next_attempt_at = CASE WHEN $4::boolean THEN NULL
                 ELSE GREATEST(
                   now() + LEAST(power(2, LEAST(attempts, 11)) * interval '1 minute', interval '1 day'),
@@ -214,6 +220,7 @@ export class Ledger {
         claim.token,
         claim.attemptId,
         retryAt?.toISOString() ?? null,
+        status ?? null,
       ],
     );
     const row = result.rows[0];

@@ -85,6 +85,11 @@ const checkpoint = `
 ALTER TABLE syndication_targets ADD COLUMN checkpoint text;
 `;
 
+// The HTTP status of the last failure, so the page can say "rate limited until 14:05".
+const lastStatus = `
+ALTER TABLE syndication_targets ADD COLUMN last_status integer;
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -92,4 +97,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/004-lease", sql: lease },
   { id: "endpoint-syndicate/005-written-back", sql: writtenBack },
   { id: "endpoint-syndicate/006-checkpoint", sql: checkpoint },
+  { id: "endpoint-syndicate/007-last-status", sql: lastStatus },
 ];

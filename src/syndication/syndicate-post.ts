@@ -183,7 +183,7 @@ async function send(
     const entry = await context.ledger.recordUnknown(claim, outcome.error);
     return { uid, name, status: "failed", error: entry?.lastError ?? outcome.error };
   }
-  await context.ledger.recordFailure(claim, outcome.error, outcome.permanent, outcome.retryAt);
+  await context.ledger.recordFailure(claim, outcome);
   return { uid, name, status: "failed", error: outcome.error };
 }
 

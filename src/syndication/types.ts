@@ -21,6 +21,8 @@ export interface LedgerEntry {
   writtenBack: boolean;
   /** A syndicator's note of progress from an unfinished attempt (e.g. a capture job id). */
   checkpoint: string | null;
+  /** The HTTP status of the last failure, when the target answered (429: rate limited). */
+  lastStatus: number | null;
   /** Who holds the row while it is `sending` (instance id and a claim nonce); kept afterwards. */
   claimedBy: string | null;
   claimedAt: Date | null;

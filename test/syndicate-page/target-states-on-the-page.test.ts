@@ -50,6 +50,7 @@ function entry(uid: string, fields: Partial<LedgerEntry>): LedgerEntry {
     nextAttemptAt: null,
     writtenBack: false,
     checkpoint: null,
+    lastStatus: null,
     claimedBy: null,
     claimedAt: null,
     updatedAt: NOW,
@@ -77,6 +78,10 @@ describe("the state the page shows for each target", () => {
     assert.deepEqual(waiting?.nextAttemptAt, later);
     assert.equal(waiting?.error, "503");
     assert.equal(kinds({ permanent: true })?.kind, "refused");
+    const limited = kinds({ nextAttemptAt: later, lastStatus: 429 });
+    assert.equal(limited?.kind, "ratelimited", "the service's own wait, told apart from a backoff");
+    assert.deepEqual(limited?.nextAttemptAt, later);
+    assert.equal(kinds({ nextAttemptAt: new Date(NOW.getTime() - 1), lastStatus: 429 })?.kind, "failed");
   });
 
   it("shows targets nobody has tried as pending, and uids without a configured target as such", () => {

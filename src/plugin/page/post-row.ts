@@ -23,7 +23,7 @@ export interface PostRowView {
   detailsHref: string;
 }
 
-const NEEDS_USER = new Set(["failed", "backoff", "refused", "unknown", "unconfigured"]);
+const NEEDS_USER = new Set(["failed", "backoff", "ratelimited", "refused", "unknown", "unconfigured"]);
 
 export function postRow(
   post: Post,

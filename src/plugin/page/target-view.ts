@@ -13,6 +13,7 @@ export type TargetStateKind =
   | "syndicated"
   | "failed"
   | "backoff"
+  | "ratelimited"
   | "refused"
   | "unknown"
   | "unconfigured";
@@ -39,6 +40,7 @@ export interface TargetView {
 export const RETRYABLE_KINDS: ReadonlySet<TargetStateKind> = new Set([
   "failed",
   "backoff",
+  "ratelimited",
   "refused",
   "unknown",
 ]);
@@ -66,7 +68,9 @@ function kindOf(entry: LedgerEntry | undefined, configured: boolean, now: Date):
       return configured ? "pending" : "unconfigured";
     case "failed":
       if (entry.permanent) return "refused";
-      return entry.nextAttemptAt && entry.nextAttemptAt > now ? "backoff" : "failed";
+      if (!entry.nextAttemptAt || entry.nextAttemptAt <= now) return "failed";
+      // The service itself asked us to wait (429): its reset time, not a failure of the post.
+      return entry.lastStatus === 429 ? "ratelimited" : "backoff";
   }
 }
 
@@ -111,7 +115,7 @@ export function targetViews(
       url: kind === "syndicated" ? httpUrlOrNull(entry?.url) : null,
       error: kind === "syndicated" ? null : (entry?.lastError ?? null),
       attempts: entry?.attempts ?? 0,
-      nextAttemptAt: kind === "backoff" ? (entry?.nextAttemptAt ?? null) : null,
+      nextAttemptAt: kind === "backoff" || kind === "ratelimited" ? (entry?.nextAttemptAt ?? null) : null,
       updatedAt: entry?.updatedAt ?? null,
       anchor: anchorOf(uid, index),
     };

@@ -1,0 +1,43 @@
+// Mastodon answers 429 with X-RateLimit-Reset: the page says the target is rate limited and when
+// the next try is (the service's reset time), rather than an ordinary failure.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { engines } from "../helpers/databases.ts";
+import {
+  closeAll,
+  type EndpointServer,
+  startEndpointServer,
+  startTarget,
+  type Target,
+} from "./endpoint-server.ts";
+
+for (const engine of engines) {
+  describe(`a rate-limited target on the Syndicate page (${engine.name})`, () => {
+    let target: Target | undefined;
+    let app: EndpointServer | undefined;
+    before(async () => {
+      target = await startTarget();
+      app = await startEndpointServer({ engine, targets: [target] });
+    });
+    after(async () => {
+      await app?.close();
+      await closeAll(target);
+    });
+
+    it("says rate limited, with the next try at the service's reset", async () => {
+      assert.ok(app && target);
+      const resetAt = new Date(Date.now() + 2 * 60 * 60 * 1000);
+      target.sandbox.rateLimit(resetAt);
+      await app.createPost({ content: "limited", targets: [target.uid] });
+      assert.equal((await app.syndicate()).status, 200);
+
+      const { cookie } = await app.server.signIn();
+      const page = await fetch(`${app.url}/syndicate`, { headers: { cookie, accept: "text/html" } });
+      const html = await page.text();
+      assert.match(html, /class="target state-ratelimited"/);
+      assert.match(html, /Rate limited/);
+      assert.match(html, /The service asked us to wait: next try after/);
+      assert.match(html, /Mastodon: 429 Too many requests/);
+    });
+  });
+}
