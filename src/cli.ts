@@ -61,7 +61,14 @@ async function serve(config: HostConfig): Promise<number> {
   const logger = createLogger(logLevelFromEnv());
   const Host = await loadHost();
   const host = new Host(config, { logger });
-  await host.prepare();
+  try {
+    await host.prepare();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    await host.stop();
+    return 1;
+  }
   const listening = await host.listen();
   // Without a configured url, name the port actually bound: PORT=0 asks the system for a free one.
   const url = config.file.application.url ? config.application.url : listening.url;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { TokenIssuer } from "./auth/tokens.ts";
-import type { HostConfig } from "./config/load.ts";
+import { ConfigError, type HostConfig } from "./config/load.ts";
 import type {
   EndpointPlugin,
   HostConfigView,
@@ -24,6 +24,7 @@ import { loadPlugin } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
 import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/types.ts";
+import { publicationProblem } from "./publication-check.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";
 import { Views } from "./views.ts";
 
@@ -140,6 +141,9 @@ export class Host implements Server {
       this.plugins.push(plugin);
       await plugin.init(this);
     }
+    const problem = publicationProblem(this.publication.me, this.syndicators);
+    if (problem && this.hostConfig.production) throw new ConfigError([problem]);
+    if (problem) this.logger.warn(problem);
     if (this.database) await migrate(this.database, this.migrations);
   }
 

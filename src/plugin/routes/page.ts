@@ -1,9 +1,11 @@
 // GET {mountPath}: the Syndicate page. The posts awaiting syndication (oldest first, 50 a page) with
 // each target's state, the run in progress or the button that starts one, the configured targets,
 // and the recent runs. With nothing awaiting: the latest results instead.
+
 import type { Request, RequestHandler } from "express";
 import { z } from "zod";
 import type { SyndicatorPlugin } from "../../server/contract.ts";
+import { publicationProblem } from "../../server/publication-check.ts";
 import { postRows } from "../page/post-row.ts";
 import { runStatusView } from "../page/run-status.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
@@ -82,6 +84,10 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
         status,
         runs,
         targets: configuredTargets(syndicators),
+        // Refused at start in production; in development the page says it where the user looks.
+        localLinks: publicationProblem(services.server.publication.me, syndicators)
+          ? services.server.publication.me
+          : null,
       });
     } catch (error) {
       next(error);
