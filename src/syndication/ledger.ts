@@ -342,6 +342,19 @@ export class Ledger {
     );
   }
 
+  /**
+   * How many live posts have a target that needs the user or waits for its next try: failed
+   * (in backoff or refused) or of unknown outcome. What "retry everything" would send again.
+   */
+  async countPostsNeedingAttention(): Promise<number> {
+    const result = await this.database.query<{ count: number }>(
+      `SELECT count(DISTINCT t.post_id)::int AS count
+         FROM syndication_targets t JOIN posts p ON p.id = t.post_id
+        WHERE t.state IN ('failed', 'unknown') AND p.deleted_at IS NULL`,
+    );
+    return result.rows[0]?.count ?? 0;
+  }
+
   /** The post's rows, in the order they were created. */
   async entriesForPost(postId: string): Promise<LedgerEntry[]> {
     const result = await this.database.query<TargetRow>(

@@ -88,8 +88,11 @@ export class Syndication {
    * Takes the lease and starts a batch over every awaiting post, oldest first. Throws
    * SyndicationInProgressError when another batch (in any process) holds the lease, and
    * SyndicationShuttingDownError during shutdown. The run then proceeds on its own.
+   * `retryFailed` (the user's "retry everything that needs attention") also sends targets waiting
+   * in backoff, refused permanently, or of unknown outcome.
    */
-  async startBatch(trigger: Trigger): Promise<BatchRun> {
+  async startBatch(trigger: Trigger, options: { retryFailed?: boolean } = {}): Promise<BatchRun> {
+    const force = options.retryFailed ?? false;
     if (this.shuttingDown) throw new SyndicationShuttingDownError();
     // Refusals are the common answer under contention, so they are made as cheap as possible:
     // from memory when this process runs the batch, else from one read of the lease. The
@@ -114,7 +117,7 @@ export class Syndication {
             lease: held,
             staleMs: this.staleMs,
             idempotentUids: () => this.idempotentUids(),
-            syndicate: (post, runId) => this.syndicateStored(post, runId, trigger, false, pauses),
+            syndicate: (post, runId) => this.syndicateStored(post, runId, trigger, force, pauses),
             emit: (event) => this.emit(event),
           },
           trigger,
@@ -205,6 +208,11 @@ export class Syndication {
   /** The latest attempts for one post, newest first. */
   attemptsForPost(postId: string, limit = 20): Promise<Attempt[]> {
     return this.ledger.attemptsForPost(postId, limit);
+  }
+
+  /** How many posts a retry of everything would send again (see Ledger.countPostsNeedingAttention). */
+  countPostsNeedingAttention(): Promise<number> {
+    return this.ledger.countPostsNeedingAttention();
   }
 
   /** The latest runs, batch and single, newest first. */

@@ -22,6 +22,7 @@ export interface RouteContext {
 export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
   router.post("/", postSyndicateRoute(context));
+  router.post("/retry", postSyndicateRoute(context, { retryAll: true }));
   router.get("/", syndicatePageRoute(context));
   router.get("/status", runStatusRoute(context));
   router.get("/posts", postByUrlRoute(context));

@@ -43,7 +43,11 @@ function chooseSink(req: Request, res: Response, context: RouteContext, single: 
   return jsonSink(res, single);
 }
 
-export function postSyndicateRoute(options: RouteContext): RequestHandler {
+/**
+ * `retryAll`: POST {mountPath}/retry, the same batch that also sends every target that needs the
+ * user (refused, of unknown outcome, waiting for its next try), after the user fixed the cause.
+ */
+export function postSyndicateRoute(options: RouteContext, { retryAll = false } = {}): RequestHandler {
   return async (req, res, next) => {
     try {
       const syndication = options.syndication();
@@ -63,6 +67,12 @@ export function postSyndicateRoute(options: RouteContext): RequestHandler {
         );
       }
       const sourceUrl = sourceUrlOf(req);
+      if (retryAll && sourceUrl)
+        throw new HttpError(
+          400,
+          "invalid_request",
+          `${options.mountPath}/retry retries every post; to retry one, use ${options.mountPath}/posts/<id>/retry`,
+        );
       // Validate redirect_uri before anything starts.
       redirectUriOf(req);
 
@@ -82,7 +92,7 @@ export function postSyndicateRoute(options: RouteContext): RequestHandler {
 
       let run: Awaited<ReturnType<Syndication["startBatch"]>>;
       try {
-        run = await syndication.startBatch("batch");
+        run = await syndication.startBatch("batch", { retryFailed: retryAll });
       } catch (error) {
         if (error instanceof SyndicationInProgressError) {
           if (wantsFormRedirect(req)) {
