@@ -6,19 +6,20 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { authenticate } from "./auth/authenticate.ts";
 import { SessionManager } from "./auth/session.ts";
 import { sessionRevocations } from "./auth/session-revocations.ts";
+import { tokenRegistry } from "./auth/token-registry.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { takeFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
 import { navigationFor } from "./navigation.ts";
 import { prefersHtml } from "./negotiate.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
-import { limiter } from "./rate-limit.ts";
+import { countingFailures, credentialKey, limiter } from "./rate-limit.ts";
 import { rateLimitStore } from "./rate-limit-store.ts";
 import { refuseNulCharacters } from "./refuse-nul.ts";
 import { healthRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/session.ts";
-import { statusRoute } from "./routes/status.ts";
+import { statusRoutes } from "./routes/status.ts";
 import { localeMiddleware } from "./views.ts";
 
 const htmxFolder = dirname(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"));
@@ -73,17 +74,16 @@ export function buildApp(host: Host): Express {
   for (const endpoint of host.endpoints) {
     if (endpoint.routesWellKnown) app.use("/.well-known", endpoint.routesWellKnown);
   }
-  // A request a public router does not answer (it goes on to the authenticated routes at the same
-  // path) gives its hit back, so that signed-in use never spends the public budget.
-  const publicLimiter = limiter({
+  // Public routes verify who sent a request themselves (a webhook's signature): only the requests
+  // they refuse count, per address, so unsigned traffic never stands in the way of a signed one.
+  const publicFailures = limiter({
     windowMs: limits.windowMs,
     limit: limits.public,
     store: storeFor("public:"),
   });
   for (const endpoint of host.endpoints) {
-    if (endpoint.routesPublic) {
-      app.use(endpoint.mountPath, publicLimiter.middleware, endpoint.routesPublic, publicLimiter.giveBack);
-    }
+    if (endpoint.routesPublic)
+      app.use(endpoint.mountPath, endpoint.routesPublic, publicFailures.countFailure);
   }
 
   const bodyLimit = application.bodyLimit;
@@ -99,21 +99,28 @@ export function buildApp(host: Host): Express {
   app.use("/session", sessionRoutes(host, sessions, signInLimiter.middleware));
   app.get("/", homeRoute(host, sessions));
 
-  const authenticated = authenticate({ sessions, tokens: host.tokens, baseUrl: application.url });
-  const authenticatedLimiter = limiter({
+  const registry = tokenRegistry(host.database);
+  // A request without a valid credential counts against its address, in a bucket of its own; one
+  // with a credential counts against that credential only.
+  const authenticated = countingFailures(
+    authenticate({ sessions, tokens: host.tokens, registry, baseUrl: application.url }),
+    limiter({ windowMs: limits.windowMs, limit: limits.public, store: storeFor("unauthenticated:") }),
+  );
+  const perCredential = limiter({
     windowMs: limits.windowMs,
     limit: limits.authenticated,
     store: storeFor("authenticated:"),
+    key: credentialKey,
   }).middleware;
   const signedInLocals = (req: Request, res: Response, next: NextFunction) => {
     res.locals.auth = req.auth;
     res.locals.csrfToken = req.csrfToken;
     next();
   };
-  app.get("/status", authenticatedLimiter, authenticated, signedInLocals, statusRoute(host));
+  app.use("/status", authenticated, perCredential, signedInLocals, statusRoutes(host, registry));
   for (const endpoint of host.endpoints) {
     if (endpoint.routes)
-      app.use(endpoint.mountPath, authenticatedLimiter, authenticated, signedInLocals, endpoint.routes);
+      app.use(endpoint.mountPath, authenticated, perCredential, signedInLocals, endpoint.routes);
   }
 
   app.use(notFoundHandler());

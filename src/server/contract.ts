@@ -32,9 +32,13 @@ export interface Plugin {
 export interface EndpointPlugin extends Plugin {
   mountPath: string;
   navigationItems?: NavigationItem | NavigationItem[];
-  /** Behind rate limiting and authentication. Paths are relative to mountPath. */
+  /** Behind authentication, then rate-limited per credential. Paths are relative to mountPath. */
   routes?: Router;
-  /** No authentication. Paths are relative to mountPath. */
+  /**
+   * No authentication: the routes check who sent a request themselves (a webhook's signature) and
+   * fail with an HttpError through next() when it does not verify. Only such failures (4xx) count,
+   * per address, against application.rateLimit.public. Paths are relative to mountPath.
+   */
   routesPublic?: Router;
   /** Served beneath /.well-known/, whatever the mountPath. */
   routesWellKnown?: Router;

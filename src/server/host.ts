@@ -4,6 +4,7 @@ import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
+import { tokenRegistryMigrations } from "./auth/token-registry.ts";
 import { TokenIssuer } from "./auth/tokens.ts";
 import { ConfigError, type HostConfig } from "./config/load.ts";
 import type {
@@ -54,6 +55,7 @@ export class Host implements Server {
     ...postMigrations,
     ...rateLimitMigrations,
     ...sessionRevocationMigrations,
+    ...tokenRegistryMigrations,
   ];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
   private httpServer: HttpServer | null = null;

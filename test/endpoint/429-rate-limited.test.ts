@@ -1,5 +1,6 @@
 // Issue 4, Errors: the endpoint's routes are authenticated plug-in routes, so the host's rate limit
-// (application.rateLimit.authenticated) applies: over it, 429 with Retry-After, and nothing runs.
+// (application.rateLimit.authenticated, per credential) applies: over it, 429 with Retry-After, and
+// nothing runs.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
@@ -31,23 +32,27 @@ for (const engine of engines) {
       await closeAll(target);
     });
 
-    it(`answers 429 with Retry-After after ${LIMIT} requests in the window`, async () => {
+    it(`answers 429 with Retry-After after ${LIMIT} requests of one token in the window`, async () => {
       assert.ok(app && target);
       // Micropub is an authenticated plug-in route too: the post takes one request of the budget,
       await app.createPost({ content: "limited", targets: [target.uid] });
-      // and refused requests take theirs (a token without the scope update).
-      const createOnly = await app.server.token("create");
+      // and so does every other request made with the same token.
       for (let i = 1; i < LIMIT; i++) {
-        const refused: Response = await app.syndicate("", {
-          headers: { authorization: `Bearer ${createOnly}` },
+        const status: Response = await fetch(`${app.endpoint}/status`, {
+          headers: { authorization: `Bearer ${app.token}`, accept: "application/json" },
         });
-        assert.equal(refused.status, 403);
+        assert.equal(status.status, 200);
       }
       const limited = await app.syndicate();
       assert.match(limited.headers.get("retry-after") ?? "", /^\d+$/);
       assert.match(await assertError(limited, 429, "too_many_requests"), /try again/);
       assert.equal(target.sandbox.requests.length, 0, "the limited request ran nothing");
       assert.equal((await app.syndication().recentRuns()).length, 0);
+
+      // The budget is the token's: another credential still has its own.
+      const createOnly = await app.server.token("create");
+      const other = await app.syndicate("", { headers: { authorization: `Bearer ${createOnly}` } });
+      await assertError(other, 403, "insufficient_scope");
     });
   });
 }

@@ -8,9 +8,9 @@ import { type SharedDatabase, sharedPostgres, startCluster, stopAll, syndicate }
 
 const LIMIT = 10;
 
-/** GET /status with a token: an authenticated route behind the authenticated limiter. */
+/** GET /syndicate/status with a token: an authenticated route, counted per credential. */
 async function statusPage(server: ChildServer, token: string): Promise<number> {
-  const response = await fetch(`${server.url}/status`, {
+  const response = await fetch(`${server.url}/syndicate/status`, {
     headers: { authorization: `Bearer ${token}`, accept: "application/json" },
   });
   await response.body?.cancel();
@@ -57,7 +57,9 @@ describe('rate limits with store "database" on two instances', () => {
     assert.deepEqual(statuses.slice(LIMIT), Array(LIMIT).fill(429), "then both refuse");
 
     // Each instance says how much of the shared budget is left.
-    const refused = await fetch(`${first.url}/status`, { headers: { authorization: `Bearer ${token}` } });
+    const refused = await fetch(`${first.url}/syndicate/status`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get("retry-after")) > 0);
     assert.match(refused.headers.get("ratelimit") ?? "", /r=0/);
@@ -80,18 +82,18 @@ describe('rate limits with store "database" on two instances', () => {
     assert.deepEqual(count(attempts), { 401: 4, 429: 8 }, "four wrong passwords in all, then 429");
   });
 
-  it("gives the public budget back for requests the webhook routes pass on", async () => {
+  it("never spends the public budget on requests the webhook routes pass on", async () => {
     const [first, second] = instances as [ChildServer, ChildServer];
-    // POST {mountPath} without a webhook signature passes the public limiter (limit 3) on to the
-    // authenticated endpoint; it must not spend the public budget on either instance. This client's
-    // authenticated budget is spent, so these end in 429 — from the authenticated limiter.
+    // POST {mountPath} without a webhook signature goes on to the authenticated endpoint; it must not
+    // spend the public budget on either instance. This token's budget is spent, so these end in 429
+    // — from the per-credential limiter.
     for (let i = 0; i < 6; i += 1) {
       const response = await syndicate(i % 2 === 0 ? first : second, token);
       assert.equal(response.status, 429);
       await response.body?.cancel();
     }
-    // The public budget is whole: three signed webhooks would be heard (here refused 401 for want of
-    // WEBHOOK_SECRET, which is not a 429).
+    // The public budget is whole: three signed webhooks are heard (here refused 401 for want of
+    // WEBHOOK_SECRET, which is not a 429); the refusals count, shared by both instances.
     for (let i = 0; i < 3; i += 1) {
       const response = await fetch(`${(i % 2 === 0 ? first : second).url}/syndicate/webhook`, {
         method: "POST",

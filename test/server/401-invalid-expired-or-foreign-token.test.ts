@@ -19,7 +19,13 @@ describe("tokens the server refuses", () => {
     claims: Record<string, unknown>,
     options: { expires?: string | number; secret?: Uint8Array } = {},
   ) =>
-    new SignJWT({ me: server.host.publication.me, scope: "create update", client_id: "test", ...claims })
+    new SignJWT({
+      me: server.host.publication.me,
+      scope: "create update",
+      client_id: "test",
+      jti: `test-${Math.random()}`,
+      ...claims,
+    })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
       .setExpirationTime(options.expires ?? "1h")
@@ -84,7 +90,26 @@ describe("tokens the server refuses", () => {
   });
 
   it("refuses a token without the claims an access token carries", async () => {
-    assert.match(await refusal(await sign({ client_id: undefined })), /lacks me, scope or client_id/);
+    for (const claim of ["client_id", "jti"])
+      assert.match(
+        await refusal(await sign({ [claim]: undefined })),
+        /lacks me, scope, client_id, jti, iat or exp; get a new one from the status page/,
+        claim,
+      );
+  });
+
+  it("refuses a token that never expires: it could never be taken back by time", async () => {
+    const forever = await new SignJWT({
+      me: server.host.publication.me,
+      scope: "create update",
+      client_id: "test",
+      jti: "forever",
+    })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setIssuedAt()
+      .setAudience("access")
+      .sign(key);
+    assert.equal(await refusal(forever), "The access token never expires; tokens without exp are refused");
   });
 
   it("refuses a malformed Authorization: Bearer header, and no credentials at all, saying what to send", async () => {

@@ -1,13 +1,13 @@
-// Rate limits (issue 2): sign-in, public and authenticated plug-in routes are each limited per
-// client; over the limit: 429 with the standard RateLimit headers and Retry-After.
+// Rate limits (issue 2, issue 13): sign-in attempts per address; authenticated routes per credential
+// (session or token); requests without a valid credential, and those a public route refuses, per
+// address in buckets of their own. Over a limit: 429 with the standard RateLimit headers and Retry-After.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import TestPlugin from "../fixtures/test-plugin/index.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { browser } from "./pages.ts";
 
-// draft-8 headers may list several policies (a route under a plug-in's mountPath passes the public
-// limiter on its way to the authenticated one); the one named "<limit>-in-1min" is the one that refused.
+// The draft-8 policy named "<limit>-in-1min" is the one that refused.
 function assertRateLimited(response: Response, limit: number): void {
   assert.equal(response.status, 429);
   const name = `"${limit}-in-1min"`;
@@ -62,30 +62,56 @@ describe("rate limits", () => {
     assert.equal((await rightPassword.json()).error, "too_many_requests");
   });
 
-  it("limits public plug-in routes, answering JSON 429 to API clients", async () => {
+  it("limits the requests a public route refuses, per address, never the ones it accepts", async () => {
     const server = await start();
-    for (let i = 0; i < 4; i++) assert.equal((await fetch(`${server.url}/test-mount/hello`)).status, 200);
-    const limited = await fetch(`${server.url}/test-mount/hello`);
+    const unsigned = () => fetch(`${server.url}/test-mount/signed`, { method: "POST" });
+    for (let i = 0; i < 4; i++) assert.equal((await unsigned()).status, 401);
+    const limited = await unsigned();
     assertRateLimited(limited, 4);
     const body = await limited.json();
     assert.equal(body.error, "too_many_requests");
     assert.match(body.error_description, /try again/);
+
+    const signed = await fetch(`${server.url}/test-mount/signed`, {
+      method: "POST",
+      headers: { "x-test-signature": "good" },
+    });
+    assert.equal(
+      signed.status,
+      200,
+      "a request that proves its sender is never refused for unsigned traffic",
+    );
+    assert.equal(signed.headers.get("ratelimit"), null, "and is not counted against the address");
+    for (let i = 0; i < 6; i++) assert.equal((await fetch(`${server.url}/test-mount/hello`)).status, 200);
   });
 
-  it("limits authenticated plug-in routes, counting requests without credentials too", async () => {
+  it("limits authenticated routes per credential, and requests without one per address apart", async () => {
     const server = await start();
-    const token = await server.token();
-    for (let i = 0; i < 3; i++) {
-      const response = await fetch(`${server.url}/test-mount/whoami`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      assert.equal(response.status, 200);
+    const owner = await server.token();
+    const whoami = (headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/test-mount/whoami`, { headers: { accept: "application/json", ...headers } });
+
+    // Strangers from the same address (all clients share one behind a proxy) fill their own bucket.
+    for (let i = 0; i < 4; i++) assert.equal((await whoami()).status, 401);
+    assertRateLimited(await whoami(), 4);
+    assertRateLimited(await whoami({ authorization: "Bearer forged" }), 4);
+
+    for (let i = 0; i < 5; i++) {
+      const response = await whoami({ authorization: `Bearer ${owner}` });
+      assert.equal(response.status, 200, `the owner's request ${i + 1}`);
+      assert.equal(response.headers.getSetCookie().length, 0);
+      assert.match(response.headers.get("ratelimit") ?? "", new RegExp(`r=${4 - i};`));
+      assert.equal(
+        response.headers.get("ratelimit-policy")?.split(",").length,
+        1,
+        "one RateLimit header set per response",
+      );
     }
-    assert.equal((await fetch(`${server.url}/test-mount/whoami`)).status, 401);
-    assert.equal((await fetch(`${server.url}/status`)).status, 401);
-    const limited = await fetch(`${server.url}/test-mount/whoami`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    assertRateLimited(limited, 5);
+    assertRateLimited(await whoami({ authorization: `Bearer ${owner}` }), 5);
+
+    const session = await server.signIn();
+    assert.equal((await whoami({ cookie: session.cookie })).status, 200, "a session has its own budget");
+    const another = await server.token();
+    assert.equal((await whoami({ authorization: `Bearer ${another}` })).status, 200, "so does each token");
   });
 });

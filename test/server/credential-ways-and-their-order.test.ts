@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 interface Answer {
   status: number;
-  auth: { method: string; scope: string[]; clientId: string; me: string } | null;
+  auth: { method: string; scope: string[]; clientId: string; me: string; credentialId?: string } | null;
   body: Record<string, unknown> | null;
 }
 
@@ -55,12 +55,15 @@ for (const engine of engines) {
     it("accepts Authorization: Bearer, with the token's scope and client_id", async () => {
       const answer = await whoami(server, { headers: { authorization: `Bearer ${createToken}` } });
       assert.equal(answer.status, 200);
-      assert.deepEqual(answer.auth, {
+      assert.ok(answer.auth);
+      const { credentialId, ...auth } = answer.auth;
+      assert.deepEqual(auth, {
         method: "bearer",
         me: server.host.publication.me,
         scope: ["create"],
         clientId: "test",
       });
+      assert.match(String(credentialId), /^token:[\w-]{16,}$/, "rate limits count per token id");
     });
 
     it("accepts the form field access_token, and keeps it from the handler's body", async () => {

@@ -5,6 +5,7 @@ import { badRequest, HttpError, unauthorized } from "../http-error.ts";
 import { prefersHtml } from "../negotiate.ts";
 import { secretsEqual } from "./constant-time.ts";
 import type { SessionManager } from "./session.ts";
+import type { TokenRegistry } from "./token-registry.ts";
 import type { TokenIssuer } from "./tokens.ts";
 import type { AuthMethod } from "./types.ts";
 
@@ -69,6 +70,7 @@ function passesCsrf(req: Request, csrf: string, origin: string): boolean {
 export function authenticate(options: {
   sessions: SessionManager;
   tokens: TokenIssuer;
+  registry: TokenRegistry;
   baseUrl: string;
 }): RequestHandler {
   const origin = new URL(options.baseUrl).origin;
@@ -88,7 +90,13 @@ export function authenticate(options: {
       }
       const session = await options.sessions.read(req);
       if (session && (SAFE_METHODS.has(req.method) || passesCsrf(req, session.csrf, origin))) {
-        req.auth = { method: "session", me: session.me, scope: ALL_SCOPES, clientId: "session" };
+        req.auth = {
+          method: "session",
+          me: session.me,
+          scope: ALL_SCOPES,
+          clientId: "session",
+          credentialId: `session:${session.sid}`,
+        };
         req.csrfToken = session.csrf;
         return next();
       }
@@ -96,11 +104,14 @@ export function authenticate(options: {
       if (credential) {
         const verified = await options.tokens.verify(credential.token);
         if ("reason" in verified) throw unauthorized(verified.reason);
+        if (!(await options.registry.admit(verified.claims)))
+          throw unauthorized("The access token has been revoked");
         req.auth = {
           method: credential.method,
           me: verified.claims.me,
           scope: verified.claims.scope,
           clientId: verified.claims.clientId,
+          credentialId: `token:${verified.claims.id}`,
         };
         if (session) req.csrfToken = session.csrf;
         return next();

@@ -1,5 +1,6 @@
-// Access tokens: JWTs signed HS256 with SECRET, carrying me, scope, client_id, iat and exp.
-import { createSecretKey, type KeyObject } from "node:crypto";
+// Access tokens: JWTs signed HS256 with SECRET, carrying me, scope, client_id, an id (jti), iat and
+// exp. A token without an id could not be revoked and one without exp would never end: both are refused.
+import { createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 
@@ -7,12 +8,19 @@ const claimsSchema = z.object({
   me: z.string().min(1),
   scope: z.string(),
   client_id: z.string().min(1),
+  jti: z.string().min(1).max(200),
+  iat: z.number(),
+  exp: z.number(),
 });
 
 export interface TokenClaims {
   me: string;
   scope: string[];
   clientId: string;
+  /** The token's id (jti), by which it is listed and revoked. */
+  id: string;
+  issuedAt: Date;
+  expiresAt: Date;
 }
 
 export class TokenIssuer {
@@ -31,9 +39,12 @@ export class TokenIssuer {
     clientId: string;
     lifetimeDays: number;
     audience?: string;
+    /** A chosen id (the status page gives each session one token); random otherwise. */
+    id?: string;
   }): Promise<string> {
     return new SignJWT({ me: this.me, scope: options.scope.join(" "), client_id: options.clientId })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setJti(options.id ?? randomBytes(16).toString("base64url"))
       .setIssuedAt()
       .setExpirationTime(`${options.lifetimeDays}d`)
       .setAudience(options.audience ?? "access")
@@ -44,19 +55,32 @@ export class TokenIssuer {
   async verify(token: string, audience = "access"): Promise<{ claims: TokenClaims } | { reason: string }> {
     if (token.length > 4096) return { reason: "The access token is too long" };
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ["HS256"], audience });
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ["HS256"],
+        audience,
+        requiredClaims: ["exp"],
+      });
       const claims = claimsSchema.safeParse(payload);
-      if (!claims.success) return { reason: "The access token lacks me, scope or client_id" };
+      if (!claims.success)
+        return {
+          reason:
+            "The access token lacks me, scope, client_id, jti, iat or exp; get a new one from the status page",
+        };
       if (claims.data.me !== this.me) return { reason: "The access token is for another site" };
       return {
         claims: {
           me: claims.data.me,
           scope: claims.data.scope.split(/\s+/).filter(Boolean),
           clientId: claims.data.client_id,
+          id: claims.data.jti,
+          issuedAt: new Date(claims.data.iat * 1000),
+          expiresAt: new Date(claims.data.exp * 1000),
         },
       };
     } catch (error) {
       if (error instanceof errors.JWTExpired) return { reason: "The access token has expired" };
+      if (error instanceof errors.JWTClaimValidationFailed && error.claim === "exp")
+        return { reason: "The access token never expires; tokens without exp are refused" };
       return { reason: "The access token is not valid" };
     }
   }

@@ -10,6 +10,8 @@ export interface Authenticated {
   /** Granted scopes. A signed-in session has every scope. */
   scope: string[];
   clientId: string;
+  /** Which credential: "session:<id>" or "token:<jti>". Rate limits count per credential. */
+  credentialId: string;
 }
 
 declare global {

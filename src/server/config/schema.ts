@@ -1,9 +1,25 @@
 // The shape of possekit.config.json. Every field has a default, so no file at all runs a working server.
+import { isIP } from "node:net";
 import { z } from "zod";
 
 const urlWithoutTrailingSlash = z
   .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL, e.g. https://example.org" })
   .transform((value) => value.replace(/\/+$/, ""));
+
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/** An address Express's "trust proxy" understands: an IP, a CIDR range, or a name for a range. */
+const proxyAddress = z.string().refine(
+  (value) => {
+    if (PROXY_NAMES.has(value)) return true;
+    const [address = "", bits, ...rest] = value.split("/");
+    const family = isIP(address);
+    if (family === 0 || rest.length > 0) return false;
+    if (bits === undefined) return true;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+  },
+  { error: "must be an IP address, a CIDR range (10.0.0.0/8) or loopback, linklocal, uniquelocal" },
+);
 
 export const rateLimitSchema = z.strictObject({
   /** Window of every limit, in milliseconds. */
@@ -35,8 +51,18 @@ export const applicationSchema = z.strictObject({
   bodyLimit: z.number().int().positive().default(100_000),
   /** Lifetime of tokens issued by the status page and `possekit token`, in days. */
   tokenLifetimeDays: z.number().int().positive().default(90),
-  /** Trust X-Forwarded-* from this many proxies (express "trust proxy"). */
-  trustProxy: z.union([z.boolean(), z.number().int().min(0)]).default(false),
+  /**
+   * Behind a reverse proxy: trust X-Forwarded-For from this many proxies, or from these addresses
+   * (express "trust proxy"). Never `true`: any client could then choose its own address.
+   */
+  trustProxy: z
+    .union([z.literal(false), z.number().int().min(0).max(10), z.array(proxyAddress).min(1)], {
+      error: (issue) =>
+        issue.input === true
+          ? 'true would trust any X-Forwarded-For, so a client could pick its own address and escape every rate limit; write the number of proxies in front of the server (e.g. 1) or their addresses (e.g. ["127.0.0.1"])'
+          : 'must be false, the number of proxies in front of the server (e.g. 1) or a list of their addresses (e.g. ["127.0.0.1", "10.0.0.0/8", "loopback"])',
+    })
+    .default(false),
   rateLimit: rateLimitSchema.prefault({}),
 });
 

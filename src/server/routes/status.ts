@@ -1,21 +1,82 @@
-import type { RequestHandler } from "express";
+// The status page (spec §5 rule 1): an access token to copy, the tokens this server knows of with a
+// way to revoke each, installed plug-ins and targets. It mints a token, so only the signed-in user
+// may see it: a token of any scope must never yield a fresh, broader, longer one.
+import { createHash } from "node:crypto";
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { z } from "zod";
+import type { TokenRegistry } from "../auth/token-registry.ts";
+import { setFlash } from "../flash.ts";
 import type { Host } from "../host.ts";
+import { badRequest, forbidden } from "../http-error.ts";
 
-/** The status page (spec §5 rule 1): an access token to copy, installed plug-ins and targets. */
-export function statusRoute(host: Host): RequestHandler {
-  return async (_req, res) => {
-    const token = await host.tokens.issue({
-      scope: ["create", "update"],
-      clientId: host.hostConfig.application.url,
-      lifetimeDays: host.hostConfig.application.tokenLifetimeDays,
-    });
-    res.render("status.njk", {
-      token,
-      tokenLifetimeDays: host.hostConfig.application.tokenLifetimeDays,
-      plugins: host.plugins,
-      endpoints: host.endpoints,
-      syndicators: host.syndicators.map((s) => s.info),
-      database: host.database?.engine ?? "none",
-    });
-  };
+const STATUS_SCOPE = ["create", "update"];
+const revokeSchema = z.object({ id: z.string().min(1).max(200) });
+
+/** Pages that show or change tokens: a signed-in session, never a token. */
+export function requireSession(req: Request, _res: Response, next: NextFunction): void {
+  if (req.auth?.method === "session") next();
+  else next(forbidden("The status page issues and revokes tokens: sign in with the password to use it"));
+}
+
+/**
+ * One token per session: every view of the page shows the same id, so the list of tokens grows
+ * with sign-ins, not with page views. The id is a hash of the session's own id, which it reveals
+ * nothing of.
+ */
+function statusTokenId(credentialId: string): string {
+  return createHash("sha256").update(`status-page:${credentialId}`).digest("base64url").slice(0, 22);
+}
+
+function noStore(_req: Request, res: Response, next: NextFunction): void {
+  // The page carries a live token: no cache, shared or private, may keep it.
+  res.setHeader("Cache-Control", "no-store");
+  next();
+}
+
+export function statusRoutes(host: Host, registry: TokenRegistry): Router {
+  const router = express.Router();
+  const lifetimeDays = host.hostConfig.application.tokenLifetimeDays;
+
+  router.get("/", requireSession, noStore, async (req, res, next) => {
+    try {
+      const auth = req.auth;
+      if (!auth) throw forbidden("Sign in first");
+      const id = statusTokenId(auth.credentialId);
+      const clientId = host.hostConfig.application.url;
+      const token = await host.tokens.issue({ scope: STATUS_SCOPE, clientId, lifetimeDays, id });
+      const verified = await host.tokens.verify(token);
+      if ("claims" in verified) await registry.record(verified.claims);
+      res.render("status.njk", {
+        token,
+        tokenLifetimeDays: lifetimeDays,
+        tokens: (await registry.list()).map((known) => ({ ...known, current: known.id === id })),
+        persistentRevocations: host.database !== null,
+        plugins: host.plugins,
+        endpoints: host.endpoints,
+        syndicators: host.syndicators.map((s) => s.info),
+        database: host.database?.engine ?? "none",
+      });
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post("/tokens/revoke", requireSession, async (req, res, next) => {
+    try {
+      const form = revokeSchema.safeParse(req.body ?? {});
+      if (!form.success) throw badRequest("Name the token to revoke in the form field id");
+      const revoked = await registry.revoke(form.data.id);
+      const t = res.locals.t as (key: string, values?: Record<string, unknown>) => string;
+      setFlash(
+        res,
+        revoked
+          ? { kind: "success", text: t("status.tokens.revoked", { id: form.data.id }) }
+          : { kind: "error", text: t("status.tokens.unknown", { id: form.data.id }) },
+      );
+      res.redirect(303, "/status");
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
 }
