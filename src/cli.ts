@@ -69,7 +69,15 @@ async function serve(config: HostConfig): Promise<number> {
     await host.stop();
     return 1;
   }
-  const listening = await host.listen();
+  let listening: Awaited<ReturnType<HostType["listen"]>>;
+  try {
+    listening = await host.listen();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    await host.stop();
+    return 1;
+  }
   // Without a configured url, name the port actually bound: PORT=0 asks the system for a free one.
   const url = config.file.application.url ? config.application.url : listening.url;
   logger.info(`possekit is running at ${url} (database: ${host.database?.engine ?? "none"})`);
@@ -92,7 +100,18 @@ async function serve(config: HostConfig): Promise<number> {
   return 0;
 }
 
+/** Runs a command; a configuration mistake found on the way is one list of lines, never a stack trace. */
 export async function main(argv: string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+}
+
+async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${USAGE.main}\n`);

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMastodonSandbox } from "./sandbox/mastodon-server.ts";
 import { loadConfig } from "./server/config/load.ts";
+import { firstFreePorts } from "./server/free-port.ts";
 import { Host } from "./server/host.ts";
 import { createLogger, logLevelFromEnv } from "./server/logger.ts";
 import { MastodonSyndicator } from "./syndicators/mastodon/index.ts";
@@ -32,8 +33,11 @@ const SAMPLE_POSTS = [
 ];
 
 export async function runDemo(options: { port?: number; sandboxPort?: number } = {}): Promise<number> {
-  const port = options.port ?? Number(process.env.PORT ?? 3000);
   const logger = createLogger(logLevelFromEnv());
+  const chosen = options.port ?? (process.env.PORT ? Number(process.env.PORT) : undefined);
+  // Unless a port was asked for, move aside from a taken 3000 (the server and its sandbox need two).
+  const port = chosen ?? (await firstFreePorts(3000, 2)) ?? 3000;
+  if (chosen === undefined && port !== 3000) logger.info(`Port 3000 is taken; the demo uses ${port}`);
   const accessToken = randomBytes(16).toString("hex");
   const sandbox = await startMastodonSandbox({
     accessToken,

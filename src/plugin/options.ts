@@ -1,6 +1,7 @@
 // Options of the endpoint plug-in (spec §2.1), validated at construction with errors that name the option.
 import { z } from "zod";
 import { formatIssues } from "../server/config/load.ts";
+import { OptionsError } from "../server/config/options-error.ts";
 import { webhookOptionsSchema } from "./webhooks/options.ts";
 
 export const endpointOptionsSchema = z.strictObject({
@@ -24,5 +25,9 @@ export type EndpointOptions = z.infer<typeof endpointOptionsSchema>;
 export function parseEndpointOptions(options: unknown): EndpointOptions {
   const parsed = endpointOptionsSchema.safeParse(options ?? {});
   if (parsed.success) return parsed.data;
-  throw new Error(`option ${formatIssues(parsed.error.issues).join("; option ")}`);
+  throw new OptionsError(
+    `option ${formatIssues(parsed.error.issues).join("; option ")}`,
+    parsed.error.issues,
+    endpointOptionsSchema,
+  );
 }

@@ -21,7 +21,7 @@ import type { Database, Migration } from "./database/types.ts";
 import { I18n } from "./i18n.ts";
 import type { Logger } from "./logger.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
-import { loadPlugin } from "./plugins.ts";
+import { loadPlugins } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
 import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/types.ts";
@@ -135,28 +135,67 @@ export class Host implements Server {
     const names = this.hostConfig.file.plugins.includes(MICROPUB_PACKAGE)
       ? this.hostConfig.file.plugins
       : [MICROPUB_PACKAGE, ...this.hostConfig.file.plugins];
-    const fromConfig = await Promise.all(
-      names.map((name) => loadPlugin(name, this.pluginOptions(name), this.hostConfig.baseDir)),
-    );
+    const fromConfig = await loadPlugins(
+      names,
+      (name) => this.pluginOptions(name),
+      this.hostConfig.baseDir,
+    ).catch((error: unknown) => {
+      throw error instanceof ConfigError ? new ConfigError(error.problems, this.hostConfig.source) : error;
+    });
     for (const plugin of [...fromConfig, ...(this.options.plugins ?? [])]) {
       if (!KEBAB_CASE.test(plugin.id)) throw new Error(`Plug-in id "${plugin.id}" must be kebab-case`);
       this.plugins.push(plugin);
       await plugin.init(this);
     }
+    for (const warning of this.installationWarnings()) this.logger.warn(warning);
     const problem = publicationProblem(this.publication.me, this.syndicators);
     if (problem && this.hostConfig.production) throw new ConfigError([problem]);
     if (problem) this.logger.warn(problem);
     if (this.database) await migrate(this.database, this.migrations);
   }
 
+  /** What starts but is most likely not what was meant: logged, one line each. */
+  private installationWarnings(): string[] {
+    const warnings = [...this.hostConfig.warnings];
+    const hasEndpoint = this.plugins.some((plugin) => plugin.id === "endpoint-syndicate");
+    if (!hasEndpoint && this.syndicators.length > 0)
+      warnings.push(
+        `plugins: ${this.syndicators.map((s) => s.info.uid).join(", ")} will never be sent to: add "@possekit/endpoint-syndicate" to plugins`,
+      );
+    else if (!hasEndpoint && this.hostConfig.file.plugins.length > 0)
+      warnings.push(
+        'plugins: "@possekit/endpoint-syndicate" is not listed, so there is no Syndicate page or endpoint',
+      );
+    return warnings;
+  }
+
   async listen(): Promise<{ url: string; port: number }> {
     const app = buildApp(this);
-    const server = app.listen(this.hostConfig.application.port, this.hostConfig.application.host);
+    const { port: wanted, host } = this.hostConfig.application;
+    const server = app.listen(wanted, host);
     this.httpServer = server;
-    await new Promise<void>((resolveListen, reject) => {
-      server.once("listening", resolveListen);
-      server.once("error", reject);
-    });
+    try {
+      await new Promise<void>((resolveListen, reject) => {
+        server.once("listening", resolveListen);
+        server.once("error", reject);
+      });
+    } catch (error) {
+      this.httpServer = null;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EADDRINUSE")
+        throw new ConfigError([
+          `application.port: ${wanted} is in use by another program on ${host}; stop it, or choose a free port with PORT=${wanted + 1} or application.port`,
+        ]);
+      if (code === "EACCES")
+        throw new ConfigError([
+          `application.port: ${wanted} needs privileges this process lacks; choose a port above 1023 (PORT=3000) and put a reverse proxy in front`,
+        ]);
+      if (code === "EADDRNOTAVAIL")
+        throw new ConfigError([
+          `application.host: ${host} is no address of this machine; write 127.0.0.1, or 0.0.0.0 for every interface`,
+        ]);
+      throw error;
+    }
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : this.hostConfig.application.port;
     return { url: `http://localhost:${port}`, port };

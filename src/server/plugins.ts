@@ -2,6 +2,8 @@
 // export is a plug-in class. The plug-in is constructed with its options entry.
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { ConfigError } from "./config/load.ts";
+import { OptionsError } from "./config/options-error.ts";
 import type { Plugin } from "./contract.ts";
 
 type PluginClass = new (options: Record<string, unknown>) => Plugin;
@@ -26,18 +28,35 @@ export async function loadPlugin(
     try {
       module = (await import(specifier)) as { default?: unknown };
     } catch (error) {
-      throw new Error(
-        `plugins: cannot load "${name}" (${(error as Error).message}). Check the name or path.`,
-      );
+      throw new ConfigError([
+        `plugins: cannot load "${name}" (${(error as Error).message.split("\n")[0]}); check the name or path`,
+      ]);
     }
     if (typeof module.default !== "function") {
-      throw new Error(`plugins: "${name}" has no default export that is a plug-in class`);
+      throw new ConfigError([`plugins: "${name}" has no default export that is a plug-in class`]);
     }
     PluginConstructor = module.default as PluginClass;
   }
   try {
     return new PluginConstructor(options);
   } catch (error) {
-    throw new Error(`${name}: ${(error as Error).message}`);
+    if (error instanceof OptionsError) throw new ConfigError(error.linesFor(name));
+    throw new ConfigError([`${name}: ${(error as Error).message.split("\n").join("; ")}`]);
   }
+}
+
+/** Every plug-in named, or one list of every problem with any of them. */
+export async function loadPlugins(
+  names: readonly string[],
+  optionsFor: (name: string) => Record<string, unknown>,
+  baseDir: string,
+): Promise<Plugin[]> {
+  const loaded = await Promise.allSettled(names.map((name) => loadPlugin(name, optionsFor(name), baseDir)));
+  const problems = loaded.flatMap((result) => {
+    if (result.status === "fulfilled") return [];
+    const error: unknown = result.reason;
+    return error instanceof ConfigError ? error.problems : [String(error)];
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return loaded.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
 }

@@ -1,7 +1,10 @@
-// `possekit serve --config bad.json` (issue 2): an invalid file stops the start, exiting non-zero
-// with one line per problem, each naming the field and what is wrong.
+// `possekit serve --config bad.json` (issue 2, issue 16): an invalid file stops the start, exiting
+// non-zero with one list: the file, one line per problem naming the field and what is wrong, "did
+// you mean" for a misspelt key, line and column for broken JSON; plug-ins' options and a busy port
+// are in the same list. Never a stack trace.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -23,7 +26,7 @@ describe("possekit serve with an invalid config file", () => {
     assert.equal(code, 1);
     assert.equal(stdout, "");
     const lines = stderr.trimEnd().split("\n");
-    assert.equal(lines[0], "The configuration is not valid:");
+    assert.equal(lines[0], `The configuration in ${join(cwd, "bad.json")} is not valid:`);
     const problems = lines.slice(1);
     assert.equal(problems.length, 3, stderr);
     assert.ok(problems.some((line) => line.startsWith("  - application.port: ")));
@@ -47,5 +50,103 @@ describe("possekit serve with an invalid config file", () => {
     });
     assert.equal(code, 1);
     assert.match(stderr, /\n {2}- SECRET: must be set in production/);
+  });
+
+  const SECRETS = { SECRET: "a-test-secret-of-32-characters..", PASSWORD: "pw" };
+  const serveWith = async (config: unknown | string, env: Record<string, string> = {}) => {
+    const text = typeof config === "string" ? config : JSON.stringify(config, null, 2);
+    writeFileSync(join(cwd, "mistake.json"), text);
+    const result = await runCli(["serve", "--config", "mistake.json"], { cwd, env: { ...SECRETS, ...env } });
+    assert.doesNotMatch(result.stderr, /^ {4}at /m, "no stack trace");
+    return result;
+  };
+
+  it("names the section or option a misspelt key most likely meant", async () => {
+    const { code, stderr } = await serveWith({
+      plugin: ["@possekit/endpoint-syndicate"],
+      application: { prot: 3 },
+    });
+    assert.equal(code, 1);
+    assert.match(stderr, /\n {2}- plugin: unknown section; did you mean "plugins"\?/);
+    assert.match(stderr, /\n {2}- application\.prot: unknown option; did you mean "port"\?/);
+    assert.doesNotMatch(stderr, /expected record/);
+  });
+
+  it("gives the line and column of broken JSON", async () => {
+    const { code, stderr } = await serveWith('{\n  "application": {\n    "port": 3000,\n  }\n}\n');
+    assert.equal(code, 1);
+    assert.match(stderr, /is not valid JSON: .* at line 4, column 3/);
+  });
+
+  it("lists every plug-in's option problems under the plug-in's name, in one list", async () => {
+    const { code, stderr } = await serveWith({
+      plugins: ["@possekit/endpoint-syndicate", "@possekit/syndicator-mastodon"],
+      "@possekit/endpoint-syndicate": { mountpath: "/x" },
+      "@possekit/syndicator-mastodon": { url: "http://insecure.example", usr: "alice" },
+    });
+    assert.equal(code, 1);
+    const problems = stderr.trimEnd().split("\n").slice(1);
+    assert.deepEqual(
+      problems.sort(),
+      [
+        '  - @possekit/endpoint-syndicate.mountpath: unknown option; did you mean "mountPath"?',
+        "  - @possekit/syndicator-mastodon.accessToken: is required (or set MASTODON_ACCESS_TOKEN)",
+        "  - @possekit/syndicator-mastodon.url: must be an absolute https URL",
+        "  - @possekit/syndicator-mastodon.user: is required",
+        '  - @possekit/syndicator-mastodon.usr: unknown option; did you mean "user"?',
+      ].sort(),
+    );
+  });
+
+  it("says which port is taken and how to choose another", async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((listening) => blocker.listen(0, "127.0.0.1", listening));
+    const address = blocker.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    try {
+      const { code, stderr } = await serveWith({ plugins: [], application: { port, database: false } });
+      assert.equal(code, 1);
+      assert.match(
+        stderr,
+        new RegExp(
+          `- application\\.port: ${port} is in use by another program on 127\\.0\\.0\\.1; stop it, or choose a free port with PORT=${port + 1}`,
+        ),
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("warns, and starts, when options name a plug-in that is not in plugins", async () => {
+    writeFileSync(
+      join(cwd, "warned.json"),
+      JSON.stringify({
+        plugins: [],
+        application: { port: 0, database: false },
+        "@possekit/syndicator-mastodon": {},
+      }),
+    );
+    const child = await import("node:child_process");
+    const { cleanEnv } = await import("./run-cli.ts");
+    const bin = join(import.meta.dirname, "../../bin/possekit.js");
+    const server = child.spawn(process.execPath, [bin, "serve", "--config", "warned.json"], {
+      cwd,
+      env: cleanEnv(SECRETS),
+    });
+    let output = "";
+    await new Promise<void>((started, failed) => {
+      const read = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/possekit is running at/.test(output)) started();
+      };
+      server.stdout.on("data", read);
+      server.stderr.on("data", read);
+      server.once("exit", (code) => failed(new Error(`exited ${code}: ${output}`)));
+    });
+    server.kill("SIGTERM");
+    assert.match(
+      output,
+      /@possekit\/syndicator-mastodon: options for a plug-in not in plugins, so they are not used/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 // Plug-in options come from the user's config file and the environment: they are validated once,
 // at construction, and every refusal names the plug-in and the option so the user knows what to fix.
 import { z } from "zod";
+import { OptionsError } from "../../server/config/options-error.ts";
 
 /** Hosts where plain http is acceptable: local sandboxes and test fakes, never the internet. */
 const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -72,5 +73,9 @@ export function parseOptions<Schema extends z.ZodType>(
 ): z.output<Schema> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  throw new Error(result.error.issues.map((issue) => describeIssue(pluginId, issue)).join("\n"));
+  throw new OptionsError(
+    result.error.issues.map((issue) => describeIssue(pluginId, issue)).join("\n"),
+    result.error.issues,
+    schema,
+  );
 }
