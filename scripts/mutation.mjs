@@ -7,6 +7,8 @@
 //
 //   npm run test:mutation                   every mutant
 //   npm run test:mutation -- csrf-prefix    only mutants whose id contains one of these words
+//   MUTATION_BASELINE=1 npm run test:mutation   first checks that the guarding tests pass unchanged
+//                                               (CI needs no baseline: npm test has just passed)
 //
 // Two mutants run at a time (MUTATION_JOBS), each test run under MUTATION_TIMEOUT_MS.
 import { spawn } from "node:child_process";
@@ -64,11 +66,12 @@ function invalid(mutant) {
 
 /** A copy of the tree with the change applied, node_modules linked rather than copied. */
 function scratchCopy(mutant) {
-  const dir = mkdtempSync(join(tmpdir(), `possekit-mutant-${mutant.id}-`));
+  const dir = mkdtempSync(join(tmpdir(), `possekit-mutant-${mutant?.id ?? "baseline"}-`));
   for (const name of readdirSync(root)) {
     if (!SKIPPED.has(name)) cpSync(join(root, name), join(dir, name), { recursive: true });
   }
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  if (!mutant) return dir;
   const file = join(dir, mutant.file);
   writeFileSync(
     file,
@@ -117,6 +120,21 @@ function failures(output) {
 const testsRan = (output) =>
   Number(/^# (?:tests|ℹ tests) (\d+)/m.exec(output)?.[1] ?? /ℹ tests (\d+)/.exec(output)?.[1] ?? 0);
 
+/** Runs `tests` on an unchanged copy; exits when they fail there (a kill would then prove nothing). */
+async function baseline(tests) {
+  const dir = scratchCopy(null);
+  try {
+    const { code, output } = await runTests(dir, tests);
+    if (code !== 0) {
+      console.error(`The guarding tests fail without any mutant:\n${failures(output).join("\n")}`);
+      process.exit(1);
+    }
+    console.log(`Baseline: ${testsRan(output)} tests pass without mutants.`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function judge(mutant) {
   const started = Date.now();
   const problem = invalid(mutant);
@@ -138,6 +156,10 @@ async function judge(mutant) {
 }
 
 console.log(`${mutants.length} mutants from ${LIST}, ${jobs} at a time.\n`);
+if (process.env.MUTATION_BASELINE) {
+  const valid = mutants.filter((mutant) => invalid(mutant) === null);
+  await baseline([...new Set(valid.flatMap((mutant) => mutant.tests))].sort());
+}
 const results = [];
 const queue = [...mutants];
 await Promise.all(
