@@ -106,8 +106,9 @@ export async function startSyndicateWorld(
     async signedInPage(contextOptions = {}) {
       const context = await browser.newContext(contextOptions);
       const page = await context.newPage();
-      // Fail in seconds, not in the default 30 s: every wait here is for something local.
-      page.setDefaultTimeout(10_000);
+      // Every wait here is for something local: 20 s leaves room for a busy machine and still fails
+      // sooner than the default 30 s.
+      page.setDefaultTimeout(20_000);
       await page.goto(`${server.url}/session/login`);
       await page.getByLabel(/password|passwort|mot de passe/i).fill(server.password);
       await page.getByLabel(/password|passwort|mot de passe/i).press("Enter");

@@ -156,8 +156,8 @@ export function texts(target: Target): string[] {
   return target.sandbox.statuses.map((status) => status.text);
 }
 
-/** Waits until `condition` holds, checking every 20 ms, failing after `timeoutMs` with `what`. */
-export async function until(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+/** Waits until `condition` holds, checking every 20 ms, failing after `timeoutMs` (generous: a busy machine) with `what`. */
+export async function until(what: string, condition: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);

@@ -18,6 +18,8 @@ export interface FakeMicropub {
   requests: MicropubRequestRecord[];
   /** Locations of the posts made. */
   posts: string[];
+  /** Requests that reached /moved, the target of the redirect (method and path). */
+  moved: string[];
   setFailure(failure: { status: number; error: string; description: string } | null): void;
   close(): Promise<void>;
 }
@@ -28,9 +30,15 @@ export async function startFakeMicropub(options: {
   status?: 201 | 202;
   /** "absolute" (default) or "relative" Location headers. */
   location?: "absolute" | "relative";
+  /**
+   * Answer every POST /micropub with 302 to /moved, which would "create" a post for any method: a
+   * client that followed the redirect (turning the POST into a GET) would think the post was made.
+   */
+  redirect?: boolean;
 }): Promise<FakeMicropub> {
   const requests: MicropubRequestRecord[] = [];
   const posts: string[] = [];
+  const moved: string[] = [];
   let failure: { status: number; error: string; description: string } | null = null;
   let base = "";
 
@@ -88,6 +96,19 @@ export async function startFakeMicropub(options: {
 
   const running = await listen(async (request, response) => {
     const path = new URL(request.url ?? "/", "http://fake").pathname;
+    if (options.redirect && path === "/micropub") {
+      request.resume();
+      response.writeHead(302, { location: `${base}/moved` });
+      response.end();
+      return;
+    }
+    if (path === "/moved") {
+      request.resume();
+      moved.push(`${request.method} ${path}`);
+      response.writeHead(201, { location: `${base}/notes/moved` });
+      response.end();
+      return;
+    }
     if (request.method === "POST" && path === "/micropub") return create(request, response);
     response.writeHead(404);
     response.end();
@@ -97,6 +118,7 @@ export async function startFakeMicropub(options: {
     url: `${running.url}/micropub`,
     requests,
     posts,
+    moved,
     setFailure(next) {
       failure = next;
     },

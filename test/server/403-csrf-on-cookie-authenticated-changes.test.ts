@@ -42,6 +42,16 @@ describe("CSRF protection of cookie-authenticated changes", () => {
     assert.equal((await post({ cookie: session.cookie }, { _csrf: "wrong-token-wrong-token" })).status, 403);
   });
 
+  it("refuses a near-miss CSRF token: same length, same start, only the last character off", async () => {
+    const last = session.csrf.slice(-1);
+    const nearMiss = `${session.csrf.slice(0, -1)}${last === "A" ? "B" : "A"}`;
+    assert.equal(nearMiss.length, session.csrf.length);
+    assert.equal((await post({ cookie: session.cookie, "x-csrf-token": nearMiss })).status, 403);
+    assert.equal((await post({ cookie: session.cookie }, { _csrf: nearMiss, content: "x" })).status, 403);
+    const firstOff = `${session.csrf.startsWith("A") ? "B" : "A"}${session.csrf.slice(1)}`;
+    assert.equal((await post({ cookie: session.cookie, "x-csrf-token": firstOff })).status, 403);
+  });
+
   it("accepts the CSRF token in the X-CSRF-Token header", async () => {
     const response = await post({ cookie: session.cookie, "x-csrf-token": session.csrf });
     assert.equal(response.status, 200);

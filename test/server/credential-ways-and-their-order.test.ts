@@ -126,6 +126,17 @@ for (const engine of engines) {
       assert.equal(answer.status, 401);
     });
 
+    it("refuses a malformed Bearer header with 401, never falling back to a valid query token", async () => {
+      for (const authorization of ["Bearer", "Bearer ", "Bearer two tokens", `Bearer ${createToken} extra`]) {
+        const answer = await whoami(server, {
+          headers: { authorization },
+          query: `token=${encodeURIComponent(createToken)}`,
+        });
+        assert.equal(answer.status, 401, JSON.stringify(authorization));
+        assert.equal(answer.auth, null, JSON.stringify(authorization));
+      }
+    });
+
     it("ignores an Authorization header of another scheme (a proxy's Basic auth), for sessions and tokens alike", async () => {
       const basic = `Basic ${Buffer.from("proxy:secret").toString("base64")}`;
       const { cookie } = await server.signIn();

@@ -39,6 +39,28 @@ describe("Mastodon: categories as hashtags", () => {
     assert.equal(sandbox.statuses.at(-1)?.text, "Hello from my site, see https://example.com/page for more");
   });
 
+  it("sends the whole text without hashtags rather than a cut text with them", async () => {
+    const limited = await startMastodonSandbox({ accessToken: "token", characterLimit: 500 });
+    try {
+      const syndicator = new MastodonSyndicator({ url: limited.url, user: "demo", accessToken: "token" });
+      // 490 characters fit alone; with "\n\n#IndieWeb #Photography" they would not.
+      const text = `${"word ".repeat(97)}last!`;
+      assert.equal(text.length, 490);
+      await syndicator.syndicate(
+        note({
+          url: "https://example.org/notes/long/",
+          content: { text, html: "" },
+          category: ["indieweb", "photography"],
+        }),
+        publication,
+        callOptions(),
+      );
+      assert.equal(limited.statuses.at(-1)?.text, text, "whole, no hashtags, no permalink, no ellipsis");
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("turns a category into one tag Mastodon links", () => {
     assert.equal(hashtagFor("web development"), "WebDevelopment");
     assert.equal(hashtagFor("#already"), "already");

@@ -32,7 +32,8 @@ describe("Mastodon: the run's signal ends a call to an instance that hangs", () 
       assert.equal(error.permanent, false);
       return true;
     });
-    assert.ok(Date.now() - abortedAt < 1000, "the call ended promptly after the abort");
+    // Generous, for a busy machine: a call that ignored the signal would hang until the test timed out.
+    assert.ok(Date.now() - abortedAt < 10_000, "the call ended soon after the abort");
     assert.equal(sandbox.statuses.length, 0);
   });
 

@@ -86,6 +86,25 @@ describe("Micropub: cross-posting to another site", () => {
     });
   });
 
+  it("does not follow a 302 (a followed POST becomes a GET): the send fails with the 302", async () => {
+    const redirecting = await startFakeMicropub({ token: "their-token", redirect: true });
+    try {
+      const other = new MicropubSyndicator(
+        { micropubEndpoint: redirecting.url, accessToken: "their-token", name: "Moved site" },
+        {},
+      );
+      await assert.rejects(other.syndicate(note(), publication, callOptions()), (error: unknown) => {
+        assert.ok(error instanceof SyndicationError);
+        assert.match(error.message, /^Moved site: 302/);
+        assert.equal(error.status, 302);
+        return true;
+      });
+      assert.deepEqual(redirecting.moved, [], "the redirect's target was never asked");
+    } finally {
+      await redirecting.close();
+    }
+  });
+
   it("does not claim idempotency: a repeat makes a second copy", () => {
     assert.equal(syndicator.honoursIdempotencyKey, false);
   });

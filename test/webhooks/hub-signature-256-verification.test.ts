@@ -41,6 +41,18 @@ describe("X-Hub-Signature-256 verification", () => {
     assert.match(refusal(hubSignature256(body, OTHER_SECRET)), /does not match the body/);
   });
 
+  it("refuses a near miss: same length, same prefix, only the last byte off", () => {
+    const good = hubSignature256(body);
+    const last = good.slice(-2);
+    const nearMiss = `${good.slice(0, -2)}${last === "00" ? "01" : "00"}`;
+    assert.equal(nearMiss.length, good.length);
+    assert.match(refusal(nearMiss), /does not match the body/);
+    // And the first byte off, so that neither end of the digest is left unchecked.
+    const first = good.slice("sha256=".length, "sha256=".length + 2);
+    const firstOff = `sha256=${first === "00" ? "01" : "00"}${good.slice("sha256=".length + 2)}`;
+    assert.match(refusal(firstOff), /does not match the body/);
+  });
+
   it("refuses a tampered body", () => {
     const tampered = Buffer.from(deploymentStatusBody({ environment: "production " }));
     assert.match(refusal(hubSignature256(body), tampered), /does not match the body/);

@@ -101,6 +101,23 @@ describe("Netlify X-Webhook-Signature verification", () => {
     assert.match(await refusal(signature, tampered), /body does not match the sha256 claim/);
   });
 
+  it("refuses a validly signed sha256 claim that is a near miss: same length, last byte off", async () => {
+    const digest = sha256Hex(body);
+    const off = (hex: string) => (hex === "00" ? "01" : "00");
+    for (const nearMiss of [
+      `${digest.slice(0, -2)}${off(digest.slice(-2))}`,
+      `${off(digest.slice(0, 2))}${digest.slice(2)}`,
+    ]) {
+      assert.equal(nearMiss.length, digest.length);
+      const signature = compactJws(
+        { alg: "HS256", typ: "JWT" },
+        { iss: "netlify", sha256: nearMiss },
+        hmacWith("sha256", SECRET),
+      );
+      assert.match(await refusal(signature), /body does not match the sha256 claim/, nearMiss);
+    }
+  });
+
   it("refuses a genuine signature of one body sent with another body", async () => {
     const preview = Buffer.from(netlifyDeployBody({ context: "deploy-preview", id: "preview-1" }));
     const production = Buffer.from(netlifyDeployBody({ id: "forged-production" }));
