@@ -84,8 +84,17 @@ function toAttempt(row: AttemptRow): Attempt {
   };
 }
 
-const clip = (message: string) =>
-  message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH - 1)}…` : message;
+/**
+ * A target's error is its own text: control characters (CR, LF, ESC, NUL…) are made spaces before it
+ * is stored, so that it can neither break a line of an event stream or a log nor carry terminal codes.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+const clip = (error: string) => {
+  const message = error.replace(CONTROL_CHARACTERS, " ");
+  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH - 1)}…` : message;
+};
 
 export interface ClaimRequest {
   postId: string;

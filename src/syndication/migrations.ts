@@ -90,6 +90,16 @@ const lastStatus = `
 ALTER TABLE syndication_targets ADD COLUMN last_status integer;
 `;
 
+// Deploy webhooks seen in the last day, by a hash of their delivery id, so that a captured signed
+// webhook cannot be sent again (issue 13). Old rows are deleted as new deliveries arrive.
+const webhookDeliveries = `
+CREATE TABLE webhook_deliveries (
+  key text PRIMARY KEY,
+  seen_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX webhook_deliveries_seen_at ON webhook_deliveries (seen_at);
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -98,4 +108,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/005-written-back", sql: writtenBack },
   { id: "endpoint-syndicate/006-checkpoint", sql: checkpoint },
   { id: "endpoint-syndicate/007-last-status", sql: lastStatus },
+  { id: "endpoint-syndicate/008-webhook-deliveries", sql: webhookDeliveries },
 ];

@@ -25,7 +25,9 @@ function flashOf(response: Response): Flash {
   const cookie = response.headers.getSetCookie().find((c) => c.startsWith("possekit_flash="));
   assert.ok(cookie, "a flash cookie is set");
   const value = cookie.slice("possekit_flash=".length).split(";")[0] ?? "";
-  return JSON.parse(Buffer.from(decodeURIComponent(value), "base64url").toString("utf8")) as Flash;
+  // "<base64url JSON>.<signature>": the message is readable, only the server can write one.
+  const [message = ""] = decodeURIComponent(value).split(".");
+  return JSON.parse(Buffer.from(message, "base64url").toString("utf8")) as Flash;
 }
 
 for (const engine of engines) {

@@ -3,6 +3,10 @@ import { describe, it } from "node:test";
 import { HttpError } from "../../src/server/http-error.ts";
 import { readMicropubRequest } from "../../src/server/micropub/micropub-request.ts";
 
+/** The request as plain data: the reader keeps a client's keys in null-prototype objects. */
+const read = (...args: Parameters<typeof readMicropubRequest>) =>
+  JSON.parse(JSON.stringify(readMicropubRequest(...args))) as ReturnType<typeof readMicropubRequest>;
+
 const invalidRequest = (pattern: RegExp) => (error: unknown) =>
   error instanceof HttpError &&
   error.status === 400 &&
@@ -11,7 +15,7 @@ const invalidRequest = (pattern: RegExp) => (error: unknown) =>
 
 describe("reading Micropub requests", () => {
   it("reads a form as the extended parser yields it", () => {
-    const request = readMicropubRequest("form", {
+    const request = read("form", {
       h: "entry",
       content: "Hello",
       category: ["a", "b"],
@@ -34,7 +38,7 @@ describe("reading Micropub requests", () => {
   });
 
   it("reads a form as a simple parser yields it (keys ending in [])", () => {
-    const request = readMicropubRequest("form", {
+    const request = read("form", {
       "category[]": ["a", "b"],
       "mp-syndicate-to[]": "x",
       content: "c",
@@ -47,7 +51,7 @@ describe("reading Micropub requests", () => {
   });
 
   it("drops mp-* commands other than mp-syndicate-to, and never keeps an access token", () => {
-    const request = readMicropubRequest("json", {
+    const request = read("json", {
       type: ["h-entry"],
       properties: { content: ["x"], "mp-destination": ["y"], access_token: ["secret"] },
     });
@@ -55,7 +59,7 @@ describe("reading Micropub requests", () => {
   });
 
   it("accepts mp-syndicate-to as a plain string in JSON", () => {
-    const request = readMicropubRequest("json", {
+    const request = read("json", {
       type: ["h-entry"],
       properties: { "mp-syndicate-to": "x" },
     });
@@ -67,18 +71,18 @@ describe("reading Micropub requests", () => {
   });
 
   it("reads delete and undelete from a form and from JSON", () => {
-    assert.deepEqual(readMicropubRequest("form", { action: "delete", url: "u" }), {
+    assert.deepEqual(read("form", { action: "delete", url: "u" }), {
       action: "delete",
       url: "u",
     });
-    assert.deepEqual(readMicropubRequest("json", { action: "undelete", url: "u" }), {
+    assert.deepEqual(read("json", { action: "undelete", url: "u" }), {
       action: "undelete",
       url: "u",
     });
   });
 
   it("reads an update with replace, add and delete", () => {
-    const request = readMicropubRequest("json", {
+    const request = read("json", {
       action: "update",
       url: "u",
       replace: { content: ["new"] },

@@ -147,7 +147,7 @@ for (const engine of engines) {
       assert.equal(response.status, 400);
       assert.match(
         ((await response.json()) as { error_description: string }).error_description,
-        /"category" is nested more than 64 levels deep/,
+        /"category" is nested deeper than 32 levels/,
       );
     });
 

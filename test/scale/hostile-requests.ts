@@ -321,6 +321,9 @@ function randomJson(random: Random, depth = 0): unknown {
         "context",
         "__proto__",
         "constructor",
+        "toString",
+        "valueOf",
+        "hasOwnProperty",
       ];
       for (let i = 0; i < random.int(6); i += 1) {
         object[random.chance(0.8) ? random.pick(keys) : random.text(8)] = randomJson(random, depth + 1);
@@ -353,6 +356,26 @@ function micropubJson(random: Random, context: FuzzContext): unknown {
   ]);
 }
 
+/** Object.prototype's own names as Micropub fields, which once answered 500 (issue 13). */
+const PROTOTYPE_NAMES = ["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__"];
+
+/**
+ * An h-entry whose author is an h-card nested up to thousands of items deep (an mf2 item 1,500 deep
+ * once overflowed the stack: issue 13). Written as text: JSON.stringify itself overflows at that depth.
+ */
+function deeplyNestedEntry(random: Random): string {
+  const depth = random.pick([31, 33, 100, 1_500, 3_000]);
+  const property = random.pick(["author", ...PROTOTYPE_NAMES.slice(0, 4)]);
+  const open = `{"type":["h-card"],"properties":{"${property}":[`;
+  const innermost = `{"type":["h-card"],"properties":{"name":[${random.pick(['"x"', "null"])}]}}`;
+  return `{"type":["h-entry"],"properties":{"content":["x"],"${property}":[${open.repeat(depth)}${innermost}${"]}}".repeat(depth)}]}}`;
+}
+
+/** A Micropub JSON body: mostly a plausible item or action, sometimes one nested far too deep. */
+function micropubJsonText(random: Random, context: FuzzContext): string {
+  return random.chance(0.2) ? deeplyNestedEntry(random) : JSON.stringify(micropubJson(random, context));
+}
+
 function form(random: Random, context: FuzzContext): string {
   const params = new URLSearchParams();
   const count = random.chance(0.05) ? 1_500 : random.pick([1, 3, 8, 20]);
@@ -378,6 +401,11 @@ function form(random: Random, context: FuzzContext): string {
       "photo[value]",
       "published",
       "a[b][c][d][e][f][g]",
+      ...PROTOTYPE_NAMES,
+      "toString[]",
+      "valueOf[value]",
+      "__proto__[polluted]",
+      "constructor[prototype][polluted]",
       random.text(6),
     ]);
     if (count > 100) {
@@ -427,7 +455,7 @@ function body(random: Random, context: FuzzContext, contentType: string | undefi
   if (kind === 0) return undefined;
   if (kind === 1) return random.bytes(random.size());
   if (kind === 2) return Buffer.from(form(random, context));
-  if (kind === 3) return Buffer.from(JSON.stringify(micropubJson(random, context)));
+  if (kind === 3) return Buffer.from(micropubJsonText(random, context));
   if (kind === 4) {
     const json = JSON.stringify(randomJson(random));
     return Buffer.from(json.slice(0, Math.max(0, json.length - 1 - random.int(5))));

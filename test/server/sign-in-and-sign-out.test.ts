@@ -81,11 +81,11 @@ describe("signing in and out", () => {
   });
 
   it("signs out: the cookie is cleared, and the browser then lands on the sign-in page", async () => {
-    const { cookie } = await server.signIn();
+    const { cookie, csrf } = await server.signIn();
     const response = await fetch(`${server.url}/session/logout`, {
       method: "POST",
       headers: browser({ cookie, "content-type": "application/x-www-form-urlencoded" }),
-      body: "",
+      body: new URLSearchParams({ _csrf: csrf }),
       redirect: "manual",
     });
     assert.equal(response.status, 303);

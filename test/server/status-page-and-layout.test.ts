@@ -83,11 +83,21 @@ describe("the status page and the layout", () => {
   });
 
   it("signs out through the layout's form", async () => {
-    const { cookie } = await server.signIn();
+    const { cookie, csrf } = await server.signIn();
+    // The form's own fields, as the browser submits them: the hidden _csrf field among them.
+    const page = await (await fetch(`${server.url}/status`, { headers: browser({ cookie }) })).text();
+    const form = /<form method="post" action="\/session\/logout" class="sign-out">([\s\S]*?)<\/form>/.exec(
+      page,
+    )?.[1];
+    assert.ok(form, "the layout has the sign-out form");
+    const fields = new URLSearchParams();
+    for (const [, name, value] of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+      fields.append(name ?? "", value ?? "");
+    assert.equal(fields.get("_csrf"), csrf, "the form carries the session's CSRF token");
     const response = await fetch(`${server.url}/session/logout`, {
       method: "POST",
       headers: browser({ cookie, "content-type": "application/x-www-form-urlencoded", origin: server.url }),
-      body: "",
+      body: fields,
       redirect: "manual",
     });
     assert.equal(response.status, 303);

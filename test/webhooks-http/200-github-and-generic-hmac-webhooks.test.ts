@@ -3,6 +3,7 @@
 // deployment_status with state success to a configured environment runs the batch, any other state
 // is ignored. /syndicate/webhook takes the same signature from any sender and runs the batch.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { PostResult } from "../../src/syndication/types.ts";
 import {
@@ -36,7 +37,8 @@ for (const engine of engines) {
       assert.ok(app);
       return sendWebhook(app.url, "/syndicate/webhook/github", body, {
         "x-github-event": event,
-        "x-github-delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+        // GitHub names every delivery anew (a repeated one is a replay).
+        "x-github-delivery": randomUUID(),
         "x-hub-signature-256": hubSignature256(body),
         "user-agent": "GitHub-Hookshot/044aadd",
       });

@@ -39,8 +39,10 @@ export function startEventStream(res: Response): {
   res.on("close", () => clearInterval(heartbeat));
   return {
     send: (event, data) => {
+      // An EventSource ends a line at CR, LF or CRLF: splitting on LF alone would let a bare CR in
+      // the data (a target's error shown in a row) start a field of its own, or a whole new event.
       const lines = data
-        .split("\n")
+        .split(/\r\n|\r|\n/)
         .map((line) => `data: ${line}`)
         .join("\n");
       safeWrite(res, `${event === null ? "" : `event: ${event}\n`}${lines}\n\n`);

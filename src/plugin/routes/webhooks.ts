@@ -5,6 +5,7 @@ import type { RequestHandler } from "express";
 import { HttpError } from "../../server/http-error.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult } from "../../syndication/types.ts";
+import { WebhookDeliveries } from "../webhooks/deliveries.ts";
 import { RawBodyError, readRawBody } from "../webhooks/raw-body.ts";
 import { carriesNetlifySignature, receiveWebhook, type WebhookProvider } from "../webhooks/receive.ts";
 import type { RouteContext } from "./index.ts";
@@ -38,8 +39,18 @@ export function webhookRoute(context: RouteContext, provider: WebhookProvider): 
           contexts: context.options.webhook.contexts,
         },
       );
+      if (!("deliveryKeys" in verdict)) throw new HttpError(401, "unauthorized", verdict.reason);
+      // Verified, so the ids are the sender's: one seen within the day is a captured request sent again.
+      const database = context.server()?.database;
+      const deliveries = database ? new WebhookDeliveries(database) : null;
+      if (deliveries && !(await deliveries.first(verdict.deliveryKeys))) {
+        context.server()?.logger.warn("A webhook delivery already received was sent again; nothing started", {
+          provider,
+        });
+        res.status(200).json({ ignored: "replayed" });
+        return;
+      }
       if (!verdict.start) {
-        if (verdict.outcome === "unauthorized") throw new HttpError(401, "unauthorized", verdict.reason);
         if (verdict.outcome === "invalid_body") throw new HttpError(400, "invalid_request", verdict.reason);
         res.status(200).json({ status: verdict.outcome, reason: verdict.reason });
         return;
@@ -54,6 +65,8 @@ export function webhookRoute(context: RouteContext, provider: WebhookProvider): 
           });
         }
         if (error instanceof SyndicationShuttingDownError) {
+          // Nothing was carried out: the resend this answer asks for must not count as a replay.
+          await deliveries?.forget(verdict.deliveryKeys);
           throw new HttpError(
             503,
             "service_unavailable",

@@ -19,10 +19,20 @@ export interface HmacWebhookRequest {
   rawBody: Uint8Array;
   /** WEBHOOK_SECRET; undefined or empty when not configured, which refuses every webhook. */
   secret: string | undefined;
+  /**
+   * The generic webhook's X-Webhook-Timestamp, when sent: the signature then covers
+   * "<timestamp>.<body>", so that the timestamp cannot be changed to make an old request look new.
+   */
+  timestamp?: string;
 }
 
 /** Verifies X-Hub-Signature-256. `reason` suits error_description and never holds the secret. */
-export function verifyHmacSignature({ signature, rawBody, secret }: HmacWebhookRequest): HmacVerification {
+export function verifyHmacSignature({
+  signature,
+  rawBody,
+  secret,
+  timestamp,
+}: HmacWebhookRequest): HmacVerification {
   if (!secret) {
     return refuse(
       "WEBHOOK_SECRET is not set on the server, so no webhook can be verified. " +
@@ -43,12 +53,17 @@ export function verifyHmacSignature({ signature, rawBody, secret }: HmacWebhookR
     );
   }
   const given = Buffer.from(match[1], "hex");
-  const expected = createHmac("sha256", secret).update(rawBody).digest();
+  const hmac = createHmac("sha256", secret);
+  if (timestamp !== undefined) hmac.update(`${timestamp}.`);
+  const expected = hmac.update(rawBody).digest();
   // Both are 32 bytes (the format check saw 64 hex digits), as timingSafeEqual requires.
   if (!timingSafeEqual(given, expected)) {
     return refuse(
-      "The X-Hub-Signature-256 does not match the body with this server's WEBHOOK_SECRET: " +
-        "the secret differs, or the body was changed.",
+      timestamp === undefined
+        ? "The X-Hub-Signature-256 does not match the body with this server's WEBHOOK_SECRET: " +
+            "the secret differs, or the body was changed."
+        : "The X-Hub-Signature-256 does not match <X-Webhook-Timestamp>.<body> with this server's " +
+            "WEBHOOK_SECRET: with X-Webhook-Timestamp, sign the timestamp, a dot and the body.",
     );
   }
   return { ok: true };

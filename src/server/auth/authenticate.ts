@@ -53,7 +53,7 @@ function tokenCredential(req: Request): { method: AuthMethod; token: string } | 
 }
 
 /** A cookie-authenticated change must carry the session's CSRF token and, when sent, our own Origin. */
-function passesCsrf(req: Request, csrf: string, origin: string): boolean {
+export function passesCsrf(req: Request, csrf: string, origin: string): boolean {
   const sentOrigin = req.headers.origin;
   if (
     sentOrigin !== undefined &&

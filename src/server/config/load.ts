@@ -123,7 +123,8 @@ function readConfigFile(path: string): unknown {
 function keptSecret(dataDir: string, name: string, make: () => string): { value: string; created: boolean } {
   const path = join(dataDir, name);
   if (existsSync(path)) return { value: readFileSync(path, "utf8").trim(), created: false };
-  mkdirSync(dataDir, { recursive: true });
+  // The data folder holds the secrets and the database: its owner's alone when we make it.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const value = make();
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);

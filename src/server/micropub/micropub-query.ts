@@ -63,7 +63,7 @@ function requestedProperties(query: Query): string[] | undefined {
 function selectProperties(item: Mf2Item, names: string[]): { properties: Mf2Item["properties"] } {
   const properties: Mf2Item["properties"] = {};
   for (const name of names) {
-    const values = item.properties[name];
+    const values = Object.hasOwn(item.properties, name) ? item.properties[name] : undefined;
     if (values) properties[name] = values;
   }
   return { properties };

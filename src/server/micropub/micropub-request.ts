@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { badRequest } from "../http-error.ts";
 import type { Mf2Properties } from "./mf2-jf2.ts";
+import { untrustedInput } from "./untrusted-input.ts";
 
 export type MicropubAction =
   | { action: "create"; type: string[]; properties: Mf2Properties; slug?: string }
@@ -34,7 +35,7 @@ function fail(what: string, error: z.ZodError): never {
 
 /** Splits mp-* commands from properties; mp-slug becomes the slug, other unknown commands are ignored. */
 function takeCommands(properties: Mf2Properties): { properties: Mf2Properties; slug?: string } {
-  const kept: Mf2Properties = {};
+  const kept: Mf2Properties = Object.create(null);
   let slug: string | undefined;
   for (const [name, values] of Object.entries(properties)) {
     if (name === "access_token") continue;
@@ -100,7 +101,8 @@ function readForm(body: unknown): MicropubAction {
   const h = single("h") ?? "entry";
   const typeCheck = mf2Type.safeParse(`h-${h}`);
   if (!typeCheck.success) throw badRequest(`h=${h} is not a microformats type; use h=entry`);
-  const properties: Mf2Properties = {};
+  // Null prototype: a field named toString or constructor must not find Object.prototype's member.
+  const properties: Mf2Properties = Object.create(null);
   for (const [key, value] of Object.entries(fields)) {
     const name = key.endsWith("[]") ? key.slice(0, -2) : key;
     if (FORM_RESERVED.has(name)) continue;
@@ -175,5 +177,6 @@ function readJson(body: unknown): MicropubAction {
 export type BodyKind = "form" | "json";
 
 export function readMicropubRequest(kind: BodyKind, body: unknown): MicropubAction {
-  return kind === "form" ? readForm(body ?? {}) : readJson(body);
+  const input = untrustedInput(kind === "form" ? (body ?? {}) : body);
+  return kind === "form" ? readForm(input) : readJson(input);
 }

@@ -129,7 +129,8 @@ function refuseServerProperty(name: string, operation: "add" | "delete" | "repla
  * skips values already present; deleting the last value of a property removes the property.
  */
 export function applyUpdate(current: Properties, update: PostUpdate): Properties {
-  const next: Properties = { ...current };
+  // Null prototype: adding to a property named toString or constructor starts from nothing.
+  const next: Properties = Object.assign(Object.create(null), current);
   for (const [name, value] of Object.entries(update.replace ?? {})) {
     refuseServerProperty(name, "replace");
     next[name] = value;

@@ -15,6 +15,8 @@ export function homeRoute(host: Host, sessions: SessionManager): RequestHandler 
       // Signed in: the layout shows the navigation, as on every admin page.
       res.locals.auth = { method: "session", me: session.me, scope: [], clientId: "session" };
       res.locals.csrfToken = session.csrf;
+      // The page carries the session's CSRF token (sign-out form): never kept in a cache.
+      res.setHeader("Cache-Control", "no-store");
     }
     res.render("home.njk", { signedIn: !!session, micropubUrl, plugins: host.plugins });
   };

@@ -1,9 +1,11 @@
 // Sign-in with the server's password, and sign-out.
 import express, { type RequestHandler, type Router } from "express";
 import { z } from "zod";
+import { passesCsrf } from "../auth/authenticate.ts";
 import { secretsEqual } from "../auth/constant-time.ts";
 import type { SessionManager } from "../auth/session.ts";
 import type { Host } from "../host.ts";
+import { HttpError } from "../http-error.ts";
 
 const loginSchema = z.object({ password: z.string().max(1000), redirect: z.string().max(2048).optional() });
 
@@ -28,7 +30,20 @@ export function sessionRoutes(host: Host, sessions: SessionManager, signInLimite
     await sessions.start(req, res);
     res.redirect(303, redirect);
   });
-  router.post("/logout", async (req, res) => {
+  router.post("/logout", async (req, res, next) => {
+    // Another site's form must not sign the user out: a live session ends only with its CSRF token.
+    const session = await sessions.read(req);
+    const origin = new URL(host.hostConfig.application.url).origin;
+    if (session && !passesCsrf(req, session.csrf, origin)) {
+      next(
+        new HttpError(
+          403,
+          "forbidden",
+          "This form has expired or was sent from another site. Reload the page and try again.",
+        ),
+      );
+      return;
+    }
     await sessions.end(req, res);
     res.redirect(303, "/session/login");
   });
