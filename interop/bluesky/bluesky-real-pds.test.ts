@@ -20,12 +20,14 @@ describe("Bluesky syndicator against a real PDS", () => {
   let photos: PhotoServer;
   let server: ChildServer;
   let account: Account;
+  let bob: Account;
   let token: string;
   const uid = () => `https://bsky.app/profile/${account.handle}`;
 
   before(async () => {
     pds = await startRealPds();
     account = await pds.createAccount("alice");
+    bob = await pds.createAccount("bob");
     proxy = await startLosingProxy(pds.url);
     photos = await startPhotoServer();
     server = await startChildServer({
@@ -93,8 +95,10 @@ describe("Bluesky syndicator against a real PDS", () => {
   };
 
   it("copies a note: its text in a record the PDS accepted, with a link card for the post", async () => {
-    const { post, uri, rkey, record } = await publish({ content: ["Hello from my own site"] });
+    const { post, copy, uri, rkey, record } = await publish({ content: ["Hello from my own site"] });
     assert.equal(uri, `at://${account.did}/${collection}/${rkey}`);
+    // The copy's URL names the account by its DID, which outlives a change of handle.
+    assert.equal(copy, `https://bsky.app/profile/${account.did}/post/${rkey}`);
     assert.equal(record.text, "Hello from my own site");
     assert.equal(record.embed?.$type, "app.bsky.embed.external");
     assert.equal(record.embed?.external?.uri, post);
@@ -121,7 +125,28 @@ describe("Bluesky syndicator against a real PDS", () => {
     assert.equal(record.facets?.[1]?.features[0]?.$type, "app.bsky.richtext.facet#link");
   });
 
-  it("uploads a photo as a blob the PDS serves back byte for byte, with its alt text", async () => {
+  it("marks a mention with the DID the PDS resolves, #hashtags, categories as tags, a bare domain; langs", async () => {
+    const { record } = await publish({
+      content: [`Thanks @${bob.handle} for #IndieWeb tips, see example.com`],
+      category: ["walks"],
+      lang: "en",
+    });
+    assert.equal(record.text, `Thanks @${bob.handle} for #IndieWeb tips, see example.com\n\n#walks`);
+    assert.deepEqual(record.langs, ["en"]);
+    const features = record.facets?.map((facet) => facet.features[0]);
+    assert.deepEqual(
+      record.facets?.map((_, index) => marked(record, index)),
+      [`@${bob.handle}`, "#IndieWeb", "example.com", "#walks"],
+    );
+    assert.deepEqual(features, [
+      { $type: "app.bsky.richtext.facet#mention", did: bob.did },
+      { $type: "app.bsky.richtext.facet#tag", tag: "IndieWeb" },
+      { $type: "app.bsky.richtext.facet#link", uri: "https://example.com" },
+      { $type: "app.bsky.richtext.facet#tag", tag: "walks" },
+    ]);
+  });
+
+  it("uploads a photo as a blob the PDS serves back byte for byte, with its alt text and aspect ratio", async () => {
     const png = pngBytes(64, 48);
     const photo = photos.add("/bike.png", png, "image/png");
     const { record } = await publish({
@@ -133,6 +158,7 @@ describe("Bluesky syndicator against a real PDS", () => {
     assert.ok(image);
     assert.equal(image.alt, "A red bicycle by a wall");
     assert.equal(image.image.mimeType, "image/png");
+    assert.deepEqual(image.aspectRatio, { width: 64, height: 48 });
     const blob = await pds.getBlob(account.did, image.image.ref.$link);
     assert.deepEqual(blob.bytes, png);
   });

@@ -1,7 +1,7 @@
 // A fake Bluesky PDS speaking the XRPC methods a syndicator uses, with the PDS's answers and error
 // shapes ({"error": "<Name>", "message": "<text>"}): createSession, uploadBlob, createRecord (with
 // the app.bsky.feed.post checks that matter: 300 graphemes, 3000 bytes, blobs that exist and are
-// small enough) and getRecord. A createRecord at a record key already taken answers as today's PDS
+// small enough), getRecord and resolveHandle. A createRecord at a record key already taken answers as today's PDS
 // does: 500 InternalServerError (bluesky-social/atproto#3718, indigo#873); a later PDS may answer
 // with an explicit error instead, which `duplicateRecordError` can imitate.
 import { createHash, randomBytes } from "node:crypto";
@@ -13,6 +13,8 @@ export interface FakePdsOptions {
   password: string;
   did?: string;
   duplicateRecordError?: { status: number; error: string; message: string };
+  /** Other accounts the PDS can resolve by handle (com.atproto.identity.resolveHandle): handle → DID. */
+  knownHandles?: Record<string, string>;
 }
 
 export interface StoredBlob {
@@ -226,6 +228,12 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
           commit: { cid: fakeCid("bafyrei", Buffer.from(stored.uri)), rev: "3lfakerev0000" },
           validationStatus: "valid",
         };
+      }
+      case "com.atproto.identity.resolveHandle": {
+        const handle = url.searchParams.get("handle")?.toLowerCase() ?? "";
+        const known = handle === options.handle.toLowerCase() ? did : options.knownHandles?.[handle];
+        if (!known) throw invalid("Unable to resolve handle");
+        return { did: known };
       }
       case "com.atproto.repo.getRecord": {
         const repo = url.searchParams.get("repo");

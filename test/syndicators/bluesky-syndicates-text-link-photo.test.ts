@@ -32,7 +32,8 @@ describe("Bluesky: a post with text, a link and a photo", () => {
     const record = pds.records[0];
     assert.ok(record);
     assert.match(record.rkey, tidPattern, "the record key is a TID");
-    assert.equal(url, `https://bsky.app/profile/alice.example.com/post/${record.rkey}`);
+    // The DID, which stays when the handle changes.
+    assert.equal(url, `https://bsky.app/profile/${pds.did}/post/${record.rkey}`);
     assert.equal(record.collection, "app.bsky.feed.post");
 
     const value = record.value as {

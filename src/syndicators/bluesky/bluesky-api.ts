@@ -24,6 +24,8 @@ export type BlobRef = z.output<typeof blobSchema>["blob"];
 const recordRefSchema = z.object({ uri: z.string(), cid: z.string() });
 export type RecordRef = z.output<typeof recordRefSchema>;
 
+const didSchema = z.object({ did: z.string().startsWith("did:") });
+
 const xrpcErrorSchema = z.object({ error: z.string().optional(), message: z.string().optional() });
 
 function xrpcMessage(body: unknown): TargetMessage | undefined {
@@ -87,6 +89,22 @@ export class BlueskyApi {
       session.accessJwt,
     );
     return readJson(this.target, response, recordRefSchema, "the new post");
+  }
+
+  /**
+   * The DID a handle points at, or undefined when it points at nobody (the PDS answers 400). Other
+   * failures (no answer, a 5xx) are thrown: the mention may resolve on the next attempt.
+   */
+  async resolveHandle(handle: string): Promise<string | undefined> {
+    const query = new URLSearchParams({ handle });
+    let response: Response;
+    try {
+      response = await this.call(`com.atproto.identity.resolveHandle?${query}`, { method: "GET" });
+    } catch (error) {
+      if (error instanceof SyndicationError && error.status === 400) return undefined;
+      throw error;
+    }
+    return (await readJson(this.target, response, didSchema, "the handle look-up")).did;
   }
 
   /** The record at repo/collection/rkey, or undefined when there is none (RecordNotFound). */

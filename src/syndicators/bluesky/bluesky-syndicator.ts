@@ -11,13 +11,16 @@ import type {
 } from "../../server/contract.ts";
 import { cutToFit } from "../shared/fit-text.ts";
 import { countGraphemes } from "../shared/graphemes.ts";
+import { hashtags } from "../shared/hashtags.ts";
 import type { Target } from "../shared/http.ts";
-import { contentText, firstString, permalink, photos, postText } from "../shared/jf2.ts";
+import { imageSize } from "../shared/image-size.ts";
+import { categories, contentText, firstString, permalink, photos, postText } from "../shared/jf2.ts";
 import { fetchPhoto } from "../shared/photos.ts";
 import { SyndicationError } from "../syndication-error.ts";
 import { type BlobRef, BlueskyApi, type BlueskySession } from "./bluesky-api.ts";
+import { detectFacets } from "./bluesky-facets.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
-import { blueskyPostText, linkFacets } from "./bluesky-post-text.ts";
+import { blueskyPostText } from "./bluesky-post-text.ts";
 import { recordKeyFor } from "./record-key.ts";
 
 const collection = "app.bsky.feed.post";
@@ -84,20 +87,23 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       }
     }
     const api = new BlueskyApi(this.#options.serviceUrl, target);
-    const rkey = recordKeyFor(idempotencyKey, firstString(properties, "published"));
+    const rkey = recordKeyFor(idempotencyKey);
     return this.#withSession(api, async (session) => {
-      const images: { alt: string; image: BlobRef }[] = [];
+      const images: Image[] = [];
       for (const photo of photos(properties, publication.me).slice(0, maxImages)) {
         const fetched = await fetchPhoto(target, photo, maxImageBytes, {
           ownSite: publication.me,
           allowPrivate: this.#allowPrivateFetch,
         });
+        // Clients lay the photo out by its aspect ratio before it loads.
+        const aspectRatio = imageSize(fetched.bytes);
         images.push({
           alt: photo.alt ?? "",
           image: await api.uploadBlob(session, fetched.bytes, fetched.mimeType),
+          ...(aspectRatio ? { aspectRatio } : {}),
         });
       }
-      const record = this.#record(properties, publication, images);
+      const record = await this.#record(properties, publication, images, api);
       try {
         await api.createRecord(session, collection, rkey, record);
       } catch (error) {
@@ -109,25 +115,30 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         const existing = await api.getRecord(session.did, collection, rkey).catch(() => undefined);
         if (!existing) throw error;
       }
-      return `https://bsky.app/profile/${session.handle}/post/${rkey}`;
+      // The DID, not the handle: a handle can change, and the link would then break.
+      return `https://bsky.app/profile/${session.did}/post/${rkey}`;
     });
   }
 
-  #record(
+  async #record(
     properties: PostProperties,
     publication: Publication,
-    images: { alt: string; image: BlobRef }[],
-  ): Record<string, unknown> {
+    images: Image[],
+    api: BlueskyApi,
+  ): Promise<Record<string, unknown>> {
     const link = permalink(properties);
     const text = blueskyPostText({
       text: postText(properties),
       permalink: link,
       includePermalink: this.#options.includePermalink,
       hasImages: images.length > 0,
+      hashtags: this.#options.includeCategories ? hashtags(categories(properties)) : "",
     });
-    const facets = linkFacets(text);
+    const facets = await detectFacets(text, (handle) => api.resolveHandle(handle));
     const record: Record<string, unknown> = { $type: collection, text, createdAt: new Date().toISOString() };
     if (facets.length > 0) record.facets = facets;
+    const lang = postLanguage(properties);
+    if (lang) record.langs = [lang];
     if (images.length > 0) {
       record.embed = { $type: "app.bsky.embed.images", images };
     } else if (link) {
@@ -161,6 +172,18 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     }
     return this.#session;
   }
+}
+
+interface Image {
+  alt: string;
+  image: BlobRef;
+  aspectRatio?: { width: number; height: number };
+}
+
+/** The post's own `lang` when it is a language tag (BCP 47: "en", "de-CH"), as Bluesky's `langs` takes. */
+function postLanguage(properties: PostProperties): string | undefined {
+  const lang = firstString(properties, "lang")?.replace(/_/g, "-");
+  return lang && /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/i.test(lang) ? lang : undefined;
 }
 
 /** The link card shown under a post without images: the post's title and the start of its text. */
