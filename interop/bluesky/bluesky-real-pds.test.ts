@@ -163,6 +163,29 @@ describe("Bluesky syndicator against a real PDS", () => {
     assert.deepEqual(blob.bytes, png);
   });
 
+  it("likes and reposts Bob's post by strong reference, and replies to it in its thread", async () => {
+    const bobs = await pds.createPost(bob, "Bob's post");
+    const page = `https://bsky.app/profile/${bob.handle}/post/${bobs.rkey}`;
+    const byDid = `https://bsky.app/profile/${bob.did}/post/${bobs.rkey}`;
+    const subject = { uri: bobs.uri, cid: bobs.cid };
+    for (const [property, collectionOfIt] of [
+      ["like-of", "app.bsky.feed.like"],
+      ["repost-of", "app.bsky.feed.repost"],
+    ] as const) {
+      const post = await createPost({ [property]: [page] });
+      const result = await syndicate(`?source_url=${encodeURIComponent(post)}`);
+      assert.equal(result.status, "syndicated", JSON.stringify(result.targets));
+      assert.equal(result.targets[0]?.url, byDid, "a like or repost links the post it is about");
+      const made = await pds.listRecords(account.did, collectionOfIt);
+      assert.deepEqual(
+        made.map((record) => record.value.subject),
+        [subject],
+      );
+    }
+    const { record } = await publish({ content: ["Well said"], "in-reply-to": [page] });
+    assert.deepEqual(record.reply, { root: subject, parent: subject });
+  });
+
   it("sends again with the same record key after lost answers, and the PDS holds one record", async () => {
     const text = `Sent twice, posted once ${Date.now()}`;
     const post = await createPost({ content: [text] });

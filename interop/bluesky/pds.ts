@@ -14,6 +14,8 @@ export interface RealPds {
   /** Makes an account with a .test handle and an app password for it. */
   createAccount(name: string): Promise<Account>;
   getRecord(repo: string, collection: string, rkey: string): Promise<{ uri: string; value: PostRecord }>;
+  /** Posts as `account` directly on the PDS (someone else's post to like, repost or reply to). */
+  createPost(account: Account, text: string): Promise<{ uri: string; cid: string; rkey: string }>;
   listRecords(repo: string, collection: string): Promise<{ uri: string; value: PostRecord }[]>;
   getBlob(did: string, cid: string): Promise<{ bytes: Buffer; type: string }>;
   /** The last lines the PDS wrote (for failure messages). */
@@ -38,6 +40,8 @@ export interface PostRecord {
   text: string;
   createdAt: string;
   langs?: string[];
+  subject?: { uri: string; cid: string };
+  reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } };
   facets?: Facet[];
   embed?: {
     $type: string;
@@ -133,6 +137,18 @@ export async function startRealPds(options: { rateLimits?: boolean } = {}): Prom
         created.accessJwt,
       );
       return { did: created.did, handle, appPassword: app.password, accessJwt: created.accessJwt };
+    },
+    async createPost(account, text) {
+      const made = await post<{ uri: string; cid: string }>(
+        xrpcUrl("com.atproto.repo.createRecord"),
+        {
+          repo: account.did,
+          collection: "app.bsky.feed.post",
+          record: { $type: "app.bsky.feed.post", text, createdAt: new Date().toISOString() },
+        },
+        account.accessJwt,
+      );
+      return { ...made, rkey: made.uri.split("/").pop() ?? "" };
     },
     getRecord: (repo, collection, rkey) =>
       xrpc(xrpcUrl("com.atproto.repo.getRecord", { repo, collection, rkey })),

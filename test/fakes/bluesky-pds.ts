@@ -51,6 +51,8 @@ export interface FakePds {
   records: StoredRecord[];
   /** Every XRPC call with the status it got. */
   calls: { nsid: string; status: number; body?: unknown }[];
+  /** A post of another account (a DID in `knownHandles`), for likes, reposts and replies to find. */
+  seedRecord(repo: string, collection: string, rkey: string, value: Record<string, unknown>): StoredRecord;
   /** Makes every access token issued so far expired (ExpiredToken). */
   expireSessions(): void;
   setBehaviour(behaviour: PdsBehaviour | null): void;
@@ -96,6 +98,8 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
   const sessions: string[] = [];
   const blobs: StoredBlob[] = [];
   const records: StoredRecord[] = [];
+  /** Other accounts' records, by repo DID. */
+  const others: (StoredRecord & { repo: string })[] = [];
   const calls: FakePds["calls"] = [];
   const tokens = new Map<string, { expired: boolean }>();
   let behaviour: PdsBehaviour | null = null;
@@ -244,7 +248,7 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
         const stored =
           repo === did || repo === options.handle
             ? records.find((candidate) => candidate.collection === collection && candidate.rkey === rkey)
-            : undefined;
+            : others.find((r) => r.repo === repo && r.collection === collection && r.rkey === rkey);
         if (!stored)
           throw new XrpcError(
             400,
@@ -300,6 +304,18 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
     blobs,
     records,
     calls,
+    seedRecord(repo, collection, rkey, value) {
+      const stored = {
+        repo,
+        uri: `at://${repo}/${collection}/${rkey}`,
+        cid: fakeCid("bafyrei", Buffer.from(JSON.stringify(value))),
+        collection,
+        rkey,
+        value,
+      };
+      others.push(stored);
+      return stored;
+    },
     expireSessions() {
       for (const token of tokens.values()) token.expired = true;
     },

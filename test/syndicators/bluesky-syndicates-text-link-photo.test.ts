@@ -93,18 +93,4 @@ describe("Bluesky: a post with text, a link and a photo", () => {
     assert.equal(pds.sessions.length, 2);
     assert.equal(pds.records.length, before + 1);
   });
-
-  it("refuses likes, reposts and replies for good, saying so", async () => {
-    await assert.rejects(
-      syndicator.syndicate(
-        note({ "like-of": ["https://bsky.app/profile/bob/post/3k"] }),
-        siteServedBy(photos.url),
-        callOptions(),
-      ),
-      {
-        message: "Bluesky: likes are not copied to Bluesky; remove Bluesky from this post's targets",
-        permanent: true,
-      },
-    );
-  });
 });

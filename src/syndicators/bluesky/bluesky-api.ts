@@ -23,6 +23,9 @@ export type BlobRef = z.output<typeof blobSchema>["blob"];
 
 const recordRefSchema = z.object({ uri: z.string(), cid: z.string() });
 export type RecordRef = z.output<typeof recordRefSchema>;
+/** A record read back: its strong reference (uri and cid) and its content. */
+const storedRecordSchema = recordRefSchema.extend({ value: z.record(z.string(), z.unknown()).optional() });
+export type StoredRecord = z.output<typeof storedRecordSchema>;
 
 const didSchema = z.object({ did: z.string().startsWith("did:") });
 
@@ -41,6 +44,11 @@ export class BlueskyApi {
     private readonly serviceUrl: string,
     private readonly target: Target,
   ) {}
+
+  /** Whether the run gave up on this target (its signal fired). */
+  get aborted(): boolean {
+    return this.target.signal.aborted;
+  }
 
   private async call(nsid: string, init: RequestInit, accessJwt?: string): Promise<Response> {
     const headers = new Headers(init.headers);
@@ -108,7 +116,7 @@ export class BlueskyApi {
   }
 
   /** The record at repo/collection/rkey, or undefined when there is none (RecordNotFound). */
-  async getRecord(repo: string, collection: string, rkey: string): Promise<RecordRef | undefined> {
+  async getRecord(repo: string, collection: string, rkey: string): Promise<StoredRecord | undefined> {
     const query = new URLSearchParams({ repo, collection, rkey });
     let response: Response;
     try {
@@ -117,6 +125,6 @@ export class BlueskyApi {
       if (error instanceof SyndicationError && error.code === "RecordNotFound") return undefined;
       throw error;
     }
-    return readJson(this.target, response, recordRefSchema, "the record look-up");
+    return readJson(this.target, response, storedRecordSchema, "the record look-up");
   }
 }
