@@ -1,7 +1,7 @@
 // A fake Bluesky PDS speaking the XRPC methods a syndicator uses, with the PDS's answers and error
 // shapes ({"error": "<Name>", "message": "<text>"}): createSession, uploadBlob, createRecord (with
 // the app.bsky.feed.post checks that matter: 300 graphemes, 3000 bytes, blobs that exist and are
-// small enough) and getRecord. A createRecord at a record key already taken answers as today's PDS
+// small enough), getRecord and resolveHandle. A createRecord at a record key already taken answers as today's PDS
 // does: 500 InternalServerError (bluesky-social/atproto#3718, indigo#873); a later PDS may answer
 // with an explicit error instead, which `duplicateRecordError` can imitate.
 import { createHash, randomBytes } from "node:crypto";
@@ -13,6 +13,8 @@ export interface FakePdsOptions {
   password: string;
   did?: string;
   duplicateRecordError?: { status: number; error: string; message: string };
+  /** Other accounts the PDS can resolve by handle (com.atproto.identity.resolveHandle): handle → DID. */
+  knownHandles?: Record<string, string>;
 }
 
 export interface StoredBlob {
@@ -49,6 +51,8 @@ export interface FakePds {
   records: StoredRecord[];
   /** Every XRPC call with the status it got. */
   calls: { nsid: string; status: number; body?: unknown }[];
+  /** A post of another account (a DID in `knownHandles`), for likes, reposts and replies to find. */
+  seedRecord(repo: string, collection: string, rkey: string, value: Record<string, unknown>): StoredRecord;
   /** Makes every access token issued so far expired (ExpiredToken). */
   expireSessions(): void;
   setBehaviour(behaviour: PdsBehaviour | null): void;
@@ -94,6 +98,8 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
   const sessions: string[] = [];
   const blobs: StoredBlob[] = [];
   const records: StoredRecord[] = [];
+  /** Other accounts' records, by repo DID. */
+  const others: (StoredRecord & { repo: string })[] = [];
   const calls: FakePds["calls"] = [];
   const tokens = new Map<string, { expired: boolean }>();
   let behaviour: PdsBehaviour | null = null;
@@ -227,6 +233,12 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
           validationStatus: "valid",
         };
       }
+      case "com.atproto.identity.resolveHandle": {
+        const handle = url.searchParams.get("handle")?.toLowerCase() ?? "";
+        const known = handle === options.handle.toLowerCase() ? did : options.knownHandles?.[handle];
+        if (!known) throw invalid("Unable to resolve handle");
+        return { did: known };
+      }
       case "com.atproto.repo.getRecord": {
         const repo = url.searchParams.get("repo");
         const collection = url.searchParams.get("collection");
@@ -236,7 +248,7 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
         const stored =
           repo === did || repo === options.handle
             ? records.find((candidate) => candidate.collection === collection && candidate.rkey === rkey)
-            : undefined;
+            : others.find((r) => r.repo === repo && r.collection === collection && r.rkey === rkey);
         if (!stored)
           throw new XrpcError(
             400,
@@ -292,6 +304,18 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
     blobs,
     records,
     calls,
+    seedRecord(repo, collection, rkey, value) {
+      const stored = {
+        repo,
+        uri: `at://${repo}/${collection}/${rkey}`,
+        cid: fakeCid("bafyrei", Buffer.from(JSON.stringify(value))),
+        collection,
+        rkey,
+        value,
+      };
+      others.push(stored);
+      return stored;
+    },
     expireSessions() {
       for (const token of tokens.values()) token.expired = true;
     },

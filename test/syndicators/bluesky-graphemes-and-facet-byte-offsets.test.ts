@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { blueskyPostText, linkFacets } from "../../src/syndicators/bluesky/bluesky-post-text.ts";
+import { detectFacets } from "../../src/syndicators/bluesky/bluesky-facets.ts";
+import { blueskyPostText } from "../../src/syndicators/bluesky/bluesky-post-text.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { callOptions, note, publication } from "./fixtures.ts";
@@ -60,7 +61,8 @@ describe("Bluesky: graphemes and facets", () => {
     assert.ok(text.endsWith("…\n\nhttps://example.org/p/"));
   });
 
-  it("finds no facet where there is no link", () => {
-    assert.deepEqual(linkFacets("No links here, just https:// and a dot."), []);
+  it("finds no facet where there is no link", async () => {
+    const facets = await detectFacets("No links here, just https:// and a dot.", async () => undefined);
+    assert.deepEqual(facets, []);
   });
 });

@@ -23,6 +23,11 @@ export type BlobRef = z.output<typeof blobSchema>["blob"];
 
 const recordRefSchema = z.object({ uri: z.string(), cid: z.string() });
 export type RecordRef = z.output<typeof recordRefSchema>;
+/** A record read back: its strong reference (uri and cid) and its content. */
+const storedRecordSchema = recordRefSchema.extend({ value: z.record(z.string(), z.unknown()).optional() });
+export type StoredRecord = z.output<typeof storedRecordSchema>;
+
+const didSchema = z.object({ did: z.string().startsWith("did:") });
 
 const xrpcErrorSchema = z.object({ error: z.string().optional(), message: z.string().optional() });
 
@@ -39,6 +44,11 @@ export class BlueskyApi {
     private readonly serviceUrl: string,
     private readonly target: Target,
   ) {}
+
+  /** Whether the run gave up on this target (its signal fired). */
+  get aborted(): boolean {
+    return this.target.signal.aborted;
+  }
 
   private async call(nsid: string, init: RequestInit, accessJwt?: string): Promise<Response> {
     const headers = new Headers(init.headers);
@@ -89,8 +99,24 @@ export class BlueskyApi {
     return readJson(this.target, response, recordRefSchema, "the new post");
   }
 
+  /**
+   * The DID a handle points at, or undefined when it points at nobody (the PDS answers 400). Other
+   * failures (no answer, a 5xx) are thrown: the mention may resolve on the next attempt.
+   */
+  async resolveHandle(handle: string): Promise<string | undefined> {
+    const query = new URLSearchParams({ handle });
+    let response: Response;
+    try {
+      response = await this.call(`com.atproto.identity.resolveHandle?${query}`, { method: "GET" });
+    } catch (error) {
+      if (error instanceof SyndicationError && error.status === 400) return undefined;
+      throw error;
+    }
+    return (await readJson(this.target, response, didSchema, "the handle look-up")).did;
+  }
+
   /** The record at repo/collection/rkey, or undefined when there is none (RecordNotFound). */
-  async getRecord(repo: string, collection: string, rkey: string): Promise<RecordRef | undefined> {
+  async getRecord(repo: string, collection: string, rkey: string): Promise<StoredRecord | undefined> {
     const query = new URLSearchParams({ repo, collection, rkey });
     let response: Response;
     try {
@@ -99,6 +125,6 @@ export class BlueskyApi {
       if (error instanceof SyndicationError && error.code === "RecordNotFound") return undefined;
       throw error;
     }
-    return readJson(this.target, response, recordRefSchema, "the record look-up");
+    return readJson(this.target, response, storedRecordSchema, "the record look-up");
   }
 }

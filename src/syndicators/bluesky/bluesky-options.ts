@@ -22,6 +22,8 @@ const schema = z
       serviceUrl: serviceUrl().default("https://bsky.social"),
       /** Link every post back to the original, not only those that had to be cut. */
       includePermalink: booleanOption(false),
+      /** Add the post's categories as hashtags (linked as Bluesky tags). */
+      includeCategories: booleanOption(true),
     },
     { error: "must be an object" },
   )

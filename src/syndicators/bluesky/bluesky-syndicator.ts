@@ -1,5 +1,7 @@
 // @possekit/syndicator-bluesky: posts a copy of each post to Bluesky (AT Protocol) with an app
-// password: its text with link facets, its photos with alt text, or a link card for the post.
+// password: its text with facets, its photos with alt text, or a link card for the post; likes,
+// reposts and replies of Bluesky posts become likes, reposts and replies.
+import { z } from "zod";
 import type {
   PluginMeta,
   PostProperties,
@@ -11,16 +13,32 @@ import type {
 } from "../../server/contract.ts";
 import { cutToFit } from "../shared/fit-text.ts";
 import { countGraphemes } from "../shared/graphemes.ts";
+import { hashtags } from "../shared/hashtags.ts";
 import type { Target } from "../shared/http.ts";
-import { contentText, firstString, permalink, photos, postText } from "../shared/jf2.ts";
+import { imageSize } from "../shared/image-size.ts";
+import {
+  categories,
+  contentText,
+  firstString,
+  firstUrl,
+  permalink,
+  photos,
+  postText,
+} from "../shared/jf2.ts";
 import { fetchPhoto } from "../shared/photos.ts";
 import { SyndicationError } from "../syndication-error.ts";
 import { type BlobRef, BlueskyApi, type BlueskySession } from "./bluesky-api.ts";
+import { detectFacets } from "./bluesky-facets.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
-import { blueskyPostText, linkFacets } from "./bluesky-post-text.ts";
+import { blueskyPostText } from "./bluesky-post-text.ts";
+import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
 import { recordKeyFor } from "./record-key.ts";
 
 const collection = "app.bsky.feed.post";
+const likeCollection = "app.bsky.feed.like";
+const repostCollection = "app.bsky.feed.repost";
+/** The part of a post record that says which thread it belongs to. */
+const replyRootSchema = z.object({ root: z.object({ uri: z.string(), cid: z.string() }) });
 /** app.bsky.embed.images takes at most 4 images of at most 1,000,000 bytes each. */
 const maxImages = 4;
 const maxImageBytes = 1_000_000;
@@ -71,63 +89,122 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     { idempotencyKey, signal }: SyndicateOptions,
   ): Promise<string> {
     const target: Target = { name: "Bluesky", signal };
-    for (const [property, what] of [
-      ["like-of", "likes"],
-      ["repost-of", "reposts"],
-      ["in-reply-to", "replies"],
-    ] as const) {
-      if (properties[property] !== undefined) {
-        throw new SyndicationError(
-          `Bluesky: ${what} are not copied to Bluesky; remove Bluesky from this post's targets`,
-          { permanent: true },
-        );
-      }
-    }
     const api = new BlueskyApi(this.#options.serviceUrl, target);
-    const rkey = recordKeyFor(idempotencyKey, firstString(properties, "published"));
+    const rkey = recordKeyFor(idempotencyKey);
+    const likeOf = firstUrl(properties, "like-of", publication.me);
+    const repostOf = firstUrl(properties, "repost-of", publication.me);
+    const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
     return this.#withSession(api, async (session) => {
-      const images: { alt: string; image: BlobRef }[] = [];
+      for (const [url, what, subjectCollection] of [
+        [likeOf, "like", likeCollection],
+        [repostOf, "repost", repostCollection],
+      ] as const) {
+        if (!url) continue;
+        const subject = await this.#subject(api, url, what);
+        await this.#create(api, session, subjectCollection, rkey, {
+          $type: subjectCollection,
+          subject: { uri: subject.uri, cid: subject.cid },
+          createdAt: new Date().toISOString(),
+        });
+        // A like or repost has no page of its own: its syndication URL is the post it is about.
+        return blueskyPostPage(subject.did, subject.rkey);
+      }
+      const parent = inReplyTo ? await this.#subject(api, inReplyTo, "reply to") : undefined;
+
+      const images: Image[] = [];
       for (const photo of photos(properties, publication.me).slice(0, maxImages)) {
         const fetched = await fetchPhoto(target, photo, maxImageBytes, {
           ownSite: publication.me,
           allowPrivate: this.#allowPrivateFetch,
         });
+        // Clients lay the photo out by its aspect ratio before it loads.
+        const aspectRatio = imageSize(fetched.bytes);
         images.push({
           alt: photo.alt ?? "",
           image: await api.uploadBlob(session, fetched.bytes, fetched.mimeType),
+          ...(aspectRatio ? { aspectRatio } : {}),
         });
       }
-      const record = this.#record(properties, publication, images);
-      try {
-        await api.createRecord(session, collection, rkey, record);
-      } catch (error) {
-        // A record already at this key is the copy a previous attempt made. Today's PDS answers such
-        // a repeat with 500 InternalServerError (bluesky-social/atproto#3718), so any refusal other
-        // than a session problem is checked against the repository before it is believed.
-        if (signal.aborted || (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")))
-          throw error;
-        const existing = await api.getRecord(session.did, collection, rkey).catch(() => undefined);
-        if (!existing) throw error;
+      const record = await this.#record(properties, publication, images, api);
+      if (parent) {
+        // A reply names its parent and the thread's first post (the parent's root, if it has one).
+        const parentRef = { uri: parent.uri, cid: parent.cid };
+        const root = replyRootSchema.safeParse(parent.value?.reply).data?.root ?? parentRef;
+        record.reply = { root: { uri: root.uri, cid: root.cid }, parent: parentRef };
       }
-      return `https://bsky.app/profile/${session.handle}/post/${rkey}`;
+      await this.#create(api, session, collection, rkey, record);
+      return blueskyPostPage(session.did, rkey);
     });
   }
 
-  #record(
+  /**
+   * Creates a record at `rkey`. A record already at this key is the one a previous attempt made.
+   * Today's PDS answers such a repeat with 500 InternalServerError (bluesky-social/atproto#3718), so
+   * any refusal other than a session problem is checked against the repository before it is believed.
+   */
+  async #create(
+    api: BlueskyApi,
+    session: BlueskySession,
+    recordCollection: string,
+    rkey: string,
+    record: Record<string, unknown>,
+  ): Promise<void> {
+    try {
+      await api.createRecord(session, recordCollection, rkey, record);
+    } catch (error) {
+      if (api.aborted || (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")))
+        throw error;
+      const existing = await api.getRecord(session.did, recordCollection, rkey).catch(() => undefined);
+      if (!existing) throw error;
+    }
+  }
+
+  /** The Bluesky post a like, repost or reply is about, with the strong reference records need. */
+  async #subject(api: BlueskyApi, url: string, what: "like" | "repost" | "reply to") {
+    const address = blueskyPostAddress(url);
+    if (!address) {
+      throw new SyndicationError(
+        `Bluesky: can only ${what} Bluesky posts (https://bsky.app/profile/…/post/…), not ${url}; remove Bluesky from this post's targets`,
+        { permanent: true },
+      );
+    }
+    const did = address.actor.startsWith("did:") ? address.actor : await api.resolveHandle(address.actor);
+    if (!did) {
+      throw new SyndicationError(
+        `Bluesky: cannot ${what} ${url}: no account has the handle ${address.actor}`,
+        {
+          permanent: true,
+        },
+      );
+    }
+    const found = await api.getRecord(did, collection, address.rkey);
+    if (!found) {
+      throw new SyndicationError(`Bluesky: cannot ${what} ${url}: the post does not exist or was deleted`, {
+        permanent: true,
+      });
+    }
+    return { ...found, did, rkey: address.rkey };
+  }
+
+  async #record(
     properties: PostProperties,
     publication: Publication,
-    images: { alt: string; image: BlobRef }[],
-  ): Record<string, unknown> {
+    images: Image[],
+    api: BlueskyApi,
+  ): Promise<Record<string, unknown>> {
     const link = permalink(properties);
     const text = blueskyPostText({
       text: postText(properties),
       permalink: link,
       includePermalink: this.#options.includePermalink,
       hasImages: images.length > 0,
+      hashtags: this.#options.includeCategories ? hashtags(categories(properties)) : "",
     });
-    const facets = linkFacets(text);
+    const facets = await detectFacets(text, (handle) => api.resolveHandle(handle));
     const record: Record<string, unknown> = { $type: collection, text, createdAt: new Date().toISOString() };
     if (facets.length > 0) record.facets = facets;
+    const lang = postLanguage(properties);
+    if (lang) record.langs = [lang];
     if (images.length > 0) {
       record.embed = { $type: "app.bsky.embed.images", images };
     } else if (link) {
@@ -161,6 +238,18 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     }
     return this.#session;
   }
+}
+
+interface Image {
+  alt: string;
+  image: BlobRef;
+  aspectRatio?: { width: number; height: number };
+}
+
+/** The post's own `lang` when it is a language tag (BCP 47: "en", "de-CH"), as Bluesky's `langs` takes. */
+function postLanguage(properties: PostProperties): string | undefined {
+  const lang = firstString(properties, "lang")?.replace(/_/g, "-");
+  return lang && /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/i.test(lang) ? lang : undefined;
 }
 
 /** The link card shown under a post without images: the post's title and the start of its text. */
