@@ -109,6 +109,11 @@ export interface Server {
   /** A folder holding <lang>.json files, deep-merged into the host's. */
   addLocales(folder: string): void;
   addMigrations(migrations: Migration[]): void;
+  /**
+   * Called once the server listens (after migrations), never by commands that only open the
+   * database: a plug-in starts its background work (the syndication scheduler) here.
+   */
+  onStart(handler: () => Promise<void> | void): void;
   /** Called before the database closes on shutdown; lets a plug-in finish or hand back what it holds. */
   onShutdown(handler: () => Promise<void> | void): void;
 }

@@ -55,6 +55,7 @@ export class Host implements Server {
     ...rateLimitMigrations,
     ...sessionRevocationMigrations,
   ];
+  private readonly startHandlers: Array<() => Promise<void> | void> = [];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
   private httpServer: HttpServer | null = null;
 
@@ -119,6 +120,10 @@ export class Host implements Server {
     this.migrations.push(...migrations);
   }
 
+  onStart(handler: () => Promise<void> | void): void {
+    this.startHandlers.push(handler);
+  }
+
   onShutdown(handler: () => Promise<void> | void): void {
     this.shutdownHandlers.push(handler);
   }
@@ -157,6 +162,7 @@ export class Host implements Server {
     });
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : this.hostConfig.application.port;
+    for (const handler of this.startHandlers) await handler();
     return { url: `http://localhost:${port}`, port };
   }
 
