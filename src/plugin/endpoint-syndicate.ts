@@ -30,7 +30,15 @@ export class EndpointSyndicate implements EndpointPlugin {
   constructor(options: Record<string, unknown> = {}) {
     this.options = parseEndpointOptions(options);
     this.mountPath = this.options.mountPath;
-    this.navigationItems = { href: this.mountPath, text: "syndicate.title", requiresDatabase: true };
+    this.navigationItems = {
+      href: this.mountPath,
+      text: "syndicate.title",
+      requiresDatabase: true,
+      badge: {
+        count: () => this.syndication?.countPostsNeedingUser() ?? Promise.resolve(0),
+        text: "syndicate.needingUser",
+      },
+    };
     const context = {
       mountPath: this.mountPath,
       options: this.options,
@@ -45,6 +53,31 @@ export class EndpointSyndicate implements EndpointPlugin {
     return {
       url: import.meta.url,
       description: "Posts published posts to their syndication targets and writes the links back (POSSE)",
+    };
+  }
+
+  /** For /health: the scheduler's state and how many posts wait for the user. */
+  async health(): Promise<Record<string, unknown>> {
+    if (!this.syndication) return { scheduler: "none" };
+    const state = this.scheduler?.state();
+    const lastRun = state?.lastRun;
+    return {
+      scheduler: state
+        ? {
+            state: state.running ? "running" : "stopped",
+            next_due_at: state.nextDueAt?.toISOString() ?? null,
+            last_run: lastRun
+              ? {
+                  id: lastRun.runId,
+                  started_at: lastRun.startedAt.toISOString(),
+                  finished_at: lastRun.finishedAt?.toISOString() ?? null,
+                  ...(lastRun.summary ? { summary: lastRun.summary } : {}),
+                }
+              : null,
+            ...(state.lastError ? { last_error: state.lastError } : {}),
+          }
+        : { state: "disabled" },
+      posts_needing_user: await this.syndication.countPostsNeedingUser(),
     };
   }
 

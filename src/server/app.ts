@@ -9,7 +9,7 @@ import { sessionRevocations } from "./auth/session-revocations.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { takeFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
-import { navigationFor } from "./navigation.ts";
+import { type NavigationLink, navigationFor, withBadges } from "./navigation.ts";
 import { prefersHtml } from "./negotiate.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { limiter } from "./rate-limit.ts";
@@ -108,7 +108,15 @@ export function buildApp(host: Host): Express {
   const signedInLocals = (req: Request, res: Response, next: NextFunction) => {
     res.locals.auth = req.auth;
     res.locals.csrfToken = req.csrfToken;
-    next();
+    // Badges cost a query: only for pages a person reads.
+    if (req.method !== "GET" || !prefersHtml(req)) {
+      next();
+      return;
+    }
+    withBadges(res.locals.navigation as NavigationLink[]).then((links) => {
+      res.locals.navigation = links;
+      next();
+    }, next);
   };
   app.get("/status", authenticatedLimiter, authenticated, signedInLocals, statusRoute(host));
   for (const endpoint of host.endpoints) {

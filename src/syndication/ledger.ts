@@ -369,6 +369,19 @@ export class Ledger {
     return result.rows[0]?.count ?? 0;
   }
 
+  /**
+   * How many live posts have a target that waits for the user, not for a backoff: refused
+   * permanently, or of unknown outcome.
+   */
+  async countPostsNeedingUser(): Promise<number> {
+    const result = await this.database.query<{ count: number }>(
+      `SELECT count(DISTINCT t.post_id)::int AS count
+         FROM syndication_targets t JOIN posts p ON p.id = t.post_id
+        WHERE (t.state = 'unknown' OR (t.state = 'failed' AND t.permanent)) AND p.deleted_at IS NULL`,
+    );
+    return result.rows[0]?.count ?? 0;
+  }
+
   /** The post's rows, in the order they were created. */
   async entriesForPost(postId: string): Promise<LedgerEntry[]> {
     const result = await this.database.query<TargetRow>(

@@ -278,6 +278,18 @@ export class Syndication {
     return resolved.length;
   }
 
+  /**
+   * How many posts wait for the user rather than for a backoff: a target refused for good or of
+   * unknown outcome, or a new post whose page was not live after a day (the navigation badge).
+   */
+  async countPostsNeedingUser(): Promise<number> {
+    const [refusedOrUnknown, notLive] = await Promise.all([
+      this.ledger.countPostsNeedingUser(),
+      this.liveChecks.countGaveUp(),
+    ]);
+    return refusedOrUnknown + notLive;
+  }
+
   /** The latest runs, batch and single, newest first. */
   recentRuns(limit = 20): Promise<RunRecord[]> {
     return this.runLog.recent(limit);

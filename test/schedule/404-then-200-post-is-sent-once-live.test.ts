@@ -50,6 +50,12 @@ for (const engine of engines) {
       const checks = () => site?.requests.filter((p) => p === path).length ?? 0;
       await until("the page was checked three times", () => checks() >= 3, 10_000);
       assert.equal(target.sandbox.statuses.length, 0, "nothing is sent while the page answers 404");
+      const { cookie } = await app.server.signIn();
+      const page = await fetch(`${app.endpoint}`, { headers: { cookie, accept: "text/html" } });
+      assert.match(
+        await page.text(),
+        new RegExp(`Waiting for ${url.replaceAll(".", "\\.")} to be live, checked just now`),
+      );
 
       site.deploy(path);
       const deployedAt = Date.now();
