@@ -28,7 +28,8 @@ import { type HangingMicropubTarget, startHangingMicropubTarget } from "../scale
 
 const MICROPUB_PACKAGE = "@possekit/syndicator-micropub";
 const LEASE_MS = 1_000;
-const TARGET_TIMEOUT_MS = 2_000;
+// Long enough that the hanging sends are still in flight when the kill lands on a busy machine.
+const TARGET_TIMEOUT_MS = 8_000;
 const POSTS = 8;
 /** The post in flight when the process dies (1-based). */
 const INTERRUPTED = 4;
@@ -94,6 +95,7 @@ for (const engine of engines) {
       const posts = await createPosts(doomed, token, POSTS, [mastodon.uid, other.url], "Restart");
       await until("three posts are on Mastodon", () => mastodon.mastodon.statuses.length >= INTERRUPTED - 1);
       mastodon.mastodon.setBehaviour({ hangMs: Number.POSITIVE_INFINITY, hangPhase: "after" });
+      const hungAt = Date.now();
       await until(
         "the fourth post exists on both targets, unanswered",
         () => mastodon.mastodon.statuses.length >= INTERRUPTED && other.created.length >= INTERRUPTED,
@@ -101,20 +103,28 @@ for (const engine of engines) {
       const interrupted = mastodon.mastodon.statuses[INTERRUPTED - 1];
       assert.ok(interrupted?.idempotencyKey, "the interrupted status was posted with an Idempotency-Key");
       assert.equal((await doomed.kill("SIGKILL")).signal, "SIGKILL");
+      assert.ok(Date.now() - hungAt < TARGET_TIMEOUT_MS, "the kill landed while both sends were in flight");
       mastodon.mastodon.clearBehaviour();
       assert.equal(mastodon.mastodon.statuses.length, INTERRUPTED, "nothing was sent after the kill");
 
       // The restart: no request but the health check that tells it is up.
       const restarted = await startChildServer({ config, env, secret, password });
       servers.push(restarted);
+      const explain = (error: unknown) => {
+        throw new Error(
+          `${(error as Error).message}; Mastodon has ${mastodon.mastodon.statuses.length}, the site ${other.created.length}.\nThe restarted server wrote:\n${restarted.output()}`,
+        );
+      };
       await until(
         "every post is on Mastodon and the interrupted status was sent again with its key",
         () =>
           mastodon.mastodon.statuses.length === POSTS &&
           statusPostsByKey(mastodon).get(interrupted.idempotencyKey as string) === 2,
-        30_000,
+        45_000,
+      ).catch(explain);
+      await until("every post reached the Micropub site", () => other.created.length === POSTS, 30_000).catch(
+        explain,
       );
-      await until("every post reached the Micropub site", () => other.created.length === POSTS, 30_000);
       // Several more wake-ups: nothing more is sent.
       await sleep(1_500);
 
