@@ -100,11 +100,15 @@ export class Scheduler {
       }
       if (this.stopped) break;
       if (due && due.getTime() <= Date.now()) {
-        await this.startRun();
+        const summary = await this.startRun();
         if (this.stopped) break;
         // A run that leaves something due at once (a target paused for the run, a post naming a
         // target it cannot send) must not be repeated back to back: hold off, doubling each time.
         const after = await this.syndication.nextDue().catch(() => null);
+        // Whoever sees the run's end sees what is due after it.
+        this.current.nextDueAt = after;
+        if (summary && this.current.lastRun)
+          this.current.lastRun = { ...this.current.lastRun, finishedAt: new Date(), summary };
         if (after && after.getTime() <= Date.now() && !this.nudged) {
           this.holdOffMs = Math.min(this.maxSleepMs, Math.max(FIRST_HOLD_OFF_MS, this.holdOffMs * 2));
           await this.sleep(this.holdOffMs);
@@ -116,13 +120,14 @@ export class Scheduler {
     }
   }
 
-  private async startRun(): Promise<void> {
+  /** Starts a scheduled run and waits for its end; its summary, or null when none ran. */
+  private async startRun(): Promise<RunSummary | null> {
     try {
       const run = await this.syndication.startBatch("schedule");
       this.current.lastRun = { runId: run.id, startedAt: run.startedAt, finishedAt: null, summary: null };
       const summary = await run.done;
-      this.current.lastRun = { ...this.current.lastRun, finishedAt: new Date(), summary };
       this.current.lastError = null;
+      return summary;
     } catch (error) {
       // Another run (here, in another instance or the CLI) has the lease: the next wake-up comes
       // when it lapses at the latest, since the lease's expiry is a due moment.
@@ -130,9 +135,10 @@ export class Scheduler {
         const retryMs =
           error instanceof SyndicationInProgressError ? error.retryAfterSeconds * 1000 : this.maxSleepMs;
         await this.sleep(Math.min(this.maxSleepMs, retryMs));
-        return;
+        return null;
       }
       this.fail("The scheduled syndication run failed", error);
+      return null;
     }
   }
 
