@@ -130,6 +130,12 @@ for (const engine of engines) {
 
       for (let i = 1; i <= POSTS; i += 1)
         assert.equal(statusesByText(mastodon).get(`Restart ${i} of ${POSTS}`), 1, `Restart ${i} on Mastodon`);
+      if (engine.name === "pglite")
+        assert.match(
+          restarted.output(),
+          /Taking over the lock of a process that is gone/,
+          "the dead lock was taken over",
+        );
       assert.deepEqual(
         [...other.created].sort(),
         posts.map((_, i) => `Restart ${i + 1} of ${POSTS}`).sort(),
