@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { TokenIssuer } from "./server/auth/tokens.ts";
 import { ConfigError, type HostConfig, loadConfig } from "./server/config/load.ts";
+import { DatabaseHeldError } from "./server/database/folder-lock.ts";
 import type { Host as HostType } from "./server/host.ts";
 import { createLogger, logLevelFromEnv } from "./server/logger.ts";
 
@@ -64,7 +65,7 @@ async function serve(config: HostConfig): Promise<number> {
   try {
     await host.prepare();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!(error instanceof ConfigError) && !(error instanceof DatabaseHeldError)) throw error;
     process.stderr.write(`${error.message}\n`);
     await host.stop();
     return 1;
@@ -179,8 +180,15 @@ async function run(argv: string[]): Promise<number> {
       }
       const Host = await loadHost();
       const host = new Host(config, { logger: createLogger(logLevelFromEnv()) });
-      await host.prepare();
-      await host.stop();
+      try {
+        await host.prepare();
+      } catch (error) {
+        if (!(error instanceof DatabaseHeldError)) throw error;
+        process.stderr.write(`${error.message}\n`);
+        return 1;
+      } finally {
+        await host.stop();
+      }
       process.stdout.write("Migrations applied.\n");
       return 0;
     }

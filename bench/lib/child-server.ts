@@ -65,7 +65,8 @@ function writeConfig(options: ChildServerOptions, port: number): string {
     // One site for every instance, so that a token issued for one is accepted by the others.
     publication: { me: "https://bench.example" },
     plugins,
-    [ENDPOINT_PACKAGE]: options.endpoint ?? {},
+    // Trigger-only unless a figure asks for the scheduler: the figures measure one run at a time.
+    [ENDPOINT_PACKAGE]: { schedule: { enabled: false }, ...options.endpoint },
     ...(options.delayTarget
       ? { [DELAY_SYNDICATOR]: { uid: options.delayTarget.uid, delayMs: options.delayTarget.delayMs } }
       : {}),

@@ -1,13 +1,16 @@
 // `possekit syndicate [--url URL]`: the same core, under the same lease, from the command line (cron).
 // Prints a JSON line per post as it finishes, then a summary line.
+import { TokenIssuer } from "../server/auth/tokens.ts";
 import type { HostConfig } from "../server/config/load.ts";
+import { DatabaseHeldError, folderHolder } from "../server/database/folder-lock.ts";
 import { Host } from "../server/host.ts";
 import { HttpError } from "../server/http-error.ts";
 import { createLogger, logLevelFromEnv } from "../server/logger.ts";
 import { PostNotFoundError } from "../server/posts/types.ts";
 import { SyndicationInProgressError } from "../syndication/syndication.ts";
 import type { RunSummary } from "../syndication/types.ts";
-import { EndpointSyndicate } from "./endpoint-syndicate.ts";
+import { EndpointSyndicate, PACKAGE_NAME } from "./endpoint-syndicate.ts";
+import { parseEndpointOptions } from "./options.ts";
 import { summarize } from "./responses/result-sink.ts";
 import { checkSourceUrl } from "./source-url.ts";
 
@@ -28,9 +31,20 @@ export async function syndicateFromCli(config: HostConfig, url: string | undefin
       return EXIT.error;
     }
   }
+  // A server running on the same embedded folder is asked over HTTP: opening the folder beside it
+  // would wedge it (issue 12).
+  const embedded = !/^postgres(ql)?:\/\//.test(config.database) && config.database !== "memory:";
+  const holder = embedded ? folderHolder(config.database) : null;
+  if (holder?.url) return syndicateThroughServer(config, holder.url, url);
   const host = new Host(config, { logger: createLogger(logLevelFromEnv()) });
   try {
-    await host.prepare();
+    try {
+      await host.prepare();
+    } catch (error) {
+      if (!(error instanceof DatabaseHeldError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return EXIT.error;
+    }
     const plugin = host.plugins.find((p): p is EndpointSyndicate => p instanceof EndpointSyndicate);
     const syndication = plugin?.syndication;
     if (!syndication) {
@@ -73,4 +87,57 @@ export async function syndicateFromCli(config: HostConfig, url: string | undefin
   } finally {
     await host.stop();
   }
+}
+
+/**
+ * `possekit syndicate` while the server holds the embedded folder: the same request a script would
+ * make (POST {mountPath} with Accept: application/x-ndjson, a token signed with SECRET), printing
+ * the server's lines as they come and exiting as the direct run would.
+ */
+async function syndicateThroughServer(config: HostConfig, serverUrl: string, url: string | undefined) {
+  const { mountPath } = parseEndpointOptions(config.file[PACKAGE_NAME] ?? {});
+  const tokens = new TokenIssuer(config.secrets.secret, config.publication.me);
+  const token = await tokens.issue({ scope: ["update"], clientId: "possekit-cli", lifetimeDays: 1 });
+  const query = url === undefined ? "" : `?source_url=${encodeURIComponent(url)}`;
+  let response: Response;
+  try {
+    response = await fetch(`${serverUrl}${mountPath}${query}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, accept: "application/x-ndjson" },
+    });
+  } catch (error) {
+    process.stderr.write(
+      `The server at ${serverUrl} holds the database but does not answer (${error instanceof Error ? error.message : String(error)})\n`,
+    );
+    return EXIT.error;
+  }
+  if (response.status !== 200) {
+    const body = (await response.json().catch(() => ({}))) as { error_description?: string };
+    process.stderr.write(`${body.error_description ?? `The server answered ${response.status}`}\n`);
+    if (response.status === 409) return EXIT.inProgress;
+    if (response.status === 404) return EXIT.notFound;
+    return EXIT.error;
+  }
+  let summary: RunSummary | undefined;
+  let pending = "";
+  const decoder = new TextDecoder();
+  const take = (line: string) => {
+    if (line.trim() === "") return;
+    process.stdout.write(`${line}\n`);
+    const parsed = JSON.parse(line) as { type?: string; summary?: RunSummary };
+    if (parsed.type === "summary") summary = parsed.summary;
+  };
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+    pending += decoder.decode(read.value, { stream: true });
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) take(line);
+  }
+  take(pending);
+  if (!summary) {
+    process.stderr.write("The server ended the run without a summary\n");
+    return EXIT.error;
+  }
+  return summary.failed > 0 || summary.partial > 0 ? EXIT.someFailed : EXIT.ok;
 }

@@ -4,7 +4,9 @@
 import { join } from "node:path";
 import type { EndpointPlugin, NavigationItem, PluginMeta, Server } from "../server/contract.ts";
 import { PACKAGE_ROOT } from "../server/package-root.ts";
+import type { PostChange } from "../server/posts/types.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
+import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
 import { type EndpointOptions, parseEndpointOptions } from "./options.ts";
 import { authenticatedRoutes, publicRoutes } from "./routes/index.ts";
@@ -21,12 +23,22 @@ export class EndpointSyndicate implements EndpointPlugin {
   readonly routesPublic;
   /** The core; null until init, and when the server runs without a database. */
   syndication: Syndication | null = null;
+  /** Sends what is due without being asked; null when schedule.enabled is false or no database. */
+  scheduler: Scheduler | null = null;
   private server: Server | null = null;
 
   constructor(options: Record<string, unknown> = {}) {
     this.options = parseEndpointOptions(options);
     this.mountPath = this.options.mountPath;
-    this.navigationItems = { href: this.mountPath, text: "syndicate.title", requiresDatabase: true };
+    this.navigationItems = {
+      href: this.mountPath,
+      text: "syndicate.title",
+      requiresDatabase: true,
+      badge: {
+        count: () => this.syndication?.countPostsNeedingUser() ?? Promise.resolve(0),
+        text: "syndicate.needingUser",
+      },
+    };
     const context = {
       mountPath: this.mountPath,
       options: this.options,
@@ -44,6 +56,31 @@ export class EndpointSyndicate implements EndpointPlugin {
     };
   }
 
+  /** For /health: the scheduler's state and how many posts wait for the user. */
+  async health(): Promise<Record<string, unknown>> {
+    if (!this.syndication) return { scheduler: "none" };
+    const state = this.scheduler?.state();
+    const lastRun = state?.lastRun;
+    return {
+      scheduler: state
+        ? {
+            state: state.running ? "running" : "stopped",
+            next_due_at: state.nextDueAt?.toISOString() ?? null,
+            last_run: lastRun
+              ? {
+                  id: lastRun.runId,
+                  started_at: lastRun.startedAt.toISOString(),
+                  finished_at: lastRun.finishedAt?.toISOString() ?? null,
+                  ...(lastRun.summary ? { summary: lastRun.summary } : {}),
+                }
+              : null,
+            ...(state.lastError ? { last_error: state.lastError } : {}),
+          }
+        : { state: "disabled" },
+      posts_needing_user: await this.syndication.countPostsNeedingUser(),
+    };
+  }
+
   init(server: Server): void {
     this.server = server;
     server.addViews(join(PACKAGE_ROOT, "views"));
@@ -56,11 +93,43 @@ export class EndpointSyndicate implements EndpointPlugin {
         syndicators: () => server.syndicators,
         publication: server.publication,
         logger: server.logger,
-        options: { targetTimeoutMs: this.options.targetTimeoutMs, leaseMs: this.options.leaseMs },
+        options: {
+          targetTimeoutMs: this.options.targetTimeoutMs,
+          leaseMs: this.options.leaseMs,
+          retry: this.options.retry,
+          schedule: {
+            whenLive: this.options.schedule.whenLive,
+            afterPublishMs: this.options.schedule.afterPublishMs,
+          },
+          fetchPolicy: { ownSite: server.publication.me, allowPrivate: server.config.fetch.allowPrivate },
+        },
       });
       const syndication = this.syndication;
-      server.onShutdown(() => syndication.shutdown());
+      if (this.options.schedule.enabled) {
+        const scheduler = new Scheduler(syndication, server.logger, {
+          // Only this process can open an embedded database: what it finds `sending` is left over.
+          exclusiveDatabase: server.database.engine === "pglite",
+          ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
+        });
+        this.scheduler = scheduler;
+        const stopListening = server.posts.onChange?.((change) => {
+          if (mayBecomeDue(change)) scheduler.nudge();
+        });
+        server.onStart(() => scheduler.start());
+        server.onShutdown(async () => {
+          stopListening?.();
+          // The scheduler may be waiting for its run, which ends when the core shuts down.
+          await Promise.all([scheduler.stop(), syndication.shutdown()]);
+        });
+      } else server.onShutdown(() => syndication.shutdown());
     }
     server.addEndpoint(this);
   }
+}
+
+/** A change after which a post may be due: a new or restored post, or targets or status changed. */
+function mayBecomeDue(change: PostChange): boolean {
+  if (change.kind !== "update") return true;
+  const touched = [...Object.keys(change.update.replace ?? {}), ...Object.keys(change.update.add ?? {})];
+  return touched.some((name) => name === "mp-syndicate-to" || name === "post-status" || name === "published");
 }

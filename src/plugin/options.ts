@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { formatIssues } from "../server/config/load.ts";
 import { OptionsError } from "../server/config/options-error.ts";
+import { retryOptionsSchema, scheduleOptionsSchema } from "./schedule-options.ts";
 import { webhookOptionsSchema } from "./webhooks/options.ts";
 
 export const endpointOptionsSchema = z.strictObject({
@@ -16,6 +17,10 @@ export const endpointOptionsSchema = z.strictObject({
   targetTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
   /** How long the batch lease lives without renewal; a crashed run frees the endpoint after this. */
   leaseMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
+  /** Unattended syndication: what is due is sent without anyone asking. */
+  schedule: scheduleOptionsSchema,
+  /** Backoff of failed sends and of checks that a new post is live. */
+  retry: retryOptionsSchema,
   /** Deploy webhooks: which contexts start a run, and the largest body read. */
   webhook: webhookOptionsSchema,
 });

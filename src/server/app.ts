@@ -10,7 +10,8 @@ import { tokenRegistry } from "./auth/token-registry.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { flashKey, startFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
-import { navigationFor } from "./navigation.ts";
+import { type NavigationLink, navigationFor, withBadges } from "./navigation.ts";
+import { prefersHtml } from "./negotiate.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { countingFailures, credentialKey, limiter } from "./rate-limit.ts";
 import { rateLimitStore } from "./rate-limit-store.ts";
@@ -114,7 +115,15 @@ export function buildApp(host: Host): Express {
   const signedInLocals = (req: Request, res: Response, next: NextFunction) => {
     res.locals.auth = req.auth;
     res.locals.csrfToken = req.csrfToken;
-    next();
+    // Badges cost a query: only for pages a person reads.
+    if (req.method !== "GET" || !prefersHtml(req)) {
+      next();
+      return;
+    }
+    withBadges(res.locals.navigation as NavigationLink[]).then((links) => {
+      res.locals.navigation = links;
+      next();
+    }, next);
   };
   app.use("/status", authenticated, perCredential, signedInLocals, statusRoutes(host, registry));
   for (const endpoint of host.endpoints) {

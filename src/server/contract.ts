@@ -12,6 +12,11 @@ export interface NavigationItem {
   text: string;
   /** Hidden when the server runs without a database. */
   requiresDatabase?: boolean;
+  /**
+   * A count shown beside the item on signed-in pages (0 hides it), e.g. posts that need the user.
+   * `text` is a locale key with plural forms and `{count}`: what a screen reader says.
+   */
+  badge?: { count(): Promise<number>; text: string };
 }
 
 export interface PluginMeta {
@@ -27,6 +32,8 @@ export interface Plugin {
   meta: PluginMeta | (() => PluginMeta);
   options?: Record<string, unknown>;
   init(server: Server): void | Promise<void>;
+  /** What /health reports of the plug-in under its id (keep it quick: /health is polled). */
+  health?(): Promise<Record<string, unknown>> | Record<string, unknown>;
 }
 
 export interface EndpointPlugin extends Plugin {
@@ -113,6 +120,11 @@ export interface Server {
   /** A folder holding <lang>.json files, deep-merged into the host's. */
   addLocales(folder: string): void;
   addMigrations(migrations: Migration[]): void;
+  /**
+   * Called once the server listens (after migrations), never by commands that only open the
+   * database: a plug-in starts its background work (the syndication scheduler) here.
+   */
+  onStart(handler: () => Promise<void> | void): void;
   /** Called before the database closes on shutdown; lets a plug-in finish or hand back what it holds. */
   onShutdown(handler: () => Promise<void> | void): void;
 }

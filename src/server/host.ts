@@ -15,6 +15,7 @@ import type {
   Server,
   SyndicatorPlugin,
 } from "./contract.ts";
+import { FolderLock } from "./database/folder-lock.ts";
 import { migrate } from "./database/migrate.ts";
 import { openDatabase } from "./database/open.ts";
 import type { Database, Migration } from "./database/types.ts";
@@ -57,8 +58,11 @@ export class Host implements Server {
     ...sessionRevocationMigrations,
     ...tokenRegistryMigrations,
   ];
+  private readonly startHandlers: Array<() => Promise<void> | void> = [];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
   private httpServer: HttpServer | null = null;
+  /** Held while this process has an embedded database folder open. */
+  private folderLock: FolderLock | null = null;
 
   constructor(
     readonly hostConfig: HostConfig,
@@ -121,6 +125,10 @@ export class Host implements Server {
     this.migrations.push(...migrations);
   }
 
+  onStart(handler: () => Promise<void> | void): void {
+    this.startHandlers.push(handler);
+  }
+
   onShutdown(handler: () => Promise<void> | void): void {
     this.shutdownHandlers.push(handler);
   }
@@ -128,7 +136,18 @@ export class Host implements Server {
   /** Opens the database, installs every plug-in and applies migrations; does not listen. */
   async prepare(): Promise<void> {
     if (this.options.database) this.database = this.options.database;
-    else if (this.hostConfig.database !== false) this.database = await openDatabase(this.hostConfig.database);
+    else if (this.hostConfig.database !== false) {
+      const location = this.hostConfig.database;
+      // An embedded folder is this process's alone (see folder-lock.ts); PostgreSQL is shared.
+      if (!/^postgres(ql)?:\/\//.test(location) && location !== "memory:")
+        this.folderLock = FolderLock.take(location, this.logger);
+      try {
+        this.database = await openDatabase(location);
+      } catch (error) {
+        this.folderLock?.release();
+        throw error;
+      }
+    }
     if (this.database) this.posts = createPostService(this.database, this.publication);
 
     // The host's own Micropub endpoint is always there: posts enter the server through it.
@@ -198,7 +217,16 @@ export class Host implements Server {
     }
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : this.hostConfig.application.port;
+    this.folderLock?.setUrl(`http://${this.loopbackHost()}:${port}`);
+    for (const handler of this.startHandlers) await handler();
     return { url: `http://localhost:${port}`, port };
+  }
+
+  /** Where a process on this machine reaches the server (the command line asking it to syndicate). */
+  private loopbackHost(): string {
+    const host = this.hostConfig.application.host;
+    if (!host || host === "0.0.0.0" || host === "::") return "127.0.0.1";
+    return host.includes(":") ? `[${host}]` : host;
   }
 
   get listening(): HttpServer | null {
@@ -220,5 +248,6 @@ export class Host implements Server {
     }
     for (const handler of this.shutdownHandlers) await handler();
     if (this.database && !this.options.database) await this.database.close();
+    this.folderLock?.release();
   }
 }

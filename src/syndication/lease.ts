@@ -71,6 +71,14 @@ export class Lease {
     });
   }
 
+  /**
+   * Removes the lease whoever holds it: only for a database no other process can use (the
+   * embedded one at start), where any lease left was held by a process that is gone.
+   */
+  async clear(): Promise<void> {
+    await this.database.query("DELETE FROM syndication_lease WHERE name = $1", [this.name]);
+  }
+
   /** The live lease ("in progress since when, by what"), or null when no batch is running. */
   async current(): Promise<LeaseStatus | null> {
     const result = await this.database.query<LeaseRow>(

@@ -129,8 +129,19 @@ export interface StaleResolution {
   state: "pending" | "unknown";
 }
 
+/** How failed sends back off: attempt n waits min(2^n × baseMs, maxMs) (the `retry` options). */
+export interface Backoff {
+  baseMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: Backoff = { baseMs: 60_000, maxMs: 86_400_000 };
+
 export class Ledger {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly backoff: Backoff = DEFAULT_BACKOFF,
+  ) {}
 
   /**
    * Atomically moves the row to `sending` (creating it if needed) when it may be sent now: pending
@@ -194,8 +205,8 @@ export class Ledger {
 
   /**
    * The send failed. A permanent refusal waits for the user; otherwise attempt n waits
-   * min(2^n minutes, 1 day), or until `retryAt` when the target named a later time (its rate-limit
-   * reset), before a run may claim it again.
+   * min(2^n × retry.baseMs, retry.maxMs) (2^n minutes up to a day by default), or until `retryAt`
+   * when the target named a later time (its rate-limit reset), before a run may claim it again.
    */
   async recordFailure(
     claim: Claim,
@@ -217,7 +228,8 @@ export class Ledger {
               updated_at = now(),
               next_attempt_at = CASE WHEN $4::boolean THEN NULL
                 ELSE GREATEST(
-                  now() + LEAST(power(2, LEAST(attempts, 11)) * interval '1 minute', interval '1 day'),
+                  now() + LEAST(power(2, LEAST(attempts, 40)) * $9::float8, $10::float8)
+                    * interval '1 millisecond',
                   $7::timestamptz) END
         WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $5 AND state = 'sending'
         RETURNING ${TARGET_COLUMNS}`,
@@ -230,6 +242,8 @@ export class Ledger {
         claim.attemptId,
         retryAt?.toISOString() ?? null,
         status ?? null,
+        this.backoff.baseMs,
+        this.backoff.maxMs,
       ],
     );
     const row = result.rows[0];
@@ -360,6 +374,19 @@ export class Ledger {
       `SELECT count(DISTINCT t.post_id)::int AS count
          FROM syndication_targets t JOIN posts p ON p.id = t.post_id
         WHERE t.state IN ('failed', 'unknown') AND p.deleted_at IS NULL`,
+    );
+    return result.rows[0]?.count ?? 0;
+  }
+
+  /**
+   * How many live posts have a target that waits for the user, not for a backoff: refused
+   * permanently, or of unknown outcome.
+   */
+  async countPostsNeedingUser(): Promise<number> {
+    const result = await this.database.query<{ count: number }>(
+      `SELECT count(DISTINCT t.post_id)::int AS count
+         FROM syndication_targets t JOIN posts p ON p.id = t.post_id
+        WHERE (t.state = 'unknown' OR (t.state = 'failed' AND t.permanent)) AND p.deleted_at IS NULL`,
     );
     return result.rows[0]?.count ?? 0;
   }

@@ -100,6 +100,37 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_seen_at ON webhook_deliveries (seen_at);
 `;
 
+// Runs started by the scheduler (issue 12) carry the trigger 'schedule'. The column checks were
+// created unnamed, so they carry PostgreSQL's generated names (<table>_trigger_check).
+const scheduleTrigger = ["syndication_runs", "syndication_attempts", "syndication_lease"]
+  .map(
+    (table) => `
+ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${table}_trigger_check;
+ALTER TABLE ${table} ADD CONSTRAINT ${table}_trigger_check
+  CHECK (trigger IN ('manual', 'batch', 'webhook', 'cli', 'schedule'));`,
+  )
+  .join("\n");
+
+// Whether a post's URL answers yet (schedule.whenLive): a new post is sent automatically only once
+// its page is live. One row per post, kept after it went live so the page is never asked again.
+const liveChecks = `
+CREATE TABLE syndication_live_checks (
+  post_id bigint PRIMARY KEY REFERENCES posts (id) ON DELETE CASCADE,
+  url text NOT NULL,
+  live_at timestamptz,
+  first_checked_at timestamptz NOT NULL DEFAULT now(),
+  checked_at timestamptz NOT NULL DEFAULT now(),
+  next_check_at timestamptz,
+  checks integer NOT NULL DEFAULT 0,
+  last_status integer,
+  last_error text,
+  gave_up boolean NOT NULL DEFAULT false
+);
+-- The scheduler looks for the earliest due retry every time it wakes.
+CREATE INDEX syndication_targets_due ON syndication_targets (next_attempt_at)
+  WHERE state IN ('pending', 'failed');
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -108,5 +139,7 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/005-written-back", sql: writtenBack },
   { id: "endpoint-syndicate/006-checkpoint", sql: checkpoint },
   { id: "endpoint-syndicate/007-last-status", sql: lastStatus },
-  { id: "endpoint-syndicate/008-webhook-deliveries", sql: webhookDeliveries },
+  { id: "endpoint-syndicate/008-schedule-trigger", sql: scheduleTrigger },
+  { id: "endpoint-syndicate/009-live-checks", sql: liveChecks },
+  { id: "endpoint-syndicate/010-webhook-deliveries", sql: webhookDeliveries },
 ];

@@ -4,21 +4,25 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { z } from "zod";
+import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
 import type { Publication, SyndicatorPlugin } from "../server/contract.ts";
 import type { Database } from "../server/database/types.ts";
 import type { Logger } from "../server/logger.ts";
 import { type Post, PostNotFoundError, type PostService } from "../server/posts/types.ts";
 import { Batch, type BatchRun } from "./batch.ts";
 import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
+import { nextDue } from "./due.ts";
 import {
   SyndicationInProgressError,
   SyndicationShuttingDownError,
   TargetNotConfirmableError,
 } from "./errors.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
-import { Ledger } from "./ledger.ts";
+import { type Backoff, DEFAULT_BACKOFF, Ledger } from "./ledger.ts";
+import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { RunLog } from "./run-log.ts";
+import { holdBack, type ScheduleRules } from "./schedule-gate.ts";
 import { type PostSyndicationContext, syndicatePost } from "./syndicate-post.ts";
 import { TargetPauses } from "./target-pauses.ts";
 import type { Attempt, LedgerEntry, PostResult, RunRecord, SyndicationEvent, Trigger } from "./types.ts";
@@ -30,6 +34,7 @@ export {
   TargetNotConfirmableError,
 } from "./errors.ts";
 export type { LeaseStatus } from "./lease.ts";
+export type { LiveCheck } from "./live-checks.ts";
 
 export interface SyndicationOptions {
   /** How long one target may take before it counts as failed (default 30 s). */
@@ -38,6 +43,12 @@ export interface SyndicationOptions {
   leaseMs?: number;
   /** This instance's id, recorded on the lease, runs and claims (default host:pid:random). */
   holder?: string;
+  /** How failed sends (and live checks) back off (the `retry` options; 2^n minutes up to a day). */
+  retry?: Backoff;
+  /** When a new post is due for a scheduled run (the `schedule` options). */
+  schedule?: ScheduleRules;
+  /** The rules for fetching a post's own URL in the live check (`fetch.allowPrivate`). */
+  fetchPolicy?: OutgoingFetchPolicy;
 }
 
 export interface SyndicationDependencies {
@@ -48,6 +59,8 @@ export interface SyndicationDependencies {
   publication: Publication;
   logger: Logger;
   options?: SyndicationOptions;
+  /** Whether a post's URL answers 2xx; a GET under the outgoing-fetch rules unless given (tests). */
+  checkLive?: (url: string) => Promise<LiveAnswer>;
 }
 
 const durationSchema = z.number().int().positive().max(2_147_483_647);
@@ -58,7 +71,9 @@ export class Syndication {
   readonly holder: string;
   readonly targetTimeoutMs: number;
   readonly leaseMs: number;
+  readonly scheduleRules: ScheduleRules;
   private readonly ledger: Ledger;
+  private readonly liveChecks: LiveChecks;
   private readonly runLog: RunLog;
   private readonly lease: Lease;
   private readonly batches = new Set<Batch>();
@@ -71,7 +86,10 @@ export class Syndication {
     this.targetTimeoutMs = durationSchema.parse(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS);
     this.leaseMs = durationSchema.parse(options.leaseMs ?? DEFAULT_LEASE_MS);
     this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
-    this.ledger = new Ledger(deps.database);
+    const backoff = options.retry ?? DEFAULT_BACKOFF;
+    this.scheduleRules = options.schedule ?? { whenLive: true, afterPublishMs: 0 };
+    this.ledger = new Ledger(deps.database, backoff);
+    this.liveChecks = new LiveChecks(deps.database, backoff);
     this.runLog = new RunLog(deps.database);
     this.lease = new Lease(deps.database, deps.logger, this.leaseMs);
   }
@@ -117,7 +135,10 @@ export class Syndication {
             lease: held,
             staleMs: this.staleMs,
             idempotentUids: () => this.idempotentUids(),
-            syndicate: (post, runId) => this.syndicateStored(post, runId, trigger, force, pauses),
+            syndicate: (post, runId) =>
+              trigger === "schedule"
+                ? this.syndicateWhenDue(post, runId, pauses)
+                : this.syndicateStored(post, runId, trigger, force, pauses),
             emit: (event) => this.emit(event),
           },
           trigger,
@@ -210,9 +231,63 @@ export class Syndication {
     return this.ledger.attemptsForPost(postId, limit);
   }
 
-  /** How many posts a retry of everything would send again (see Ledger.countPostsNeedingAttention). */
-  countPostsNeedingAttention(): Promise<number> {
-    return this.ledger.countPostsNeedingAttention();
+  /**
+   * How many posts need the user: what a retry of everything would send again (see
+   * Ledger.countPostsNeedingAttention), and new posts whose page was not live after a day.
+   */
+  async countPostsNeedingAttention(): Promise<number> {
+    const [failed, notLive] = await Promise.all([
+      this.ledger.countPostsNeedingAttention(),
+      this.liveChecks.countGaveUp(),
+    ]);
+    return failed + notLive;
+  }
+
+  /**
+   * When the scheduler next has something to do (see nextDue in due.ts): a moment, possibly
+   * past, or null when nothing waits at all.
+   */
+  nextDue(): Promise<Date | null> {
+    return nextDue(this.deps.database, {
+      staleMs: this.staleMs,
+      afterPublishMs: this.scheduleRules.afterPublishMs,
+      whenLive: this.scheduleRules.whenLive,
+      targetUids: this.deps.syndicators().map((syndicator) => syndicator.info.uid),
+    });
+  }
+
+  /** The live checks of new posts (schedule.whenLive), keyed by post id, for the page. */
+  liveChecksForPosts(postIds: readonly string[]): Promise<Map<string, LiveCheck>> {
+    return this.liveChecks.forPosts(postIds);
+  }
+
+  /**
+   * For the embedded database, which no other process can hold: whatever the last process left
+   * (sends it was making, its lease, its runs) is resolved now rather than after the lease lapses.
+   * Returns how many sends were resolved.
+   */
+  async recoverAfterCrash(): Promise<number> {
+    const resolved = await this.ledger.resolveStale(0, this.idempotentUids());
+    await this.lease.clear();
+    await this.runLog.abandonDead("0", 0);
+    if (resolved.length > 0)
+      this.deps.logger.warn("Resolved sends interrupted when the server last stopped", {
+        resend: resolved.filter((r) => r.state === "pending").length,
+        unknown: resolved.filter((r) => r.state === "unknown").length,
+      });
+    return resolved.length;
+  }
+
+  /**
+   * How many posts wait for the user rather than for a backoff: a target refused for good or of
+   * unknown outcome, or a new post whose page was not live after a day (the navigation badge).
+   */
+  async countPostsNeedingUser(): Promise<number> {
+    const [refusedOrUnknown, notLive] = await Promise.all([
+      this.ledger.countPostsNeedingUser(),
+      this.liveChecks.countGaveUp(),
+    ]);
+    return refusedOrUnknown + notLive;
   }
 
   /** The latest runs, batch and single, newest first. */
@@ -286,6 +361,24 @@ export class Syndication {
     pauses?: TargetPauses,
   ): Promise<PostResult> {
     return syndicatePost(this.context(), post, { runId, trigger, force, ...(pauses ? { pauses } : {}) });
+  }
+
+  /** A scheduled run's post: held back while it is not due yet (see schedule-gate.ts). */
+  private async syndicateWhenDue(post: Post, runId: string, pauses: TargetPauses): Promise<PostResult> {
+    const names = new Map(this.deps.syndicators().map((s) => [s.info.uid, s.info.name]));
+    const held = await holdBack(
+      {
+        ledger: this.ledger,
+        liveChecks: this.liveChecks,
+        checkLive:
+          this.deps.checkLive ??
+          ((url) => fetchLive(url, this.deps.options?.fetchPolicy ?? { ownSite: this.deps.publication.me })),
+        rules: this.scheduleRules,
+        nameOf: (uid) => names.get(uid) ?? uid,
+      },
+      post,
+    );
+    return held ?? this.syndicateStored(post, runId, "schedule", false, pauses);
   }
 
   private async runSingle(post: Post, trigger: Trigger, force: boolean): Promise<PostResult> {

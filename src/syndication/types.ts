@@ -1,7 +1,8 @@
 // The syndication core's vocabulary. Nothing here knows HTTP: routes, the command line and the
 // webhooks are adapters that start runs and format what they emit.
 
-export type Trigger = "manual" | "batch" | "webhook" | "cli";
+/** `schedule`: started by the scheduler because something was due, without anyone asking. */
+export type Trigger = "manual" | "batch" | "webhook" | "cli" | "schedule";
 
 /** A (post, target) row of the ledger. The ledger, not the post, is the truth about what was sent. */
 export type TargetState = "pending" | "sending" | "syndicated" | "failed" | "unknown";

@@ -37,7 +37,16 @@ describe("possekit serve in an empty folder", () => {
   it("keeps the embedded database, the secret and the password under ./data", async () => {
     for (const name of ["db", "secret", "password"]) assert.ok(existsSync(join(cwd, "data", name)), name);
     const health = await fetch(`${server.url}/health`);
-    assert.deepEqual(await health.json(), { status: "ok", database: "ok", engine: "pglite" });
+    // The syndication endpoint, installed by default, reports its scheduler (running by default).
+    assert.deepEqual(await health.json(), {
+      status: "ok",
+      database: "ok",
+      engine: "pglite",
+      "endpoint-syndicate": {
+        scheduler: { state: "running", next_due_at: null, last_run: null },
+        posts_needing_user: 0,
+      },
+    });
   });
 
   it("installs the syndication endpoint by default", async () => {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import { PACKAGE_ROOT } from "../../src/server/package-root.ts";
 import { freePort } from "./server.ts";
+import { triggerOnly } from "./trigger-only.ts";
 
 /** The site every child instance publishes, so that instances sharing a database agree on post URLs. */
 export const SHARED_ME = "https://example.org";
@@ -69,7 +70,7 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
   const url = `http://127.0.0.1:${port}`;
   const secret = options.secret ?? randomBytes(24).toString("base64url");
   const password = options.password ?? randomBytes(9).toString("base64url");
-  const fileConfig = options.config ?? {};
+  const fileConfig = triggerOnly(options.config ?? {});
   const application = (fileConfig.application ?? {}) as Record<string, unknown>;
   const publication = (fileConfig.publication ?? {}) as Record<string, unknown>;
   const configPath = join(folder, "possekit.config.json");

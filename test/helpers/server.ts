@@ -10,6 +10,7 @@ import type { Plugin } from "../../src/server/contract.ts";
 import { Host } from "../../src/server/host.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { type Engine, pgliteEngine } from "./databases.ts";
+import { triggerOnly } from "./trigger-only.ts";
 
 export interface TestServer {
   url: string;
@@ -51,7 +52,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = mkdtempSync(join(tmpdir(), "possekit-test-"));
   const password = randomBytes(9).toString("base64url");
   const database = options.database === false ? null : await engine.open();
-  const fileConfig = options.config ?? {};
+  const fileConfig = triggerOnly(options.config ?? {});
   const application = (fileConfig.application ?? {}) as Record<string, unknown>;
   const port = await freePort();
   const config = loadConfig({

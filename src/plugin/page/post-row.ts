@@ -3,6 +3,7 @@
 import type { SyndicatorPlugin } from "../../server/contract.ts";
 import type { Post } from "../../server/posts/types.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
+import type { LiveCheck } from "../../syndication/syndication.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
 import { postTitle } from "./post-title.ts";
 import { type TargetView, targetViews } from "./target-view.ts";
@@ -21,6 +22,22 @@ export interface PostRowView {
   overall: RowOverall;
   targets: TargetView[];
   detailsHref: string;
+  /** A new post the scheduler holds back until its URL answers (schedule.whenLive). */
+  live: LiveWait | null;
+}
+
+export interface LiveWait {
+  url: string;
+  /** Whole minutes since the last check. */
+  minutesAgo: number;
+  /** Not live a day after the first check: it waits for the user. */
+  gaveUp: boolean;
+}
+
+function liveWait(check: LiveCheck | undefined, entries: readonly LedgerEntry[], now: Date): LiveWait | null {
+  if (!check || check.liveAt || entries.length > 0) return null;
+  const minutesAgo = Math.max(0, Math.floor((now.getTime() - check.checkedAt.getTime()) / 60_000));
+  return { url: check.url, minutesAgo, gaveUp: check.gaveUp };
 }
 
 const NEEDS_USER = new Set(["failed", "backoff", "ratelimited", "refused", "unknown", "unconfigured"]);
@@ -31,6 +48,7 @@ export function postRow(
   syndicators: readonly SyndicatorPlugin[],
   mountPath: string,
   now: Date = new Date(),
+  check?: LiveCheck,
 ): PostRowView {
   const title = postTitle(post);
   const targets = targetViews(post, entries, syndicators, now);
@@ -50,6 +68,7 @@ export function postRow(
     overall,
     targets,
     detailsHref: `${mountPath}/posts/${encodeURIComponent(post.id)}`,
+    live: awaiting ? liveWait(check, entries, now) : null,
   };
 }
 
@@ -59,8 +78,15 @@ export async function postRows(
   summaryForPosts: (ids: readonly string[]) => Promise<Map<string, LedgerEntry[]>>,
   syndicators: readonly SyndicatorPlugin[],
   mountPath: string,
+  liveChecksForPosts?: (ids: readonly string[]) => Promise<Map<string, LiveCheck>>,
 ): Promise<PostRowView[]> {
-  const entries = await summaryForPosts(posts.map((post) => post.id));
+  const ids = posts.map((post) => post.id);
+  const [entries, checks] = await Promise.all([
+    summaryForPosts(ids),
+    liveChecksForPosts ? liveChecksForPosts(ids) : new Map<string, LiveCheck>(),
+  ]);
   const now = new Date();
-  return posts.map((post) => postRow(post, entries.get(post.id) ?? [], syndicators, mountPath, now));
+  return posts.map((post) =>
+    postRow(post, entries.get(post.id) ?? [], syndicators, mountPath, now, checks.get(post.id)),
+  );
 }

@@ -83,6 +83,8 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
                 await services.syndication.entriesForPost(post.id),
                 services.syndicators,
                 services.mountPath,
+                new Date(),
+                (await services.syndication.liveChecksForPosts([post.id])).get(post.id),
               )
             : null;
         mine.title = row?.title ?? null;

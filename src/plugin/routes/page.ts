@@ -58,7 +58,9 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
         syndication.countPostsNeedingAttention(),
       ]);
       const summaryForPosts = (ids: readonly string[]) => syndication.summaryForPosts(ids);
-      const rows = await postRows(awaiting, summaryForPosts, syndicators, mountPath);
+      const rows = await postRows(awaiting, summaryForPosts, syndicators, mountPath, (ids) =>
+        syndication.liveChecksForPosts(ids),
+      );
 
       // Nothing waits: show what happened to the newest posts that were sent somewhere.
       let latest: Awaited<ReturnType<typeof postRows>> = [];

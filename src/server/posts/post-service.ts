@@ -9,6 +9,7 @@ import {
   type AwaitingCursor,
   type CreatePostInput,
   type Post,
+  type PostChange,
   PostNotFoundError,
   type PostService,
   type PostStatus,
@@ -132,7 +133,24 @@ export function createPostService(database: Database, publication: Publication):
     return toPost(saved);
   }
 
+  const listeners = new Set<(change: PostChange) => void>();
+  const notify = (change: PostChange): Post => {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A listener's fault must not fail the change that was made.
+      }
+    }
+    return change.post;
+  };
+
   return {
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
     async create(input: CreatePostInput): Promise<Post> {
       const properties = normalizeProperties(input.properties);
       const status = input.status ?? parsePostStatus(properties["post-status"] ?? "published");
@@ -156,7 +174,7 @@ export function createPostService(database: Database, publication: Publication):
           return rows[0];
         },
       );
-      return toPost(row);
+      return notify({ kind: "create", post: toPost(row) });
     },
 
     async findByUrl(url) {
@@ -172,11 +190,16 @@ export function createPostService(database: Database, publication: Publication):
       return rows[0] ? toPost(rows[0]) : null;
     },
 
-    update: (url, update) => database.transaction((tx) => updateLocked(tx, url, update)),
+    update: async (url, update) =>
+      notify({
+        kind: "update",
+        post: await database.transaction((tx) => updateLocked(tx, url, update)),
+        update,
+      }),
 
     delete: (url) => setDeleted(url, true),
 
-    undelete: (url) => setDeleted(url, false),
+    undelete: async (url) => notify({ kind: "undelete", post: await setDeleted(url, false) }),
 
     async list({ limit, before, after }) {
       positiveLimit(limit);

@@ -46,7 +46,17 @@ export interface AwaitingCursor {
   id: string;
 }
 
+/** A change made through the service, told to its listeners after it is stored. */
+export type PostChange =
+  | { kind: "create" | "undelete"; post: Post }
+  | { kind: "update"; post: Post; update: PostUpdate };
+
 export interface PostService {
+  /**
+   * Calls `listener` after each create, update and undelete in this process (the syndication
+   * scheduler wakes for a new post). Returns the function that stops it.
+   */
+  onChange?(listener: (change: PostChange) => void): () => void;
   create(input: CreatePostInput): Promise<Post>;
   /** Finds a post by its exact URL (deleted posts included, flagged). */
   findByUrl(url: string): Promise<Post | null>;

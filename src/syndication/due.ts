@@ -1,0 +1,56 @@
+// When the scheduler next has something to do: the earliest moment anything in the ledger, the
+// lease or the awaiting posts becomes due. One statement, served by partial indexes, so that an
+// idle server with many syndicated posts wakes cheaply.
+import type { Database } from "../server/database/types.ts";
+
+export interface DueRules {
+  /** `sending` rows older than this were left by a process that died. */
+  staleMs: number;
+  /** schedule.afterPublishMs: a new post is due this long after `published`. */
+  afterPublishMs: number;
+  /** schedule.whenLive: a new post (no ledger rows yet) waits for its next live check. */
+  whenLive: boolean;
+  /** The configured targets: a post naming only unknown targets is never due. */
+  targetUids: readonly string[];
+}
+
+/**
+ * The earliest due moment (possibly in the past: due now), or null when nothing is pending at all.
+ * Due are: failed sends that are not refusals, at their next_attempt_at; pending rows (sends to be
+ * made again after a crash, a user's retry), now; `sending` rows, once stale; a lease, when it
+ * lapses; posts naming a configured target that has no row yet, afterPublishMs after publishing
+ * and, for a post never sent (whenLive), at its next live check, unless it gave up.
+ */
+export async function nextDue(database: Database, rules: DueRules): Promise<Date | null> {
+  const result = await database.query<{ due: Date | null }>(
+    `SELECT LEAST(
+       (SELECT min(COALESCE(t.next_attempt_at, now()))
+          FROM syndication_targets t JOIN posts p ON p.id = t.post_id
+         WHERE (t.state = 'pending' OR (t.state = 'failed' AND NOT t.permanent))
+           AND p.status = 'published' AND p.deleted_at IS NULL
+           AND p.properties->'mp-syndicate-to' ? t.target_uid),
+       (SELECT min(t.claimed_at) + $1::int * interval '1 millisecond'
+          FROM syndication_targets t WHERE t.state = 'sending'),
+       (SELECT expires_at FROM syndication_lease WHERE name = 'batch'),
+       (SELECT min(GREATEST(
+                 p.published + $2::float8 * interval '1 millisecond',
+                 CASE WHEN gated.gated THEN c.next_check_at END))
+          FROM posts p
+          LEFT JOIN syndication_live_checks c ON c.post_id = p.id
+          CROSS JOIN LATERAL (
+            SELECT $3::boolean AND (c.live_at IS NULL)
+               AND NOT EXISTS (SELECT 1 FROM syndication_targets s WHERE s.post_id = p.id) AS gated
+          ) gated
+         WHERE p.status = 'published' AND p.deleted_at IS NULL
+           AND jsonb_array_length(p.properties->'mp-syndicate-to') > 0
+           AND NOT (gated.gated AND COALESCE(c.gave_up, false))
+           AND EXISTS (
+             SELECT 1 FROM jsonb_array_elements_text(p.properties->'mp-syndicate-to') AS u(uid)
+              WHERE u.uid = ANY($4::text[])
+                AND NOT EXISTS (SELECT 1 FROM syndication_targets r
+                                 WHERE r.post_id = p.id AND r.target_uid = u.uid)))
+     ) AS due`,
+    [rules.staleMs, rules.afterPublishMs, rules.whenLive, [...rules.targetUids]],
+  );
+  return result.rows[0]?.due ?? null;
+}

@@ -1,0 +1,165 @@
+// The scheduler: every server instance runs one, so that what is due is sent without anyone
+// asking (issue 12). It sleeps until the earliest due moment (see due.ts), never longer than
+// maxSleepMs so that work written by other instances is found, and never polls: one query per
+// wake-up. When something is due it starts an ordinary batch under the shared lease, recorded with
+// the trigger `schedule`; if another run holds the lease it simply looks again when that lapses.
+import type { Logger } from "../server/logger.ts";
+import { SyndicationInProgressError, SyndicationShuttingDownError } from "./errors.ts";
+import type { Syndication } from "./syndication.ts";
+import type { RunSummary } from "./types.ts";
+
+export const DEFAULT_MAX_SLEEP_MS = 60_000;
+/** After a run that left something due at once, the next waits 1 s, 2 s, 4 s … up to maxSleepMs. */
+const FIRST_HOLD_OFF_MS = 1_000;
+
+export interface SchedulerOptions {
+  /** The longest sleep, so that work written by other instances is found (default one minute). */
+  maxSleepMs?: number;
+  /** The embedded database: whatever the last process left is resolved at start, at once. */
+  exclusiveDatabase?: boolean;
+}
+
+export interface SchedulerState {
+  running: boolean;
+  /** The earliest due moment found at the last wake-up (null: nothing waits). */
+  nextDueAt: Date | null;
+  /** Times the scheduler woke up (each wake-up is one query). */
+  wakeUps: number;
+  lastRun: { runId: string; startedAt: Date; finishedAt: Date | null; summary: RunSummary | null } | null;
+  lastError: string | null;
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export class Scheduler {
+  private readonly maxSleepMs: number;
+  private stopped = true;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private nudged = false;
+  private holdOffMs = 0;
+  private readonly current: SchedulerState = {
+    running: false,
+    nextDueAt: null,
+    wakeUps: 0,
+    lastRun: null,
+    lastError: null,
+  };
+
+  constructor(
+    private readonly syndication: Syndication,
+    private readonly logger: Logger,
+    private readonly options: SchedulerOptions = {},
+  ) {
+    this.maxSleepMs = Math.max(1, options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS);
+  }
+
+  /** What /health reports. */
+  state(): SchedulerState {
+    return { ...this.current, lastRun: this.current.lastRun ? { ...this.current.lastRun } : null };
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.current.running = true;
+    this.loop = this.run();
+  }
+
+  /** Something may have become due (a new post): look now rather than at the next wake-up. */
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  /** Stops sleeping and starting runs; a run in progress is stopped by Syndication.shutdown. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.current.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    if (this.options.exclusiveDatabase) {
+      try {
+        await this.syndication.recoverAfterCrash();
+      } catch (error) {
+        this.fail("Could not resolve what the last process left", error);
+      }
+    }
+    while (!this.stopped) {
+      this.current.wakeUps += 1;
+      this.nudged = false;
+      let due: Date | null = null;
+      try {
+        due = await this.syndication.nextDue();
+        this.current.nextDueAt = due;
+      } catch (error) {
+        this.fail("Could not find out what is due", error);
+      }
+      if (this.stopped) break;
+      if (due && due.getTime() <= Date.now()) {
+        const summary = await this.startRun();
+        if (this.stopped) break;
+        // A run that leaves something due at once (a target paused for the run, a post naming a
+        // target it cannot send) must not be repeated back to back: hold off, doubling each time.
+        const after = await this.syndication.nextDue().catch(() => null);
+        // Whoever sees the run's end sees what is due after it.
+        this.current.nextDueAt = after;
+        if (summary && this.current.lastRun)
+          this.current.lastRun = { ...this.current.lastRun, finishedAt: new Date(), summary };
+        if (after && after.getTime() <= Date.now() && !this.nudged) {
+          this.holdOffMs = Math.min(this.maxSleepMs, Math.max(FIRST_HOLD_OFF_MS, this.holdOffMs * 2));
+          await this.sleep(this.holdOffMs);
+        } else this.holdOffMs = 0;
+        continue;
+      }
+      const untilDue = due ? due.getTime() - Date.now() : this.maxSleepMs;
+      await this.sleep(Math.min(this.maxSleepMs, Math.max(1, untilDue)));
+    }
+  }
+
+  /** Starts a scheduled run and waits for its end; its summary, or null when none ran. */
+  private async startRun(): Promise<RunSummary | null> {
+    try {
+      const run = await this.syndication.startBatch("schedule");
+      this.current.lastRun = { runId: run.id, startedAt: run.startedAt, finishedAt: null, summary: null };
+      const summary = await run.done;
+      this.current.lastError = null;
+      return summary;
+    } catch (error) {
+      // Another run (here, in another instance or the CLI) has the lease: the next wake-up comes
+      // when it lapses at the latest, since the lease's expiry is a due moment.
+      if (error instanceof SyndicationInProgressError || error instanceof SyndicationShuttingDownError) {
+        const retryMs =
+          error instanceof SyndicationInProgressError ? error.retryAfterSeconds * 1000 : this.maxSleepMs;
+        await this.sleep(Math.min(this.maxSleepMs, retryMs));
+        return null;
+      }
+      this.fail("The scheduled syndication run failed", error);
+      return null;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped || this.nudged) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      // A sleeping scheduler must not keep a process alive that has nothing else to do.
+      timer.unref();
+      this.wake = done;
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+    }).finally(() => {
+      this.wake = null;
+    });
+  }
+
+  private fail(what: string, error: unknown): void {
+    this.current.lastError = describe(error);
+    this.logger.error(what, { error: describe(error) });
+  }
+}

@@ -1,0 +1,42 @@
+// Issue 12: with nothing due the scheduler sleeps for its whole bound (a minute by default; 200 ms
+// here) between looks: it never busy-polls, and it does wake up so that work written by other
+// instances is found.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  closeAll,
+  type EndpointServer,
+  startEndpointServer,
+  startTarget,
+  type Target,
+} from "../endpoint/endpoint-server.ts";
+import { engines } from "../helpers/databases.ts";
+import { pause, SHORT_SCHEDULE, schedulerOf } from "./scheduled-server.ts";
+
+for (const engine of engines) {
+  describe(`an idle scheduler wakes once per maxSleepMs (${engine.name})`, () => {
+    let target: Target | undefined;
+    let app: EndpointServer | undefined;
+    before(async () => {
+      target = await startTarget();
+      app = await startEndpointServer({ engine, targets: [target], pluginOptions: SHORT_SCHEDULE });
+    });
+    after(async () => {
+      await app?.close();
+      await closeAll(target);
+    });
+
+    it("wakes about every 200 ms over 2 s with nothing due, and starts no run", async () => {
+      assert.ok(app);
+      const scheduler = schedulerOf(app);
+      await pause(300);
+      const before = scheduler.state().wakeUps;
+      await pause(2_000);
+      const wakeUps = scheduler.state().wakeUps - before;
+      assert.ok(wakeUps <= 11, `at most one wake-up per 200 ms, not ${wakeUps}`);
+      assert.ok(wakeUps >= 5, `it keeps looking (${wakeUps} wake-ups)`);
+      assert.equal(scheduler.state().nextDueAt, null);
+      assert.deepEqual(await app.syndication().recentRuns(), []);
+    });
+  });
+}
