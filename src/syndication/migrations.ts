@@ -129,6 +129,6 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/005-written-back", sql: writtenBack },
   { id: "endpoint-syndicate/006-checkpoint", sql: checkpoint },
   { id: "endpoint-syndicate/007-last-status", sql: lastStatus },
-  { id: "endpoint-syndicate/008-schedule-trigger", sql: scheduleTrigger },
-  { id: "endpoint-syndicate/009-live-checks", sql: liveChecks },
+  { id: "endpoint-syndicate/009-schedule-trigger", sql: scheduleTrigger },
+  { id: "endpoint-syndicate/010-live-checks", sql: liveChecks },
 ];
