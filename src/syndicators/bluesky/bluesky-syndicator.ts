@@ -253,7 +253,11 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     return record;
   }
 
-  /** Runs `work` with a session, signing in again once if Bluesky says the session has expired. */
+  /**
+   * Runs `work` with a session. When Bluesky says it has expired, the session is renewed once with
+   * its refresh token (sign-ins are limited, refreshes are what the official client does), or, when
+   * the refresh token has expired too, by signing in again.
+   */
   async #withSession<T>(api: BlueskyApi, work: (session: BlueskySession) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const session = await this.#currentSession(api);
@@ -262,9 +266,29 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       } catch (error) {
         const expired = error instanceof SyndicationError && sessionErrors.has(error.code ?? "");
         if (!expired || attempt > 0) throw error;
-        this.#session = undefined;
+        this.#renew(api, session);
       }
     }
+  }
+
+  /** Replaces an expired session (once, however many posts noticed it) by its refreshed successor. */
+  #renew(api: BlueskyApi, expired: BlueskySession): void {
+    const current = this.#session;
+    if (!current) return;
+    const renewing = current.then((session) =>
+      session === expired
+        ? api.refreshSession(session).catch((error: unknown) => {
+            if (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")) {
+              return api.createSession(this.#options.handle, this.#options.password);
+            }
+            throw error;
+          })
+        : session,
+    );
+    this.#session = renewing;
+    renewing.catch(() => {
+      if (this.#session === renewing) this.#session = undefined;
+    });
   }
 
   #currentSession(api: BlueskyApi): Promise<BlueskySession> {
