@@ -4,7 +4,9 @@
 // reads the record (and its blobs) back from the PDS, which validates records against the lexicons.
 // Run with `npm run test:interop` after `npm install --prefix interop/bluesky --no-audit --no-fund`.
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
 import { pngBytes } from "../../test/fakes/png.ts";
@@ -30,16 +32,24 @@ describe("Bluesky syndicator against a real PDS", () => {
     bob = await pds.createAccount("bob");
     proxy = await startLosingProxy(pds.url);
     photos = await startPhotoServer();
+    const secret = randomBytes(24).toString("base64url");
     server = await startChildServer({
+      secret,
       config: {
         plugins: ["@possekit/endpoint-syndicate", "@possekit/syndicator-bluesky"],
         "@possekit/syndicator-bluesky": { handle: account.handle, serviceUrl: proxy.url },
-        // The photos are served from 127.0.0.1 in this test.
+        // The photos and post pages are served from 127.0.0.1 in this test: the site is the photo server.
         fetch: { allowPrivate: true },
+        publication: { me: photos.url },
       },
       env: { BLUESKY_PASSWORD: account.appPassword },
     });
-    token = await server.token("create update");
+    // Tokens name the site they are for, here the photo server (the child's own helper assumes another).
+    token = await new TokenIssuer(secret, `${photos.url}/`).issue({
+      scope: ["create", "update"],
+      clientId: "interop",
+      lifetimeDays: 1,
+    });
   });
   after(async () => {
     await server?.stop();
@@ -74,8 +84,9 @@ describe("Bluesky syndicator against a real PDS", () => {
   }
 
   /** Creates and syndicates a post; returns the record the PDS holds for the copy. */
-  async function publish(properties: Record<string, unknown>) {
+  async function publish(properties: Record<string, unknown>, beforeSending?: (post: string) => void) {
     const post = await createPost(properties);
+    beforeSending?.(post);
     const result = await syndicate(`?source_url=${encodeURIComponent(post)}`);
     assert.equal(result.status, "syndicated", `${JSON.stringify(result.targets)}\n${server.output()}`);
     const copy = result.targets[0]?.url ?? "";
@@ -94,14 +105,26 @@ describe("Bluesky syndicator against a real PDS", () => {
       .toString("utf8");
   };
 
-  it("copies a note: its text in a record the PDS accepted, with a link card for the post", async () => {
-    const { post, copy, uri, rkey, record } = await publish({ content: ["Hello from my own site"] });
+  it("copies a note: its text in a record the PDS accepted, with a link card for the post and its og:image", async () => {
+    const picture = pngBytes(120, 63);
+    const { post, copy, uri, rkey, record } = await publish(
+      { content: ["Hello from my own site"] },
+      (post) => {
+        // The post's page, as the site would serve it, names its card picture.
+        photos.add("/media/card.png", picture, "image/png");
+        const head = `<meta property="og:image" content="/media/card.png">`;
+        photos.add(new URL(post).pathname, Buffer.from(`<html><head>${head}</head></html>`), "text/html");
+      },
+    );
     assert.equal(uri, `at://${account.did}/${collection}/${rkey}`);
     // The copy's URL names the account by its DID, which outlives a change of handle.
     assert.equal(copy, `https://bsky.app/profile/${account.did}/post/${rkey}`);
     assert.equal(record.text, "Hello from my own site");
     assert.equal(record.embed?.$type, "app.bsky.embed.external");
     assert.equal(record.embed?.external?.uri, post);
+    const thumb = record.embed?.external?.thumb?.ref.$link;
+    assert.ok(thumb, "the card has a picture");
+    assert.deepEqual((await pds.getBlob(account.did, thumb)).bytes, picture);
   });
 
   it("cuts a long note to 300 graphemes and links the whole post, the link facet at its byte offsets", async () => {

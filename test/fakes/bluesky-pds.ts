@@ -47,14 +47,16 @@ export interface FakePds {
   handle: string;
   /** Successful sign-ins. */
   sessions: string[];
+  /** Successful com.atproto.server.refreshSession calls. */
+  refreshes: string[];
   blobs: StoredBlob[];
   records: StoredRecord[];
   /** Every XRPC call with the status it got. */
   calls: { nsid: string; status: number; body?: unknown }[];
   /** A post of another account (a DID in `knownHandles`), for likes, reposts and replies to find. */
   seedRecord(repo: string, collection: string, rkey: string, value: Record<string, unknown>): StoredRecord;
-  /** Makes every access token issued so far expired (ExpiredToken). */
-  expireSessions(): void;
+  /** Makes every access token issued so far expired (ExpiredToken); with `refresh`, the refresh tokens too. */
+  expireSessions(options?: { refresh?: boolean }): void;
   setBehaviour(behaviour: PdsBehaviour | null): void;
   close(): Promise<void>;
 }
@@ -96,6 +98,9 @@ const invalid = (message: string) => new XrpcError(400, "InvalidRequest", messag
 export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
   const did = options.did ?? "did:plc:fakepds0000000000000000";
   const sessions: string[] = [];
+  const refreshes: string[] = [];
+  /** Refresh tokens still good; a refresh uses one up, as the PDS rotates them. */
+  const refreshTokens = new Set<string>();
   const blobs: StoredBlob[] = [];
   const records: StoredRecord[] = [];
   /** Other accounts' records, by repo DID. */
@@ -168,6 +173,14 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
     }
   }
 
+  function newSession() {
+    const accessJwt = `access-${randomBytes(12).toString("hex")}`;
+    const refreshJwt = `refresh-${randomBytes(12).toString("hex")}`;
+    tokens.set(accessJwt, { expired: false });
+    refreshTokens.add(refreshJwt);
+    return { did, handle: options.handle, accessJwt, refreshJwt, active: true };
+  }
+
   async function call(nsid: string, request: IncomingMessage, url: URL): Promise<unknown> {
     switch (nsid) {
       case "com.atproto.server.createSession": {
@@ -179,16 +192,18 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
         if (!known || !sameSecret(body.password, options.password)) {
           throw new XrpcError(401, "AuthenticationRequired", "Invalid identifier or password");
         }
-        const accessJwt = `access-${randomBytes(12).toString("hex")}`;
-        tokens.set(accessJwt, { expired: false });
-        sessions.push(accessJwt);
-        return {
-          did,
-          handle: options.handle,
-          accessJwt,
-          refreshJwt: `refresh-${randomBytes(12).toString("hex")}`,
-          active: true,
-        };
+        const session = newSession();
+        sessions.push(session.accessJwt);
+        return session;
+      }
+      case "com.atproto.server.refreshSession": {
+        const presented = bearerToken(request) ?? "";
+        const known = [...refreshTokens].find((token) => sameSecret(presented, token));
+        if (!known) throw new XrpcError(400, "ExpiredToken", "Token has been revoked");
+        refreshTokens.delete(known);
+        const session = newSession();
+        refreshes.push(session.accessJwt);
+        return session;
       }
       case "com.atproto.repo.uploadBlob": {
         authenticate(request);
@@ -301,6 +316,7 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
     did,
     handle: options.handle,
     sessions,
+    refreshes,
     blobs,
     records,
     calls,
@@ -316,8 +332,9 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
       others.push(stored);
       return stored;
     },
-    expireSessions() {
+    expireSessions({ refresh = false } = {}) {
       for (const token of tokens.values()) token.expired = true;
+      if (refresh) refreshTokens.clear();
     },
     setBehaviour(next) {
       behaviour = next;

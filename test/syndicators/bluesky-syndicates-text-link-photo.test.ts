@@ -86,8 +86,19 @@ describe("Bluesky: a post with text, a link and a photo", () => {
     assert.equal(pds.sessions.length, 1);
   });
 
-  it("signs in again when the session has expired", async () => {
+  it("renews an expired session with its refresh token, without signing in again", async () => {
     pds.expireSessions();
+    const before = pds.records.length;
+    await syndicator.syndicate(note(), siteServedBy(photos.url), callOptions());
+    assert.equal(pds.sessions.length, 1, "no new sign-in");
+    assert.equal(pds.refreshes.length, 1);
+    assert.equal(pds.records.length, before + 1);
+    await syndicator.syndicate(note(), siteServedBy(photos.url), callOptions());
+    assert.equal(pds.refreshes.length, 1, "the refreshed session serves the next post");
+  });
+
+  it("signs in again when the refresh token has expired too", async () => {
+    pds.expireSessions({ refresh: true });
     const before = pds.records.length;
     await syndicator.syndicate(note(), siteServedBy(photos.url), callOptions());
     assert.equal(pds.sessions.length, 2);

@@ -8,6 +8,7 @@ const sessionSchema = z.object({
   did: z.string().min(1),
   handle: z.string().min(1),
   accessJwt: z.string().min(1),
+  refreshJwt: z.string().min(1),
 });
 export type BlueskySession = z.output<typeof sessionSchema>;
 
@@ -70,6 +71,16 @@ export class BlueskyApi {
   async createSession(identifier: string, password: string): Promise<BlueskySession> {
     const response = await this.json("com.atproto.server.createSession", { identifier, password });
     return readJson(this.target, response, sessionSchema, "the sign-in");
+  }
+
+  /** A new session from the refresh token, as the official client renews one (no sign-in counted). */
+  async refreshSession(session: BlueskySession): Promise<BlueskySession> {
+    const response = await this.call(
+      "com.atproto.server.refreshSession",
+      { method: "POST" },
+      session.refreshJwt,
+    );
+    return readJson(this.target, response, sessionSchema, "the session refresh");
   }
 
   async uploadBlob(

@@ -32,6 +32,7 @@ import { detectFacets } from "./bluesky-facets.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
 import { blueskyPostText } from "./bluesky-post-text.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
+import { cardImageOfPage } from "./link-card-image.ts";
 import { recordKeyFor } from "./record-key.ts";
 
 const collection = "app.bsky.feed.post";
@@ -125,7 +126,12 @@ export class BlueskySyndicator implements SyndicatorPlugin {
           ...(aspectRatio ? { aspectRatio } : {}),
         });
       }
-      const record = await this.#record(properties, publication, images, api);
+      const link = permalink(properties);
+      const thumb =
+        images.length === 0 && link
+          ? await this.#cardThumb(api, session, target, properties, publication, link)
+          : undefined;
+      const record = await this.#record(properties, publication, images, api, thumb);
       if (parent) {
         // A reply names its parent and the thread's first post (the parent's root, if it has one).
         const parentRef = { uri: parent.uri, cid: parent.cid };
@@ -135,6 +141,35 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       await this.#create(api, session, collection, rkey, record);
       return blueskyPostPage(session.did, rkey);
     });
+  }
+
+  /**
+   * The link card's picture: the post's `featured` image, else its page's og:image, fetched under
+   * the same rules and limit as photos. A card without a picture is still a card, so a page or
+   * picture that cannot be had is left out rather than failing the post.
+   */
+  async #cardThumb(
+    api: BlueskyApi,
+    session: BlueskySession,
+    target: Target,
+    properties: PostProperties,
+    publication: Publication,
+    link: string,
+  ): Promise<BlobRef | undefined> {
+    const policy = { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch };
+    try {
+      const url =
+        firstUrl(properties, "featured", publication.me) ??
+        (await cardImageOfPage(link, policy, target.signal));
+      if (!url) return undefined;
+      const image = await fetchPhoto(target, { url }, maxImageBytes, policy);
+      return await api.uploadBlob(session, image.bytes, image.mimeType);
+    } catch (error) {
+      // Out of time, or the session expired: the post cannot go on without it either.
+      if (api.aborted || (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")))
+        throw error;
+      return undefined;
+    }
   }
 
   /**
@@ -191,6 +226,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     publication: Publication,
     images: Image[],
     api: BlueskyApi,
+    thumb: BlobRef | undefined,
   ): Promise<Record<string, unknown>> {
     const link = permalink(properties);
     const text = blueskyPostText({
@@ -208,12 +244,20 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     if (images.length > 0) {
       record.embed = { $type: "app.bsky.embed.images", images };
     } else if (link) {
-      record.embed = { $type: "app.bsky.embed.external", external: linkCard(properties, publication, link) };
+      const external = linkCard(properties, publication, link);
+      record.embed = {
+        $type: "app.bsky.embed.external",
+        external: thumb ? { ...external, thumb } : external,
+      };
     }
     return record;
   }
 
-  /** Runs `work` with a session, signing in again once if Bluesky says the session has expired. */
+  /**
+   * Runs `work` with a session. When Bluesky says it has expired, the session is renewed once with
+   * its refresh token (sign-ins are limited, refreshes are what the official client does), or, when
+   * the refresh token has expired too, by signing in again.
+   */
   async #withSession<T>(api: BlueskyApi, work: (session: BlueskySession) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const session = await this.#currentSession(api);
@@ -222,9 +266,29 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       } catch (error) {
         const expired = error instanceof SyndicationError && sessionErrors.has(error.code ?? "");
         if (!expired || attempt > 0) throw error;
-        this.#session = undefined;
+        this.#renew(api, session);
       }
     }
+  }
+
+  /** Replaces an expired session (once, however many posts noticed it) by its refreshed successor. */
+  #renew(api: BlueskyApi, expired: BlueskySession): void {
+    const current = this.#session;
+    if (!current) return;
+    const renewing = current.then((session) =>
+      session === expired
+        ? api.refreshSession(session).catch((error: unknown) => {
+            if (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")) {
+              return api.createSession(this.#options.handle, this.#options.password);
+            }
+            throw error;
+          })
+        : session,
+    );
+    this.#session = renewing;
+    renewing.catch(() => {
+      if (this.#session === renewing) this.#session = undefined;
+    });
   }
 
   #currentSession(api: BlueskyApi): Promise<BlueskySession> {
