@@ -14,6 +14,7 @@ import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
 import { peakRss } from "./figures/peak-rss.ts";
+import { schedulerFigures } from "./figures/scheduler.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { type EngineName, probePostgres } from "./lib/databases.ts";
 import { type BenchReport, consoleTable, type FigureSection, writeReport } from "./lib/report.ts";
@@ -26,6 +27,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "lock-contention": lockContention,
   "crash-recovery": crashRecovery,
   "peak-rss": peakRss,
+  scheduler: schedulerFigures,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]

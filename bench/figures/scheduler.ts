@@ -1,4 +1,4 @@
-// Issue 12's figures for the scheduler, run on their own (`npx tsx bench/scheduler.ts`):
+// Issue 12's figures for the scheduler (`npm run bench -- --only scheduler`):
 // - from "due" to the send starting (goal ≤ 1 s): posts published with schedule.afterPublishMs,
 //   so each becomes due at a known instant while the scheduler sleeps; the target notes when it
 //   is called. Median and p99.
@@ -6,16 +6,18 @@
 //   (goal < 0.5 % of one core), with the scheduler at its default one-minute bound.
 // The real core, post service and migrations on the embedded database (in memory).
 import { performance } from "node:perf_hooks";
-import type { SyndicatorPlugin } from "../src/server/contract.ts";
-import { migrate } from "../src/server/database/migrate.ts";
-import { openPglite } from "../src/server/database/pglite.ts";
-import { createLogger } from "../src/server/logger.ts";
-import { postMigrations } from "../src/server/posts/migrations.ts";
-import { createPostService } from "../src/server/posts/post-service.ts";
-import { syndicationMigrations } from "../src/syndication/migrations.ts";
-import { Scheduler } from "../src/syndication/scheduler.ts";
-import { Syndication } from "../src/syndication/syndication.ts";
-import { distribution, sleep } from "./lib/stats.ts";
+import type { SyndicatorPlugin } from "../../src/server/contract.ts";
+import { migrate } from "../../src/server/database/migrate.ts";
+import { openPglite } from "../../src/server/database/pglite.ts";
+import { createLogger } from "../../src/server/logger.ts";
+import { postMigrations } from "../../src/server/posts/migrations.ts";
+import { createPostService } from "../../src/server/posts/post-service.ts";
+import { syndicationMigrations } from "../../src/syndication/migrations.ts";
+import { Scheduler } from "../../src/syndication/scheduler.ts";
+import { Syndication } from "../../src/syndication/syndication.ts";
+import type { BenchContext } from "../lib/context.ts";
+import type { FigureSection } from "../lib/report.ts";
+import { distribution, sleep } from "../lib/stats.ts";
 
 const UID = "https://bench.example/@target";
 const publication = {
@@ -103,13 +105,48 @@ async function idleCpu(posts: number, seconds: number) {
   return { percent: ((cpu.user + cpu.system) / 1_000 / wallMs) * 100, wakeUps, wallMs };
 }
 
-const samples = Number(process.env.SAMPLES ?? 40);
-const seconds = Number(process.env.IDLE_SECONDS ?? 60);
-const latency = distribution(await dueToSend(samples));
-console.log(
-  `due → send starting (PGlite, ${latency.count} posts): median ${latency.median} ms, p99 ${latency.p99} ms, max ${latency.max} ms (goal ≤ 1000 ms)`,
-);
-const idle = await idleCpu(10_000, seconds);
-console.log(
-  `idle CPU with 10,000 syndicated posts, nothing due, over ${Math.round(idle.wallMs / 1000)} s: ${idle.percent.toFixed(3)} % of one core, ${idle.wakeUps} wake-up(s) (goal < 0.5 %)`,
-);
+export async function schedulerFigures(context: BenchContext): Promise<FigureSection> {
+  const samples = context.quick ? 10 : 40;
+  const seconds = context.quick ? 10 : 60;
+  context.log(`scheduler: due → send over ${samples} posts`);
+  const latency = distribution(await dueToSend(samples));
+  context.log(`scheduler: idle CPU over ${seconds} s with 10,000 syndicated posts`);
+  const idle = await idleCpu(10_000, seconds);
+  return {
+    id: "scheduler",
+    title: "Unattended syndication: the scheduler",
+    method:
+      "Posts published with schedule.afterPublishMs become due at a known instant while the scheduler sleeps; the target notes when it is called. Idle: a process whose embedded database holds 10,000 syndicated posts and nothing due, at the default one-minute bound, its CPU time over the wall time.",
+    rows: [
+      {
+        figure: "From due to the send starting, median",
+        engine: "PGlite",
+        measured: `${latency.median} ms`,
+        value: latency.median,
+        unit: "ms",
+        goal: "≤ 1000 ms",
+        verdict: latency.median <= 1000 ? "PASS" : "MISS",
+      },
+      {
+        figure: "From due to the send starting, p99",
+        engine: "PGlite",
+        measured: `${latency.p99} ms`,
+        value: latency.p99,
+        unit: "ms",
+        goal: "≤ 1000 ms",
+        verdict: latency.p99 <= 1000 ? "PASS" : "MISS",
+      },
+      {
+        figure: `Idle CPU, nothing due, ${Math.round(idle.wallMs / 1000)} s`,
+        engine: "PGlite",
+        measured: `${idle.percent.toFixed(3)} % of a core (${idle.wakeUps} wake-ups)`,
+        value: idle.percent,
+        unit: "%",
+        goal: "< 0.5 %",
+        verdict: idle.percent < 0.5 ? "PASS" : "MISS",
+      },
+    ],
+    details: [],
+    data: { latency, idle },
+  };
+}
