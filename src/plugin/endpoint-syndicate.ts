@@ -35,7 +35,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       text: "syndicate.title",
       requiresDatabase: true,
       badge: {
-        count: () => this.syndication?.countPostsNeedingUser() ?? Promise.resolve(0),
+        count: async () => (await this.syndication?.postsNeedingAttention())?.needingUser ?? 0,
         text: "syndicate.needingUser",
       },
     };
@@ -77,7 +77,7 @@ export class EndpointSyndicate implements EndpointPlugin {
             ...(state.lastError ? { last_error: state.lastError } : {}),
           }
         : { state: "disabled" },
-      posts_needing_user: await this.syndication.countPostsNeedingUser(),
+      posts_needing_user: (await this.syndication.postsNeedingAttention()).needingUser,
     };
   }
 

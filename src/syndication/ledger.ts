@@ -366,29 +366,19 @@ export class Ledger {
   }
 
   /**
-   * How many live posts have a target that needs the user or waits for its next try: failed
-   * (in backoff or refused) or of unknown outcome. What "retry everything" would send again.
+   * How many live posts have a target that waits for the user (refused for good, or of unknown
+   * outcome), and how many have one that failed at all, waiting for its backoff included: what
+   * "retry everything" would send again. One read for both.
    */
-  async countPostsNeedingAttention(): Promise<number> {
-    const result = await this.database.query<{ count: number }>(
-      `SELECT count(DISTINCT t.post_id)::int AS count
+  async attentionCounts(): Promise<{ needingUser: number; failedOrUnknown: number }> {
+    const result = await this.database.query<{ needing_user: number; failed_or_unknown: number }>(
+      `SELECT count(DISTINCT t.post_id) FILTER (WHERE t.state = 'unknown' OR t.permanent)::int AS needing_user,
+              count(DISTINCT t.post_id)::int AS failed_or_unknown
          FROM syndication_targets t JOIN posts p ON p.id = t.post_id
         WHERE t.state IN ('failed', 'unknown') AND p.deleted_at IS NULL`,
     );
-    return result.rows[0]?.count ?? 0;
-  }
-
-  /**
-   * How many live posts have a target that waits for the user, not for a backoff: refused
-   * permanently, or of unknown outcome.
-   */
-  async countPostsNeedingUser(): Promise<number> {
-    const result = await this.database.query<{ count: number }>(
-      `SELECT count(DISTINCT t.post_id)::int AS count
-         FROM syndication_targets t JOIN posts p ON p.id = t.post_id
-        WHERE (t.state = 'unknown' OR (t.state = 'failed' AND t.permanent)) AND p.deleted_at IS NULL`,
-    );
-    return result.rows[0]?.count ?? 0;
+    const row = result.rows[0];
+    return { needingUser: row?.needing_user ?? 0, failedOrUnknown: row?.failed_or_unknown ?? 0 };
   }
 
   /** The post's rows, in the order they were created. */

@@ -232,15 +232,16 @@ export class Syndication {
   }
 
   /**
-   * How many posts need the user: what a retry of everything would send again (see
-   * Ledger.countPostsNeedingAttention), and new posts whose page was not live after a day.
+   * How many posts need attention. `needingUser`: a target refused for good or of unknown outcome,
+   * or a new post whose page was not live after a day (the navigation badge, /health). `all`: those
+   * and the posts whose target waits for its backoff, what a retry of everything would send again.
    */
-  async countPostsNeedingAttention(): Promise<number> {
-    const [failed, notLive] = await Promise.all([
-      this.ledger.countPostsNeedingAttention(),
+  async postsNeedingAttention(): Promise<{ needingUser: number; all: number }> {
+    const [ledger, notLive] = await Promise.all([
+      this.ledger.attentionCounts(),
       this.liveChecks.countGaveUp(),
     ]);
-    return failed + notLive;
+    return { needingUser: ledger.needingUser + notLive, all: ledger.failedOrUnknown + notLive };
   }
 
   /**
@@ -276,18 +277,6 @@ export class Syndication {
         unknown: resolved.filter((r) => r.state === "unknown").length,
       });
     return resolved.length;
-  }
-
-  /**
-   * How many posts wait for the user rather than for a backoff: a target refused for good or of
-   * unknown outcome, or a new post whose page was not live after a day (the navigation badge).
-   */
-  async countPostsNeedingUser(): Promise<number> {
-    const [refusedOrUnknown, notLive] = await Promise.all([
-      this.ledger.countPostsNeedingUser(),
-      this.liveChecks.countGaveUp(),
-    ]);
-    return refusedOrUnknown + notLive;
   }
 
   /** The latest runs, batch and single, newest first. */

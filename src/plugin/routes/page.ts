@@ -55,7 +55,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
         total > 0 ? posts.listAwaitingSyndication({ offset, limit: PAGE_SIZE }) : Promise.resolve([]),
         runStatusView(syndication),
         syndication.recentRuns(RECENT_RUNS),
-        syndication.countPostsNeedingAttention(),
+        syndication.postsNeedingAttention(),
       ]);
       const summaryForPosts = (ids: readonly string[]) => syndication.summaryForPosts(ids);
       const rows = await postRows(awaiting, summaryForPosts, syndicators, mountPath, (ids) =>
@@ -87,7 +87,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
         status,
         runs,
         targets: configuredTargets(syndicators),
-        needingAttention,
+        needingAttention: needingAttention.all,
         // Refused at start in production; in development the page says it where the user looks.
         localLinks: publicationProblem(services.server.publication.me, syndicators)
           ? services.server.publication.me

@@ -23,6 +23,15 @@ export interface TokenClaims {
   expiresAt: Date;
 }
 
+export interface IssueOptions {
+  scope: string[];
+  clientId: string;
+  lifetimeDays: number;
+  audience?: string;
+  /** A chosen id (the status page gives each session one token); random otherwise. */
+  id?: string;
+}
+
 export class TokenIssuer {
   private readonly key: KeyObject;
 
@@ -34,21 +43,33 @@ export class TokenIssuer {
     this.key = createSecretKey(Buffer.from(secret, "utf8"));
   }
 
-  issue(options: {
-    scope: string[];
-    clientId: string;
-    lifetimeDays: number;
-    audience?: string;
-    /** A chosen id (the status page gives each session one token); random otherwise. */
-    id?: string;
-  }): Promise<string> {
-    return new SignJWT({ me: this.me, scope: options.scope.join(" "), client_id: options.clientId })
+  async issue(options: IssueOptions): Promise<string> {
+    return (await this.mint(options)).token;
+  }
+
+  /** A new token and the claims it carries (for the registry that lists it). */
+  async mint(options: IssueOptions): Promise<{ token: string; claims: TokenClaims }> {
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const claims: TokenClaims = {
+      me: this.me,
+      scope: options.scope,
+      clientId: options.clientId,
+      id: options.id ?? randomBytes(16).toString("base64url"),
+      issuedAt: new Date(issuedAt * 1000),
+      expiresAt: new Date((issuedAt + options.lifetimeDays * 86_400) * 1000),
+    };
+    const token = await new SignJWT({
+      me: this.me,
+      scope: options.scope.join(" "),
+      client_id: options.clientId,
+    })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .setJti(options.id ?? randomBytes(16).toString("base64url"))
-      .setIssuedAt()
-      .setExpirationTime(`${options.lifetimeDays}d`)
+      .setJti(claims.id)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(claims.expiresAt)
       .setAudience(options.audience ?? "access")
       .sign(this.key);
+    return { token, claims };
   }
 
   /** The claims of a valid access token, or a reason it is not one. */

@@ -43,9 +43,8 @@ export function statusRoutes(host: Host, registry: TokenRegistry): Router {
       if (!auth) throw forbidden("Sign in first");
       const id = statusTokenId(auth.credentialId);
       const clientId = host.hostConfig.application.url;
-      const token = await host.tokens.issue({ scope: STATUS_SCOPE, clientId, lifetimeDays, id });
-      const verified = await host.tokens.verify(token);
-      if ("claims" in verified) await registry.record(verified.claims);
+      const { token, claims } = await host.tokens.mint({ scope: STATUS_SCOPE, clientId, lifetimeDays, id });
+      await registry.record(claims);
       res.render("status.njk", {
         token,
         tokenLifetimeDays: lifetimeDays,
