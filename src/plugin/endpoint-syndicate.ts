@@ -105,10 +105,20 @@ export class EndpointSyndicate implements EndpointPlugin {
         },
       });
       const syndication = this.syndication;
+      // Only this process can open an embedded database: what it finds `sending` is left over, and
+      // is resolved before the server takes its first request, scheduler or not.
+      if (server.database.engine === "pglite")
+        server.onStart(async () => {
+          try {
+            await syndication.recoverAfterCrash();
+          } catch (error) {
+            server.logger.error("Could not resolve what the last process left", {
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }
+        });
       if (this.options.schedule.enabled) {
         const scheduler = new Scheduler(syndication, server.logger, {
-          // Only this process can open an embedded database: what it finds `sending` is left over.
-          exclusiveDatabase: server.database.engine === "pglite",
           ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
         });
         this.scheduler = scheduler;

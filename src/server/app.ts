@@ -61,12 +61,13 @@ export function buildApp(host: Host): Express {
   app.use("/assets/vendor", express.static(htmxFolder, { maxAge: "1d", index: false }));
   app.use("/assets", express.static(join(PACKAGE_ROOT, "public"), { maxAge: "1h", index: false }));
   app.use(localeMiddleware(host.i18n, application.locale, host.publication.timezone));
+  const flash = flashKey(host.hostConfig.secrets.secret);
   app.use((req, res, next) => {
     res.locals.application = { name: application.name };
     res.locals.publication = host.publication;
     res.locals.currentPath = req.path;
     res.locals.navigation = navigationFor(host.endpoints, req.path, hasDatabase);
-    startFlash(req, res, flashKey(host.hostConfig.secrets.secret));
+    startFlash(req, res, flash);
     next();
   });
   app.get("/health", healthRoute(host));

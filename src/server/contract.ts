@@ -121,8 +121,9 @@ export interface Server {
   addLocales(folder: string): void;
   addMigrations(migrations: Migration[]): void;
   /**
-   * Called once the server listens (after migrations), never by commands that only open the
-   * database: a plug-in starts its background work (the syndication scheduler) here.
+   * Called once when the server is about to listen (after migrations, before the first request),
+   * never by commands that only open the database: a plug-in resolves what a crash left and starts
+   * its background work (the syndication scheduler) here.
    */
   onStart(handler: () => Promise<void> | void): void;
   /** Called before the database closes on shutdown; lets a plug-in finish or hand back what it holds. */

@@ -189,6 +189,8 @@ export class Host implements Server {
   }
 
   async listen(): Promise<{ url: string; port: number }> {
+    // Before the first request can arrive: a plug-in resolves what a crash left before anything new starts.
+    for (const handler of this.startHandlers) await handler();
     const app = buildApp(this);
     const { port: wanted, host } = this.hostConfig.application;
     const server = app.listen(wanted, host);
@@ -218,7 +220,6 @@ export class Host implements Server {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : this.hostConfig.application.port;
     this.folderLock?.setUrl(`http://${this.loopbackHost()}:${port}`);
-    for (const handler of this.startHandlers) await handler();
     return { url: `http://localhost:${port}`, port };
   }
 

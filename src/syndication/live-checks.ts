@@ -3,7 +3,7 @@
 // 404. The scheduler sends a new post only once its URL answered 2xx; until then the check is
 // repeated with the same backoff as a failed send, and after a day it waits for the user.
 
-import { OutgoingFetchError, type OutgoingFetchPolicy, safeFetch } from "../net/safe-fetch.ts";
+import { type OutgoingFetchPolicy, safeFetch } from "../net/safe-fetch.ts";
 import type { Database } from "../server/database/types.ts";
 import type { Backoff } from "./ledger.ts";
 
@@ -51,7 +51,6 @@ export async function fetchLive(url: string, policy: OutgoingFetchPolicy): Promi
       ? { live: true, status: response.status }
       : { live: false, status: response.status, error: `${response.status} ${response.statusText}`.trim() };
   } catch (error) {
-    if (error instanceof OutgoingFetchError) return { live: false, error: error.message };
     return { live: false, error: error instanceof Error ? error.message : String(error) };
   }
 }
@@ -145,14 +144,6 @@ export class LiveChecks {
       ],
     );
     return toCheck(result.rows[0] as LiveRow);
-  }
-
-  /** The user asked to send the post (or retry it): it is no longer waiting to be found live. */
-  async forget(postId: string): Promise<void> {
-    await this.database.query(
-      "DELETE FROM syndication_live_checks WHERE post_id = $1::bigint AND live_at IS NULL",
-      [postId],
-    );
   }
 
   /** How many posts gave up waiting for their page (they need the user). */

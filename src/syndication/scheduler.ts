@@ -15,8 +15,6 @@ const FIRST_HOLD_OFF_MS = 1_000;
 export interface SchedulerOptions {
   /** The longest sleep, so that work written by other instances is found (default one minute). */
   maxSleepMs?: number;
-  /** The embedded database: whatever the last process left is resolved at start, at once. */
-  exclusiveDatabase?: boolean;
 }
 
 export interface SchedulerState {
@@ -49,7 +47,7 @@ export class Scheduler {
   constructor(
     private readonly syndication: Syndication,
     private readonly logger: Logger,
-    private readonly options: SchedulerOptions = {},
+    options: SchedulerOptions = {},
   ) {
     this.maxSleepMs = Math.max(1, options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS);
   }
@@ -81,13 +79,6 @@ export class Scheduler {
   }
 
   private async run(): Promise<void> {
-    if (this.options.exclusiveDatabase) {
-      try {
-        await this.syndication.recoverAfterCrash();
-      } catch (error) {
-        this.fail("Could not resolve what the last process left", error);
-      }
-    }
     while (!this.stopped) {
       this.current.wakeUps += 1;
       this.nudged = false;

@@ -47,7 +47,9 @@ export function formatIssues(issues: z.core.$ZodIssue[], prefix = "", schema?: z
   return issues.flatMap((issue) => {
     if (schema && issue.code === "unrecognized_keys") return unknownKeyLines(schema, issue, prefix);
     const path = issue.path.map(String).join(".");
-    return [`${prefix}${path || "(top level)"}: ${issue.message}`];
+    // A problem with the whole of a prefixed entry (a plug-in's options) is named by the prefix.
+    const where = path ? `${prefix}${path}` : prefix.replace(/\.$/, "") || "(top level)";
+    return [`${where}: ${issue.message}`];
   });
 }
 
@@ -61,7 +63,7 @@ function jsonErrorWhere(text: string, message: string): string {
   return `${message.replace(/ in JSON at position \d+.*$/, "")} at line ${line}, column ${column}`;
 }
 
-const SECTIONS = ["application", "publication", "fetch", "plugins"];
+const SECTIONS = Object.keys(configFileSchema.shape);
 
 /**
  * Top-level keys that are neither a section nor a plug-in in `plugins`: a misspelt section is an

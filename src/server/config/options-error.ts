@@ -2,7 +2,7 @@
 // each problem under the plug-in's name in the configuration (with "did you mean" for a misspelt
 // option), beside every other configuration problem, instead of stopping at the first plug-in.
 import type { z } from "zod";
-import { unknownKeyLines } from "./did-you-mean.ts";
+import { formatIssues } from "./load.ts";
 
 export class OptionsError extends Error {
   constructor(
@@ -16,10 +16,6 @@ export class OptionsError extends Error {
 
   /** The problems as configuration lines: `<plug-in name>.<option>: <what is wrong>`. */
   linesFor(pluginName: string): string[] {
-    return this.issues.flatMap((issue) => {
-      if (issue.code === "unrecognized_keys") return unknownKeyLines(this.schema, issue, `${pluginName}.`);
-      const path = issue.path.map(String).join(".");
-      return [`${pluginName}${path ? `.${path}` : ""}: ${issue.message}`];
-    });
+    return formatIssues(this.issues, `${pluginName}.`, this.schema);
   }
 }

@@ -1,9 +1,8 @@
 // The host's Micropub endpoint (W3C Micropub), an endpoint plug-in like any other: posts enter the
 // server through it, and the syndication endpoint later finds their mp-syndicate-to targets.
-import { type ErrorRequestHandler, Router } from "express";
+import { Router } from "express";
 import { z } from "zod";
 import type { EndpointPlugin, PluginMeta, Server } from "../contract.ts";
-import { HttpError, insufficientScope } from "../http-error.ts";
 import { micropubConfiguration, micropubContext } from "./micropub-context.ts";
 import { micropubPost } from "./micropub-post.ts";
 import { micropubQuery } from "./micropub-query.ts";
@@ -16,13 +15,6 @@ const optionsSchema = z.object({
 });
 
 export type MicropubOptions = z.input<typeof optionsSchema>;
-
-/** Micropub §3.8: a token without the scope needed is 401 insufficient_scope, naming the scope. */
-const micropubScopeErrors: ErrorRequestHandler = (error, _req, _res, next) => {
-  if (error instanceof HttpError && error.error === "insufficient_scope" && error.fields.scope)
-    next(insufficientScope(error.fields.scope, 401));
-  else next(error);
-};
 
 export class MicropubEndpoint implements EndpointPlugin {
   readonly id = "micropub";
@@ -45,7 +37,6 @@ export class MicropubEndpoint implements EndpointPlugin {
       micropubQuery(() => micropubConfiguration(this.server)),
     );
     this.routes.post("/", micropubPost(context));
-    this.routes.use(micropubScopeErrors);
   }
 
   meta(): PluginMeta {

@@ -9,6 +9,9 @@ import { type BodyKind, type MicropubAction, readMicropubRequest } from "./micro
 import { asMicropubErrors } from "./service-errors.ts";
 import { checkSyndicationTargets } from "./syndication-targets.ts";
 
+/** Micropub §3.8: a token without the scope needed is 401 insufficient_scope, naming the scope. */
+const MICROPUB_SCOPE_STATUS = 401;
+
 type Of<A extends MicropubAction["action"]> = Extract<MicropubAction, { action: A }>;
 
 function bodyKind(req: Request): BodyKind {
@@ -25,13 +28,13 @@ function bodyKind(req: Request): BodyKind {
 
 async function create(context: MicropubContext, req: Request, res: Response, request: Of<"create">) {
   const draftOnly = !hasScope(req.auth, "create");
-  if (draftOnly && !hasScope(req.auth, "draft")) throw insufficientScope("create");
+  if (draftOnly && !hasScope(req.auth, "draft")) throw insufficientScope("create", MICROPUB_SCOPE_STATUS);
   const properties = mf2PropertiesToJf2(request.properties);
   // The URL is the server's to choose; a client's own is ignored, not an error.
   delete properties.url;
   properties.type = jf2Type(request.type);
   const targets = properties["mp-syndicate-to"];
-  if (targets !== undefined) checkSyndicationTargets(targets as unknown[], context.syndicators);
+  if (targets !== undefined) checkSyndicationTargets(targets as unknown[]);
   // A token with the draft scope alone may only ever create drafts, whatever it asks for.
   if (draftOnly) properties["post-status"] = "draft";
   const post = await asMicropubErrors(() =>
@@ -56,7 +59,7 @@ function toJf2Values(values: Mf2Properties): Record<string, unknown[]> {
 }
 
 async function update(context: MicropubContext, req: Request, res: Response, request: Of<"update">) {
-  if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+  if (!hasScope(req.auth, "update")) throw insufficientScope("update", MICROPUB_SCOPE_STATUS);
   const deletion = request.delete;
   refuseCommands([
     ...Object.keys(request.replace ?? {}),
@@ -65,7 +68,7 @@ async function update(context: MicropubContext, req: Request, res: Response, req
   ]);
   for (const operation of [request.replace, request.add]) {
     const targets = operation?.["mp-syndicate-to"];
-    if (targets) checkSyndicationTargets(targets, context.syndicators);
+    if (targets) checkSyndicationTargets(targets);
   }
   const existing = await context.posts.findByUrl(request.url);
   if (!existing)
@@ -87,7 +90,7 @@ async function setDeleted(
   res: Response,
   request: Of<"delete" | "undelete">,
 ) {
-  if (!hasScope(req.auth, "delete")) throw insufficientScope("delete");
+  if (!hasScope(req.auth, "delete")) throw insufficientScope("delete", MICROPUB_SCOPE_STATUS);
   await asMicropubErrors(() =>
     request.action === "delete" ? context.posts.delete(request.url) : context.posts.undelete(request.url),
   );

@@ -17,18 +17,11 @@ export function syndicateToList(syndicators: readonly SyndicatorPlugin[]): Syndi
 /**
  * Throws 400 unless every value is a uid (text). A uid this server does not know (a client with a
  * stale list, a target removed from the configuration) is kept with the post rather than losing
- * the post: the Syndicate page shows it as "target not configured". Returns those unknown uids.
+ * the post: the Syndicate page shows it as "target not configured".
  */
-export function checkSyndicationTargets(
-  values: readonly unknown[],
-  syndicators: readonly SyndicatorPlugin[],
-): string[] {
-  const known = new Set(syndicators.map((syndicator) => syndicator.info.uid));
-  const unknown: string[] = [];
+export function checkSyndicationTargets(values: readonly unknown[]): void {
   for (const value of values) {
     if (typeof value !== "string")
       throw badRequest(`mp-syndicate-to values are target uids (text); got ${JSON.stringify(value)}`);
-    if (!known.has(value)) unknown.push(value);
   }
-  return unknown;
 }

@@ -23,6 +23,7 @@ import {
   firstUrl,
   permalink,
   photos,
+  postLanguage,
   postText,
 } from "../shared/jf2.ts";
 import { fetchPhoto } from "../shared/photos.ts";
@@ -311,11 +312,6 @@ interface Image {
 }
 
 /** The post's own `lang` when it is a language tag (BCP 47: "en", "de-CH"), as Bluesky's `langs` takes. */
-function postLanguage(properties: PostProperties): string | undefined {
-  const lang = firstString(properties, "lang")?.replace(/_/g, "-");
-  return lang && /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/i.test(lang) ? lang : undefined;
-}
-
 /** The link card shown under a post without images: the post's title and the start of its text. */
 function linkCard(properties: PostProperties, publication: Publication, uri: string) {
   const title = firstString(properties, "name") ?? publication.name;

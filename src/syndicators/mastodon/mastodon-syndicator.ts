@@ -11,7 +11,7 @@ import type {
 } from "../../server/contract.ts";
 import { hashtags } from "../shared/hashtags.ts";
 import type { Target } from "../shared/http.ts";
-import { categories, firstString, firstUrl, permalink, photos, postText } from "../shared/jf2.ts";
+import { categories, firstUrl, permalink, photos, postLanguage, postText } from "../shared/jf2.ts";
 import { fetchPhoto } from "../shared/photos.ts";
 import { cutAltText } from "./mastodon-alt-text.ts";
 import { MastodonApi, statusUrl } from "./mastodon-api.ts";
@@ -99,7 +99,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       characterLimit: this.#options.characterLimit ?? limits.maxCharacters,
       urlLength: limits.charactersPerUrl,
     });
-    const language = this.#options.language ?? postLanguage(properties);
+    const language = this.#options.language ?? postPrimaryLanguage(properties);
     const created = await api.postStatus({
       status,
       mediaIds,
@@ -113,7 +113,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 }
 
 /** The post's own `lang`, when it is an ISO 639 code Mastodon accepts ("en", "de-CH" → "de"). */
-function postLanguage(properties: PostProperties): string | undefined {
-  const lang = firstString(properties, "lang")?.toLowerCase();
-  return /^[a-z]{2,3}(?:[-_][a-z0-9]+)*$/.test(lang ?? "") ? lang?.split(/[-_]/)[0] : undefined;
+/** Mastodon takes an ISO 639 code: the primary subtag of the post's language. */
+function postPrimaryLanguage(properties: PostProperties): string | undefined {
+  return postLanguage(properties)?.split("-")[0]?.toLowerCase();
 }

@@ -28,7 +28,8 @@ export function decodeEntities(text: string): string {
   });
 }
 
-function attribute(tag: string, name: string): string | undefined {
+/** An attribute's raw value in an HTML tag (entities still encoded), or undefined. */
+export function attribute(tag: string, name: string): string | undefined {
   const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag);
   return match?.[1] ?? match?.[2] ?? match?.[3];
 }

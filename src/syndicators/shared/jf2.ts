@@ -118,3 +118,9 @@ export function categories(properties: PostProperties): string[] {
     .map((value) => nonEmpty.safeParse(value))
     .flatMap((parsed) => (parsed.success && !/^https?:\/\//i.test(parsed.data) ? [parsed.data] : []));
 }
+
+/** The post's language (`lang`) as a BCP 47 tag, e.g. "de" or "pt-BR"; undefined when absent or not a tag. */
+export function postLanguage(properties: PostProperties): string | undefined {
+  const lang = firstString(properties, "lang")?.replace(/_/g, "-");
+  return lang && /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/i.test(lang) ? lang : undefined;
+}
