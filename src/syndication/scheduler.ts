@@ -103,12 +103,21 @@ export class Scheduler {
         if (after && after.getTime() <= Date.now() && !this.nudged) {
           this.holdOffMs = Math.min(this.maxSleepMs, Math.max(FIRST_HOLD_OFF_MS, this.holdOffMs * 2));
           await this.sleep(this.holdOffMs);
-        } else this.holdOffMs = 0;
+        } else {
+          this.holdOffMs = 0;
+          // What is due after the run is known: sleep until then rather than asking again at once.
+          await this.sleepUntil(after);
+        }
         continue;
       }
-      const untilDue = due ? due.getTime() - Date.now() : this.maxSleepMs;
-      await this.sleep(Math.min(this.maxSleepMs, Math.max(1, untilDue)));
+      await this.sleepUntil(due);
     }
+  }
+
+  /** Sleeps until `due` (at most maxSleepMs; maxSleepMs when nothing is due), or a nudge. */
+  private sleepUntil(due: Date | null): Promise<void> {
+    const untilDue = due ? due.getTime() - Date.now() : this.maxSleepMs;
+    return this.sleep(Math.min(this.maxSleepMs, Math.max(1, untilDue)));
   }
 
   /** Starts a scheduled run and waits for its end; its summary, or null when none ran. */
