@@ -117,6 +117,11 @@ export class EndpointSyndicate implements EndpointPlugin {
             });
           }
         });
+      // Checked in the background once the server listens: a slow service never delays the start.
+      if (this.options.targets.checkAtStart)
+        server.onStart(() => {
+          void checkAtStart(syndication, server.logger);
+        });
       if (this.options.schedule.enabled) {
         const scheduler = new Scheduler(syndication, server.logger, {
           ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
@@ -134,6 +139,24 @@ export class EndpointSyndicate implements EndpointPlugin {
       } else server.onShutdown(() => syndication.shutdown());
     }
     server.addEndpoint(this);
+  }
+}
+
+/** One line per target that would not take a post, naming the setting to fix; none for the others. */
+async function checkAtStart(syndication: Syndication, logger: Server["logger"]): Promise<void> {
+  try {
+    const targets = await syndication.checkTargets();
+    for (const target of targets) {
+      if (target.state === "ok" || target.state === "unchecked") continue;
+      const fix = target.state === "refused" && target.setting ? `; check ${target.setting}` : "";
+      logger.warn(`Syndication target ${target.name} is not usable: ${target.error ?? target.state}${fix}`, {
+        target: target.uid,
+      });
+    }
+  } catch (error) {
+    logger.error("Could not check the syndication targets", {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 

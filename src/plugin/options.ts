@@ -23,6 +23,10 @@ export const endpointOptionsSchema = z.strictObject({
   retry: retryOptionsSchema,
   /** Deploy webhooks: which contexts start a run, and the largest body read. */
   webhook: webhookOptionsSchema,
+  /** The targets themselves: asked at start, in the background, whether they would take a post. */
+  targets: z
+    .strictObject({ checkAtStart: z.boolean({ error: "must be true or false" }).default(true) })
+    .default({ checkAtStart: true }),
 });
 
 export type EndpointOptions = z.infer<typeof endpointOptionsSchema>;

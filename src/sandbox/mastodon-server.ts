@@ -149,6 +149,8 @@ export interface MastodonSandbox {
   rateLimit(resetAt: Date, route?: string, times?: number): void;
   /** Back to normal behaviour, keeping what was received. */
   clearBehaviour(): void;
+  /** The one token accepted from now on, as when the owner authorises the app again. */
+  setAccessToken(token: string): void;
   close(): Promise<void>;
 }
 
@@ -167,6 +169,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   const characterLimit = options.characterLimit ?? 500;
   const maxDescription = options.altTextLimit ?? 1500;
   const sandboxName = options.name ?? "Sandbox Mastodon";
+  let acceptedToken = options.accessToken;
   const accounts = new Map<string, { id: string; displayName: string }>([[user, { id: "1", displayName }]]);
 
   const statuses: SandboxStatus[] = [];
@@ -664,7 +667,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     }
     const method = request.method ?? "GET";
     const presented = bearerToken(request);
-    const authorized = presented !== undefined && sameSecret(presented, options.accessToken);
+    const authorized = presented !== undefined && sameSecret(presented, acceptedToken);
     requests.push({
       method,
       path: url.pathname,
@@ -758,6 +761,9 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     },
     clearBehaviour() {
       setBehaviour(null);
+    },
+    setAccessToken(token) {
+      acceptedToken = token;
     },
     close: running.close,
   };

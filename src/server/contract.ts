@@ -94,6 +94,16 @@ export interface SyndicatorPlugin extends Plugin {
   timeoutMs?: number;
   /** Returns the URL of the copy; throws an Error whose message says what went wrong. */
   syndicate(properties: PostProperties, publication: Publication, options: SyndicateOptions): Promise<string>;
+  /**
+   * Checks that the target would take a post (its credentials are accepted), without sending one;
+   * throws an Error saying what is wrong, with `status` when the service answered (401, 429…).
+   */
+  verify?(options: { signal: AbortSignal }): Promise<void>;
+  /**
+   * Where the user sets this target's credentials, as they would write it: the environment
+   * variable, or the option's path in the config file. The page names it when they are refused.
+   */
+  credentialSetting?: string;
 }
 
 export interface ViewLocation {

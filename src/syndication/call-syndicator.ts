@@ -34,7 +34,7 @@ function isPermanent(error: unknown): boolean {
 }
 
 /** The structural fields a syndicator's error may carry (SyndicationError has them all). */
-function failureOf(error: unknown): SyndicatorFailure {
+export function failureOf(error: unknown): SyndicatorFailure {
   const fields = typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
   const status = typeof fields.status === "number" ? fields.status : undefined;
   const wait = fields.retryAfterSeconds;

@@ -91,7 +91,7 @@ function toAttempt(row: AttemptRow): Attempt {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g;
 
-const clip = (error: string) => {
+export const clip = (error: string) => {
   const message = error.replace(CONTROL_CHARACTERS, " ");
   return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH - 1)}…` : message;
 };

@@ -131,6 +131,26 @@ CREATE INDEX syndication_targets_due ON syndication_targets (next_attempt_at)
   WHERE state IN ('pending', 'failed');
 `;
 
+// What is known of each target as a whole (issue 16): its last check or send, its last error, since
+// when it refuses our credentials, until when it rate-limits us; shared by every instance. And the
+// ledger state 'skipped': the user chose not to send a post to a target ("Skip for this post").
+const targetHealth = `
+CREATE TABLE syndication_target_health (
+  target_uid text PRIMARY KEY,
+  checked_at timestamptz,
+  ok_at timestamptz,
+  error text,
+  error_status integer,
+  error_at timestamptz,
+  refused_since timestamptz,
+  rate_limited_until timestamptz,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE syndication_targets DROP CONSTRAINT IF EXISTS syndication_targets_state_check;
+ALTER TABLE syndication_targets ADD CONSTRAINT syndication_targets_state_check
+  CHECK (state IN ('pending', 'sending', 'syndicated', 'failed', 'unknown', 'skipped'));
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -142,4 +162,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/008-schedule-trigger", sql: scheduleTrigger },
   { id: "endpoint-syndicate/009-live-checks", sql: liveChecks },
   { id: "endpoint-syndicate/010-webhook-deliveries", sql: webhookDeliveries },
+  { id: "endpoint-syndicate/011-target-health", sql: targetHealth },
 ];

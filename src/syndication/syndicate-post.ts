@@ -8,6 +8,7 @@ import { idempotencyKey } from "./idempotency-key.ts";
 import { type Claim, type Ledger, UNKNOWN_OUTCOME_ERROR } from "./ledger.ts";
 import { postStatus } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
+import { isTargetWide, type TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
 import type { LedgerEntry, PostResult, TargetResult, Trigger } from "./types.ts";
 
@@ -23,6 +24,8 @@ export interface PostSyndicationContext {
   /** This instance, recorded on each claim. */
   holder: string;
   targetTimeoutMs: number;
+  /** Where what a send says of the target as a whole (refused, rate limited, well) is kept. */
+  health?: TargetHealthStore;
 }
 
 export interface PostSyndicationRun {
@@ -154,6 +157,7 @@ async function send(
     checkpoint: (value) => context.ledger.saveCheckpoint(claim, value),
   });
   if (outcome.ok) {
+    await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
     try {
       await context.ledger.recordSuccess(claim, outcome.url);
     } catch (error) {
@@ -177,7 +181,9 @@ async function send(
     ...(unknown ? { outcome: "unknown" } : {}),
     error: outcome.error,
   });
-  const pause = TargetPauses.after(outcome, name);
+  if (isTargetWide(outcome))
+    await noteHealth(context, uid, () => context.health?.recordFailure(uid, outcome, { checked: false }));
+  const pause = TargetPauses.after(outcome, name, syndicator.credentialSetting);
   if (pause) pauses?.pause(uid, pause);
   if (unknown) {
     const entry = await context.ledger.recordUnknown(claim, outcome.error);
@@ -185,6 +191,19 @@ async function send(
   }
   await context.ledger.recordFailure(claim, outcome);
   return { uid, name, status: "failed", error: outcome.error };
+}
+
+/** Records what a send said of its target; the send's own outcome never fails by it. */
+async function noteHealth(
+  context: PostSyndicationContext,
+  uid: string,
+  write: () => Promise<void> | undefined,
+): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    context.logger.error("Could not record the state of a target", { target: uid, error: describe(error) });
+  }
 }
 
 /**

@@ -24,6 +24,8 @@ import { countInto, emptySummary } from "./post-result.ts";
 import { RunLog } from "./run-log.ts";
 import { holdBack, type ScheduleRules } from "./schedule-gate.ts";
 import { type PostSyndicationContext, syndicatePost } from "./syndicate-post.ts";
+import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
+import { TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
 import type { Attempt, LedgerEntry, PostResult, RunRecord, SyndicationEvent, Trigger } from "./types.ts";
 
@@ -35,6 +37,7 @@ export {
 } from "./errors.ts";
 export type { LeaseStatus } from "./lease.ts";
 export type { LiveCheck } from "./live-checks.ts";
+export type { TargetStatus } from "./target-checks.ts";
 
 export interface SyndicationOptions {
   /** How long one target may take before it counts as failed (default 30 s). */
@@ -74,6 +77,7 @@ export class Syndication {
   readonly scheduleRules: ScheduleRules;
   private readonly ledger: Ledger;
   private readonly liveChecks: LiveChecks;
+  private readonly health: TargetHealthStore;
   private readonly runLog: RunLog;
   private readonly lease: Lease;
   private readonly batches = new Set<Batch>();
@@ -90,6 +94,7 @@ export class Syndication {
     this.scheduleRules = options.schedule ?? { whenLive: true, afterPublishMs: 0 };
     this.ledger = new Ledger(deps.database, backoff);
     this.liveChecks = new LiveChecks(deps.database, backoff);
+    this.health = new TargetHealthStore(deps.database);
     this.runLog = new RunLog(deps.database);
     this.lease = new Lease(deps.database, deps.logger, this.leaseMs);
   }
@@ -209,6 +214,21 @@ export class Syndication {
     });
     await this.ledger.markWrittenBack(post.id, [targetUid]);
     return { ...entry, writtenBack: true };
+  }
+
+  /** Every configured target with what is known of it: well, refused, rate limited, failing. */
+  async targets(): Promise<TargetStatus[]> {
+    return targetStatuses(this.deps.syndicators(), await this.health.all());
+  }
+
+  /**
+   * Asks the targets (all, or those of `uids`) whether they would take a post, without sending
+   * one, records what they say, and returns every target's state afterwards.
+   */
+  async checkTargets(uids?: readonly string[]): Promise<TargetStatus[]> {
+    const chosen = this.deps.syndicators().filter((s) => !uids || uids.includes(s.info.uid));
+    await checkTargets(chosen, this.health, this.deps.logger, this.targetTimeoutMs);
+    return this.targets();
   }
 
   /** The batch in progress in any process sharing the database, or null. */
@@ -339,6 +359,7 @@ export class Syndication {
       logger: this.deps.logger,
       holder: this.holder,
       targetTimeoutMs: this.targetTimeoutMs,
+      health: this.health,
     };
   }
 

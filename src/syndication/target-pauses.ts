@@ -17,7 +17,12 @@ export class TargetPauses {
   readonly #pauses = new Map<string, TargetPause>();
 
   /** The pause a failure starts, if it starts one. */
-  static after(failure: { status?: number; retryAt?: Date; error: string }, targetName: string) {
+  static after(
+    failure: { status?: number; retryAt?: Date; error: string },
+    targetName: string,
+    /** Where its credentials are set, to name in a refusal. */
+    setting?: string,
+  ) {
     if (failure.status === undefined || !pausingStatuses.has(failure.status)) return undefined;
     if (failure.status === 429) {
       const until = failure.retryAt;
@@ -28,7 +33,7 @@ export class TargetPauses {
       } satisfies TargetPause;
     }
     return {
-      reason: `${targetName} refused this run's credentials; not sent in this run until the setting is fixed (${failure.error})`,
+      reason: `${targetName} refused this run's credentials; not sent in this run until ${setting ?? "the setting"} is fixed (${failure.error})`,
     } satisfies TargetPause;
   }
 

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import type { SyndicatorPlugin } from "../../src/server/contract.ts";
 import type { Database } from "../../src/server/database/types.ts";
 import type { Syndication } from "../../src/syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
@@ -79,6 +80,8 @@ export interface EndpointServerOptions {
   env?: Record<string, string>;
   /** Use this open database instead of a fresh one (it is not closed by close()). */
   database?: Database;
+  /** Other syndicators installed after the targets' (a Micropub or Bluesky one, say). */
+  syndicators?: SyndicatorPlugin[];
 }
 
 /** A database shared by servers started one after another, as after a restart with a changed config. */
@@ -95,7 +98,7 @@ export async function startEndpointServer(options: EndpointServerOptions): Promi
       ...(options.pluginOptions ? { [PLUGIN_PACKAGE]: options.pluginOptions } : {}),
       ...options.config,
     },
-    plugins: options.targets.map((target) => target.syndicator()),
+    plugins: [...options.targets.map((target) => target.syndicator()), ...(options.syndicators ?? [])],
     ...(options.env ? { env: options.env } : {}),
   });
   const token = await server.token("create update");

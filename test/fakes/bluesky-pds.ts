@@ -205,6 +205,10 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
         refreshes.push(session.accessJwt);
         return session;
       }
+      case "com.atproto.server.getSession": {
+        authenticate(request);
+        return { handle: options.handle, did, active: true };
+      }
       case "com.atproto.repo.uploadBlob": {
         authenticate(request);
         const bytes = await readBody(request, 50 * 1024 * 1024);

@@ -122,6 +122,16 @@ export async function startFakeArchive(options: FakeArchiveOptions = {}): Promis
   const running = await listen(async (request, response) => {
     const path = new URL(request.url ?? "/", "http://fake").pathname;
     if (request.method === "POST" && path === "/save") return save(request, response);
+    if (request.method === "GET" && path === "/save/status/user") {
+      // SPN2's account check: the capture slots of the keys' account, 401 for keys it does not know.
+      if (!options.accessKey || !authorized(request))
+        return sendJson(response, 401, {
+          status: "error",
+          status_ext: "error:unauthorized",
+          message: "You need to be logged in to use Save Page Now.",
+        });
+      return sendJson(response, 200, { available: 12, processing: 0 });
+    }
     const statusMatch = /^\/save\/status\/([\w-]+)$/.exec(path);
     if (request.method === "GET" && statusMatch) return status(response, statusMatch[1] ?? "");
     response.writeHead(404, { "content-type": "text/html" });

@@ -94,6 +94,25 @@ export async function startFakeMicropub(options: {
     response.end();
   }
 
+  /** GET ?q=config, as a Micropub server answers it: the same token rules as a create. */
+  function query(request: IncomingMessage, response: ServerResponse) {
+    const token = bearerToken(request);
+    if (!token)
+      return sendJson(response, 401, {
+        error: "unauthorized",
+        error_description: "No access token was provided",
+      });
+    if (!sameSecret(token, options.token))
+      return sendJson(response, 403, {
+        error: "forbidden",
+        error_description: "The access token is not valid for this site",
+      });
+    const q = new URL(request.url ?? "/", "http://fake").searchParams.get("q");
+    if (q !== "config")
+      return sendJson(response, 400, { error: "invalid_request", error_description: `Unknown query ${q}` });
+    return sendJson(response, 200, { "syndicate-to": [] });
+  }
+
   const running = await listen(async (request, response) => {
     const path = new URL(request.url ?? "/", "http://fake").pathname;
     if (options.redirect && path === "/micropub") {
@@ -110,6 +129,7 @@ export async function startFakeMicropub(options: {
       return;
     }
     if (request.method === "POST" && path === "/micropub") return create(request, response);
+    if (request.method === "GET" && path === "/micropub") return query(request, response);
     response.writeHead(404);
     response.end();
   });

@@ -10,6 +10,7 @@ import { confirmRoute, retryRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
 import { runStatusRoute } from "./run-status.ts";
+import { checkTargetsRoute, targetsRoute } from "./targets.ts";
 import { webhookRoute } from "./webhooks.ts";
 
 export interface RouteContext {
@@ -29,6 +30,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.get("/posts/:id", postPageRoute(context));
   router.post("/posts/:id/retry", retryRoute(context));
   router.post("/posts/:id/confirm", confirmRoute(context));
+  router.get("/targets", targetsRoute(context));
+  router.post("/targets/check", checkTargetsRoute(context));
   return router;
 }
 

@@ -51,11 +51,12 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
       const page = Math.min(query.page, pages);
       const offset = (page - 1) * PAGE_SIZE;
-      const [awaiting, status, runs, needingAttention] = await Promise.all([
+      const [awaiting, status, runs, needingAttention, targetStates] = await Promise.all([
         total > 0 ? posts.listAwaitingSyndication({ offset, limit: PAGE_SIZE }) : Promise.resolve([]),
         runStatusView(syndication),
         syndication.recentRuns(RECENT_RUNS),
         syndication.postsNeedingAttention(),
+        syndication.targets(),
       ]);
       const summaryForPosts = (ids: readonly string[]) => syndication.summaryForPosts(ids);
       const rows = await postRows(awaiting, summaryForPosts, syndicators, mountPath, (ids) =>
@@ -87,6 +88,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
         status,
         runs,
         targets: configuredTargets(syndicators),
+        targetStates,
         needingAttention: needingAttention.all,
         // Refused at start in production; in development the page says it where the user looks.
         localLinks: publicationProblem(services.server.publication.me, syndicators)

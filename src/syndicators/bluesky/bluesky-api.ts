@@ -73,6 +73,17 @@ export class BlueskyApi {
     return readJson(this.target, response, sessionSchema, "the sign-in");
   }
 
+  /** Who the session's access token stands for (com.atproto.server.getSession): writes nothing. */
+  async getSession(session: BlueskySession): Promise<{ did: string; handle: string }> {
+    const response = await this.call("com.atproto.server.getSession", { method: "GET" }, session.accessJwt);
+    return readJson(
+      this.target,
+      response,
+      z.object({ did: z.string(), handle: z.string() }),
+      "the session check",
+    );
+  }
+
   /** A new session from the refresh token, as the official client renews one (no sign-in counted). */
   async refreshSession(session: BlueskySession): Promise<BlueskySession> {
     const response = await this.call(

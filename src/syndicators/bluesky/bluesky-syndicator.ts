@@ -66,11 +66,14 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   #allowPrivateFetch = false;
   /** Bluesky limits sign-ins (30 per 5 minutes), so one session serves every post until it expires. */
   #session: Promise<BlueskySession> | undefined;
+  readonly credentialSetting: string;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseBlueskyOptions(options, env);
     const { password: _secret, ...rest } = this.#options;
     this.options = rest;
+    this.credentialSetting =
+      options.password === undefined ? "BLUESKY_PASSWORD" : `"${BlueskySyndicator.packageName}".password`;
     const profile = `https://bsky.app/profile/${this.#options.handle}`;
     this.info = {
       uid: profile,
@@ -83,6 +86,12 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   init(server: Server): void {
     this.#allowPrivateFetch = server.config.fetch.allowPrivate;
     server.addSyndicator(this);
+  }
+
+  /** Signs in (or reuses the session, renewing it as a send would) and asks who it is: posts nothing. */
+  async verify({ signal }: { signal: AbortSignal }): Promise<void> {
+    const api = new BlueskyApi(this.#options.serviceUrl, { name: "Bluesky", signal });
+    await this.#withSession(api, (session) => api.getSession(session));
   }
 
   async syndicate(

@@ -16,7 +16,7 @@ import {
   internetArchivePluginId,
   parseInternetArchiveOptions,
 } from "./internet-archive-options.ts";
-import { savePageNow } from "./save-page-now.ts";
+import { checkKeys, savePageNow } from "./save-page-now.ts";
 
 export class InternetArchiveSyndicator implements SyndicatorPlugin {
   static readonly packageName = "@possekit/syndicator-internet-archive";
@@ -37,6 +37,7 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
   readonly #options: InternetArchiveOptions;
   /** Longer than the endpoint's default: a capture takes up to two minutes. */
   readonly timeoutMs: number;
+  readonly credentialSetting: string;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseInternetArchiveOptions(options, env);
@@ -47,6 +48,10 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
       timeoutMs: this.#options.timeoutMs,
       signedIn: Boolean(this.#options.accessKey),
     };
+    this.credentialSetting =
+      options.accessKey === undefined
+        ? "INTERNET_ARCHIVE_ACCESS_KEY, INTERNET_ARCHIVE_SECRET_KEY"
+        : `"${InternetArchiveSyndicator.packageName}".accessKey, .secretKey`;
     this.info = {
       uid: `${this.#options.serviceUrl}/`,
       name: "Internet Archive",
@@ -56,6 +61,13 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
 
   init(server: Server): void {
     server.addSyndicator(this);
+  }
+
+  /** With keys: the archive accepts them (nothing is captured). Without keys there is nothing to check. */
+  async verify({ signal }: { signal: AbortSignal }): Promise<void> {
+    const { accessKey, secretKey, serviceUrl } = this.#options;
+    if (!accessKey || !secretKey) return;
+    await checkKeys({ name: "Internet Archive", signal }, serviceUrl, `${accessKey}:${secretKey}`);
   }
 
   async syndicate(

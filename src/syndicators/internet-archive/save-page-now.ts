@@ -116,6 +116,22 @@ function resumableJob(saved: string | undefined, now = Date.now()): string | und
 }
 
 /**
+ * Checks the keys without capturing anything: GET /save/status/user answers the account's capture
+ * slots ({"available": n, "processing": m}) when the keys are accepted, 401 when they are not.
+ */
+export async function checkKeys(target: Target, serviceUrl: string, credentials: string): Promise<void> {
+  const response = await send(target, `${serviceUrl}/save/status/user`, {
+    headers: { accept: "application/json", authorization: `LOW ${credentials}` },
+  });
+  if (response.status === 429) {
+    await response.body?.cancel().catch(() => {});
+    throw rateLimited(429, undefined, retryAfterSeconds(response));
+  }
+  if (!response.ok) throw await refusal(target, response, archiveMessage);
+  await readJson(target, response, z.looseObject({ available: z.number() }), "the keys check");
+}
+
+/**
  * Archives `url` and returns the capture's address. A capture job started by an earlier attempt
  * (which ran out of time) is polled again first, so a slow capture is not started over and over.
  */

@@ -42,6 +42,12 @@ export class MastodonApi {
     return response;
   }
 
+  /** The account the token belongs to (GET /api/v1/accounts/verify_credentials): sends nothing. */
+  async verifyCredentials(): Promise<{ username: string }> {
+    const response = await this.call("GET", "/api/v1/accounts/verify_credentials");
+    return readJson(this.target, response, z.object({ username: z.string() }), "the credentials check");
+  }
+
   /** Uploads a photo with its alt text and waits until Mastodon has processed it. */
   async uploadMedia(photo: FetchedPhoto): Promise<string> {
     const form = new FormData();

@@ -13,6 +13,7 @@ import { hashtags } from "../shared/hashtags.ts";
 import type { Target } from "../shared/http.ts";
 import { categories, firstUrl, permalink, photos, postLanguage, postText } from "../shared/jf2.ts";
 import { fetchPhoto } from "../shared/photos.ts";
+import { SyndicationError } from "../syndication-error.ts";
 import { cutAltText } from "./mastodon-alt-text.ts";
 import { MastodonApi, statusUrl } from "./mastodon-api.ts";
 import { InstanceLimitsCache } from "./mastodon-instance.ts";
@@ -40,12 +41,17 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   /** The host's `fetch.allowPrivate`, read in init(). */
   #allowPrivateFetch = false;
   readonly #limits: InstanceLimitsCache;
+  readonly credentialSetting: string;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMastodonOptions(options, env);
     const { url, user, accessToken: _secret, ...rest } = this.#options;
     this.options = { url, user, ...rest };
     this.#limits = new InstanceLimitsCache(url);
+    this.credentialSetting =
+      options.accessToken === undefined
+        ? "MASTODON_ACCESS_TOKEN"
+        : `"${MastodonSyndicator.packageName}".accessToken`;
     const host = new URL(url).host;
     this.info = {
       uid: `${url}/@${user}`,
@@ -58,6 +64,18 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   init(server: Server): void {
     this.#allowPrivateFetch = server.config.fetch.allowPrivate;
     server.addSyndicator(this);
+  }
+
+  /** The token is accepted, and it is the configured account's: no status is posted. */
+  async verify({ signal }: { signal: AbortSignal }): Promise<void> {
+    const target: Target = { name: "Mastodon", signal };
+    const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
+    const { username } = await api.verifyCredentials();
+    if (username.toLowerCase() !== this.#options.user.toLowerCase())
+      throw new SyndicationError(
+        `Mastodon: the access token belongs to @${username}, not @${this.#options.user}`,
+        { permanent: true },
+      );
   }
 
   async syndicate(

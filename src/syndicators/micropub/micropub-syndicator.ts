@@ -40,12 +40,17 @@ export class MicropubSyndicator implements SyndicatorPlugin {
   /** Micropub has no idempotency key: a repeat makes a second copy. */
   readonly honoursIdempotencyKey = false;
   readonly #options: MicropubOptions;
+  readonly credentialSetting: string;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMicropubOptions(options, env);
     const { micropubEndpoint } = this.#options;
     const endpoint = new URL(micropubEndpoint);
     const name = this.#options.name ?? `Micropub (${endpoint.host})`;
+    this.credentialSetting =
+      options.accessToken === undefined
+        ? "MICROPUB_ACCESS_TOKEN"
+        : `"${MicropubSyndicator.packageName}".accessToken`;
     this.options = { micropubEndpoint, name, uid: this.#options.uid ?? micropubEndpoint };
     this.info = {
       uid: this.#options.uid ?? micropubEndpoint,
@@ -56,6 +61,20 @@ export class MicropubSyndicator implements SyndicatorPlugin {
 
   init(server: Server): void {
     server.addSyndicator(this);
+  }
+
+  /** The endpoint answers q=config to the token (a Micropub server must): nothing is created. */
+  async verify({ signal }: { signal: AbortSignal }): Promise<void> {
+    const target: Target = { name: this.info.name, signal };
+    const { micropubEndpoint, accessToken } = this.#options;
+    const url = new URL(micropubEndpoint);
+    url.searchParams.set("q", "config");
+    const response = await send(target, url.href, {
+      headers: { accept: "application/json", authorization: `Bearer ${accessToken}` },
+      redirect: "manual",
+    });
+    if (!response.ok) throw await refusal(target, response, micropubMessage);
+    await response.body?.cancel().catch(() => {});
   }
 
   async syndicate(
