@@ -53,6 +53,8 @@ export interface Serving {
   child: ChildProcess;
   /** What stdout has printed so far. */
   stdout(): string;
+  /** What stderr (the log) has printed so far. */
+  stderr(): string;
   /** Resolves once stdout has printed a line matching the pattern. */
   printed(pattern: RegExp): Promise<void>;
   /** Resolves with the exit code and everything printed. */
@@ -99,6 +101,7 @@ export function serve(
         child,
         exited,
         stdout: () => stdout,
+        stderr: () => stderr,
         printed: (pattern) =>
           pattern.test(stdout) ? Promise.resolve() : new Promise((done) => waiting.push({ pattern, done })),
         stop() {
