@@ -35,6 +35,8 @@ export interface BatchDependencies {
   staleMs: number;
   /** Uids of the targets that honour the idempotency key (their stale rows are sent again). */
   idempotentUids(): string[];
+  /** Uids of the configured targets: a post naming none of them is not walked. */
+  targetUids(): string[];
   syndicate(post: Post, runId: string): Promise<PostResult>;
   emit(event: SyndicationEvent): void;
 }
@@ -44,8 +46,9 @@ export interface BatchDependencies {
 const PAGE = 100;
 const FRESH_MS = 1_000;
 
-function isAwaiting(post: Post): boolean {
-  return post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
+function isAwaiting(post: Post, targetUids: readonly string[]): boolean {
+  if (post.status !== "published" || post.deleted) return false;
+  return requestedTargets(post).some((uid) => targetUids.includes(uid));
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -141,14 +144,15 @@ export class Batch implements BatchRun {
       let processed = 0;
       let cursor: AwaitingCursor | undefined;
       for (;;) {
-        const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE);
+        const targetUids = this.deps.targetUids();
+        const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE, targetUids);
         const listedAt = Date.now();
         for (const listed of page) {
           if (tried.has(listed.id)) continue;
           if (this.shouldStop()) return false;
           tried.add(listed.id);
           const post = Date.now() - listedAt < FRESH_MS ? listed : await this.deps.posts.findById(listed.id);
-          if (!post || !isAwaiting(post)) continue;
+          if (!post || !isAwaiting(post, targetUids)) continue;
           await this.process(post, summary);
           processed += 1;
         }

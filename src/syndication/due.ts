@@ -26,7 +26,7 @@ export async function nextDue(database: Database, rules: DueRules): Promise<Date
     `SELECT LEAST(
        (SELECT min(COALESCE(t.next_attempt_at, now()))
           FROM syndication_targets t JOIN posts p ON p.id = t.post_id
-         WHERE (t.state = 'pending' OR (t.state = 'failed' AND NOT t.permanent))
+         WHERE (t.state IN ('pending', 'skipped') OR (t.state = 'failed' AND NOT t.permanent))
            AND p.status = 'published' AND p.deleted_at IS NULL
            AND p.properties->'mp-syndicate-to' ? t.target_uid),
        (SELECT min(t.claimed_at) + $1::int * interval '1 millisecond'

@@ -36,3 +36,16 @@ export class TargetNotConfirmableError extends Error {
     this.name = "TargetNotConfirmableError";
   }
 }
+
+/** "Skip for this post" names a target the post does not name, or one that has it or is being sent it (HTTP 409). */
+export class TargetNotSkippableError extends Error {
+  constructor(
+    readonly postUrl: string,
+    readonly targetUid: string,
+  ) {
+    super(
+      `${targetUid} cannot be skipped for ${postUrl}: the post does not name it, it has the post, or it is being sent right now`,
+    );
+    this.name = "TargetNotSkippableError";
+  }
+}

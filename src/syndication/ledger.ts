@@ -159,9 +159,9 @@ export class Ledger {
          ON CONFLICT (post_id, target_uid) DO UPDATE
            SET state = 'sending', attempts = t.attempts + 1, claimed_by = EXCLUDED.claimed_by,
                claimed_at = now(), updated_at = now()
-           WHERE (t.state IN ('pending', 'failed') AND NOT t.permanent
+           WHERE (t.state IN ('pending', 'failed', 'skipped') AND NOT t.permanent
                   AND (t.next_attempt_at IS NULL OR t.next_attempt_at <= now()))
-              OR ($5::boolean AND t.state IN ('pending', 'failed', 'unknown'))
+              OR ($5::boolean AND t.state IN ('pending', 'failed', 'unknown', 'skipped'))
          RETURNING ${TARGET_COLUMNS}
        ), attempt AS (
          INSERT INTO syndication_attempts (post_id, target_uid, run_id, trigger, outcome)
@@ -328,6 +328,25 @@ export class Ledger {
   }
 
   /**
+   * The user chose not to send the post to this target ("Skip for this post"), whatever happened
+   * before: a failure, an unknown outcome, or nothing yet. Null when it has the post or is being
+   * sent right now. Should the post name the target again, it is claimed like a pending one.
+   */
+  async markSkipped(postId: string, targetUid: string, idempotencyKey: string): Promise<LedgerEntry | null> {
+    const result = await this.database.query<TargetRow>(
+      `INSERT INTO syndication_targets AS t (post_id, target_uid, state, attempts, idempotency_key)
+       VALUES ($1::bigint, $2, 'skipped', 0, $3)
+       ON CONFLICT (post_id, target_uid) DO UPDATE
+         SET state = 'skipped', permanent = false, next_attempt_at = NULL, updated_at = now()
+         WHERE t.state IN ('pending', 'failed', 'unknown', 'skipped')
+       RETURNING ${TARGET_COLUMNS}`,
+      [postId, targetUid, idempotencyKey],
+    );
+    const row = result.rows[0];
+    return row ? toEntry(row) : null;
+  }
+
+  /**
    * The user asks for another try: failed (in backoff or refused permanently) and unknown rows
    * become pending and due now. `targetUids` limits it to those targets. Returns the rows changed.
    */
@@ -370,12 +389,18 @@ export class Ledger {
    * outcome), and how many have one that failed at all, waiting for its backoff included: what
    * "retry everything" would send again. One read for both.
    */
-  async attentionCounts(): Promise<{ needingUser: number; failedOrUnknown: number }> {
+  async attentionCounts(
+    targetUids: readonly string[],
+  ): Promise<{ needingUser: number; failedOrUnknown: number }> {
+    // Only targets that are configured and that the post still names: a removed target, or one the
+    // user skipped, needs nothing from them.
     const result = await this.database.query<{ needing_user: number; failed_or_unknown: number }>(
       `SELECT count(DISTINCT t.post_id) FILTER (WHERE t.state = 'unknown' OR t.permanent)::int AS needing_user,
               count(DISTINCT t.post_id)::int AS failed_or_unknown
          FROM syndication_targets t JOIN posts p ON p.id = t.post_id
-        WHERE t.state IN ('failed', 'unknown') AND p.deleted_at IS NULL`,
+        WHERE t.state IN ('failed', 'unknown') AND p.deleted_at IS NULL
+          AND t.target_uid = ANY($1::text[]) AND p.properties->'mp-syndicate-to' ? t.target_uid`,
+      [[...targetUids]],
     );
     const row = result.rows[0];
     return { needingUser: row?.needing_user ?? 0, failedOrUnknown: row?.failed_or_unknown ?? 0 };

@@ -8,8 +8,9 @@ import type { PostResultStatus, RunSummary, TargetResult } from "./types.ts";
  */
 export function postStatus(targets: readonly TargetResult[]): PostResultStatus {
   const sentNow = targets.filter((target) => target.status === "syndicated").length;
+  // A target that is not configured is not waited for: the post lacks nothing it could get.
   const lacking = targets.filter(
-    (target) => target.status === "failed" || target.status === "skipped",
+    (target) => target.status === "failed" || (target.status === "skipped" && !target.unconfigured),
   ).length;
   const failed = targets.some((target) => target.status === "failed");
   if (sentNow > 0) return lacking === 0 ? "syndicated" : "partial";

@@ -55,10 +55,16 @@ function notClaimed(entry: LedgerEntry | undefined, uid: string, name: string): 
   return { uid, name, status: "skipped", error: BUSY_NOTE };
 }
 
+/** What a run says of a target the post names but nobody configured (any more). */
+export function unconfiguredNote(uid: string): string {
+  return `No syndication target is configured for ${uid}; the post does not wait for it`;
+}
+
 /** A row that a claim would take now (or no row yet); others are reported without a round trip. */
 function looksClaimable(entry: LedgerEntry | undefined, force: boolean): boolean {
   if (!entry) return true;
-  if (entry.state === "pending") return true;
+  // A target the user skipped that the post names again: they want it after all.
+  if (entry.state === "pending" || entry.state === "skipped") return true;
   if (force) return entry.state === "failed" || entry.state === "unknown";
   if (entry.state !== "failed" || entry.permanent) return false;
   return entry.nextAttemptAt === null || entry.nextAttemptAt.getTime() <= Date.now();
@@ -101,12 +107,13 @@ export async function syndicatePost(
     const name = nameOf(uid);
     const known = entries.get(uid);
     const requestedNow = requested.includes(uid);
-    if (!requestedNow || !looksClaimable(known, run.force)) return notClaimed(known, uid, name);
+    const syndicator = byUid.get(uid);
+    if (requestedNow && !syndicator && known?.state !== "syndicated")
+      return { uid, name, status: "skipped", error: unconfiguredNote(uid), unconfigured: true };
+    if (!requestedNow || !looksClaimable(known, run.force) || !syndicator)
+      return notClaimed(known, uid, name);
     const paused = run.pauses?.get(uid);
     if (paused) return { uid, name, status: "skipped", error: paused.reason };
-    const syndicator = byUid.get(uid);
-    if (!syndicator)
-      return { uid, name, status: "failed", error: `No syndication target is configured for ${uid}` };
     const claim = await context.ledger.claim({
       postId: post.id,
       targetUid: uid,

@@ -16,11 +16,14 @@ import {
   SyndicationInProgressError,
   SyndicationShuttingDownError,
   TargetNotConfirmableError,
+  TargetNotSkippableError,
 } from "./errors.ts";
+import { idempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF, Ledger } from "./ledger.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { countInto, emptySummary } from "./post-result.ts";
+import { requestedTargets } from "./post-targets.ts";
 import { RunLog } from "./run-log.ts";
 import { holdBack, type ScheduleRules } from "./schedule-gate.ts";
 import { type PostSyndicationContext, syndicatePost } from "./syndicate-post.ts";
@@ -34,6 +37,7 @@ export {
   SyndicationInProgressError,
   SyndicationShuttingDownError,
   TargetNotConfirmableError,
+  TargetNotSkippableError,
 } from "./errors.ts";
 export type { LeaseStatus } from "./lease.ts";
 export type { LiveCheck } from "./live-checks.ts";
@@ -140,6 +144,7 @@ export class Syndication {
             lease: held,
             staleMs: this.staleMs,
             idempotentUids: () => this.idempotentUids(),
+            targetUids: () => this.targetUids(),
             syndicate: (post, runId) =>
               trigger === "schedule"
                 ? this.syndicateWhenDue(post, runId, pauses)
@@ -231,6 +236,25 @@ export class Syndication {
     return this.targets();
   }
 
+  /**
+   * The user chose not to send the post to `targetUid` ("Skip for this post"), after a failure or
+   * when the target is no longer configured: the ledger says so and the post stops naming it.
+   * Throws PostNotFoundError, or TargetNotSkippableError when the post neither names the target
+   * nor has a record of it, or the target has the post or is being sent it right now.
+   */
+  async skip(url: string, targetUid: string): Promise<LedgerEntry> {
+    const post = await this.deps.posts.findByUrl(url);
+    if (!post || post.deleted) throw new PostNotFoundError(url);
+    const known = (await this.ledger.entriesForPost(post.id)).some((entry) => entry.targetUid === targetUid);
+    if (!known && !requestedTargets(post).includes(targetUid))
+      throw new TargetNotSkippableError(url, targetUid);
+    const entry = await this.ledger.markSkipped(post.id, targetUid, idempotencyKey(post.url, targetUid));
+    if (!entry) throw new TargetNotSkippableError(url, targetUid);
+    if (requestedTargets(post).includes(targetUid))
+      await this.deps.posts.update(url, { delete: { "mp-syndicate-to": [targetUid] } });
+    return entry;
+  }
+
   /** The batch in progress in any process sharing the database, or null. */
   async inProgress(): Promise<LeaseStatus | null> {
     return this.lease.current();
@@ -258,7 +282,7 @@ export class Syndication {
    */
   async postsNeedingAttention(): Promise<{ needingUser: number; all: number }> {
     const [ledger, notLive] = await Promise.all([
-      this.ledger.attentionCounts(),
+      this.ledger.attentionCounts(this.targetUids()),
       this.liveChecks.countGaveUp(),
     ]);
     return { needingUser: ledger.needingUser + notLive, all: ledger.failedOrUnknown + notLive };
@@ -341,6 +365,11 @@ export class Syndication {
       };
     }
     return null;
+  }
+
+  /** The configured targets' uids. */
+  targetUids(): string[] {
+    return this.deps.syndicators().map((syndicator) => syndicator.info.uid);
   }
 
   private idempotentUids(): string[] {

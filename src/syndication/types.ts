@@ -5,7 +5,8 @@
 export type Trigger = "manual" | "batch" | "webhook" | "cli" | "schedule";
 
 /** A (post, target) row of the ledger. The ledger, not the post, is the truth about what was sent. */
-export type TargetState = "pending" | "sending" | "syndicated" | "failed" | "unknown";
+/** `skipped`: the user chose not to send the post there ("Skip for this post"). */
+export type TargetState = "pending" | "sending" | "syndicated" | "failed" | "unknown" | "skipped";
 
 export interface LedgerEntry {
   postId: string;
@@ -50,6 +51,8 @@ export interface TargetResult {
   status: "syndicated" | "already_syndicated" | "failed" | "skipped";
   url?: string;
   error?: string;
+  /** The post names a target that is not configured (any more): skipped, and not waited for. */
+  unconfigured?: true;
 }
 
 export type PostResultStatus = "syndicated" | "partial" | "failed" | "unchanged";

@@ -81,6 +81,8 @@ describe("CSRF on every cookie-authenticated POST route, enumerated from the rou
       "/syndicate/retry",
       "/syndicate/posts/1/retry",
       "/syndicate/posts/1/confirm",
+      "/syndicate/posts/1/skip",
+      "/syndicate/targets/check",
       "/session/login",
       "/session/logout",
       "/status/tokens/revoke",

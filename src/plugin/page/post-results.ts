@@ -7,7 +7,7 @@ import type { Post } from "../../server/posts/types.ts";
 import type { Attempt } from "../../syndication/types.ts";
 import { type PostRowView, postRow } from "./post-row.ts";
 import { type PageServices, translatorOf } from "./services.ts";
-import { httpUrlOrNull, RETRYABLE_KINDS } from "./target-view.ts";
+import { httpUrlOrNull, RETRYABLE_KINDS, SKIPPABLE_KINDS, type TargetStateKind } from "./target-view.ts";
 
 const HISTORY_LIMIT = 50;
 
@@ -20,6 +20,9 @@ export interface PostResultsView {
   attempts: AttemptView[];
   /** Some target failed, waits, was refused or has an unknown outcome: offer "Retry failed targets". */
   canRetry: boolean;
+  /** Kinds offered "I posted it myself" (a failure, an unknown outcome) and "Skip for this post". */
+  confirmableKinds: TargetStateKind[];
+  skippableKinds: TargetStateKind[];
   mountPath: string;
   resultsHref: string;
 }
@@ -46,6 +49,9 @@ export async function postResultsView(services: PageServices, post: Post): Promi
       targetName: names.get(attempt.targetUid) ?? attempt.targetUid,
     })),
     canRetry: row.targets.some((target) => RETRYABLE_KINDS.has(target.kind)),
+    // A target removed from the configuration has no record to confirm against: it can be skipped.
+    confirmableKinds: [...RETRYABLE_KINDS],
+    skippableKinds: [...SKIPPABLE_KINDS],
     mountPath: services.mountPath,
     resultsHref: row.detailsHref,
   };

@@ -40,7 +40,9 @@ function liveWait(check: LiveCheck | undefined, entries: readonly LedgerEntry[],
   return { url: check.url, minutesAgo, gaveUp: check.gaveUp };
 }
 
-const NEEDS_USER = new Set(["failed", "backoff", "ratelimited", "refused", "unknown", "unconfigured"]);
+const NEEDS_USER = new Set(["failed", "backoff", "ratelimited", "refused", "unknown"]);
+/** Nothing more will happen for these, and nothing needs to: the post does not wait for them. */
+const SETTLED = new Set(["syndicated", "skipped", "unconfigured"]);
 
 export function postRow(
   post: Post,
@@ -55,7 +57,7 @@ export function postRow(
   const awaiting = post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
   const overall: RowOverall = targets.some((target) => NEEDS_USER.has(target.kind))
     ? "attention"
-    : targets.every((target) => target.kind === "syndicated")
+    : targets.every((target) => SETTLED.has(target.kind))
       ? "done"
       : "waiting";
   return {

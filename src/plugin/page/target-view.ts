@@ -16,7 +16,8 @@ export type TargetStateKind =
   | "ratelimited"
   | "refused"
   | "unknown"
-  | "unconfigured";
+  | "unconfigured"
+  | "skipped";
 
 export interface TargetView {
   uid: string;
@@ -35,6 +36,16 @@ export interface TargetView {
   /** An id for the target's element on the results page. */
   anchor: string;
 }
+
+/** The kinds the user may skip for a post, or say they posted themselves ("for any failure"). */
+export const SKIPPABLE_KINDS: ReadonlySet<TargetStateKind> = new Set([
+  "failed",
+  "backoff",
+  "ratelimited",
+  "refused",
+  "unknown",
+  "unconfigured",
+]);
 
 /** The kinds after which nothing happens without the user: the page offers a retry for these. */
 export const RETRYABLE_KINDS: ReadonlySet<TargetStateKind> = new Set([
@@ -57,6 +68,9 @@ export function httpUrlOrNull(value: string | null | undefined): string | null {
 
 function kindOf(entry: LedgerEntry | undefined, configured: boolean, now: Date): TargetStateKind {
   if (!entry) return configured ? "pending" : "unconfigured";
+  if (entry.state === "skipped") return "skipped";
+  // A target removed from the configuration is shown as such whatever it last did, unless it has the post.
+  if (!configured && entry.state !== "syndicated") return "unconfigured";
   switch (entry.state) {
     case "syndicated":
       return "syndicated";

@@ -6,7 +6,7 @@ import type { Server } from "../../server/contract.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
 import { syndicatePageRoute } from "./page.ts";
-import { confirmRoute, retryRoute } from "./post-actions.ts";
+import { confirmRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
 import { runStatusRoute } from "./run-status.ts";
@@ -30,6 +30,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.get("/posts/:id", postPageRoute(context));
   router.post("/posts/:id/retry", retryRoute(context));
   router.post("/posts/:id/confirm", confirmRoute(context));
+  router.post("/posts/:id/skip", skipRoute(context));
   router.get("/targets", targetsRoute(context));
   router.post("/targets/check", checkTargetsRoute(context));
   return router;

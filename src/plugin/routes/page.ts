@@ -47,12 +47,16 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       const services = pageServices(context, res);
       const { syndication, posts, syndicators, mountPath } = services;
       const query = querySchema.parse(req.query);
-      const total = await posts.countAwaitingSyndication();
+      // Posts that name only targets no longer configured do not wait (they are sent if one returns).
+      const onlyTargets = syndication.targetUids();
+      const total = await posts.countAwaitingSyndication(onlyTargets);
       const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
       const page = Math.min(query.page, pages);
       const offset = (page - 1) * PAGE_SIZE;
       const [awaiting, status, runs, needingAttention, targetStates] = await Promise.all([
-        total > 0 ? posts.listAwaitingSyndication({ offset, limit: PAGE_SIZE }) : Promise.resolve([]),
+        total > 0
+          ? posts.listAwaitingSyndication({ offset, limit: PAGE_SIZE, onlyTargets })
+          : Promise.resolve([]),
         runStatusView(syndication),
         syndication.recentRuns(RECENT_RUNS),
         syndication.postsNeedingAttention(),

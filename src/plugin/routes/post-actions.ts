@@ -1,4 +1,4 @@
-// POST {mountPath}/posts/<id>/retry and …/confirm, from the results page. htmx gets the results
+// POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself") and …/skip, from the results page. htmx gets the results
 // section re-rendered with the outcome announced; a form without JavaScript is sent back to the page
 // with the outcome as a flash message.
 import type { Request, RequestHandler, Response } from "express";
@@ -6,7 +6,7 @@ import { z } from "zod";
 import { hasScope } from "../../server/auth/types.ts";
 import { type Flash, setFlash } from "../../server/flash.ts";
 import { insufficientScope } from "../../server/http-error.ts";
-import { TargetNotConfirmableError } from "../../syndication/syndication.ts";
+import { TargetNotConfirmableError, TargetNotSkippableError } from "../../syndication/syndication.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
 import { preciseDateFormatter } from "../page/precise-date.ts";
 import { renderView } from "../page/render.ts";
@@ -131,6 +131,54 @@ export function confirmRoute(context: RouteContext): RequestHandler {
       await answer(req, res, services, post.id, {
         kind: "success",
         text: t("syndicate.flash.confirmed", { target: name, url: copyUrl }),
+      });
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+const skipSchema = z.object({ target_uid: uidSchema });
+
+/** "Skip for this post": the post stops naming the target, and nothing is sent to it. */
+export function skipRoute(context: RouteContext): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      requireUpdateScope(req);
+      const t = translatorOf(res);
+      const post = await findPostById(services, res, String(req.params.id));
+      const parsed = skipSchema.safeParse(req.body ?? {});
+      if (!parsed.success) {
+        await answer(
+          req,
+          res,
+          services,
+          post.id,
+          { kind: "error", text: t("syndicate.flash.invalidTarget") },
+          400,
+        );
+        return;
+      }
+      const targetUid = parsed.data.target_uid;
+      const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+      try {
+        await services.syndication.skip(post.url, targetUid);
+      } catch (error) {
+        if (!(error instanceof TargetNotSkippableError)) throw error;
+        await answer(
+          req,
+          res,
+          services,
+          post.id,
+          { kind: "error", text: t("syndicate.flash.notSkippable") },
+          409,
+        );
+        return;
+      }
+      await answer(req, res, services, post.id, {
+        kind: "success",
+        text: t("syndicate.flash.skipped", { target: name }),
       });
     } catch (error) {
       next(error);

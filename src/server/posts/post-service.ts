@@ -45,9 +45,12 @@ export const postQueries = {
   newerThan: `SELECT ${COLUMNS} FROM posts
     WHERE deleted_at IS NULL AND (published, id) > ($2::timestamptz, $3::bigint)
     ORDER BY posts.published ASC, posts.id ASC LIMIT $1`,
-  nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} ORDER BY posts.published, posts.id LIMIT $1`,
+  nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+    AND ($2::text[] IS NULL OR properties->'mp-syndicate-to' ?| $2::text[])
+    ORDER BY posts.published, posts.id LIMIT $1`,
   nextAwaitingAfter: `SELECT ${COLUMNS} FROM posts
-    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
+    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($3::timestamptz, $4::bigint)
+    AND ($2::text[] IS NULL OR properties->'mp-syndicate-to' ?| $2::text[])
     ORDER BY posts.published, posts.id LIMIT $1`,
 } as const;
 
@@ -238,11 +241,12 @@ export function createPostService(database: Database, publication: Publication):
       };
     },
 
-    async nextAwaitingSyndication(after?: AwaitingCursor, limit = DEFAULT_AWAITING_LIMIT) {
+    async nextAwaitingSyndication(after?: AwaitingCursor, limit = DEFAULT_AWAITING_LIMIT, onlyTargets?) {
       positiveLimit(limit);
+      const targets = onlyTargets ? [...onlyTargets] : null;
       const { rows } = await database.query<PostRow>(
         after ? postQueries.nextAwaitingAfter : postQueries.nextAwaiting,
-        after ? [limit, after.published.toISOString(), after.id] : [limit],
+        after ? [limit, targets, after.published.toISOString(), after.id] : [limit, targets],
       );
       return rows.map(toPost);
     },
@@ -266,21 +270,24 @@ export function createPostService(database: Database, publication: Publication):
       return rows.map((row) => row.category);
     },
 
-    async countAwaitingSyndication() {
+    async countAwaitingSyndication(onlyTargets?) {
       const { rows } = await database.query<{ count: number }>(
-        `SELECT count(*)::int AS count FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}`,
+        `SELECT count(*)::int AS count FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+           AND ($1::text[] IS NULL OR properties->'mp-syndicate-to' ?| $1::text[])`,
+        [onlyTargets ? [...onlyTargets] : null],
       );
       return rows[0]?.count ?? 0;
     },
 
-    async listAwaitingSyndication({ offset, limit }) {
+    async listAwaitingSyndication({ offset, limit, onlyTargets }) {
       positiveLimit(limit);
       if (!Number.isInteger(offset) || offset < 0)
         throw new RangeError(`offset must be a whole number, 0 or more; got ${offset}`);
       const { rows } = await database.query<PostRow>(
         `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+           AND ($3::text[] IS NULL OR properties->'mp-syndicate-to' ?| $3::text[])
          ORDER BY posts.published, posts.id OFFSET $1 LIMIT $2`,
-        [offset, limit],
+        [offset, limit, onlyTargets ? [...onlyTargets] : null],
       );
       return rows.map(toPost);
     },

@@ -79,11 +79,23 @@ export interface PostService {
    * then id), strictly after `after` when given. Served by a partial index, so as fast among a
    * million posts as among ten thousand.
    */
-  nextAwaitingSyndication(after?: AwaitingCursor, limit?: number): Promise<Post[]>;
-  /** How many posts nextAwaitingSyndication would walk through from the start. */
-  countAwaitingSyndication(): Promise<number>;
+  nextAwaitingSyndication(
+    after?: AwaitingCursor,
+    limit?: number,
+    onlyTargets?: readonly string[],
+  ): Promise<Post[]>;
+  /**
+   * How many posts nextAwaitingSyndication would walk through from the start. `onlyTargets`, here
+   * and above: only posts naming at least one of these uids (the configured targets), so that a
+   * post naming only a removed target does not wait.
+   */
+  countAwaitingSyndication(onlyTargets?: readonly string[]): Promise<number>;
   /** One page of awaiting posts for the admin page, oldest first. */
-  listAwaitingSyndication(options: { offset: number; limit: number }): Promise<Post[]>;
+  listAwaitingSyndication(options: {
+    offset: number;
+    limit: number;
+    onlyTargets?: readonly string[];
+  }): Promise<Post[]>;
   /**
    * The categories used by posts not deleted, in alphabetical order; with `filter`, those
    * containing it (case-insensitively). Only plain-text categories: a person tagged with an

@@ -13,7 +13,7 @@ for (const engine of engines) {
     });
     after(() => fixture.close());
 
-    it("a uid with no configured target fails with a message naming it, and is never matched by prefix", async () => {
+    it("a post naming only uids no target has does not wait: a run skips it, each uid named, never matched by prefix", async () => {
       const unknown = "https://elsewhere.example/@me";
       // Each shares a prefix with the configured uid, or the configured uid is a prefix of it.
       const lookalikes = [
@@ -24,28 +24,41 @@ for (const engine of engines) {
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [unknown, ...lookalikes]);
       const { results, summary } = await collect(await fixture.syndication.startBatch("batch"));
       assert.equal(fixture.targets[0]?.calls.length, 0);
-      assert.equal(summary.failed, 1);
-      const [result] = results;
-      assert.equal(result?.url, post.url);
-      assert.equal(result?.status, "failed");
+      assert.deepEqual(results, [], "the batch does not walk it");
+      assert.equal(summary.posts, 0);
+      assert.deepEqual(await fixture.syndication.postsNeedingAttention(), { needingUser: 0, all: 0 });
+      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.equal(result.status, "unchanged");
       assert.deepEqual(
-        result?.targets.map((target) => [target.uid, target.name, target.status, target.error]),
+        result.targets.map((target) => [
+          target.uid,
+          target.name,
+          target.status,
+          target.error,
+          target.unconfigured,
+        ]),
         [unknown, ...lookalikes].map((uid) => [
           uid,
           uid,
-          "failed",
-          `No syndication target is configured for ${uid}`,
+          "skipped",
+          `No syndication target is configured for ${uid}; the post does not wait for it`,
+          true,
         ]),
       );
+      assert.equal(fixture.targets[0]?.calls.length, 0);
       const stored = await fixture.posts.findByUrl(post.url);
-      assert.deepEqual(stored?.properties["mp-syndicate-to"], [unknown, ...lookalikes]);
+      assert.deepEqual(
+        stored?.properties["mp-syndicate-to"],
+        [unknown, ...lookalikes],
+        "kept, should it come back",
+      );
       assert.equal(fixture.updates.get(post.url), undefined, "nothing to write back");
     });
 
-    it("the configured uid beside an unknown one: partial", async () => {
+    it("the configured uid beside an unknown one: syndicated (the unknown one is not waited for)", async () => {
       const post = await fixture.createPost("2024-01-02T00:00:00Z", ["https://nowhere.example/", configured]);
       const result = await fixture.syndication.syndicatePost(post.url, "manual");
-      assert.equal(result.status, "partial");
+      assert.equal(result.status, "syndicated");
       assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1);
       const stored = await fixture.posts.findByUrl(post.url);
       assert.deepEqual(stored?.properties["mp-syndicate-to"], ["https://nowhere.example/"]);

@@ -1,7 +1,8 @@
-// Issue 4, What is awaiting and Per post: a target is identified by its exact uid. A post naming a
-// uid that no configured target has (the target was removed from the config after the post was
-// made) fails for that uid with "No syndication target is configured for <uid>", and a target whose
-// uid is a prefix of that uid (https://…/@me against https://…/@me2) is not called in its place.
+// Issue 4, What is awaiting and Per post: a target is identified by its exact uid. Issue 16: a post
+// naming a uid that no configured target has (the target was removed from the config after the post
+// was made) does not wait for it: a run skips that uid, saying "No syndication target is configured
+// for <uid>", a post naming nothing else is not walked, and a target whose uid is a prefix of that
+// uid (https://…/@me against https://…/@me2) is not called in its place.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Database } from "../../src/server/database/types.ts";
@@ -18,7 +19,7 @@ import {
 } from "./endpoint-server.ts";
 
 for (const engine of engines) {
-  describe(`uids are matched exactly, and an unknown uid fails (${engine.name})`, () => {
+  describe(`uids are matched exactly, and an unknown uid is skipped, not awaited (${engine.name})`, () => {
     let database: Database | undefined;
     let me: Target | undefined;
     let app: EndpointServer | undefined;
@@ -60,28 +61,24 @@ for (const engine of engines) {
       await database?.close();
     });
 
-    it("fails the unknown uid, sends the known one, and never sends @me2's post to @me", async () => {
+    it("skips the unknown uid, sends the known one, and never sends @me2's post to @me", async () => {
       assert.ok(app && me);
       const answer = await app.syndicate();
       assert.equal(answer.status, 200);
       const body = (await answer.json()) as BatchBody;
-      assert.deepEqual(body.summary, { posts: 2, syndicated: 0, partial: 1, failed: 1 });
-      const [first, second] = body.results;
-      assert.deepEqual(first, {
-        url: onlyMe2,
-        status: "failed",
-        syndication: [],
-        targets: [
-          { uid: me2, name: me2, status: "failed", error: `No syndication target is configured for ${me2}` },
-        ],
-      });
-      assert.equal(second?.url, both);
-      assert.equal(second?.status, "partial");
+      assert.deepEqual(body.summary, { posts: 1, syndicated: 1, partial: 0, failed: 0 });
+      const [only] = body.results;
+      assert.equal(only?.url, both, "the post naming only @me2 does not wait: it is not walked");
+      assert.equal(only?.status, "syndicated");
       assert.deepEqual(
-        second?.targets.map(({ uid, status, error }) => ({ uid, status, error })),
+        only?.targets.map(({ uid, status, error }) => ({ uid, status, error })),
         [
           { uid: me.uid, status: "syndicated", error: undefined },
-          { uid: me2, status: "failed", error: `No syndication target is configured for ${me2}` },
+          {
+            uid: me2,
+            status: "skipped",
+            error: `No syndication target is configured for ${me2}; the post does not wait for it`,
+          },
         ],
       );
       assert.deepEqual(
@@ -92,13 +89,29 @@ for (const engine of engines) {
       assert.deepEqual((await app.source(both))["mp-syndicate-to"], [me2]);
     });
 
+    it("the page lists neither post as awaiting, and shows @me2 as not configured on the results page", async () => {
+      assert.ok(app);
+      const { cookie } = await app.server.signIn();
+      const page = await (await fetch(app.endpoint, { headers: { cookie, accept: "text/html" } })).text();
+      assert.match(page, /Nothing awaits syndication/);
+      assert.doesNotMatch(page, /id="retry-all"/, "nothing needs attention");
+      const post = await app.server.host.posts?.findByUrl(onlyMe2);
+      const results = await (
+        await fetch(`${app.endpoint}/posts/${post?.id}`, { headers: { cookie, accept: "text/html" } })
+      ).text();
+      assert.match(results, /Target not configured/);
+      assert.match(results, /It does not keep the post waiting/);
+      assert.match(results, /class="skip-form"/);
+    });
+
     it("answers the same for the one post asked for by source_url", async () => {
       assert.ok(app && me);
       const answer = await app.syndicate(`?source_url=${encodeURIComponent(onlyMe2)}`);
       assert.equal(answer.status, 200);
       const result = (await answer.json()) as PostResult;
-      assert.equal(result.status, "failed");
-      assert.equal(result.targets[0]?.error, `No syndication target is configured for ${me2}`);
+      assert.equal(result.status, "unchanged");
+      assert.equal(result.targets[0]?.status, "skipped");
+      assert.match(result.targets[0]?.error ?? "", /^No syndication target is configured for /);
       assert.equal(me.sandbox.statuses.length, 1);
     });
   });
