@@ -14,14 +14,14 @@ export interface ClientApp {
   /** Every path requested (the server fetching the client's metadata shows here). */
   requests: string[];
   /** What "/" answers: an h-app page by default. */
-  setPage(page: { type: string; body: string; headers?: Record<string, string> }): void;
+  setPage(page: { type: string; body: string; headers?: Record<string, string> } | "hang"): void;
   close(): Promise<void>;
 }
 
 export async function startClientApp(name = "Quill Test"): Promise<ClientApp> {
   const callbacks: URLSearchParams[] = [];
   const requests: string[] = [];
-  let page: { type: string; body: string; headers?: Record<string, string> } | null = null;
+  let page: { type: string; body: string; headers?: Record<string, string> } | "hang" | null = null;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://client.invalid");
     requests.push(url.pathname);
@@ -32,6 +32,8 @@ export async function startClientApp(name = "Quill Test"): Promise<ClientApp> {
         .end("<!doctype html><title>Back</title><p>Signed in");
       return;
     }
+    // A client whose page never answers: the server must give up on it, not on the owner.
+    if (page === "hang") return;
     const current = page ?? {
       type: "text/html",
       body: `<!doctype html><title>${name}</title><div class="h-app"><img class="u-logo" src="https://client.example/logo.png" alt=""><a class="u-url p-name" href="/">${name}</a></div>`,
@@ -39,6 +41,7 @@ export async function startClientApp(name = "Quill Test"): Promise<ClientApp> {
     res.writeHead(200, { "content-type": current.type, ...current.headers }).end(current.body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const closeHanging = () => server.closeAllConnections();
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
@@ -49,7 +52,11 @@ export async function startClientApp(name = "Quill Test"): Promise<ClientApp> {
     setPage(next) {
       page = next;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        closeHanging();
+      }),
   };
 }
 
