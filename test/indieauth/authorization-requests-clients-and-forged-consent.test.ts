@@ -88,6 +88,21 @@ describe("authorization requests, client metadata and forged consent", () => {
     );
   });
 
+  it("speaks French to a French browser", async () => {
+    const response = await fetch(
+      authorizationUrl(`${server.url}/auth`, client, { challenge: pkcePair().challenge }),
+      {
+        headers: { cookie: session.cookie, accept: "text/html", "accept-language": "fr-FR,fr;q=0.9" },
+      },
+    );
+    const html = await response.text();
+    assert.match(html, /<html lang="fr">/);
+    assert.match(html, /Se connecter à 127\.0\.0\.1:\d+ \?/);
+    assert.match(html, />Autoriser</);
+    assert.match(html, />Refuser</);
+    assert.match(html, /créer des articles/);
+  });
+
   it("accepts a redirect URI on another host only when the client's metadata lists it", async () => {
     const ownSession = await open.signIn();
     const elsewhere = "http://localhost:9/elsewhere";

@@ -138,5 +138,25 @@ for (const engine of engines) {
       const bogus = await post("/auth/introspect", { token: "nope" }, { authorization: `Bearer ${owner}` });
       assert.deepEqual(await bogus.json(), { active: false });
     });
+
+    it("keeps IndieAuth's older token verification (GET) and revocation (action=revoke)", async () => {
+      const granted = await tokens("create");
+      const verified = await fetch(`${server.url}/auth/token`, {
+        headers: { authorization: `Bearer ${granted.access_token}`, accept: "application/json" },
+      });
+      assert.equal(verified.status, 200);
+      assert.deepEqual(await verified.json(), {
+        me: server.host.publication.me,
+        client_id: client.clientId,
+        scope: "create",
+      });
+      const revoked = await post("/auth/token", { action: "revoke", token: granted.access_token });
+      assert.equal(revoked.status, 200);
+      const after = await fetch(`${server.url}/auth/token`, {
+        headers: { authorization: `Bearer ${granted.access_token}` },
+      });
+      assert.equal(after.status, 401);
+      assert.equal(await works(granted.access_token), false);
+    });
   });
 }
