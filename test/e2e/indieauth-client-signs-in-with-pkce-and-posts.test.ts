@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { decodeJwt } from "jose";
 import { mf2 } from "microformats-parser";
 import { type Browser, chromium, type Page } from "playwright";
+import { pngBytes } from "../fakes/png.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   authorizationUrl,
@@ -65,7 +66,12 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
       headless: true,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
     });
-    page = await (await browser.newContext()).newPage();
+    const context = await browser.newContext();
+    // The client's logo is on the public web, out of reach here: the browser gets it from the test.
+    await context.route("https://client.example/logo.png", (route) =>
+      route.fulfill({ status: 200, contentType: "image/png", body: pngBytes(96, 96) }),
+    );
+    page = await context.newPage();
     page.setDefaultTimeout(20_000);
     endpoints = await discover(`${server.url}/`);
   });
@@ -135,7 +141,9 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
     await page.waitForURL((url) => url.pathname === "/auth");
 
     assert.equal(await shownText(page.getByRole("heading", { level: 1 })), "Sign in to Quill Test?");
-    assert.equal(await page.locator(".consent-logo").getAttribute("src"), "https://client.example/logo.png");
+    const logo = page.locator(".consent-logo");
+    assert.equal(await logo.getAttribute("src"), "https://client.example/logo.png");
+    assert.equal(await logo.evaluate((image: HTMLImageElement) => image.naturalWidth), 96);
     assert.equal(await shownText(page.locator(".consent-redirect")), client.redirectUri);
     assert.equal(await page.locator("[data-client-id]").getAttribute("data-client-id"), client.clientId);
     for (const scope of ["create", "update"])
