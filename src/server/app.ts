@@ -10,6 +10,8 @@ import { tokenRegistry } from "./auth/token-registry.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { flashKey, startFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
+import { INDIEAUTH_PATH, METADATA_PATH } from "./indieauth/endpoints.ts";
+import { indieauthRoutes, metadataRoute } from "./indieauth/routes.ts";
 import { type NavigationLink, navigationFor, withBadges } from "./navigation.ts";
 import { prefersHtml } from "./negotiate.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
@@ -72,6 +74,7 @@ export function buildApp(host: Host): Express {
   });
   app.get("/health", healthRoute(host));
 
+  app.get(METADATA_PATH, ...metadataRoute(application.url));
   for (const endpoint of host.endpoints) {
     if (endpoint.routesWellKnown) app.use("/.well-known", endpoint.routesWellKnown);
   }
@@ -101,6 +104,9 @@ export function buildApp(host: Host): Express {
   app.get("/", homeRoute(host, sessions));
 
   const registry = tokenRegistry(host.database);
+  // The IndieAuth server checks who asks itself (session and CSRF, codes, tokens): public routes,
+  // whose refusals count per address like the other public routes'.
+  app.use(INDIEAUTH_PATH, indieauthRoutes(host, sessions, registry), publicFailures.countFailure);
   // A request without a valid credential counts against its address, in a bucket of its own; one
   // with a credential counts against that credential only.
   const authenticated = countingFailures(

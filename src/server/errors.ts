@@ -85,7 +85,8 @@ export function errorHandler(logger: Logger, development: boolean): ErrorRequest
     if (httpError.status === 401 && !res.hasHeader("WWW-Authenticate"))
       res.setHeader("WWW-Authenticate", 'Bearer realm="possekit"');
     res.status(httpError.status);
-    if (prefersHtml(req) && typeof res.locals.t === "function") {
+    // API routes a browser may call too (the IndieAuth token endpoint) always answer JSON.
+    if (prefersHtml(req) && res.locals.jsonErrors !== true && typeof res.locals.t === "function") {
       res.render("error.njk", {
         status: httpError.status,
         error: httpError.error,

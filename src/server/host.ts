@@ -20,6 +20,7 @@ import { migrate } from "./database/migrate.ts";
 import { openDatabase } from "./database/open.ts";
 import type { Database, Migration } from "./database/types.ts";
 import { I18n } from "./i18n.ts";
+import { indieauthMigrations } from "./indieauth/grant-store.ts";
 import type { Logger } from "./logger.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { loadPlugins } from "./plugins.ts";
@@ -57,6 +58,7 @@ export class Host implements Server {
     ...rateLimitMigrations,
     ...sessionRevocationMigrations,
     ...tokenRegistryMigrations,
+    ...indieauthMigrations,
   ];
   private readonly startHandlers: Array<() => Promise<void> | void> = [];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];

@@ -13,6 +13,10 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 /** POST routes a session cookie does not authenticate, and why. */
 const NOT_COOKIE_AUTHENTICATED = new Map([
   ["/session/login", "signs in with the password; there is no session yet"],
+  ["/auth", "IndieAuth: a client redeems a code with its PKCE verifier; no cookie is read"],
+  ["/auth/token", "IndieAuth: a client exchanges a code or a refresh token; no cookie is read"],
+  ["/auth/revoke", "IndieAuth: authenticated by the token it revokes; no cookie is read"],
+  ["/auth/introspect", "IndieAuth: needs a bearer token; no cookie is read"],
 ]);
 
 interface RouterLayer {
@@ -86,6 +90,7 @@ describe("CSRF on every cookie-authenticated POST route, enumerated from the rou
       "/session/login",
       "/session/logout",
       "/status/tokens/revoke",
+      "/auth/consent",
     ]) {
       assert.ok(routes.includes(expected), `${expected} is among ${routes.join(", ")}`);
     }

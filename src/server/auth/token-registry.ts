@@ -27,6 +27,8 @@ export interface TokenRegistry {
   list(): Promise<KnownToken[]>;
   /** Revokes a token; false when no token has that id. */
   revoke(id: string): Promise<boolean>;
+  /** Whether the token with this id was revoked (a refresh must not outlive its revoked token). */
+  isRevoked(id: string): Promise<boolean>;
 }
 
 export const tokenRegistryMigrations: Migration[] = [
@@ -119,6 +121,13 @@ function databaseRegistry(database: Database): TokenRegistry {
       );
       return result.rows.length > 0;
     },
+    async isRevoked(id) {
+      const result = await database.query<{ revoked_at: Date | string | null }>(
+        "SELECT revoked_at FROM access_tokens WHERE id = $1",
+        [id],
+      );
+      return result.rows[0]?.revoked_at != null;
+    },
   };
 }
 
@@ -166,6 +175,9 @@ function memoryRegistry(): TokenRegistry {
       if (!known) return false;
       known.revokedAt ??= new Date();
       return true;
+    },
+    async isRevoked(id) {
+      return !!tokens.get(id)?.revokedAt;
     },
   };
 }

@@ -64,6 +64,15 @@ export const applicationSchema = z.strictObject({
     })
     .default(false),
   rateLimit: rateLimitSchema.prefault({}),
+  /** The IndieAuth server: lifetimes of the tokens it issues to clients. */
+  indieauth: z
+    .strictObject({
+      /** Access tokens; a client keeps working past it with its refresh token. */
+      accessTokenDays: z.number().int().positive().max(365).default(7),
+      /** Refresh tokens, each spent by its use and replaced. */
+      refreshTokenDays: z.number().int().positive().max(3650).default(90),
+    })
+    .prefault({}),
 });
 
 export const publicationSchema = z.strictObject({

@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import type { SessionManager } from "../auth/session.ts";
 import type { Host } from "../host.ts";
+import { discoveryLinks, indieauthUrls } from "../indieauth/endpoints.ts";
 
 /** The home page advertises the Micropub endpoint; signed in, it is the admin's start page. */
 export function homeRoute(host: Host, sessions: SessionManager): RequestHandler {
@@ -9,7 +10,10 @@ export function homeRoute(host: Host, sessions: SessionManager): RequestHandler 
     const micropubUrl = micropub
       ? new URL(micropub.mountPath, host.hostConfig.application.url).href
       : undefined;
-    if (micropubUrl) res.setHeader("Link", `<${micropubUrl}>; rel="micropub"`);
+    if (micropubUrl) res.append("Link", `<${micropubUrl}>; rel="micropub"`);
+    // IndieAuth discovery (§4.1): clients read the metadata link; older ones the endpoints' rels.
+    const indieauthLinks = discoveryLinks(indieauthUrls(host.hostConfig.application.url));
+    for (const link of indieauthLinks) res.append("Link", `<${link.href}>; rel="${link.rel}"`);
     const session = await sessions.read(req);
     if (session) {
       // Signed in: the layout shows the navigation, as on every admin page.
@@ -18,6 +22,6 @@ export function homeRoute(host: Host, sessions: SessionManager): RequestHandler 
       // The page carries the session's CSRF token (sign-out form): never kept in a cache.
       res.setHeader("Cache-Control", "no-store");
     }
-    res.render("home.njk", { signedIn: !!session, micropubUrl, plugins: host.plugins });
+    res.render("home.njk", { signedIn: !!session, micropubUrl, indieauthLinks, plugins: host.plugins });
   };
 }
