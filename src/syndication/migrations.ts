@@ -131,6 +131,19 @@ CREATE INDEX syndication_targets_due ON syndication_targets (next_attempt_at)
   WHERE state IN ('pending', 'failed');
 `;
 
+// The user's own words for one post on one target (issue 17), sent instead of the text the target's
+// template makes. Kept apart from the ledger row, which exists only once a send was claimed.
+const ownTexts = `
+CREATE TABLE syndication_texts (
+  post_id bigint NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+  target_uid text NOT NULL,
+  text text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (post_id, target_uid)
+);
+ALTER TABLE syndication_attempts ADD COLUMN own_text text;
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -142,4 +155,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/008-schedule-trigger", sql: scheduleTrigger },
   { id: "endpoint-syndicate/009-live-checks", sql: liveChecks },
   { id: "endpoint-syndicate/010-webhook-deliveries", sql: webhookDeliveries },
+  { id: "endpoint-syndicate/012-own-texts", sql: ownTexts },
 ];
