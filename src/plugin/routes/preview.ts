@@ -117,8 +117,12 @@ async function answer(
     res.redirect(303, view.previewHref);
     return;
   }
+  // A refused text is shown as typed, with its own count, for the user to fix.
+  const draftPreview =
+    outcome.draft === undefined ? undefined : services.syndication.previewText(post, targetUid, outcome.draft);
   const target: PreviewTargetView = {
     ...found,
+    ...(draftPreview ? { preview: draftPreview } : {}),
     ...(outcome.draft === undefined ? {} : { draft: outcome.draft }),
     message: { kind: outcome.kind, text: outcome.text },
   };
