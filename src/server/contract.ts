@@ -72,6 +72,41 @@ export interface SyndicateOptions {
    * same work rather than starting it again. Kept until the send succeeds.
    */
   checkpoint?(value: string): Promise<void>;
+  /** The user's own words for this post and target, sent instead of the text made from the post. */
+  text?: string;
+}
+
+/** What `preview` returns: exactly what `syndicate` would send, found without any network call. */
+export interface CopyPreview {
+  /** The text the target receives; absent when it receives none (a capture, a like, a repost). */
+  text?: string;
+  /** The text's length as the service counts it, against its limit (none: the service sets none). */
+  length?: {
+    count: number;
+    limit?: number;
+    /** What is counted: Mastodon "characters" (a link counts as the instance says), Bluesky "graphemes". */
+    unit: "characters" | "graphemes";
+    /** The limit was assumed (the instance has not been read yet): the send uses what it reads. */
+    assumed?: boolean;
+  };
+  /** The text is longer than the limit: the service would refuse it. */
+  over: boolean;
+  /** The post's text had to be cut to fit. */
+  cut: boolean;
+  /** Where the link to the post went: into the text, a link card, nowhere. */
+  permalink: "text" | "card" | "none";
+  photos: { url: string; alt?: string }[];
+  /** Bluesky's card for the post; `image` is the post's featured image when it names one. */
+  linkCard?: { uri: string; title: string; description: string; image?: string };
+  /** What the copy does besides (or instead of) a text. */
+  action?: { kind: "like" | "repost" | "reply" | "capture"; url: string };
+  /** The text is the user's own words for this post and target. */
+  ownText: boolean;
+}
+
+export interface PreviewOptions {
+  /** The user's own words for this post and target. */
+  text?: string;
 }
 
 export interface Publication {
@@ -104,6 +139,8 @@ export interface SyndicatorPlugin extends Plugin {
    * variable, or the option's path in the config file. The page names it when they are refused.
    */
   credentialSetting?: string;
+  /** What `syndicate` would send now, without any network call. */
+  preview?(properties: PostProperties, publication: Publication, options?: PreviewOptions): CopyPreview;
 }
 
 export interface ViewLocation {

@@ -67,13 +67,15 @@ export interface SendOptions {
   timeoutMs: number;
   resumeFrom?: string | undefined;
   checkpoint?: (value: string) => Promise<void>;
+  /** The user's own words for this post and target. */
+  text?: string | undefined;
 }
 
 export async function callSyndicator(
   syndicator: SyndicatorPlugin,
   properties: PostProperties,
   publication: Publication,
-  { idempotencyKey, timeoutMs, resumeFrom, checkpoint }: SendOptions,
+  { idempotencyKey, timeoutMs, resumeFrom, checkpoint, text }: SendOptions,
 ): Promise<SyndicatorOutcome> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -94,6 +96,7 @@ export async function callSyndicator(
         signal: controller.signal,
         ...(resumeFrom ? { resumeFrom } : {}),
         ...(checkpoint ? { checkpoint } : {}),
+        ...(text === undefined ? {} : { text }),
       }),
     )
     .then(

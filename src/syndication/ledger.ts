@@ -40,13 +40,14 @@ interface AttemptRow {
   outcome: Attempt["outcome"];
   url: string | null;
   error: string | null;
+  own_text: string | null;
 }
 
 // Ids are bigint: PGlite returns them as numbers and pg as strings, so they are cast to text.
 const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url, attempts, last_error, permanent,
   idempotency_key, next_attempt_at, written_back, checkpoint, last_status, claimed_by, claimed_at, created_at, updated_at`;
 const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
-  started_at, finished_at, outcome, url, error`;
+  started_at, finished_at, outcome, url, error, own_text`;
 
 function toEntry(row: TargetRow): LedgerEntry {
   return {
@@ -81,6 +82,7 @@ function toAttempt(row: AttemptRow): Attempt {
     outcome: row.outcome,
     url: row.url,
     error: row.error,
+    ownText: row.own_text,
   };
 }
 

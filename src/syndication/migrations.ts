@@ -151,6 +151,19 @@ ALTER TABLE syndication_targets ADD CONSTRAINT syndication_targets_state_check
   CHECK (state IN ('pending', 'sending', 'syndicated', 'failed', 'unknown', 'skipped'));
 `;
 
+// The user's own words for one post on one target (issue 17), sent instead of the text the target's
+// template makes. Kept apart from the ledger row, which exists only once a send was claimed.
+const ownTexts = `
+CREATE TABLE syndication_texts (
+  post_id bigint NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+  target_uid text NOT NULL,
+  text text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (post_id, target_uid)
+);
+ALTER TABLE syndication_attempts ADD COLUMN own_text text;
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -163,4 +176,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/009-live-checks", sql: liveChecks },
   { id: "endpoint-syndicate/010-webhook-deliveries", sql: webhookDeliveries },
   { id: "endpoint-syndicate/011-target-health", sql: targetHealth },
+  { id: "endpoint-syndicate/012-own-texts", sql: ownTexts },
 ];

@@ -6,6 +6,7 @@ import type { Post, PostService, PostUpdate } from "../server/posts/types.ts";
 import { callSyndicator } from "./call-syndicator.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { type Claim, type Ledger, UNKNOWN_OUTCOME_ERROR } from "./ledger.ts";
+import type { OwnTexts } from "./own-texts.ts";
 import { postStatus } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import { isTargetWide, type TargetHealthStore } from "./target-health.ts";
@@ -26,6 +27,8 @@ export interface PostSyndicationContext {
   targetTimeoutMs: number;
   /** Where what a send says of the target as a whole (refused, rate limited, well) is kept. */
   health?: TargetHealthStore;
+  /** The user's own words per target, sent instead of the template's text. */
+  ownTexts?: OwnTexts;
 }
 
 export interface PostSyndicationRun {
@@ -94,6 +97,7 @@ export async function syndicatePost(
   }
 
   const entries = new Map((await context.ledger.entriesForPost(post.id)).map((e) => [e.targetUid, e]));
+  const ownTexts = await context.ownTexts?.forPost(post);
   // Targets the ledger says are syndicated but the post no longer names are reported too, so that
   // the result describes the whole post, and repaired if their URL never reached the post.
   const uids = [
@@ -128,7 +132,9 @@ export async function syndicatePost(
       const now = (await context.ledger.entriesForPost(post.id)).find((e) => e.targetUid === uid);
       return notClaimed(now, uid, name);
     }
-    return send(context, post, syndicator, claim, run.pauses);
+    const text = ownTexts?.get(uid)?.text;
+    if (text !== undefined) await context.ownTexts?.markAttempt(claim.attemptId, text);
+    return send(context, post, syndicator, claim, run.pauses, text);
   };
 
   const targets = await Promise.all(
@@ -155,9 +161,11 @@ async function send(
   syndicator: SyndicatorPlugin,
   claim: Claim,
   pauses: TargetPauses | undefined,
+  text: string | undefined,
 ): Promise<TargetResult> {
   const { uid, name } = syndicator.info;
   const outcome = await callSyndicator(syndicator, post.properties, context.publication, {
+    text,
     idempotencyKey: claim.entry.idempotencyKey,
     timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
     resumeFrom: claim.entry.checkpoint ?? undefined,

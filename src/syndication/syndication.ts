@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { z } from "zod";
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
-import type { Publication, SyndicatorPlugin } from "../server/contract.ts";
+import type { CopyPreview, Publication, SyndicatorPlugin } from "../server/contract.ts";
 import type { Database } from "../server/database/types.ts";
 import type { Logger } from "../server/logger.ts";
 import { type Post, PostNotFoundError, type PostService } from "../server/posts/types.ts";
@@ -22,6 +22,7 @@ import { idempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF, Ledger } from "./ledger.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
+import { type OwnText, OwnTexts } from "./own-texts.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { requestedTargets } from "./post-targets.ts";
 import { RunLog } from "./run-log.ts";
@@ -33,6 +34,18 @@ import { TargetPauses } from "./target-pauses.ts";
 import type { Attempt, LedgerEntry, PostResult, RunRecord, SyndicationEvent, Trigger } from "./types.ts";
 
 export type { BatchRun } from "./batch.ts";
+export type { OwnText } from "./own-texts.ts";
+
+/** One target's preview of a post: null when its syndicator cannot preview (a third-party plug-in). */
+export interface TargetPreview {
+  uid: string;
+  name: string;
+  state: LedgerEntry["state"];
+  /** The copy, once sent. */
+  url?: string;
+  ownText?: OwnText;
+  preview: CopyPreview | null;
+}
 export {
   SyndicationInProgressError,
   SyndicationShuttingDownError,
@@ -84,6 +97,7 @@ export class Syndication {
   private readonly health: TargetHealthStore;
   private readonly runLog: RunLog;
   private readonly lease: Lease;
+  private readonly ownTexts: OwnTexts;
   private readonly batches = new Set<Batch>();
   private readonly singles = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(event: SyndicationEvent) => void>();
@@ -101,6 +115,58 @@ export class Syndication {
     this.health = new TargetHealthStore(deps.database);
     this.runLog = new RunLog(deps.database);
     this.lease = new Lease(deps.database, deps.logger, this.leaseMs);
+    this.ownTexts = new OwnTexts(deps.database, deps.posts);
+  }
+
+  /**
+   * What each target of a post would receive now (issue 17): every target the post names, and those
+   * it was sent to, with the user's own words where there are some. No network call is made.
+   */
+  async preview(post: Post): Promise<TargetPreview[]> {
+    const syndicators = this.deps.syndicators();
+    const [entries, texts] = await Promise.all([
+      this.ledger.entriesForPost(post.id),
+      this.ownTexts.forPost(post),
+    ]);
+    const uids = [...new Set([...requestedTargets(post), ...entries.map((entry) => entry.targetUid)])];
+    return uids.map((uid): TargetPreview => {
+      const syndicator = syndicators.find((s) => s.info.uid === uid);
+      const own = texts.get(uid);
+      const entry = entries.find((e) => e.targetUid === uid);
+      const base = {
+        uid,
+        name: syndicator?.info.name ?? uid,
+        state: entry?.state ?? "pending",
+        ...(entry?.url ? { url: entry.url } : {}),
+        ...(own ? { ownText: own } : {}),
+      };
+      if (!syndicator?.preview) return { ...base, preview: null };
+      const preview = syndicator.preview(
+        post.properties,
+        this.deps.publication,
+        own ? { text: own.text } : {},
+      );
+      return { ...base, preview };
+    });
+  }
+
+  /** What one target would receive with `text` as the user's own words (nothing is saved). */
+  previewText(post: Post, targetUid: string, text: string | undefined): CopyPreview | null {
+    const syndicator = this.deps.syndicators().find((s) => s.info.uid === targetUid);
+    if (!syndicator?.preview) return null;
+    return syndicator.preview(post.properties, this.deps.publication, text === undefined ? {} : { text });
+  }
+
+  saveOwnText(post: Post, targetUid: string, text: string): Promise<void> {
+    return this.ownTexts.save(post, targetUid, text);
+  }
+
+  resetOwnText(post: Post, targetUid: string): Promise<void> {
+    return this.ownTexts.reset(post, targetUid);
+  }
+
+  ownTextsForPost(post: Post): Promise<Map<string, OwnText>> {
+    return this.ownTexts.forPost(post);
   }
 
   /**
@@ -389,6 +455,7 @@ export class Syndication {
       holder: this.holder,
       targetTimeoutMs: this.targetTimeoutMs,
       health: this.health,
+      ownTexts: this.ownTexts,
     };
   }
 

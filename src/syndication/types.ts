@@ -43,6 +43,8 @@ export interface Attempt {
   outcome: "syndicated" | "failed" | "sending" | "unknown";
   url: string | null;
   error: string | null;
+  /** The user's own words, when this attempt sent them instead of the template's text. */
+  ownText: string | null;
 }
 
 export interface TargetResult {

@@ -25,6 +25,8 @@ export interface PostResultsView {
   skippableKinds: TargetStateKind[];
   mountPath: string;
   resultsHref: string;
+  /** The user's own words per target uid (issue 17). */
+  ownTexts: Record<string, { text: string; source: "page" | "micropub" }>;
 }
 
 /** A post id from the path: a decimal bigint. Anything else, or a deleted post, is 404. */
@@ -35,9 +37,10 @@ export async function findPostById(services: PageServices, res: Response, id: st
 }
 
 export async function postResultsView(services: PageServices, post: Post): Promise<PostResultsView> {
-  const [entries, attempts] = await Promise.all([
+  const [entries, attempts, ownTexts] = await Promise.all([
     services.syndication.entriesForPost(post.id),
     services.syndication.attemptsForPost(post.id, HISTORY_LIMIT),
+    services.syndication.ownTextsForPost(post),
   ]);
   const row = postRow(post, entries, services.syndicators, services.mountPath);
   const names = new Map(row.targets.map((target) => [target.uid, target.name]));
@@ -54,5 +57,8 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     skippableKinds: [...SKIPPABLE_KINDS],
     mountPath: services.mountPath,
     resultsHref: row.detailsHref,
+    ownTexts: Object.fromEntries(
+      [...ownTexts].map(([uid, own]) => [uid, { text: own.text, source: own.source }]),
+    ),
   };
 }

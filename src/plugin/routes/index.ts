@@ -9,6 +9,13 @@ import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
+import {
+  checkTextRoute,
+  previewJsonRoute,
+  previewPageRoute,
+  resetTextRoute,
+  saveTextRoute,
+} from "./preview.ts";
 import { runStatusRoute } from "./run-status.ts";
 import { checkTargetsRoute, targetsRoute } from "./targets.ts";
 import { webhookRoute } from "./webhooks.ts";
@@ -33,6 +40,11 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/skip", skipRoute(context));
   router.get("/targets", targetsRoute(context));
   router.post("/targets/check", checkTargetsRoute(context));
+  router.get("/preview", previewJsonRoute(context));
+  router.get("/posts/:id/preview", previewPageRoute(context));
+  router.post("/posts/:id/text/check", checkTextRoute(context));
+  router.post("/posts/:id/text/reset", resetTextRoute(context));
+  router.post("/posts/:id/text", saveTextRoute(context));
   return router;
 }
 

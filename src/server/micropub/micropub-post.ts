@@ -7,6 +7,7 @@ import { jf2Type, type Mf2Properties, mf2PropertiesToJf2, mf2ValuesToJf2 } from 
 import type { MicropubContext } from "./micropub-context.ts";
 import { type BodyKind, type MicropubAction, readMicropubRequest } from "./micropub-request.ts";
 import { asMicropubErrors } from "./service-errors.ts";
+import { readSyndicateText, SYNDICATE_TEXT } from "./syndicate-text.ts";
 import { checkSyndicationTargets } from "./syndication-targets.ts";
 
 /** Micropub §3.8: a token without the scope needed is 401 insufficient_scope, naming the scope. */
@@ -29,7 +30,9 @@ function bodyKind(req: Request): BodyKind {
 async function create(context: MicropubContext, req: Request, res: Response, request: Of<"create">) {
   const draftOnly = !hasScope(req.auth, "create");
   if (draftOnly && !hasScope(req.auth, "draft")) throw insufficientScope("create", MICROPUB_SCOPE_STATUS);
-  const properties = mf2PropertiesToJf2(request.properties);
+  const { [SYNDICATE_TEXT]: texts, ...mf2 } = request.properties;
+  const properties = mf2PropertiesToJf2(mf2);
+  if (texts !== undefined) properties[SYNDICATE_TEXT] = readSyndicateText(texts, context.syndicators);
   // The URL is the server's to choose; a client's own is ignored, not an error.
   delete properties.url;
   properties.type = jf2Type(request.type);
@@ -49,7 +52,7 @@ async function create(context: MicropubContext, req: Request, res: Response, req
 
 function refuseCommands(names: Iterable<string>): void {
   for (const name of names) {
-    if (name.startsWith("mp-") && name !== "mp-syndicate-to")
+    if (name.startsWith("mp-") && name !== "mp-syndicate-to" && name !== SYNDICATE_TEXT)
       throw badRequest(`"${name}" is a command for creating posts, not a property that can be updated`);
   }
 }
@@ -70,6 +73,11 @@ async function update(context: MicropubContext, req: Request, res: Response, req
     const targets = operation?.["mp-syndicate-to"];
     if (targets) checkSyndicationTargets(targets);
   }
+  // Texts per target are replaced as a whole (one object), never added to or merged.
+  if (request.add?.[SYNDICATE_TEXT]) throw badRequest(`Use replace for ${SYNDICATE_TEXT}, not add`);
+  const replacedTexts = request.replace?.[SYNDICATE_TEXT];
+  if (request.replace && replacedTexts)
+    request.replace[SYNDICATE_TEXT] = [readSyndicateText(replacedTexts, context.syndicators)];
   const existing = await context.posts.findByUrl(request.url);
   if (!existing)
     throw badRequest(`No post exists at ${request.url}; check the URL (q=source lists the posts)`);

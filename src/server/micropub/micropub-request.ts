@@ -17,7 +17,7 @@ export type MicropubAction =
   | { action: "delete" | "undelete"; url: string };
 
 /** Commands are instructions to the server, not properties; mp-syndicate-to is kept as the post's targets. */
-const KEPT_COMMANDS = new Set(["mp-syndicate-to"]);
+const KEPT_COMMANDS = new Set(["mp-syndicate-to", "mp-syndicate-text"]);
 /** Fields of a form that are never properties: the request's own parameters and the host's CSRF field. */
 const FORM_RESERVED = new Set(["h", "action", "url", "access_token", "_csrf"]);
 
@@ -78,7 +78,15 @@ const formBody = z.record(z.string(), z.union([formScalar, z.array(formScalar)])
   error: "the form fields must be text values, lists (name[]=…) or photo[value]/photo[alt]",
 });
 
-function readForm(body: unknown): MicropubAction {
+/** mp-syndicate-text[<uid>]=<text> arrives as one object of texts: kept aside from the other fields. */
+function takeSyndicateText(body: unknown): { rest: unknown; texts?: unknown } {
+  if (typeof body !== "object" || body === null || !("mp-syndicate-text" in body)) return { rest: body };
+  const { "mp-syndicate-text": texts, ...rest } = body as Record<string, unknown>;
+  return { rest, texts };
+}
+
+function readForm(input: unknown): MicropubAction {
+  const { rest: body, texts } = takeSyndicateText(input);
   const parsed = formBody.safeParse(body);
   if (!parsed.success) fail("The form could not be read", parsed.error);
   const fields = parsed.data;
@@ -109,6 +117,7 @@ function readForm(body: unknown): MicropubAction {
     if (!propertyName.safeParse(name).success) throw badRequest(`"${key}" is not a property name`);
     properties[name] = [...(properties[name] ?? []), ...(Array.isArray(value) ? value : [value])];
   }
+  if (texts !== undefined) properties["mp-syndicate-text"] = [texts];
   return { action: "create", type: [typeCheck.data], ...takeCommands(properties) };
 }
 

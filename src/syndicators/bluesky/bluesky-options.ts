@@ -1,6 +1,7 @@
 // Options of @possekit/syndicator-bluesky. The app password comes from the environment
 // (BLUESKY_PASSWORD) unless given; without one the plug-in refuses to start.
 import { z } from "zod";
+import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
 import { booleanOption, fromEnv, parseOptions, requiredString, serviceUrl } from "../shared/options.ts";
 
 export const blueskyPluginId = "syndicator-bluesky";
@@ -24,6 +25,12 @@ const schema = z
       includePermalink: booleanOption(false),
       /** Add the post's categories as hashtags (linked as Bluesky tags). */
       includeCategories: booleanOption(true),
+      /** The post's text as a nunjucks template of the post; unset: name, else summary, else content. */
+      template: templateOption(),
+      /** When the post links to the original in its text: "always", "ifCut" or "never". */
+      appendUrl: appendUrlOption(),
+      /** A post without photos shows a card that links to the original. */
+      linkCard: booleanOption(true),
     },
     { error: "must be an object" },
   )

@@ -3,35 +3,25 @@
 // reposts and replies of Bluesky posts become likes, reposts and replies.
 import { z } from "zod";
 import type {
+  CopyPreview,
   PluginMeta,
   PostProperties,
+  PreviewOptions,
   Publication,
   Server,
   SyndicateOptions,
   SyndicatorInfo,
   SyndicatorPlugin,
 } from "../../server/contract.ts";
-import { cutToFit } from "../shared/fit-text.ts";
-import { countGraphemes } from "../shared/graphemes.ts";
-import { hashtags } from "../shared/hashtags.ts";
 import type { Target } from "../shared/http.ts";
 import { imageSize } from "../shared/image-size.ts";
-import {
-  categories,
-  contentText,
-  firstString,
-  firstUrl,
-  permalink,
-  photos,
-  postLanguage,
-  postText,
-} from "../shared/jf2.ts";
+import { firstUrl, postLanguage } from "../shared/jf2.ts";
 import { fetchPhoto } from "../shared/photos.ts";
 import { SyndicationError } from "../syndication-error.ts";
 import { type BlobRef, BlueskyApi, type BlueskySession } from "./bluesky-api.ts";
+import { type BlueskyCopy, composeBluesky } from "./bluesky-compose.ts";
 import { detectFacets } from "./bluesky-facets.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
-import { blueskyPostText } from "./bluesky-post-text.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
 import { cardImageOfPage } from "./link-card-image.ts";
 import { recordKeyFor } from "./record-key.ts";
@@ -41,10 +31,8 @@ const likeCollection = "app.bsky.feed.like";
 const repostCollection = "app.bsky.feed.repost";
 /** The part of a post record that says which thread it belongs to. */
 const replyRootSchema = z.object({ root: z.object({ uri: z.string(), cid: z.string() }) });
-/** app.bsky.embed.images takes at most 4 images of at most 1,000,000 bytes each. */
-const maxImages = 4;
+/** app.bsky.embed.images takes images of at most 1,000,000 bytes each. */
 const maxImageBytes = 1_000_000;
-const cardDescriptionGraphemes = 300;
 /** XRPC errors that mean "sign in again", not "this post was refused". */
 const sessionErrors = new Set(["ExpiredToken", "InvalidToken"]);
 
@@ -94,10 +82,15 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     await this.#withSession(api, (session) => api.getSession(session));
   }
 
+  /** What syndicate() would send now: the text, the photos with their alt text, the link card. */
+  preview(properties: PostProperties, publication: Publication, options: PreviewOptions = {}): CopyPreview {
+    return composeBluesky(properties, publication, this.#options, options.text).preview;
+  }
+
   async syndicate(
     properties: PostProperties,
     publication: Publication,
-    { idempotencyKey, signal }: SyndicateOptions,
+    { idempotencyKey, signal, text }: SyndicateOptions,
   ): Promise<string> {
     const target: Target = { name: "Bluesky", signal };
     const api = new BlueskyApi(this.#options.serviceUrl, target);
@@ -122,8 +115,9 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       }
       const parent = inReplyTo ? await this.#subject(api, inReplyTo, "reply to") : undefined;
 
+      const copy = composeBluesky(properties, publication, this.#options, text);
       const images: Image[] = [];
-      for (const photo of photos(properties, publication.me).slice(0, maxImages)) {
+      for (const photo of copy.photos) {
         const fetched = await fetchPhoto(target, photo, maxImageBytes, {
           ownSite: publication.me,
           allowPrivate: this.#allowPrivateFetch,
@@ -136,12 +130,10 @@ export class BlueskySyndicator implements SyndicatorPlugin {
           ...(aspectRatio ? { aspectRatio } : {}),
         });
       }
-      const link = permalink(properties);
-      const thumb =
-        images.length === 0 && link
-          ? await this.#cardThumb(api, session, target, properties, publication, link)
-          : undefined;
-      const record = await this.#record(properties, publication, images, api, thumb);
+      const thumb = copy.card
+        ? await this.#cardThumb(api, session, target, properties, publication, copy.card.uri)
+        : undefined;
+      const record = await this.#record(properties, copy, images, api, thumb);
       if (parent) {
         // A reply names its parent and the thread's first post (the parent's root, if it has one).
         const parentRef = { uri: parent.uri, cid: parent.cid };
@@ -233,19 +225,12 @@ export class BlueskySyndicator implements SyndicatorPlugin {
 
   async #record(
     properties: PostProperties,
-    publication: Publication,
+    copy: BlueskyCopy,
     images: Image[],
     api: BlueskyApi,
     thumb: BlobRef | undefined,
   ): Promise<Record<string, unknown>> {
-    const link = permalink(properties);
-    const text = blueskyPostText({
-      text: postText(properties),
-      permalink: link,
-      includePermalink: this.#options.includePermalink,
-      hasImages: images.length > 0,
-      hashtags: this.#options.includeCategories ? hashtags(categories(properties)) : "",
-    });
+    const { text, card } = copy;
     const facets = await detectFacets(text, (handle) => api.resolveHandle(handle));
     const record: Record<string, unknown> = { $type: collection, text, createdAt: new Date().toISOString() };
     if (facets.length > 0) record.facets = facets;
@@ -253,11 +238,10 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     if (lang) record.langs = [lang];
     if (images.length > 0) {
       record.embed = { $type: "app.bsky.embed.images", images };
-    } else if (link) {
-      const external = linkCard(properties, publication, link);
+    } else if (card) {
       record.embed = {
         $type: "app.bsky.embed.external",
-        external: thumb ? { ...external, thumb } : external,
+        external: thumb ? { ...card, thumb } : card,
       };
     }
     return record;
@@ -318,16 +302,4 @@ interface Image {
   alt: string;
   image: BlobRef;
   aspectRatio?: { width: number; height: number };
-}
-
-/** The post's own `lang` when it is a language tag (BCP 47: "en", "de-CH"), as Bluesky's `langs` takes. */
-/** The link card shown under a post without images: the post's title and the start of its text. */
-function linkCard(properties: PostProperties, publication: Publication, uri: string) {
-  const title = firstString(properties, "name") ?? publication.name;
-  const text = firstString(properties, "summary") ?? contentText(properties) ?? "";
-  const description =
-    countGraphemes(text) <= cardDescriptionGraphemes
-      ? text
-      : (cutToFit(text, (cut) => countGraphemes(cut) <= cardDescriptionGraphemes) ?? "");
-  return { uri, title, description };
 }

@@ -1,6 +1,7 @@
 // @possekit/syndicator-internet-archive: archives each post in the Wayback Machine with Save Page
 // Now, and returns the address of the capture.
 import type {
+  CopyPreview,
   PluginMeta,
   PostProperties,
   Publication,
@@ -68,6 +69,19 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
     const { accessKey, secretKey, serviceUrl } = this.#options;
     if (!accessKey || !secretKey) return;
     await checkKeys({ name: "Internet Archive", signal }, serviceUrl, `${accessKey}:${secretKey}`);
+  }
+
+  /** The archive receives no text: it captures the post's page. */
+  preview(properties: PostProperties): CopyPreview {
+    const url = permalink(properties);
+    return {
+      over: false,
+      cut: false,
+      permalink: "none",
+      photos: [],
+      ...(url ? { action: { kind: "capture" as const, url } } : {}),
+      ownText: false,
+    };
   }
 
   async syndicate(

@@ -91,6 +91,11 @@ export class InstanceLimitsCache {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** The limits last read, without asking the instance; undefined before the first read. */
+  peek(): InstanceLimits | undefined {
+    return this.#limits;
+  }
+
   async get(target: Target): Promise<InstanceLimits> {
     if (this.#limits && this.now() < this.#expires) return this.#limits;
     const limits = await fetchInstanceLimits(this.instanceUrl, target);

@@ -2,6 +2,7 @@
 // (MASTODON_ACCESS_TOKEN) unless given; without one the plug-in refuses to start, so a missing
 // secret is found when the server starts rather than when the first post is sent.
 import { z } from "zod";
+import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
 import {
   booleanOption,
   fromEnv,
@@ -40,6 +41,10 @@ const schema = z
       includePermalink: booleanOption(false),
       /** Add the post's categories as hashtags. */
       includeCategories: booleanOption(true),
+      /** The status's text as a nunjucks template of the post; unset: name, else summary, else content. */
+      template: templateOption(),
+      /** When the status links to the post: "always", "ifCut" or "never". */
+      appendUrl: appendUrlOption(),
     },
     { error: "must be an object" },
   )

@@ -1,25 +1,24 @@
 // @possekit/syndicator-mastodon: posts a status for each post (with up to 4 photos and their alt
 // text), or favourites, boosts or replies to a status when the post likes, reposts or replies to one.
 import type {
+  CopyPreview,
   PluginMeta,
   PostProperties,
+  PreviewOptions,
   Publication,
   Server,
   SyndicateOptions,
   SyndicatorInfo,
   SyndicatorPlugin,
 } from "../../server/contract.ts";
-import { hashtags } from "../shared/hashtags.ts";
 import type { Target } from "../shared/http.ts";
-import { categories, firstUrl, permalink, photos, postLanguage, postText } from "../shared/jf2.ts";
 import { fetchPhoto } from "../shared/photos.ts";
 import { SyndicationError } from "../syndication-error.ts";
-import { cutAltText } from "./mastodon-alt-text.ts";
 import { MastodonApi, statusUrl } from "./mastodon-api.ts";
+import { composeMastodon } from "./mastodon-compose.ts";
 import { InstanceLimitsCache } from "./mastodon-instance.ts";
 import { type MastodonOptions, mastodonPluginId, parseMastodonOptions } from "./mastodon-options.ts";
 import { resolveStatusId } from "./mastodon-status-id.ts";
-import { statusText } from "./mastodon-status-text.ts";
 
 /** Mastodon's documented limit for an image. */
 const maxPhotoBytes = 16 * 1024 * 1024;
@@ -45,8 +44,9 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMastodonOptions(options, env);
-    const { url, user, accessToken: _secret, ...rest } = this.#options;
-    this.options = { url, user, ...rest };
+    const { url, user, accessToken: _secret, template, ...rest } = this.#options;
+    // The template as written, not its compiled form.
+    this.options = { url, user, ...rest, ...(template ? { template: options.template } : {}) };
     this.#limits = new InstanceLimitsCache(url);
     this.credentialSetting =
       options.accessToken === undefined
@@ -78,60 +78,48 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       );
   }
 
+  /** What syndicate() would send now, with the instance's limits as last read (or assumed). */
+  preview(properties: PostProperties, publication: Publication, options: PreviewOptions = {}): CopyPreview {
+    return composeMastodon(properties, publication, this.#options, this.#limits.peek(), options.text).preview;
+  }
+
   async syndicate(
     properties: PostProperties,
     publication: Publication,
-    { idempotencyKey, signal }: SyndicateOptions,
+    { idempotencyKey, signal, text }: SyndicateOptions,
   ): Promise<string> {
     const target: Target = { name: "Mastodon", signal };
     const { url: instanceUrl } = this.#options;
     const api = new MastodonApi(instanceUrl, this.#options.accessToken, target);
+    // Likes and boosts need no limits; a status is fitted to the limits read now.
+    const first = composeMastodon(properties, publication, this.#options, this.#limits.peek(), text);
+    if (first.favourite)
+      return statusUrl(await api.favourite(await resolveStatusId(api, instanceUrl, first.favourite, "like")));
+    if (first.reblog)
+      return statusUrl(await api.reblog(await resolveStatusId(api, instanceUrl, first.reblog, "boost")));
 
-    const likeOf = firstUrl(properties, "like-of", publication.me);
-    if (likeOf)
-      return statusUrl(await api.favourite(await resolveStatusId(api, instanceUrl, likeOf, "like")));
-    const repostOf = firstUrl(properties, "repost-of", publication.me);
-    if (repostOf)
-      return statusUrl(await api.reblog(await resolveStatusId(api, instanceUrl, repostOf, "boost")));
-
-    const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
-    const inReplyToId = inReplyTo
-      ? await resolveStatusId(api, instanceUrl, inReplyTo, "reply to")
+    const inReplyToId = first.inReplyTo
+      ? await resolveStatusId(api, instanceUrl, first.inReplyTo, "reply to")
       : undefined;
 
     const limits = await this.#limits.get(target);
+    const copy = composeMastodon(properties, publication, this.#options, limits, text);
     const mediaIds: string[] = [];
-    for (const photo of photos(properties, publication.me).slice(0, limits.maxMedia)) {
+    for (const photo of copy.photos) {
       const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
         ownSite: publication.me,
         allowPrivate: this.#allowPrivateFetch,
       });
-      const alt = fetched.alt === undefined ? undefined : cutAltText(fetched.alt, limits.altTextLimit);
-      mediaIds.push(await api.uploadMedia({ ...fetched, ...(alt === undefined ? {} : { alt }) }));
+      mediaIds.push(await api.uploadMedia(fetched));
     }
-    const status = statusText({
-      text: postText(properties),
-      hashtags: this.#options.includeCategories ? hashtags(categories(properties)) : "",
-      permalink: permalink(properties),
-      includePermalink: this.#options.includePermalink,
-      characterLimit: this.#options.characterLimit ?? limits.maxCharacters,
-      urlLength: limits.charactersPerUrl,
-    });
-    const language = this.#options.language ?? postPrimaryLanguage(properties);
     const created = await api.postStatus({
-      status,
+      status: copy.status,
       mediaIds,
       idempotencyKey,
       visibility: this.#options.visibility,
-      ...(language ? { language } : {}),
+      ...(copy.language ? { language: copy.language } : {}),
       ...(inReplyToId ? { inReplyToId } : {}),
     });
     return statusUrl(created);
   }
-}
-
-/** The post's own `lang`, when it is an ISO 639 code Mastodon accepts ("en", "de-CH" → "de"). */
-/** Mastodon takes an ISO 639 code: the primary subtag of the post's language. */
-function postPrimaryLanguage(properties: PostProperties): string | undefined {
-  return postLanguage(properties)?.split("-")[0]?.toLowerCase();
 }

@@ -1,6 +1,7 @@
 // Options of @possekit/syndicator-micropub: another site's Micropub endpoint and a token it issued
 // (from MICROPUB_ACCESS_TOKEN unless given; without one the plug-in refuses to start).
 import { z } from "zod";
+import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
 import { fromEnv, parseOptions, requiredString, serviceUrl } from "../shared/options.ts";
 
 export const micropubPluginId = "syndicator-micropub";
@@ -14,6 +15,10 @@ const schema = z
       name: requiredString().optional(),
       /** What posts name in mp-syndicate-to; the endpoint's URL unless given. */
       uid: requiredString().optional(),
+      /** The copy's content as a nunjucks template of the post; unset: the post's own content. */
+      template: templateOption(),
+      /** "always" adds the post's URL to the copy's content; it is never cut ("ifCut" adds nothing). */
+      appendUrl: appendUrlOption(),
     },
     { error: "must be an object" },
   )

@@ -21,11 +21,21 @@ export interface MicropubRequest {
   body: string;
 }
 
-export function micropubRequest(properties: PostProperties, base: string): MicropubRequest {
+/** The copy's content when it is not the post's own: the user's words, or what a template made. */
+export interface ContentChoice {
+  /** Plain text sent as the content instead of the post's (its HTML is then not sent). */
+  text?: string;
+}
+
+export function micropubRequest(
+  properties: PostProperties,
+  base: string,
+  choice: ContentChoice = {},
+): MicropubRequest {
   const name = firstString(properties, "name");
   const summary = firstString(properties, "summary");
-  const text = contentText(properties);
-  const html = contentHtml(properties);
+  const text = choice.text ?? contentText(properties);
+  const html = choice.text === undefined ? contentHtml(properties) : undefined;
   const tags = categories(properties);
   const pictures = photos(properties, base);
   const responses = responseProperties.flatMap((property) => {

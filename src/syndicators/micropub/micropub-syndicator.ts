@@ -2,8 +2,10 @@
 // that speaks Micropub) and returns the address of the copy from the Location header.
 import { z } from "zod";
 import type {
+  CopyPreview,
   PluginMeta,
   PostProperties,
+  PreviewOptions,
   Publication,
   Server,
   SyndicateOptions,
@@ -12,8 +14,8 @@ import type {
 } from "../../server/contract.ts";
 import { refusal, send, type Target, type TargetMessage } from "../shared/http.ts";
 import { SyndicationError } from "../syndication-error.ts";
+import { composeMicropub } from "./micropub-compose.ts";
 import { type MicropubOptions, micropubPluginId, parseMicropubOptions } from "./micropub-options.ts";
-import { micropubRequest } from "./micropub-request.ts";
 
 const micropubError = z.object({ error: z.string().optional(), error_description: z.string().optional() });
 
@@ -51,7 +53,13 @@ export class MicropubSyndicator implements SyndicatorPlugin {
       options.accessToken === undefined
         ? "MICROPUB_ACCESS_TOKEN"
         : `"${MicropubSyndicator.packageName}".accessToken`;
-    this.options = { micropubEndpoint, name, uid: this.#options.uid ?? micropubEndpoint };
+    this.options = {
+      micropubEndpoint,
+      name,
+      uid: this.#options.uid ?? micropubEndpoint,
+      ...(this.#options.template ? { template: options.template } : {}),
+      ...(this.#options.appendUrl ? { appendUrl: this.#options.appendUrl } : {}),
+    };
     this.info = {
       uid: this.#options.uid ?? micropubEndpoint,
       name,
@@ -77,14 +85,19 @@ export class MicropubSyndicator implements SyndicatorPlugin {
     await response.body?.cancel().catch(() => {});
   }
 
+  /** What syndicate() would send now: the content of the create request, and its photos. */
+  preview(properties: PostProperties, publication: Publication, options: PreviewOptions = {}): CopyPreview {
+    return composeMicropub(properties, publication, this.#options, options.text).preview;
+  }
+
   async syndicate(
     properties: PostProperties,
     publication: Publication,
-    { signal }: SyndicateOptions,
+    { signal, text }: SyndicateOptions,
   ): Promise<string> {
     const target: Target = { name: this.info.name, signal };
     const { micropubEndpoint, accessToken } = this.#options;
-    const request = micropubRequest(properties, publication.me);
+    const { request } = composeMicropub(properties, publication, this.#options, text);
     const response = await send(target, micropubEndpoint, {
       method: "POST",
       headers: {

@@ -1,0 +1,79 @@
+// The preview of a post (issue 17): what each target would receive now, and the form that sets the
+// user's own words for one target. Shared by the page, its htmx fragments and the JSON answer.
+import type { CopyPreview } from "../../server/contract.ts";
+import type { Post } from "../../server/posts/types.ts";
+import type { TargetPreview } from "../../syndication/syndication.ts";
+import { postTitle } from "./post-title.ts";
+import type { PageServices } from "./services.ts";
+
+export interface PreviewTargetView extends TargetPreview {
+  /** The id of its section on the page. */
+  anchor: string;
+  /** The text the user typed, shown again when it was refused. */
+  draft?: string;
+  /** Why the text was refused, or what was done (an announcement). */
+  message?: { kind: "success" | "error"; text: string };
+}
+
+export interface PreviewPageView {
+  post: { id: string; url: string; title: string | undefined };
+  targets: PreviewTargetView[];
+  mountPath: string;
+  previewHref: string;
+  resultsHref: string;
+}
+
+/** A stable, safe id for a target's section: its position among the post's targets. */
+export const previewAnchor = (index: number) => `preview-target-${index + 1}`;
+
+export async function previewPageView(services: PageServices, post: Post): Promise<PreviewPageView> {
+  const targets = await services.syndication.preview(post);
+  const resultsHref = `${services.mountPath}/posts/${encodeURIComponent(post.id)}`;
+  return {
+    post: { id: post.id, url: post.url, title: postTitle(post).text ?? undefined },
+    targets: targets.map((target, index) => ({ ...target, anchor: previewAnchor(index) })),
+    mountPath: services.mountPath,
+    previewHref: `${resultsHref}/preview`,
+    resultsHref,
+  };
+}
+
+/** Textareas send CRLF line ends; the services count (and store) LF. */
+export function normaliseText(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+/** The JSON form of one target's preview (snake_case, as the endpoint's other answers). */
+export function previewJson(target: TargetPreview) {
+  return {
+    uid: target.uid,
+    name: target.name,
+    state: target.state,
+    ...(target.url ? { url: target.url } : {}),
+    own_text: target.ownText ? { text: target.ownText.text, source: target.ownText.source } : null,
+    preview: target.preview ? copyJson(target.preview) : null,
+  };
+}
+
+function copyJson(preview: CopyPreview) {
+  return {
+    ...(preview.text === undefined ? {} : { text: preview.text }),
+    ...(preview.length
+      ? {
+          length: {
+            count: preview.length.count,
+            limit: preview.length.limit ?? null,
+            unit: preview.length.unit,
+            assumed: preview.length.assumed === true,
+          },
+        }
+      : {}),
+    over: preview.over,
+    cut: preview.cut,
+    permalink: preview.permalink,
+    photos: preview.photos,
+    ...(preview.linkCard ? { link_card: preview.linkCard } : {}),
+    ...(preview.action ? { action: preview.action } : {}),
+    own_text: preview.ownText,
+  };
+}

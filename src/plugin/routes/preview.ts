@@ -1,0 +1,237 @@
+// The preview of a post and the user's own words per target (issue 17):
+//   GET  {mountPath}/preview?url=<post URL>      JSON: what each target would receive now
+//   GET  {mountPath}/posts/<id>/preview          the page (htmx: one target's section, ?target_uid=)
+//   POST {mountPath}/posts/<id>/text/check       htmx, live: the count against the limit (nothing saved)
+//   POST {mountPath}/posts/<id>/text             save the text for one target (refused when over)
+//   POST {mountPath}/posts/<id>/text/reset       back to the target's template
+// htmx gets the target's section re-rendered; a form without JavaScript is sent back to the page, or
+// shown it again with the refusal and the text as typed.
+import type { Request, RequestHandler, Response } from "express";
+import { z } from "zod";
+import { hasScope } from "../../server/auth/types.ts";
+import { setFlash } from "../../server/flash.ts";
+import { insufficientScope } from "../../server/http-error.ts";
+import type { Post } from "../../server/posts/types.ts";
+import { MAX_OWN_TEXT_LENGTH } from "../../syndication/own-texts.ts";
+import { findPostById } from "../page/post-results.ts";
+import {
+  normaliseText,
+  type PreviewPageView,
+  type PreviewTargetView,
+  previewJson,
+  previewPageView,
+} from "../page/preview-view.ts";
+import { renderView } from "../page/render.ts";
+import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
+import type { RouteContext } from "./index.ts";
+
+const previewQuery = z.strictObject({ url: z.string().trim().min(1).max(2048) });
+const targetQuery = z.object({ target_uid: z.string().min(1).max(2048).optional() });
+const uid = z.string().min(1).max(2048);
+const textForm = z.object({ target_uid: uid, text: z.string().max(MAX_OWN_TEXT_LENGTH) });
+const resetForm = z.object({ target_uid: uid });
+
+const isHtmx = (req: Request) => req.get("hx-request") === "true";
+
+/** Errors of the JSON answer are JSON, whatever the client accepts. */
+function jsonError(res: Response, status: number, error: string, description: string): void {
+  res.status(status).json({ error, error_description: description });
+}
+
+export function previewJsonRoute(context: RouteContext): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      const parsed = previewQuery.safeParse(req.query);
+      if (!parsed.success) {
+        jsonError(
+          res,
+          400,
+          "invalid_request",
+          "url=<the post's URL> is required, once, up to 2,048 characters",
+        );
+        return;
+      }
+      const post = await services.posts.findByUrl(parsed.data.url);
+      if (!post || post.deleted) {
+        jsonError(res, 404, "not_found", `No post exists at ${parsed.data.url}`);
+        return;
+      }
+      const targets = await services.syndication.preview(post);
+      res.setHeader("Cache-Control", "no-store");
+      res.json({ url: post.url, targets: targets.map(previewJson) });
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+async function renderPage(res: Response, view: PreviewPageView, status = 200): Promise<void> {
+  const t = translatorOf(res);
+  res.setHeader("Cache-Control", "no-store");
+  res.status(status).render("syndicate/preview.njk", {
+    ...view,
+    title: t("syndicate.preview.title", { title: view.post.title ?? t("syndicate.post.untitled") }),
+  });
+}
+
+async function renderSection(res: Response, view: PreviewPageView, target: PreviewTargetView, status = 200) {
+  const html = await renderView(res, "syndicate/_preview-target.njk", { ...view, target, standalone: true });
+  res.setHeader("Cache-Control", "no-store");
+  res.status(status).type("html").send(html);
+}
+
+export function previewPageRoute(context: RouteContext): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      const post = await findPostById(services, res, String(req.params.id));
+      const view = await previewPageView(services, post);
+      const only = targetQuery.safeParse(req.query).data?.target_uid;
+      const target = only ? view.targets.find((candidate) => candidate.uid === only) : undefined;
+      if (isHtmx(req) && target) {
+        await renderSection(res, view, target);
+        return;
+      }
+      await renderPage(res, view);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** The outcome of a save or reset: the section (htmx), or the page again or a redirect (a form). */
+async function answer(
+  req: Request,
+  res: Response,
+  services: PageServices,
+  post: Post,
+  targetUid: string,
+  outcome: { kind: "success" | "error"; text: string; draft?: string; status?: number },
+): Promise<void> {
+  const view = await previewPageView(services, post);
+  const index = view.targets.findIndex((target) => target.uid === targetUid);
+  const found = view.targets[index];
+  if (!found) {
+    setFlash(res, { kind: "error", text: translatorOf(res)("syndicate.preview.unknownTarget") });
+    res.redirect(303, view.previewHref);
+    return;
+  }
+  // A refused text is shown as typed, with its own count, for the user to fix.
+  const draftPreview =
+    outcome.draft === undefined
+      ? undefined
+      : services.syndication.previewText(post, targetUid, outcome.draft);
+  const target: PreviewTargetView = {
+    ...found,
+    ...(draftPreview ? { preview: draftPreview } : {}),
+    ...(outcome.draft === undefined ? {} : { draft: outcome.draft }),
+    message: { kind: outcome.kind, text: outcome.text },
+  };
+  if (isHtmx(req)) {
+    await renderSection(res, view, target, outcome.status);
+    return;
+  }
+  if (outcome.kind === "error") {
+    view.targets[index] = target;
+    await renderPage(res, view, outcome.status);
+    return;
+  }
+  setFlash(res, { kind: outcome.kind, text: outcome.text });
+  res.redirect(303, `${view.previewHref}#${target.anchor}`);
+}
+
+export function checkTextRoute(context: RouteContext): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      const post = await findPostById(services, res, String(req.params.id));
+      const parsed = textForm.safeParse(req.body ?? {});
+      const preview = parsed.success
+        ? services.syndication.previewText(post, parsed.data.target_uid, normaliseText(parsed.data.text))
+        : null;
+      const html = await renderView(res, "syndicate/_preview-count.njk", {
+        preview,
+        anchor: typeof req.query.anchor === "string" ? req.query.anchor.replace(/[^\w-]/g, "") : "",
+      });
+      res.setHeader("Cache-Control", "no-store");
+      res.status(200).type("html").send(html);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export function saveTextRoute(context: RouteContext): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+      const t = translatorOf(res);
+      const post = await findPostById(services, res, String(req.params.id));
+      const parsed = textForm.safeParse(req.body ?? {});
+      if (!parsed.success) {
+        const targetUid = typeof req.body?.target_uid === "string" ? req.body.target_uid : "";
+        const text = t("syndicate.preview.invalidText", { max: MAX_OWN_TEXT_LENGTH });
+        await answer(req, res, services, post, targetUid, { kind: "error", text, status: 400 });
+        return;
+      }
+      const targetUid = parsed.data.target_uid;
+      const text = normaliseText(parsed.data.text);
+      const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+      const preview = services.syndication.previewText(post, targetUid, text);
+      const refusal = !preview
+        ? t("syndicate.preview.cannotEdit", { target: name })
+        : preview.text === undefined
+          ? t("syndicate.preview.cannotEdit", { target: name })
+          : !text.trim()
+            ? t("syndicate.preview.empty")
+            : preview.over
+              ? t("syndicate.preview.refusedOver", {
+                  target: name,
+                  count: preview.length?.count ?? 0,
+                  limit: preview.length?.limit ?? 0,
+                })
+              : undefined;
+      if (refusal) {
+        await answer(req, res, services, post, targetUid, {
+          kind: "error",
+          text: refusal,
+          draft: text,
+          status: 422,
+        });
+        return;
+      }
+      await services.syndication.saveOwnText(post, targetUid, text);
+      await answer(req, res, services, post, targetUid, {
+        kind: "success",
+        text: t("syndicate.preview.saved", { target: name }),
+      });
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export function resetTextRoute(context: RouteContext): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+      const t = translatorOf(res);
+      const post = await findPostById(services, res, String(req.params.id));
+      const parsed = resetForm.safeParse(req.body ?? {});
+      const targetUid = parsed.success ? parsed.data.target_uid : "";
+      const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+      if (parsed.success) await services.syndication.resetOwnText(post, targetUid);
+      // The post's properties may have changed (a Micropub client's text removed): read it again.
+      const current = await findPostById(services, res, post.id);
+      await answer(req, res, services, current, targetUid, {
+        kind: "success",
+        text: t("syndicate.preview.resetDone", { target: name }),
+      });
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,81 @@
+// The user's own words for one post on one target (issue 17): saved from the preview on the page,
+// or given by a Micropub client in the post property `mp-syndicate-text` (an object keyed by target
+// uid). What the page saved wins; resetting removes both, so the target's template applies again.
+import type { Database } from "../server/database/types.ts";
+import type { Post, PostService } from "../server/posts/types.ts";
+
+export const OWN_TEXT_PROPERTY = "mp-syndicate-text";
+/** Longer than any service takes (Mastodon instances allow a few thousand characters at most). */
+export const MAX_OWN_TEXT_LENGTH = 10_000;
+
+export interface OwnText {
+  text: string;
+  /** Where it was given: on the page, or by the Micropub client with the post. */
+  source: "page" | "micropub";
+  updatedAt: Date | null;
+}
+
+/** The texts of the post property, by target uid (anything else in it is ignored). */
+export function propertyTexts(post: Post): Map<string, string> {
+  const texts = new Map<string, string>();
+  const value = post.properties[OWN_TEXT_PROPERTY];
+  const object = Array.isArray(value) ? value[0] : value;
+  if (!object || typeof object !== "object") return texts;
+  for (const [uid, text] of Object.entries(object as Record<string, unknown>))
+    if (typeof text === "string" && text.trim()) texts.set(uid, text);
+  return texts;
+}
+
+export class OwnTexts {
+  constructor(
+    private readonly database: Database,
+    private readonly posts: PostService,
+  ) {}
+
+  /** Every own text of a post, by target uid. */
+  async forPost(post: Post): Promise<Map<string, OwnText>> {
+    const texts = new Map<string, OwnText>();
+    for (const [uid, text] of propertyTexts(post))
+      texts.set(uid, { text, source: "micropub", updatedAt: null });
+    const result = await this.database.query<{ target_uid: string; text: string; updated_at: Date }>(
+      "SELECT target_uid, text, updated_at FROM syndication_texts WHERE post_id = $1::bigint",
+      [post.id],
+    );
+    for (const row of result.rows)
+      texts.set(row.target_uid, { text: row.text, source: "page", updatedAt: row.updated_at });
+    return texts;
+  }
+
+  async save(post: Post, targetUid: string, text: string): Promise<void> {
+    await this.database.query(
+      `INSERT INTO syndication_texts (post_id, target_uid, text) VALUES ($1::bigint, $2, $3)
+        ON CONFLICT (post_id, target_uid) DO UPDATE SET text = EXCLUDED.text, updated_at = now()`,
+      [post.id, targetUid, text],
+    );
+  }
+
+  /** Back to the template: the saved text and the Micropub client's, for this target only. */
+  async reset(post: Post, targetUid: string): Promise<void> {
+    await this.database.query(
+      "DELETE FROM syndication_texts WHERE post_id = $1::bigint AND target_uid = $2",
+      [post.id, targetUid],
+    );
+    const given = propertyTexts(post);
+    if (!given.has(targetUid)) return;
+    given.delete(targetUid);
+    await this.posts.update(
+      post.url,
+      given.size === 0
+        ? { delete: [OWN_TEXT_PROPERTY] }
+        : { replace: { [OWN_TEXT_PROPERTY]: [Object.fromEntries(given)] } },
+    );
+  }
+
+  /** Notes in the attempts history that this send carried the user's own words. */
+  async markAttempt(attemptId: string, text: string): Promise<void> {
+    await this.database.query("UPDATE syndication_attempts SET own_text = $2 WHERE id = $1::bigint", [
+      attemptId,
+      text,
+    ]);
+  }
+}

@@ -1,0 +1,95 @@
+// What a post becomes on Mastodon: the status text fitted to the instance's limits, the photos with
+// their alt text, the language, or the status a like, boost or reply is about. Made without any
+// network call, so the preview shows exactly what syndicate() then sends (it sends this).
+import type { CopyPreview, PostProperties, Publication } from "../../server/contract.ts";
+import { copyText } from "../shared/copy-template.ts";
+import { hashtags } from "../shared/hashtags.ts";
+import { categories, firstUrl, type Photo, permalink, photos, postLanguage } from "../shared/jf2.ts";
+import { cutAltText } from "./mastodon-alt-text.ts";
+import { defaultLimits, type InstanceLimits } from "./mastodon-instance.ts";
+import { mastodonLength } from "./mastodon-length.ts";
+import type { MastodonOptions } from "./mastodon-options.ts";
+import { fitStatusText } from "./mastodon-status-text.ts";
+
+export interface MastodonCopy {
+  /** A like or a boost: the status it is about, and nothing else is sent. */
+  favourite?: string;
+  reblog?: string;
+  inReplyTo?: string;
+  status: string;
+  photos: Photo[];
+  language?: string;
+  preview: CopyPreview;
+}
+
+export function composeMastodon(
+  properties: PostProperties,
+  publication: Publication,
+  options: MastodonOptions,
+  limits: InstanceLimits | undefined,
+  ownText: string | undefined,
+): MastodonCopy {
+  const likeOf = firstUrl(properties, "like-of", publication.me);
+  const repostOf = firstUrl(properties, "repost-of", publication.me);
+  if (likeOf || repostOf) {
+    const kind = likeOf ? "like" : "repost";
+    const url = (likeOf ?? repostOf) as string;
+    return {
+      ...(likeOf ? { favourite: likeOf } : { reblog: url }),
+      status: "",
+      photos: [],
+      preview: {
+        over: false,
+        cut: false,
+        permalink: "none",
+        photos: [],
+        action: { kind, url },
+        ownText: false,
+      },
+    };
+  }
+  const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
+  const known = limits ?? defaultLimits;
+  const characterLimit = options.characterLimit ?? known.maxCharacters;
+  const urlLength = known.charactersPerUrl;
+  const link = permalink(properties);
+  const fitted =
+    ownText === undefined
+      ? fitStatusText({
+          text: copyText(properties, options.template),
+          hashtags: options.includeCategories ? hashtags(categories(properties)) : "",
+          permalink: link,
+          includePermalink: options.includePermalink,
+          appendUrl: options.appendUrl,
+          characterLimit,
+          urlLength,
+        })
+      : { text: ownText, cut: false, linked: link !== undefined && ownText.includes(link) };
+  const attached = photos(properties, publication.me)
+    .slice(0, known.maxMedia)
+    .map((photo) => (photo.alt ? { ...photo, alt: cutAltText(photo.alt, known.altTextLimit) } : photo));
+  const language = options.language ?? postLanguage(properties)?.split("-")[0]?.toLowerCase();
+  const count = mastodonLength(fitted.text, urlLength);
+  return {
+    ...(inReplyTo ? { inReplyTo } : {}),
+    status: fitted.text,
+    photos: attached,
+    ...(language ? { language } : {}),
+    preview: {
+      text: fitted.text,
+      length: {
+        count,
+        limit: characterLimit,
+        unit: "characters",
+        // An explicit characterLimit needs no instance; otherwise the send reads the instance first.
+        ...(limits === undefined && options.characterLimit === undefined ? { assumed: true } : {}),
+      },
+      over: count > characterLimit,
+      cut: fitted.cut,
+      permalink: fitted.linked ? "text" : "none",
+      photos: attached,
+      ...(inReplyTo ? { action: { kind: "reply" as const, url: inReplyTo } } : {}),
+      ownText: ownText !== undefined,
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// What a post becomes on another Micropub site: the create request, with the content as the post has
+// it, or as the `template` renders it (with the URL when `appendUrl` is "always"), or in the user's
+// own words. Made without any network call, so the preview shows what syndicate() then sends.
+import type { CopyPreview, PostProperties, Publication } from "../../server/contract.ts";
+import { countGraphemes } from "../shared/graphemes.ts";
+import { contentText, firstUrl, permalink, photos } from "../shared/jf2.ts";
+import type { MicropubOptions } from "./micropub-options.ts";
+import { type MicropubRequest, micropubRequest } from "./micropub-request.ts";
+
+export interface MicropubCopy {
+  request: MicropubRequest;
+  preview: CopyPreview;
+}
+
+const responseKinds = [
+  ["like-of", "like"],
+  ["repost-of", "repost"],
+  ["in-reply-to", "reply"],
+] as const;
+
+export function composeMicropub(
+  properties: PostProperties,
+  publication: Publication,
+  options: MicropubOptions,
+  ownText: string | undefined,
+): MicropubCopy {
+  const link = permalink(properties);
+  let content = ownText;
+  if (content === undefined && (options.template || options.appendUrl === "always")) {
+    const made = options.template ? options.template(properties) : (contentText(properties) ?? "");
+    content = options.appendUrl === "always" && link ? [made, link].filter(Boolean).join("\n\n") : made;
+  }
+  const request = micropubRequest(properties, publication.me, content === undefined ? {} : { text: content });
+  const text = content ?? contentText(properties);
+  const action = responseKinds.flatMap(([property, kind]) => {
+    const url = firstUrl(properties, property, publication.me);
+    return url ? [{ kind, url }] : [];
+  })[0];
+  return {
+    request,
+    preview: {
+      ...(text === undefined ? {} : { text, length: { count: countGraphemes(text), unit: "graphemes" } }),
+      over: false,
+      cut: false,
+      permalink: link && text?.includes(link) ? "text" : "none",
+      photos: photos(properties, publication.me),
+      ...(action ? { action } : {}),
+      ownText: ownText !== undefined,
+    },
+  };
+}
