@@ -74,10 +74,11 @@ export function buildApp(host: Host): Express {
   });
   app.get("/health", healthRoute(host));
 
-  app.get(METADATA_PATH, ...metadataRoute(application.url));
   for (const endpoint of host.endpoints) {
     if (endpoint.routesWellKnown) app.use("/.well-known", endpoint.routesWellKnown);
   }
+  // IndieAuth server metadata, for clients discovering the endpoints (IndieAuth §4.1.1).
+  app.get(METADATA_PATH, ...metadataRoute(application.url));
   // Public routes verify who sent a request themselves (a webhook's signature): only the requests
   // they refuse count, per address, so unsigned traffic never stands in the way of a signed one.
   const publicFailures = limiter({

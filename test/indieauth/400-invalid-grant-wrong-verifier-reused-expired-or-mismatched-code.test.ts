@@ -5,14 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  authorizationUrl,
-  type ClientApp,
-  consentOverHttp,
-  exchangeCode,
-  pkcePair,
-  startClientApp,
-} from "./indieauth-client.ts";
+import { approvedCode, type ClientApp, exchangeCode, pkcePair, startClientApp } from "./indieauth-client.ts";
 
 for (const engine of engines) {
   describe(`authorization codes refused at the token endpoint (${engine.name})`, () => {
@@ -30,15 +23,7 @@ for (const engine of engines) {
     });
 
     const token = () => `${server.url}/auth/token`;
-    async function code(scope = "create update") {
-      const pkce = pkcePair();
-      const back = await consentOverHttp(
-        authorizationUrl(`${server.url}/auth`, client, { challenge: pkce.challenge, scope }),
-        session,
-        { decision: "approve" },
-      );
-      return { code: back.searchParams.get("code") ?? "", ...pkce };
-    }
+    const code = (scope?: string) => approvedCode(server.url, client, session, scope);
     const exchange = (fields: { code: string; verifier: string }, overrides: Record<string, string> = {}) =>
       exchangeCode(token(), {
         grant_type: "authorization_code",

@@ -137,3 +137,37 @@ export async function exchangeCode(
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
+
+/** A code the owner approved over HTTP (consentOverHttp), with the PKCE pair it was asked with. */
+export async function approvedCode(
+  serverUrl: string,
+  client: { clientId: string; redirectUri: string },
+  session: { cookie: string },
+  scope = "create update",
+): Promise<{ code: string; verifier: string }> {
+  const pkce = pkcePair();
+  const back = await consentOverHttp(
+    authorizationUrl(`${serverUrl}/auth`, client, { challenge: pkce.challenge, scope }),
+    session,
+    { decision: "approve" },
+  );
+  return { code: back.searchParams.get("code") ?? "", verifier: pkce.verifier };
+}
+
+/** The token endpoint's answer to a freshly approved code. */
+export async function approvedTokens(
+  serverUrl: string,
+  client: { clientId: string; redirectUri: string },
+  session: { cookie: string },
+  scope = "create update",
+): Promise<{ access_token: string; refresh_token: string; scope: string }> {
+  const { code, verifier } = await approvedCode(serverUrl, client, session, scope);
+  const { body } = await exchangeCode(`${serverUrl}/auth/token`, {
+    grant_type: "authorization_code",
+    code,
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
+    code_verifier: verifier,
+  });
+  return body as { access_token: string; refresh_token: string; scope: string };
+}

@@ -33,7 +33,6 @@ describe("micropub-helper against the IndieAuth server", () => {
   before(async () => {
     server = await startTestServer();
     client = await startClientApp();
-    session = await server.signIn();
   });
   after(async () => {
     await server.close();
@@ -56,6 +55,9 @@ describe("micropub-helper against the IndieAuth server", () => {
     assert.equal(url.searchParams.get("client_id"), client.clientId);
     assert.equal(url.searchParams.get("state"), "helper-state");
 
+    // Signed in only now: the library's discovery loads jsdom, which takes about as long as the
+    // server keeps an idle connection (5 s), and fetch would race the server closing its pooled one.
+    session = await server.signIn();
     // As the library builds it, without PKCE: refused, back at the client with invalid_request.
     const withoutPkce = await fetch(authUrl, { headers: { cookie: session.cookie }, redirect: "manual" });
     const refused = new URL(withoutPkce.headers.get("location") ?? "");

@@ -7,14 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { decodeJwt } from "jose";
 import { engines } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  authorizationUrl,
-  type ClientApp,
-  consentOverHttp,
-  exchangeCode,
-  pkcePair,
-  startClientApp,
-} from "./indieauth-client.ts";
+import { approvedTokens, type ClientApp, exchangeCode, startClientApp } from "./indieauth-client.ts";
 
 for (const engine of engines) {
   describe(`refresh, revocation and introspection (${engine.name})`, () => {
@@ -31,22 +24,7 @@ for (const engine of engines) {
       await client.close();
     });
 
-    async function tokens(scope = "create update") {
-      const pkce = pkcePair();
-      const back = await consentOverHttp(
-        authorizationUrl(`${server.url}/auth`, client, { challenge: pkce.challenge, scope }),
-        session,
-        { decision: "approve" },
-      );
-      const { body } = await exchangeCode(`${server.url}/auth/token`, {
-        grant_type: "authorization_code",
-        code: back.searchParams.get("code") as string,
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
-        code_verifier: pkce.verifier,
-      });
-      return body as { access_token: string; refresh_token: string; scope: string };
-    }
+    const tokens = (scope?: string) => approvedTokens(server.url, client, session, scope);
     const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>
       exchangeCode(`${server.url}/auth/token`, {
         grant_type: "refresh_token",

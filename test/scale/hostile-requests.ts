@@ -118,6 +118,12 @@ const ROUTES = [
   "/syndicate/webhook/netlify",
   "/syndicate/webhook/github",
   "/.well-known/x",
+  "/.well-known/oauth-authorization-server",
+  "/auth",
+  "/auth/consent",
+  "/auth/token",
+  "/auth/revoke",
+  "/auth/introspect",
   "/assets/app.css",
   "/assets/vendor/htmx.min.js",
 ];
@@ -208,6 +214,11 @@ function randomQuery(random: Random, context: FuzzContext): string {
       "before",
       "page",
       "target_uid",
+      "client_id",
+      "code_challenge",
+      "code_challenge_method",
+      "grant_type",
+      "code",
       random.text(random.int(12) + 1),
     ]);
     if (huge) {
