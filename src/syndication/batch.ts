@@ -46,9 +46,8 @@ export interface BatchDependencies {
 const PAGE = 100;
 const FRESH_MS = 1_000;
 
-function isAwaiting(post: Post, targetUids: readonly string[]): boolean {
-  if (post.status !== "published" || post.deleted) return false;
-  return requestedTargets(post).some((uid) => targetUids.includes(uid));
+function isAwaiting(post: Post): boolean {
+  return post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -144,15 +143,15 @@ export class Batch implements BatchRun {
       let processed = 0;
       let cursor: AwaitingCursor | undefined;
       for (;;) {
-        const targetUids = this.deps.targetUids();
-        const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE, targetUids);
+        // Only posts naming a configured target: one naming only removed targets does not wait.
+        const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE, this.deps.targetUids());
         const listedAt = Date.now();
         for (const listed of page) {
           if (tried.has(listed.id)) continue;
           if (this.shouldStop()) return false;
           tried.add(listed.id);
           const post = Date.now() - listedAt < FRESH_MS ? listed : await this.deps.posts.findById(listed.id);
-          if (!post || !isAwaiting(post, targetUids)) continue;
+          if (!post || !isAwaiting(post)) continue;
           await this.process(post, summary);
           processed += 1;
         }

@@ -50,6 +50,15 @@ for (const engine of engines) {
       assert.deepEqual(await explain(postQueries.nextAwaitingAfter, [10, "2020-02-01T00:00:00Z", "40000"]), [
         "posts_awaiting_syndication",
       ]);
+      // Only posts naming a configured target, as a run walks them: the same index.
+      const uids = ["https://social.example/@me"];
+      assert.deepEqual(await explain(postQueries.nextAwaitingNaming, [10, uids]), [
+        "posts_awaiting_syndication",
+      ]);
+      assert.deepEqual(
+        await explain(postQueries.nextAwaitingNamingAfter, [10, "2020-02-01T00:00:00Z", "40000", uids]),
+        ["posts_awaiting_syndication"],
+      );
     });
 
     it("lists newest first through the (published, id) index", async () => {

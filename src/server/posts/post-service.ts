@@ -45,12 +45,17 @@ export const postQueries = {
   newerThan: `SELECT ${COLUMNS} FROM posts
     WHERE deleted_at IS NULL AND (published, id) > ($2::timestamptz, $3::bigint)
     ORDER BY posts.published ASC, posts.id ASC LIMIT $1`,
-  nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
-    AND ($2::text[] IS NULL OR properties->'mp-syndicate-to' ?| $2::text[])
-    ORDER BY posts.published, posts.id LIMIT $1`,
+  nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} ORDER BY posts.published, posts.id LIMIT $1`,
   nextAwaitingAfter: `SELECT ${COLUMNS} FROM posts
-    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($3::timestamptz, $4::bigint)
-    AND ($2::text[] IS NULL OR properties->'mp-syndicate-to' ?| $2::text[])
+    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
+    ORDER BY posts.published, posts.id LIMIT $1`,
+  // The same, only posts naming one of the uids in the last parameter (the configured targets).
+  nextAwaitingNaming: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+    AND properties->'mp-syndicate-to' ?| $2::text[]
+    ORDER BY posts.published, posts.id LIMIT $1`,
+  nextAwaitingNamingAfter: `SELECT ${COLUMNS} FROM posts
+    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
+    AND properties->'mp-syndicate-to' ?| $4::text[]
     ORDER BY posts.published, posts.id LIMIT $1`,
 } as const;
 
@@ -243,11 +248,16 @@ export function createPostService(database: Database, publication: Publication):
 
     async nextAwaitingSyndication(after?: AwaitingCursor, limit = DEFAULT_AWAITING_LIMIT, onlyTargets?) {
       positiveLimit(limit);
-      const targets = onlyTargets ? [...onlyTargets] : null;
-      const { rows } = await database.query<PostRow>(
-        after ? postQueries.nextAwaitingAfter : postQueries.nextAwaiting,
-        after ? [limit, targets, after.published.toISOString(), after.id] : [limit, targets],
-      );
+      const keyset = after ? [after.published.toISOString(), after.id] : [];
+      const { rows } = onlyTargets
+        ? await database.query<PostRow>(
+            after ? postQueries.nextAwaitingNamingAfter : postQueries.nextAwaitingNaming,
+            [limit, ...keyset, [...onlyTargets]],
+          )
+        : await database.query<PostRow>(after ? postQueries.nextAwaitingAfter : postQueries.nextAwaiting, [
+            limit,
+            ...keyset,
+          ]);
       return rows.map(toPost);
     },
 
