@@ -40,4 +40,4 @@ for (const file of declarations(dist)) {
   if (rewritten !== text) writeFileSync(file, rewritten);
 }
 writeFileSync(join(dist, STAMP_FILE), `${JSON.stringify(stamp)}\n`);
-console.log(`Built dist/ from src/ (sources ${stamp.hash.slice(0, 12)}).`);
+console.error(`Built dist/ from src/ (sources ${stamp.hash.slice(0, 12)}).`);
