@@ -4,7 +4,7 @@
 // the first start; the wall time of --help, token and of a start to the first /health 200; the
 // sizes of the tarball and of a production install.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
@@ -67,11 +67,34 @@ function childrenOf(pid: number): number[] {
   return found;
 }
 
-function timeCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv): number {
+const GNU_TIME = "/usr/bin/time";
+
+/**
+ * Wall time of a command, in ms, and its CPU time (user + system, from GNU time where there is one):
+ * on a machine shared with other work the wall time waits for a core, the CPU time does not.
+ */
+function timeCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv): { wall: number; cpu: number } {
+  const report = join(cwd, ".time");
+  const timed = existsSync(GNU_TIME);
   const started = performance.now();
-  execFileSync(process.execPath, args, { cwd, env, stdio: "ignore" });
-  return performance.now() - started;
+  if (timed)
+    execFileSync(GNU_TIME, ["-o", report, "-f", "%U %S", process.execPath, ...args], {
+      cwd,
+      env,
+      stdio: "ignore",
+    });
+  else execFileSync(process.execPath, args, { cwd, env, stdio: "ignore" });
+  const wall = performance.now() - started;
+  const [user = Number.NaN, system = Number.NaN] = timed
+    ? readFileSync(report, "utf8").trim().split(/\s+/).map(Number)
+    : [];
+  return { wall, cpu: (user + system) * 1000 };
 }
+
+const medianOf = (runs: number, measure: () => { wall: number; cpu: number }) => {
+  const samples = Array.from({ length: runs }, measure);
+  return { wall: median(samples.map((s) => s.wall)), cpu: median(samples.map((s) => s.cpu)) };
+};
 
 interface Started {
   child: ChildProcess;
@@ -206,23 +229,25 @@ export async function footprint(context: BenchContext): Promise<FigureSection> {
   ] as const) {
     context.log(`footprint: ${command}, ${runs} times`);
     timeCommand([bin, ...args], cliDir, env);
-    const installed = median(Array.from({ length: runs }, () => timeCommand([bin, ...args], cliDir, env)));
-    const source = median(
-      Array.from({ length: runs }, () =>
-        timeCommand([join(PACKAGE_ROOT, "bin", "possekit.js"), ...args], cliDir, {
-          ...env,
-          POSSEKIT_SOURCE: "1",
-        }),
-      ),
+    const installed = medianOf(runs, () => timeCommand([bin, ...args], cliDir, env));
+    const source = medianOf(runs, () =>
+      timeCommand([join(PACKAGE_ROOT, "bin", "possekit.js"), ...args], cliDir, {
+        ...env,
+        POSSEKIT_SOURCE: "1",
+      }),
     );
+    const bare = medianOf(runs, () => timeCommand(["-e", "0"], cliDir, env));
     row({
       figure: `Wall time of \`${command}\`, installed package (median of ${runs})`,
-      measured: `${installed.toFixed(0)} ms`,
-      value: installed,
+      measured: `${installed.wall.toFixed(0)} ms (CPU ${installed.cpu.toFixed(0)} ms)`,
+      value: installed.wall,
       unit: "ms",
       goal: "< 150 ms",
-      verdict: installed < 150 ? "PASS" : "MISS",
-      note: `the same from the TypeScript through tsx (a clone with edited sources): ${source.toFixed(0)} ms; \`node -e 0\` here: ${median(Array.from({ length: runs }, () => timeCommand(["-e", "0"], cliDir, env))).toFixed(0)} ms`,
+      verdict: installed.wall < 150 ? "PASS" : "MISS",
+      note:
+        `the same from the TypeScript through tsx (a clone with edited sources): ${source.wall.toFixed(0)} ms ` +
+        `(CPU ${source.cpu.toFixed(0)} ms); \`node -e 0\` on this machine now: ${bare.wall.toFixed(0)} ms ` +
+        `(CPU ${bare.cpu.toFixed(0)} ms), the floor`,
     });
   }
 
