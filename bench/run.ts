@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { PACKAGE_ROOT } from "../src/server/package-root.ts";
 import { batchOverhead } from "./figures/batch-overhead.ts";
 import { crashRecovery } from "./figures/crash-recovery.ts";
+import { footprint } from "./figures/footprint.ts";
 import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
@@ -28,6 +29,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "crash-recovery": crashRecovery,
   "peak-rss": peakRss,
   scheduler: schedulerFigures,
+  footprint,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]

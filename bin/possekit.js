@@ -1,7 +1,30 @@
 #!/usr/bin/env node
-// The possekit command. TypeScript sources run through tsx, so there is no build step to forget.
-import { register } from "tsx/esm/api";
+// The possekit command: the compiled JavaScript in an installed package or after a build; in a clone
+// whose sources changed since (or were never built), the TypeScript through tsx (see entry.js).
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { pickEntry } from "./entry.js";
 
-register();
-const { main } = await import("../src/cli.ts");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+let entry;
+try {
+  entry = pickEntry(root, "cli");
+} catch (error) {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+if (process.env.POSSEKIT_DEBUG_ENTRY === "1")
+  process.stderr.write(`possekit: runs ${entry.kind} (${entry.reason})\n`);
+if (entry.kind === "source") {
+  try {
+    const { register } = await import("tsx/esm/api");
+    register();
+  } catch {
+    process.stderr.write(
+      `possekit: src/ changed since dist/ was built (or was never built), and tsx is not installed to run it: run npm run build, or npm install for the development tools.\n`,
+    );
+    process.exit(1);
+  }
+}
+const { main } = await import(entry.url);
 process.exitCode = await main(process.argv.slice(2));

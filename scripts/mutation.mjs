@@ -31,7 +31,7 @@ const LIST = "test/mutation/mutants.json";
 const jobs = Number(process.env.MUTATION_JOBS ?? 2);
 const timeoutMs = Number(process.env.MUTATION_TIMEOUT_MS ?? 240_000);
 /** Not copied: node_modules is linked instead; the rest is not needed to run tests. */
-const SKIPPED = new Set(["node_modules", ".git", "bench", "docs", "data"]);
+const SKIPPED = new Set(["node_modules", ".git", "bench", "docs", "data", "dist"]);
 
 const all = JSON.parse(readFileSync(join(root, LIST), "utf8"));
 const wanted = process.argv.slice(2);

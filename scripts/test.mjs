@@ -81,6 +81,7 @@ if (!process.env.TEST_DATABASE_URL) {
 const result = spawnSync(
   process.execPath,
   ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=600000", ...files],
-  { stdio: "inherit", env: { ...process.env, NODE_ENV: "test" } },
+  // POSSEKIT_SOURCE: the possekit commands the tests start run src/ too, never a build in dist/.
+  { stdio: "inherit", env: { ...process.env, NODE_ENV: "test", POSSEKIT_SOURCE: "1" } },
 );
 process.exit(result.status ?? 1);

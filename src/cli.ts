@@ -1,12 +1,14 @@
 // possekit serve | token | migrate | syndicate | demo
 import { parseArgs } from "node:util";
-import { TokenIssuer } from "./server/auth/tokens.ts";
-import { ConfigError, type HostConfig, loadConfig } from "./server/config/load.ts";
+import { ConfigError } from "./server/config/config-error.ts";
+import type { HostConfig } from "./server/config/load.ts";
 import { DatabaseHeldError } from "./server/database/folder-lock.ts";
 import type { Host as HostType } from "./server/host.ts";
 import { createLogger, logLevelFromEnv } from "./server/logger.ts";
 
-// The host (express, the database drivers) loads only for the commands that need it: --help is instant.
+// Each command loads only what it uses: --help loads nothing beyond this file; token the config's
+// schema (zod) and the signer (jose), never Express or a database driver; the host only for serve
+// and migrate (test/cli/help-and-token-load-no-server-code.test.ts keeps it so).
 const loadHost = async (): Promise<typeof HostType> => (await import("./server/host.ts")).Host;
 
 const USAGE: Record<string, string> = {
@@ -45,7 +47,11 @@ const common = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-function loadOrExplain(configPath: string | undefined, overrides: { port?: string } = {}): HostConfig | null {
+async function loadOrExplain(
+  configPath: string | undefined,
+  overrides: { port?: string } = {},
+): Promise<HostConfig | null> {
+  const { loadConfig } = await import("./server/config/load.ts");
   try {
     const env = overrides.port ? { ...process.env, PORT: overrides.port } : process.env;
     return loadConfig({ ...(configPath ? { configPath } : {}), env });
@@ -150,7 +156,7 @@ async function run(argv: string[]): Promise<number> {
     const { runDemo } = await import("./demo.ts");
     return runDemo({ ...(port ? { port: Number(port) } : {}) });
   }
-  const config = loadOrExplain(configPath, port ? { port } : {});
+  const config = await loadOrExplain(configPath, port ? { port } : {});
   if (!config) return 1;
 
   switch (command) {
@@ -167,6 +173,7 @@ async function run(argv: string[]): Promise<number> {
         return 1;
       }
       // The same issuer the server verifies with: SECRET and the publication's URL.
+      const { TokenIssuer } = await import("./server/auth/tokens.ts");
       const tokens = new TokenIssuer(config.secrets.secret, config.publication.me);
       process.stdout.write(
         `${await tokens.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`,

@@ -20,7 +20,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   ]) {
     delete env[name];
   }
-  return { ...env, ...extra };
+  // POSSEKIT_SOURCE: the command runs src/, never a build in dist/ (bin/entry.js).
+  return { ...env, POSSEKIT_SOURCE: "1", ...extra };
 }
 
 export interface Finished {

@@ -30,7 +30,7 @@ function possekit(args: string[], env: Record<string, string>): Promise<CliRun> 
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 60_000 },
+      { env: { PATH: process.env.PATH ?? "", POSSEKIT_SOURCE: "1", ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error && typeof error.code === "number" ? error.code : error ? -1 : 0;
         done({ code, stdout, stderr });

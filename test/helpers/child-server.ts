@@ -92,6 +92,8 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? folder,
         NODE_ENV: "test",
+        // The sources, never a build in dist/ (bin/entry.js); test plug-ins are TypeScript too.
+        POSSEKIT_SOURCE: "1",
         LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
         SECRET: secret,
         PASSWORD: password,
