@@ -21,6 +21,7 @@ import { openDatabase } from "./database/open.ts";
 import type { Database, Migration } from "./database/types.ts";
 import { I18n } from "./i18n.ts";
 import type { Logger } from "./logger.ts";
+import { MediaStore } from "./media/media-store.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { loadPlugins } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
@@ -47,6 +48,7 @@ export class Host implements Server {
   readonly i18n = new I18n();
   readonly views: Views;
   readonly tokens: TokenIssuer;
+  readonly media: MediaStore;
   readonly endpoints: EndpointPlugin[] = [];
   readonly syndicators: SyndicatorPlugin[] = [];
   readonly plugins: Plugin[] = [];
@@ -73,6 +75,11 @@ export class Host implements Server {
     this.views = new Views(join(PACKAGE_ROOT, "views"), hostConfig.production);
     this.i18n.addFolder(join(PACKAGE_ROOT, "locales"));
     this.tokens = new TokenIssuer(hostConfig.secrets.secret, this.publication.me);
+    this.media = new MediaStore(
+      hostConfig.media.folder,
+      hostConfig.application.url,
+      hostConfig.media.maxBytes,
+    );
   }
 
   get config(): HostConfigView {

@@ -64,6 +64,8 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   readonly #options: BlueskyOptions;
   /** The host's `fetch.allowPrivate`, read in init(). */
   #allowPrivateFetch = false;
+  /** The host's uploads, read from storage rather than fetched from ourselves. */
+  #media: Server["media"] | undefined;
   /** Bluesky limits sign-ins (30 per 5 minutes), so one session serves every post until it expires. */
   #session: Promise<BlueskySession> | undefined;
 
@@ -82,6 +84,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
 
   init(server: Server): void {
     this.#allowPrivateFetch = server.config.fetch.allowPrivate;
+    this.#media = server.media;
     server.addSyndicator(this);
   }
 
@@ -118,6 +121,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         const fetched = await fetchPhoto(target, photo, maxImageBytes, {
           ownSite: publication.me,
           allowPrivate: this.#allowPrivateFetch,
+          media: this.#media,
         });
         // Clients lay the photo out by its aspect ratio before it loads.
         const aspectRatio = imageSize(fetched.bytes);
@@ -157,7 +161,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     publication: Publication,
     link: string,
   ): Promise<BlobRef | undefined> {
-    const policy = { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch };
+    const policy = { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch, media: this.#media };
     try {
       const url =
         firstUrl(properties, "featured", publication.me) ??

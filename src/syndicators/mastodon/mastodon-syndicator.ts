@@ -39,6 +39,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   readonly #options: MastodonOptions;
   /** The host's `fetch.allowPrivate`, read in init(). */
   #allowPrivateFetch = false;
+  /** The host's uploads, read from storage rather than fetched from ourselves. */
+  #media: Server["media"] | undefined;
   readonly #limits: InstanceLimitsCache;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
@@ -57,6 +59,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
   init(server: Server): void {
     this.#allowPrivateFetch = server.config.fetch.allowPrivate;
+    this.#media = server.media;
     server.addSyndicator(this);
   }
 
@@ -87,6 +90,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
         ownSite: publication.me,
         allowPrivate: this.#allowPrivateFetch,
+        media: this.#media,
       });
       const alt = fetched.alt === undefined ? undefined : cutAltText(fetched.alt, limits.altTextLimit);
       mediaIds.push(await api.uploadMedia({ ...fetched, ...(alt === undefined ? {} : { alt }) }));
