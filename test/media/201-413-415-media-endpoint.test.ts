@@ -2,7 +2,9 @@
 // back as they were; too large (413) or not what it claims (415) leaves nothing behind; the served
 // folder gives out nothing but its files.
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pngBytes } from "../fakes/png.ts";
 import { engines } from "../helpers/databases.ts";
@@ -153,7 +155,12 @@ for (const engine of engines) {
     it("404 for every path that is not a stored file: no listing, no climbing out of the folder", async () => {
       const stored = mp.files().find((name) => name.endsWith(".png"));
       assert.ok(stored);
+      // A real image just outside the folder: what a climb out of it would find.
+      writeFileSync(join(mp.server.host.hostConfig.media.folder, "..", "outside.png"), png);
       for (const path of [
+        "/media/..%2foutside.png",
+        "/media/%2e%2e%2foutside.png",
+        "/media/%2E%2E%5Coutside.png",
         "/media/",
         "/media",
         "/media/..%2f..%2fpackage.json",
