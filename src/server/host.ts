@@ -197,6 +197,9 @@ export class Host implements Server {
 
   async listen(): Promise<{ url: string; port: number }> {
     // Before the first request can arrive: a plug-in resolves what a crash left before anything new starts.
+    const abandoned = await this.media.sweepAbandoned();
+    if (abandoned > 0)
+      this.logger.info("Removed partial uploads left by an earlier process", { count: abandoned });
     for (const handler of this.startHandlers) await handler();
     const app = buildApp(this);
     const { port: wanted, host } = this.hostConfig.application;

@@ -4,7 +4,7 @@
 // refused or broken upload leaves nothing behind.
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -13,6 +13,11 @@ import { acceptedList, detectMediaType, type MediaType, mediaTypeOfExtension } f
 
 /** Where the host serves the files, below application.url. */
 export const MEDIA_PATH = "/media";
+
+/** An upload still being written carries this prefix (hidden, never served). */
+const PARTIAL_PREFIX = ".upload-";
+/** A partial upload this old was left by a process that died mid-upload (uploads take seconds). */
+const PARTIAL_ABANDONED_MS = 60 * 60 * 1000;
 
 /** The only names a stored file has: random, with the extension its bytes earned. */
 const STORED_NAME = /^[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
@@ -83,7 +88,7 @@ export class MediaStore implements MediaLibrary {
   async save(source: Readable, accepts: (type: MediaType) => boolean): Promise<StoredMedia> {
     await mkdir(this.folder, { recursive: true, mode: 0o700 });
     const id = randomBytes(18).toString("base64url");
-    const temporary = join(this.folder, `.upload-${id}`);
+    const temporary = join(this.folder, `${PARTIAL_PREFIX}${id}`);
     try {
       const limit = sizeLimit(this.maxBytes);
       await pipeline(source, limit.stream, createWriteStream(temporary, { mode: 0o600 }));
@@ -101,6 +106,32 @@ export class MediaStore implements MediaLibrary {
       await rm(temporary, { force: true });
       throw error;
     }
+  }
+
+  /**
+   * Removes partial uploads left by a process that died while writing them (at start). Only old
+   * ones: another instance sharing the folder may be writing a fresh one right now.
+   */
+  async sweepAbandoned(now = Date.now()): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+      throw error;
+    }
+    let removed = 0;
+    for (const name of names.filter((each) => each.startsWith(PARTIAL_PREFIX))) {
+      const path = join(this.folder, name);
+      const written = await stat(path).then(
+        (found) => found.mtimeMs,
+        () => now,
+      );
+      if (now - written < PARTIAL_ABANDONED_MS) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   /** Removes a stored file (the request that brought it failed). */
