@@ -12,6 +12,8 @@ import { flashKey, startFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
 import { INDIEAUTH_PATH, METADATA_PATH } from "./indieauth/endpoints.ts";
 import { indieauthRoutes, metadataRoute } from "./indieauth/routes.ts";
+import { mediaFiles } from "./media/media-files.ts";
+import { MEDIA_PATH } from "./media/media-store.ts";
 import { type NavigationLink, navigationFor, withBadges } from "./navigation.ts";
 import { prefersHtml } from "./negotiate.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
@@ -73,6 +75,8 @@ export function buildApp(host: Host): Express {
     next();
   });
   app.get("/health", healthRoute(host));
+  // Uploaded files are public (they are published with posts), like the assets.
+  app.use(MEDIA_PATH, mediaFiles(host.media));
 
   for (const endpoint of host.endpoints) {
     if (endpoint.routesWellKnown) app.use("/.well-known", endpoint.routesWellKnown);

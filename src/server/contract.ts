@@ -3,6 +3,7 @@
 import type { Router } from "express";
 import type { Database, Migration } from "./database/types.ts";
 import type { Logger } from "./logger.ts";
+import type { MediaLibrary } from "./media/media-store.ts";
 import type { PostService } from "./posts/types.ts";
 
 export interface NavigationItem {
@@ -156,6 +157,11 @@ export interface Server {
   readonly database: Database | null;
   /** null without a database. */
   readonly posts: PostService | null;
+  /**
+   * Uploaded files (media.folder), served at <application.url>/media/. A syndicator reads a photo
+   * of the server's own through `read` instead of fetching it over HTTP.
+   */
+  readonly media: MediaLibrary;
   readonly logger: Logger;
   readonly endpoints: readonly EndpointPlugin[];
   readonly syndicators: readonly SyndicatorPlugin[];

@@ -22,6 +22,7 @@ import type { Database, Migration } from "./database/types.ts";
 import { I18n } from "./i18n.ts";
 import { indieauthMigrations } from "./indieauth/grant-store.ts";
 import type { Logger } from "./logger.ts";
+import { MediaStore } from "./media/media-store.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { loadPlugins } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
@@ -48,6 +49,7 @@ export class Host implements Server {
   readonly i18n = new I18n();
   readonly views: Views;
   readonly tokens: TokenIssuer;
+  readonly media: MediaStore;
   readonly endpoints: EndpointPlugin[] = [];
   readonly syndicators: SyndicatorPlugin[] = [];
   readonly plugins: Plugin[] = [];
@@ -75,6 +77,11 @@ export class Host implements Server {
     this.views = new Views(join(PACKAGE_ROOT, "views"), hostConfig.production);
     this.i18n.addFolder(join(PACKAGE_ROOT, "locales"));
     this.tokens = new TokenIssuer(hostConfig.secrets.secret, this.publication.me);
+    this.media = new MediaStore(
+      hostConfig.media.folder,
+      hostConfig.application.url,
+      hostConfig.media.maxBytes,
+    );
   }
 
   get config(): HostConfigView {
@@ -192,6 +199,9 @@ export class Host implements Server {
 
   async listen(): Promise<{ url: string; port: number }> {
     // Before the first request can arrive: a plug-in resolves what a crash left before anything new starts.
+    const abandoned = await this.media.sweepAbandoned();
+    if (abandoned > 0)
+      this.logger.info("Removed partial uploads left by an earlier process", { count: abandoned });
     for (const handler of this.startHandlers) await handler();
     const app = buildApp(this);
     const { port: wanted, host } = this.hostConfig.application;

@@ -17,13 +17,13 @@ for (const engine of engines) {
     });
     after(() => mp.close());
 
-    it("600 answers the configuration query, with the targets and without a media endpoint", async () => {
+    it("600 answers the configuration query, with the targets and the media endpoint", async () => {
       const response = await mp.query("q=config");
       assert.equal(response.status, 200);
       assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
       const config = (await response.json()) as Record<string, unknown>;
       assert.deepEqual(config["syndicate-to"], targets);
-      assert.equal("media-endpoint" in config, false);
+      assert.equal(config["media-endpoint"], `${mp.endpoint}/media`);
       assert.deepEqual(config.q, ["config", "syndicate-to", "post-types", "category", "source"]);
       assert.deepEqual(
         (config["post-types"] as { type: string }[]).map((each) => each.type),

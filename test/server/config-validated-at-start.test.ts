@@ -176,6 +176,33 @@ describe("loading the configuration", () => {
     );
   });
 
+  it("keeps uploads in <dataDir>/media, or media.folder relative to the config file; refuses a bad media option in one line", () => {
+    const cwd = tempFolder();
+    const defaults = loadConfig({ cwd, env: SECRETS });
+    assert.equal(defaults.media.folder, join(defaults.application.dataDir, "media"));
+    assert.equal(defaults.media.maxBytes, 10_000_000);
+    const chosen = loadConfig({
+      cwd,
+      config: { media: { folder: "uploads", maxBytes: 5000 } },
+      env: SECRETS,
+    });
+    assert.equal(chosen.media.folder, join(cwd, "uploads"));
+    assert.equal(chosen.media.maxBytes, 5000);
+    assert.deepEqual(
+      problemsOf(() =>
+        loadConfig({ cwd, config: { media: { folder: "", maxBytes: "10MB" } }, env: SECRETS }),
+      ),
+      [
+        'media.folder: must be a folder path, e.g. "data/media" or "/var/lib/possekit/media"',
+        "media.maxBytes: must be a number of bytes, e.g. 10000000 (10 MB)",
+      ],
+    );
+    assert.deepEqual(
+      problemsOf(() => loadConfig({ cwd, config: { media: { maxBytes: 10 } }, env: SECRETS })),
+      ["media.maxBytes: must be at least 1000 bytes; 10000000 is 10 MB"],
+    );
+  });
+
   it("refuses a key that is neither a section nor a plug-in's options entry, such as a misspelt section", () => {
     const cwd = tempFolder();
     const problems = problemsOf(() =>
@@ -183,7 +210,7 @@ describe("loading the configuration", () => {
     );
     assert.deepEqual(problems, [
       'aplication: unknown section; did you mean "application"?',
-      "theme: is no section (application, publication, fetch, plugins) and no plug-in in plugins; check the spelling",
+      "theme: is no section (application, publication, fetch, media, plugins) and no plug-in in plugins; check the spelling",
     ]);
     const byPath = loadConfig({
       cwd,

@@ -22,6 +22,8 @@ export interface HostConfig {
   publication: { me: string; postUrlPattern: string; timezone: string; name: string };
   /** false, a postgres:// URL or a PGlite folder. */
   database: false | string;
+  /** Uploaded files: an absolute folder and the largest size accepted. */
+  media: { folder: string; maxBytes: number };
   secrets: {
     secret: string;
     password: string;
@@ -207,6 +209,10 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
       name: file.publication.name ?? file.application.name,
     },
     database,
+    media: {
+      folder: file.media.folder === undefined ? join(dataDir, "media") : resolve(baseDir, file.media.folder),
+      maxBytes: file.media.maxBytes,
+    },
     secrets: { secret, password, webhookSecret: env.WEBHOOK_SECRET || undefined },
     ...(generatedPassword ? { generatedPassword } : {}),
     warnings: stray.warnings,

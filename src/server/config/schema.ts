@@ -96,11 +96,29 @@ export const fetchSchema = z.strictObject({
   allowPrivate: z.boolean({ error: "must be true or false" }).default(false),
 });
 
+/** Files uploaded through Micropub (the media endpoint, multipart posts), served by the host at /media/. */
+export const mediaSchema = z.strictObject({
+  /** Where the files are kept; relative to the config file. Default: the data folder's media/. */
+  folder: z
+    .string({ error: 'must be a folder path, e.g. "data/media" or "/var/lib/possekit/media"' })
+    .min(1, { error: 'must be a folder path, e.g. "data/media" or "/var/lib/possekit/media"' })
+    .refine((value) => !value.includes("\0"), { error: "must not contain a NUL character" })
+    .optional(),
+  /** Largest file accepted, in bytes. */
+  maxBytes: z
+    .number({ error: "must be a number of bytes, e.g. 10000000 (10 MB)" })
+    .int({ error: "must be a whole number of bytes, e.g. 10000000 (10 MB)" })
+    .min(1_000, { error: "must be at least 1000 bytes; 10000000 is 10 MB" })
+    .max(1_000_000_000, { error: "must be at most 1000000000 (1 GB)" })
+    .default(10_000_000),
+});
+
 export const configFileSchema = z
   .object({
     application: applicationSchema.prefault({}),
     publication: publicationSchema.prefault({}),
     fetch: fetchSchema.prefault({}),
+    media: mediaSchema.prefault({}),
     /** Plug-ins by package name (built in) or path (relative to the config file). */
     plugins: z.array(z.string().min(1)).default(["@possekit/endpoint-syndicate"]),
   })

@@ -11,11 +11,13 @@ export interface MicropubContext {
 /** What configuration alone answers (q=config, q=syndicate-to): no database needed. */
 export interface MicropubConfiguration {
   syndicators: readonly SyndicatorPlugin[];
+  /** The media endpoint's absolute URL (q=config's media-endpoint). */
+  mediaEndpoint: string;
   /** Absent when the server runs without a database. */
   posts: PostService | undefined;
 }
 
-function initialised(server: Server | null): Server {
+export function initialised(server: Server | null): Server {
   if (!server)
     throw new HttpError(
       503,
@@ -25,9 +27,14 @@ function initialised(server: Server | null): Server {
   return server;
 }
 
-export function micropubConfiguration(server: Server | null): MicropubConfiguration {
+export function micropubConfiguration(server: Server | null, mountPath: string): MicropubConfiguration {
   const found = initialised(server);
-  return { syndicators: found.syndicators, posts: found.posts ?? undefined };
+  const base = found.config.application.url.replace(/\/+$/, "");
+  return {
+    syndicators: found.syndicators,
+    posts: found.posts ?? undefined,
+    mediaEndpoint: `${base}${mountPath.replace(/\/+$/, "")}/media`,
+  };
 }
 
 /** Posts need a database; without one the answer is 501, as the syndication endpoint's. */

@@ -3,7 +3,8 @@
 import { Router } from "express";
 import { z } from "zod";
 import type { EndpointPlugin, PluginMeta, Server } from "../contract.ts";
-import { micropubConfiguration, micropubContext } from "./micropub-context.ts";
+import { mediaUpload } from "./media-endpoint.ts";
+import { initialised, micropubConfiguration, micropubContext } from "./micropub-context.ts";
 import { micropubPost } from "./micropub-post.ts";
 import { micropubQuery } from "./micropub-query.ts";
 
@@ -31,12 +32,15 @@ export class MicropubEndpoint implements EndpointPlugin {
     this.options = parsed.data;
     this.mountPath = parsed.data.mountPath;
     const context = () => micropubContext(this.server);
+    const media = () => initialised(this.server).media;
     this.routes = Router();
     this.routes.get(
       "/",
-      micropubQuery(() => micropubConfiguration(this.server)),
+      micropubQuery(() => micropubConfiguration(this.server, this.mountPath)),
     );
-    this.routes.post("/", micropubPost(context));
+    this.routes.post("/", micropubPost(context, media));
+    // The media endpoint keeps no posts: it works without a database.
+    this.routes.post("/media", mediaUpload(media));
   }
 
   meta(): PluginMeta {

@@ -2,10 +2,14 @@
 import type { Request, RequestHandler, Response } from "express";
 import { hasScope } from "../auth/types.ts";
 import { badRequest, HttpError, insufficientScope } from "../http-error.ts";
+import type { MediaLibrary } from "../media/media-store.ts";
+import { acceptedBy, type MediaKind, type MediaType } from "../media/media-types.ts";
 import type { PostUpdate } from "../posts/types.ts";
+import { closeIfUnread } from "./media-endpoint.ts";
 import { jf2Type, type Mf2Properties, mf2PropertiesToJf2, mf2ValuesToJf2 } from "./mf2-jf2.ts";
 import type { MicropubContext } from "./micropub-context.ts";
 import { type BodyKind, type MicropubAction, readMicropubRequest } from "./micropub-request.ts";
+import { asFormBody, readMultipart } from "./multipart-request.ts";
 import { asMicropubErrors } from "./service-errors.ts";
 import { readSyndicateText, SYNDICATE_TEXT } from "./syndicate-text.ts";
 import { checkSyndicationTargets } from "./syndication-targets.ts";
@@ -15,16 +19,25 @@ const MICROPUB_SCOPE_STATUS = 401;
 
 type Of<A extends MicropubAction["action"]> = Extract<MicropubAction, { action: A }>;
 
-function bodyKind(req: Request): BodyKind {
+/** The properties that take an uploaded file (Micropub §3.6.1), and what each takes. */
+const FILE_PROPERTIES: Record<string, MediaKind> = { photo: "photo", video: "video", audio: "audio" };
+/** Any scope that may send a Micropub POST at all: without one, not a byte of a file is stored. */
+const POSTING_SCOPES = ["create", "draft", "update", "delete"];
+
+function bodyKind(req: Request): BodyKind | "multipart" {
   if (req.is(["application/json", "application/*+json"])) return "json";
   if (req.is("application/x-www-form-urlencoded")) return "form";
-  if (req.is("multipart/form-data"))
-    throw new HttpError(
-      415,
-      "unsupported_media_type",
-      "This server has no media endpoint and takes no file uploads: send photos by URL, as form-encoded or JSON",
-    );
-  throw badRequest("Send the request as application/x-www-form-urlencoded or application/json");
+  if (req.is("multipart/form-data")) return "multipart";
+  throw new HttpError(
+    415,
+    "unsupported_media_type",
+    "Send the request as application/x-www-form-urlencoded, multipart/form-data or application/json",
+  );
+}
+
+function fileProperty(name: string): ((type: MediaType) => boolean) | undefined {
+  const kind = Object.hasOwn(FILE_PROPERTIES, name) ? FILE_PROPERTIES[name] : undefined;
+  return kind ? acceptedBy(kind) : undefined;
 }
 
 async function create(context: MicropubContext, req: Request, res: Response, request: Of<"create">) {
@@ -105,18 +118,55 @@ async function setDeleted(
   res.status(204).end();
 }
 
-export function micropubPost(context: () => MicropubContext): RequestHandler {
+function dispatch(found: MicropubContext, req: Request, res: Response, request: MicropubAction) {
+  switch (request.action) {
+    case "create":
+      return create(found, req, res, request);
+    case "update":
+      return update(found, req, res, request);
+    case "delete":
+    case "undelete":
+      return setDeleted(found, req, res, request);
+  }
+}
+
+/**
+ * A multipart post (Micropub §3.6.1): its files are stored as they arrive and the post names their
+ * URLs in place; text fields read as a form. A post that is then refused takes its files with it.
+ */
+async function multipartPost(
+  context: () => MicropubContext,
+  media: MediaLibrary,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  let found: MicropubContext;
+  let body: Awaited<ReturnType<typeof readMultipart>>;
+  try {
+    found = context();
+    if (!POSTING_SCOPES.some((scope) => hasScope(req.auth, scope)))
+      throw insufficientScope("create", MICROPUB_SCOPE_STATUS);
+    body = await readMultipart(req, media, fileProperty, "photo, video or audio");
+  } catch (error) {
+    closeIfUnread(req, res);
+    throw error;
+  }
+  try {
+    const request = readMicropubRequest("form", asFormBody(body.fields));
+    if (request.action !== "create" && body.files.length > 0)
+      throw badRequest("Files come with a new post only; send other actions without files");
+    await dispatch(found, req, res, request);
+  } catch (error) {
+    await Promise.all(body.files.map((file) => media.remove(file.media.name)));
+    throw error;
+  }
+}
+
+export function micropubPost(context: () => MicropubContext, media: () => MediaLibrary): RequestHandler {
   return async (req, res) => {
-    const request = readMicropubRequest(bodyKind(req), req.body);
-    const found = context();
-    switch (request.action) {
-      case "create":
-        return create(found, req, res, request);
-      case "update":
-        return update(found, req, res, request);
-      case "delete":
-      case "undelete":
-        return setDeleted(found, req, res, request);
-    }
+    const kind = bodyKind(req);
+    if (kind === "multipart") return multipartPost(context, media(), req, res);
+    const request = readMicropubRequest(kind, req.body);
+    return dispatch(context(), req, res, request);
   };
 }

@@ -131,6 +131,7 @@ export function micropubQuery(configuration: () => MicropubConfiguration): Reque
     switch (q) {
       case "config":
         res.json({
+          "media-endpoint": found.mediaEndpoint,
           "syndicate-to": syndicateToList(found.syndicators),
           "post-types": POST_TYPES,
           q: [...QUERIES],

@@ -33,12 +33,36 @@ function fail(what: string, error: z.ZodError): never {
   throw badRequest(`${what}: ${z.prettifyError(error).replace(/\n/g, " ")}`);
 }
 
+/**
+ * mp-photo-alt (Indiekit's convention; Micropub gives an uploaded photo no alt text of its own):
+ * the n-th value describes the n-th photo, whether it was uploaded or named by URL.
+ */
+function withPhotoAlt(properties: Mf2Properties, alts: unknown[]): void {
+  const photos = properties.photo;
+  if (!photos || alts.length > photos.length)
+    throw badRequest(
+      "mp-photo-alt has more descriptions than the post has photos; send one per photo, in order",
+    );
+  properties.photo = photos.map((photo, index) => {
+    const alt = alts[index];
+    if (typeof alt !== "string" || alt === "") return photo;
+    if (typeof photo !== "string")
+      throw badRequest("mp-photo-alt describes a photo given by URL or upload; this photo has its own alt");
+    return { value: photo, alt };
+  });
+}
+
 /** Splits mp-* commands from properties; mp-slug becomes the slug, other unknown commands are ignored. */
 function takeCommands(properties: Mf2Properties): { properties: Mf2Properties; slug?: string } {
   const kept: Mf2Properties = Object.create(null);
   let slug: string | undefined;
+  let photoAlt: unknown[] | undefined;
   for (const [name, values] of Object.entries(properties)) {
     if (name === "access_token") continue;
+    if (name === "mp-photo-alt") {
+      photoAlt = values;
+      continue;
+    }
     if (name === "mp-slug") {
       const [first] = values;
       if (typeof first !== "string")
@@ -49,6 +73,7 @@ function takeCommands(properties: Mf2Properties): { properties: Mf2Properties; s
     if (name.startsWith("mp-") && !KEPT_COMMANDS.has(name)) continue;
     kept[name] = values;
   }
+  if (photoAlt) withPhotoAlt(kept, photoAlt);
   return slug === undefined ? { properties: kept } : { properties: kept, slug };
 }
 

@@ -52,6 +52,8 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   readonly #options: BlueskyOptions;
   /** The host's `fetch.allowPrivate`, read in init(). */
   #allowPrivateFetch = false;
+  /** The host's uploads, read from storage rather than fetched from ourselves. */
+  #media: Server["media"] | undefined;
   /** Bluesky limits sign-ins (30 per 5 minutes), so one session serves every post until it expires. */
   #session: Promise<BlueskySession> | undefined;
   readonly credentialSetting: string;
@@ -73,6 +75,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
 
   init(server: Server): void {
     this.#allowPrivateFetch = server.config.fetch.allowPrivate;
+    this.#media = server.media;
     server.addSyndicator(this);
   }
 
@@ -121,6 +124,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         const fetched = await fetchPhoto(target, photo, maxImageBytes, {
           ownSite: publication.me,
           allowPrivate: this.#allowPrivateFetch,
+          media: this.#media,
         });
         // Clients lay the photo out by its aspect ratio before it loads.
         const aspectRatio = imageSize(fetched.bytes);
@@ -158,7 +162,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     publication: Publication,
     link: string,
   ): Promise<BlobRef | undefined> {
-    const policy = { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch };
+    const policy = { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch, media: this.#media };
     try {
       const url =
         firstUrl(properties, "featured", publication.me) ??

@@ -39,6 +39,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   readonly #options: MastodonOptions;
   /** The host's `fetch.allowPrivate`, read in init(). */
   #allowPrivateFetch = false;
+  /** The host's uploads, read from storage rather than fetched from ourselves. */
+  #media: Server["media"] | undefined;
   readonly #limits: InstanceLimitsCache;
   readonly credentialSetting: string;
 
@@ -63,6 +65,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
   init(server: Server): void {
     this.#allowPrivateFetch = server.config.fetch.allowPrivate;
+    this.#media = server.media;
     server.addSyndicator(this);
   }
 
@@ -109,6 +112,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
         ownSite: publication.me,
         allowPrivate: this.#allowPrivateFetch,
+        media: this.#media,
       });
       mediaIds.push(await api.uploadMedia(fetched));
     }

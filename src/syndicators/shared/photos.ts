@@ -1,9 +1,15 @@
 // Targets want the photo's bytes, not its address: each photo is fetched from the site first, under
 // the outgoing-fetch rules (src/net/safe-fetch.ts), since the address comes from the post.
 import { OutgoingFetchError, type OutgoingFetchPolicy, safeFetch } from "../../net/safe-fetch.ts";
+import type { MediaLibrary } from "../../server/media/media-store.ts";
 import { SyndicationError } from "../syndication-error.ts";
 import { type Target, unreachable } from "./http.ts";
 import type { Photo } from "./jf2.ts";
+
+/** Where photos come from: the server's own uploads (read from storage), else the web, under the rules. */
+export interface PhotoSources extends OutgoingFetchPolicy {
+  media?: Pick<MediaLibrary, "read"> | undefined;
+}
 
 export interface FetchedPhoto extends Photo {
   bytes: Uint8Array<ArrayBuffer>;
@@ -28,13 +34,26 @@ export async function fetchPhoto(
   target: Target,
   photo: Photo,
   maxBytes: number,
-  policy: OutgoingFetchPolicy,
+  policy: PhotoSources,
 ): Promise<FetchedPhoto> {
   const tooLarge = (bytes: number | undefined) =>
     new SyndicationError(
       `${target.name}: the photo ${photo.url} is ${bytes === undefined ? `over ${maxBytes}` : bytes} bytes; ${target.name} accepts photos up to ${maxBytes} bytes`,
       { permanent: true },
     );
+  // A photo uploaded to this server is read from its folder: no HTTP request to ourselves.
+  const stored = await policy.media?.read(photo.url);
+  if (stored) {
+    if (stored.bytes.length > maxBytes) throw tooLarge(stored.bytes.length);
+    if (!stored.mimeType.startsWith("image/"))
+      throw new SyndicationError(
+        `${target.name}: the photo ${photo.url} is not an image (${stored.mimeType})`,
+        {
+          permanent: true,
+        },
+      );
+    return { ...photo, ...stored };
+  }
   let response: Awaited<ReturnType<typeof safeFetch>>;
   try {
     response = await safeFetch(photo.url, {

@@ -1,0 +1,173 @@
+// Uploaded files (the Micropub media endpoint, photos sent with a post), kept in one folder and
+// served by the host at /media/<name>. A file is streamed to a hidden temporary name, cut off as
+// soon as it passes the size limit, typed by its bytes, and only then given its public name: a
+// refused or broken upload leaves nothing behind.
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { type Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { HttpError } from "../http-error.ts";
+import { acceptedList, detectMediaType, type MediaType, mediaTypeOfExtension } from "./media-types.ts";
+
+/** Where the host serves the files, below application.url. */
+export const MEDIA_PATH = "/media";
+
+/** An upload still being written carries this prefix (hidden, never served). */
+const PARTIAL_PREFIX = ".upload-";
+/** A partial upload this old was left by a process that died mid-upload (uploads take seconds). */
+const PARTIAL_ABANDONED_MS = 60 * 60 * 1000;
+
+/** The only names a stored file has: random, with the extension its bytes earned. */
+const STORED_NAME = /^[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
+
+export interface StoredMedia {
+  name: string;
+  url: string;
+  type: MediaType;
+  bytes: number;
+}
+
+/** A stored file, read back by a syndicator to upload it elsewhere. */
+export interface MediaFile {
+  bytes: Uint8Array<ArrayBuffer>;
+  mimeType: string;
+  filename: string;
+}
+
+/** What plug-ins may do with uploaded files (Server.media). */
+export interface MediaLibrary {
+  /** Largest file kept, in bytes (media.maxBytes). */
+  readonly maxBytes: number;
+  /** Streams a file in: 413 past maxBytes, 415 unless `accepts` takes the type its bytes show. */
+  save(source: Readable, accepts: (type: MediaType) => boolean): Promise<StoredMedia>;
+  /** Removes a file saved by a request that then failed. */
+  remove(name: string): Promise<void>;
+  /** The file behind one of the server's own media URLs; undefined for any other URL. */
+  read(url: string): Promise<MediaFile | undefined>;
+}
+
+export const tooLarge = (maxBytes: number) =>
+  new HttpError(
+    413,
+    "payload_too_large",
+    `The file is larger than this server accepts (${maxBytes} bytes; media.maxBytes)`,
+    { Connection: "close" },
+  );
+
+/** Counts what passes and fails the moment it passes the limit, so a huge upload is never read whole. */
+function sizeLimit(maxBytes: number): { stream: Transform; seen: () => number } {
+  let seen = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > maxBytes) done(tooLarge(maxBytes));
+      else done(null, chunk);
+    },
+  });
+  return { stream, seen: () => seen };
+}
+
+export class MediaStore implements MediaLibrary {
+  /** Absolute URL of the folder as served, ending in "/". */
+  readonly baseUrl: string;
+
+  constructor(
+    readonly folder: string,
+    applicationUrl: string,
+    readonly maxBytes: number,
+  ) {
+    this.baseUrl = `${applicationUrl.replace(/\/+$/, "")}${MEDIA_PATH}/`;
+  }
+
+  /**
+   * Streams a file into the folder. Refused with 413 past maxBytes, 415 when its bytes are not of a
+   * type `accepts` takes; either way nothing is kept.
+   */
+  async save(source: Readable, accepts: (type: MediaType) => boolean): Promise<StoredMedia> {
+    await mkdir(this.folder, { recursive: true, mode: 0o700 });
+    const id = randomBytes(18).toString("base64url");
+    const temporary = join(this.folder, `${PARTIAL_PREFIX}${id}`);
+    try {
+      const limit = sizeLimit(this.maxBytes);
+      await pipeline(source, limit.stream, createWriteStream(temporary, { mode: 0o600 }));
+      const type = await detectMediaType(temporary);
+      if (!type || !accepts(type))
+        throw new HttpError(
+          415,
+          "unsupported_media_type",
+          `The file's contents are not ${type ? "of a kind this field takes" : "a kind this server keeps"}; send ${acceptedList(accepts)}`,
+        );
+      const name = `${id}.${type.ext}`;
+      await rename(temporary, join(this.folder, name));
+      return { name, url: `${this.baseUrl}${name}`, type, bytes: limit.seen() };
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  /**
+   * Removes partial uploads left by a process that died while writing them (at start). Only old
+   * ones: another instance sharing the folder may be writing a fresh one right now.
+   */
+  async sweepAbandoned(now = Date.now()): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+      throw error;
+    }
+    let removed = 0;
+    for (const name of names.filter((each) => each.startsWith(PARTIAL_PREFIX))) {
+      const path = join(this.folder, name);
+      const written = await stat(path).then(
+        (found) => found.mtimeMs,
+        () => now,
+      );
+      if (now - written < PARTIAL_ABANDONED_MS) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /** Removes a stored file (the request that brought it failed). */
+  async remove(name: string): Promise<void> {
+    const path = this.pathOf(name);
+    if (path) await rm(path, { force: true });
+  }
+
+  /** The path of a stored file's name, or undefined for any name the store never gives. */
+  pathOf(name: string): string | undefined {
+    return STORED_NAME.test(name) ? join(this.folder, name) : undefined;
+  }
+
+  /** The stored type of a file, by its name. */
+  typeOf(name: string): MediaType | undefined {
+    return STORED_NAME.test(name) ? mediaTypeOfExtension(name.slice(name.lastIndexOf(".") + 1)) : undefined;
+  }
+
+  /** The name of a file behind one of our own media URLs. */
+  nameOf(url: string): string | undefined {
+    if (!url.startsWith(this.baseUrl)) return undefined;
+    const name = url.slice(this.baseUrl.length);
+    return STORED_NAME.test(name) ? name : undefined;
+  }
+
+  async read(url: string): Promise<MediaFile | undefined> {
+    const name = this.nameOf(url);
+    const path = name === undefined ? undefined : this.pathOf(name);
+    const type = name === undefined ? undefined : this.typeOf(name);
+    if (!name || !path || !type) return undefined;
+    try {
+      const bytes = await readFile(path);
+      return { bytes: new Uint8Array(bytes), mimeType: type.mime, filename: name };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+  }
+}
