@@ -1,19 +1,24 @@
 // Runs in a worker thread started by downscale-photo.ts, never imported by the server itself:
-// decoding a large photo in JavaScript takes seconds of CPU and a lot of memory, which must neither
-// hold up the server's requests nor outlive a time limit (the worker is simply terminated).
-// Jimp (pure JavaScript, no install script) is loaded here and nowhere else, so a server that never
-// meets a photo over a target's limit never loads it.
+// decoding a large photo takes seconds of CPU and a lot of memory, which must neither hold up the
+// server's requests nor outlive a time limit (the worker is simply terminated). JPEG is decoded and
+// encoded by MozJPEG compiled to WebAssembly (@jsquash/jpeg): it needs about the decoded pixels'
+// memory, where a JavaScript decoder (jpeg-js, Jimp's) needs ten times that, and it turns the photo
+// by its EXIF orientation. PNG is decoded and every photo resized by Jimp (pure JavaScript). Neither
+// has an install script; both are loaded here and nowhere else, so a server that never meets a photo
+// over a target's limit never loads them.
+import { readFile } from "node:fs/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { createJimp } from "@jimp/core";
-import jpeg from "@jimp/js-jpeg";
 import png from "@jimp/js-png";
-import { methods as resize } from "@jimp/plugin-resize";
+import decodeJpeg, { init as initJpegDecoder } from "@jsquash/jpeg/decode.js";
+import encodeJpeg, { init as initJpegEncoder } from "@jsquash/jpeg/encode.js";
+import { areaResize, type Rgba } from "./area-resize.ts";
 
 export interface DownscaleJob {
   bytes: Uint8Array;
   /** The largest encoded result the target accepts. */
   maxBytes: number;
-  /** Checked by the caller on the header already; given to the JPEG decoder as a second guard. */
+  /** Checked by the caller on the header already, before the worker starts. */
   maxPixels: number;
   /** The longest side of the first attempt (the official Bluesky app's 2000 px). */
   maxEdge: number;
@@ -30,12 +35,33 @@ const qualities = [85, 75, 65] as const;
 /** Each further size is this much smaller on each side. */
 const shrink = 0.75;
 
-const Jimp = createJimp({ formats: [jpeg, png], plugins: [resize] });
-type Image = Awaited<ReturnType<typeof Jimp.fromBuffer>>;
+const Jimp = createJimp({ formats: [png] });
+type Image = Rgba;
+
+/** MozJPEG's WebAssembly, compiled from the package's own file (Node cannot fetch it as a browser would). */
+async function compiled(file: string): Promise<WebAssembly.Module> {
+  return WebAssembly.compile(await readFile(new URL(import.meta.resolve(`@jsquash/jpeg/codec/${file}`))));
+}
+
+async function decode(bytes: Uint8Array): Promise<Image> {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return (await Jimp.fromBuffer(Buffer.from(bytes))).bitmap;
+  await initJpegDecoder(await compiled("dec/mozjpeg_dec.wasm"));
+  const { data, width, height } = await decodeJpeg(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer,
+  );
+  return { width, height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+}
+
+async function encode(image: Image, quality: number): Promise<Uint8Array> {
+  const { data, width, height } = image;
+  const pixels = new Uint8ClampedArray(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
+  const encoded = await encodeJpeg({ data: pixels, width, height, colorSpace: "srgb" }, { quality });
+  return new Uint8Array(encoded);
+}
 
 /** JPEG has no transparency: transparent pixels are laid on white, as a viewer would show them. */
 function flattenOnWhite(image: Image): void {
-  const data = image.bitmap.data;
+  const data = image.data;
   for (let i = 0; i < data.length; i += 4) {
     const alpha = data[i + 3] ?? 255;
     if (alpha === 255) continue;
@@ -45,32 +71,26 @@ function flattenOnWhite(image: Image): void {
   }
 }
 
+const longestSide = (image: Image) => Math.max(image.width, image.height);
+
 export async function downscale(job: DownscaleJob): Promise<DownscaleReply> {
-  const original = await Jimp.fromBuffer(Buffer.from(job.bytes), {
-    "image/jpeg": {
-      maxResolutionInMP: job.maxPixels / 1_000_000,
-      // RGBA output plus the decoder's own component buffers, with room to spare.
-      maxMemoryUsageInMB: Math.ceil((job.maxPixels * 8) / 1_000_000),
-    },
-  });
-  flattenOnWhite(original);
-  const { width, height } = original.bitmap;
-  const longest = Math.max(width, height);
+  await initJpegEncoder(await compiled("enc/mozjpeg_enc.wasm"));
+  const decoded = await decode(job.bytes);
+  flattenOnWhite(decoded);
+  const longest = longestSide(decoded);
+  // Every attempt is made from the first size (so that none is the blur of a blur), and the decoded
+  // photo is let go as soon as that exists.
+  const base = longest > job.maxEdge ? resized(decoded, job.maxEdge) : decoded;
   // A photo already smaller than minEdge gets one try at its own size.
   const smallestEdge = Math.min(job.minEdge, longest);
-  let edge = Math.min(job.maxEdge, longest);
+  let edge = longestSide(base);
   while (edge >= smallestEdge) {
-    // Always from the original, so that each smaller attempt is not the blur of a blur.
-    const scale = edge / longest;
-    const image =
-      scale < 1 ? original.clone().resize({ w: Math.max(1, Math.round(width * scale)) }) : original;
+    const image = edge < longestSide(base) ? resized(base, edge) : base;
     let smallest = Number.POSITIVE_INFINITY;
     for (const quality of qualities) {
-      const bytes = await image.getBuffer("image/jpeg", { quality });
+      const bytes = await encode(image, quality);
       if (bytes.length <= job.maxBytes) {
-        // A copy of its own, so that its memory can be handed to the server rather than copied again.
-        const own = new Uint8Array(bytes);
-        return { ok: true, bytes: own, width: image.bitmap.width, height: image.bitmap.height, quality };
+        return { ok: true, bytes, width: image.width, height: image.height, quality };
       }
       smallest = bytes.length;
       // Far over: a lower quality will not make up for it, a smaller size will.
@@ -80,6 +100,14 @@ export async function downscale(job: DownscaleJob): Promise<DownscaleReply> {
     edge = Math.floor(edge * Math.min(shrink, Math.sqrt(job.maxBytes / smallest) * 0.95));
   }
   return { ok: false, reason: `it is still over the limit at ${smallestEdge} pixels on its longest side` };
+}
+
+/** `image` with its longest side `edge`, the aspect ratio kept. */
+function resized(image: Image, edge: number): Image {
+  const scale = edge / longestSide(image);
+  const width = Math.max(1, Math.round(image.width * scale));
+  const height = Math.max(1, Math.round(image.height * scale));
+  return areaResize(image, width, height);
 }
 
 if (parentPort && workerData) {
