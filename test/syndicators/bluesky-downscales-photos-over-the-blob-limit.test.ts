@@ -86,7 +86,7 @@ describe("Bluesky: photos over the 1,000,000-byte blob limit are downscaled to f
     await assert.rejects(
       syndicator.syndicate(note({ photo: [{ url: bomb }] }), siteServedBy(photos.url), callOptions()),
       {
-        message: `Bluesky: the photo ${bomb} is ${bytes.length.toLocaleString("en")} bytes, over the 1,000,000 Bluesky accepts, and at 100,000 × 100,000 pixels it is larger than the 40 megapixels possekit downscales; upload a smaller photo`,
+        message: `Bluesky: the photo ${bomb} is ${bytes.length.toLocaleString("en")} bytes, over the 1,000,000 Bluesky accepts, and at 100,000 × 100,000 pixels it is larger than the 24 megapixels possekit downscales; upload a smaller photo`,
         permanent: true,
       },
     );

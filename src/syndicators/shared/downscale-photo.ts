@@ -23,13 +23,17 @@ export interface DownscaledPhoto {
   height: number;
 }
 
-/** 40 megapixels (7,680 × 5,200): every common camera and phone photo, about 320 MB at most to decode. */
-export const maxDownscalePixels = 40_000_000;
+/**
+ * 24 megapixels (6,000 × 4,000): phone photos (12 MP, or 48 MP sensors' default 12 MP) and most
+ * cameras'. Decoding and encoding take about 19 bytes a pixel for the moment (a 12 MP photo measured
+ * 230 MB), so about 460 MB at most: a small server must survive it.
+ */
+export const maxDownscalePixels = 24_000_000;
 /** The longest side of the first attempt: the official Bluesky app's 2,000 px. */
 const maxEdge = 2000;
 /** A photo that does not fit at 256 px on its longest side is not worth sending. */
 const minEdge = 256;
-/** Decoding 40 megapixels in JavaScript takes a few seconds; far longer means something is wrong. */
+/** Decoding 24 megapixels takes a few seconds; far longer means something is wrong. */
 const timeoutMs = 60_000;
 /** The formats the worker decodes; others (GIF, WebP, HEIC) must arrive under the limit. */
 const decodable = new Set(["image/jpeg", "image/png"]);
