@@ -6,10 +6,12 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { createJimp } from "@jimp/core";
+import jpeg from "@jimp/js-jpeg";
 import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
-import { pngBytes } from "../../test/fakes/png.ts";
+import { noisyPngBytes, pngBytes } from "../../test/fakes/png.ts";
 import { type ChildServer, startChildServer } from "../../test/helpers/child-server.ts";
 import { type LosingProxy, startLosingProxy } from "./losing-proxy.ts";
 import { type Account, type PostRecord, type RealPds, startRealPds } from "./pds.ts";
@@ -27,7 +29,8 @@ describe("Bluesky syndicator against a real PDS", () => {
   const uid = () => `https://bsky.app/profile/${account.handle}`;
 
   before(async () => {
-    pds = await startRealPds();
+    // With the PDS's own rate limits on, as on bsky.social.
+    pds = await startRealPds({ rateLimits: true });
     account = await pds.createAccount("alice");
     bob = await pds.createAccount("bob");
     proxy = await startLosingProxy(pds.url);
@@ -43,6 +46,7 @@ describe("Bluesky syndicator against a real PDS", () => {
         publication: { me: photos.url },
       },
       env: { BLUESKY_PASSWORD: account.appPassword },
+      startTimeoutMs: 180_000,
     });
     // Tokens name the site they are for, here the photo server (the child's own helper assumes another).
     token = await new TokenIssuer(secret, `${photos.url}/`).issue({
@@ -58,15 +62,19 @@ describe("Bluesky syndicator against a real PDS", () => {
     await pds?.stop();
   });
 
-  async function createPost(properties: Record<string, unknown>): Promise<string> {
-    const response = await fetch(`${server.url}/micropub`, {
+  async function createPost(
+    properties: Record<string, unknown>,
+    on: Instance = alices(),
+    target = uid(),
+  ): Promise<string> {
+    const response = await fetch(`${on.url}/micropub`, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${token}`,
+        authorization: `Bearer ${on.token}`,
         "content-type": "application/json",
         accept: "application/json",
       },
-      body: JSON.stringify({ type: ["h-entry"], properties: { ...properties, "mp-syndicate-to": [uid()] } }),
+      body: JSON.stringify({ type: ["h-entry"], properties: { ...properties, "mp-syndicate-to": [target] } }),
     });
     assert.equal(response.status, 201, await response.text());
     const location = response.headers.get("location");
@@ -74,10 +82,14 @@ describe("Bluesky syndicator against a real PDS", () => {
     return location;
   }
 
-  async function syndicate(path: string): Promise<PostResult & { results?: PostResult[] }> {
-    const response = await fetch(`${server.url}/syndicate${path}`, {
+  /** Which possekit a request goes to, with a token it accepts: Alice's unless told. */
+  type Instance = { url: string; token: string };
+  const alices = (): Instance => ({ url: server.url, token });
+
+  async function syndicate(path: string, on = alices()): Promise<PostResult & { results?: PostResult[] }> {
+    const response = await fetch(`${on.url}/syndicate${path}`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      headers: { authorization: `Bearer ${on.token}`, accept: "application/json" },
     });
     assert.equal(response.status, 200, await response.clone().text());
     return (await response.json()) as PostResult;
@@ -228,5 +240,113 @@ describe("Bluesky syndicator against a real PDS", () => {
     const records = await copies();
     assert.equal(records.length, 1, "the resend made no second record");
     assert.equal(records[0]?.uri.split("/").pop(), copy?.url?.split("/").pop());
+  });
+  it("downscales a photo over 1,000,000 bytes: the blob read back fits and decodes, aspect ratio right", async () => {
+    // 2,600 × 1,000 pixels and 1.9 MB: the PDS would refuse the record with this blob in it.
+    const png = noisyPngBytes(2600, 1000, { width: 640, height: 560 });
+    assert.ok(png.length > 1_000_000);
+    const photo = photos.add("/large.png", png, "image/png");
+    const { record } = await publish({
+      content: ["A large photo"],
+      photo: [{ value: photo, alt: "A wide street at night" }],
+    });
+    const image = record.embed?.images?.[0];
+    assert.ok(image, JSON.stringify(record.embed));
+    assert.equal(image.alt, "A wide street at night");
+    assert.equal(image.image.mimeType, "image/jpeg");
+    const blob = await pds.getBlob(account.did, image.image.ref.$link);
+    assert.ok(blob.bytes.length <= 1_000_000, `${blob.bytes.length} bytes`);
+    assert.equal(image.image.size, blob.bytes.length);
+    const decoded = await createJimp({ formats: [jpeg] }).fromBuffer(blob.bytes);
+    assert.deepEqual(image.aspectRatio, { width: decoded.bitmap.width, height: decoded.bitmap.height });
+    assert.ok(decoded.bitmap.width <= 2000, `${decoded.bitmap.width} px wide`);
+    assert.ok(
+      Math.abs(decoded.bitmap.width / decoded.bitmap.height - 2.6) < 0.01,
+      JSON.stringify(image.aspectRatio),
+    );
+  });
+
+  it("a 429 from the PDS's own rate limit: the next attempt is at its ratelimit-reset, and nothing is asked before", async () => {
+    // Carol's sign-ins from this address are used up (30 in 5 minutes) before possekit signs in.
+    const carol = await pds.createAccount("carol");
+    const useUpSignIns = async () => {
+      for (let i = 0; i < 30; i++) {
+        const attempt = await fetch(`${pds.url}/xrpc/com.atproto.server.createSession`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ identifier: carol.handle, password: "not-her-password" }),
+        });
+        assert.equal(attempt.status, 401, await attempt.text());
+      }
+    };
+    const secret = randomBytes(24).toString("base64url");
+    // Her own possekit (the other one is Alice's), started meanwhile; it signs in only when it sends.
+    const [carolsServer] = await Promise.all([
+      startChildServer({
+        secret,
+        config: {
+          plugins: ["@possekit/endpoint-syndicate", "@possekit/syndicator-bluesky"],
+          "@possekit/syndicator-bluesky": { handle: carol.handle, serviceUrl: proxy.url },
+          fetch: { allowPrivate: true },
+          publication: { me: photos.url },
+        },
+        env: { BLUESKY_PASSWORD: carol.appPassword },
+        startTimeoutMs: 180_000,
+      }),
+      useUpSignIns(),
+    ]);
+    try {
+      const carolsUid = `https://bsky.app/profile/${carol.handle}`;
+      const issuer = new TokenIssuer(secret, `${photos.url}/`);
+      const carols: Instance = {
+        url: carolsServer.url,
+        token: await issuer.issue({ scope: ["create", "update"], clientId: "interop", lifetimeDays: 1 }),
+      };
+      const post = await createPost({ content: ["Limited"] }, carols, carolsUid);
+      const mark = proxy.answers.length;
+      const result = await syndicate(`?source_url=${encodeURIComponent(post)}`, carols);
+      assert.equal(result.status, "failed", JSON.stringify(result));
+      assert.match(result.targets[0]?.error ?? "", /^Bluesky: 429 RateLimitExceeded/);
+      const limited = proxy.answers.slice(mark).find((answer) => answer.status === 429);
+      assert.equal(limited?.nsid, "com.atproto.server.createSession");
+      const reset = Number(limited?.headers["ratelimit-reset"]);
+      assert.ok(reset * 1000 > Date.now() + 60_000, `ratelimit-reset ${reset} is minutes ahead`);
+
+      // The results page says when the next try is: the PDS's reset, not the 2-minute backoff.
+      const { cookie } = await carolsServer.signIn();
+      const page = await fetch(`${carolsServer.url}/syndicate/posts?url=${encodeURIComponent(post)}`, {
+        headers: { cookie, accept: "text/html" },
+      });
+      const html = await page.text();
+      const next = /Next try<\/dt><dd><time datetime="([^"]+)"/.exec(html)?.[1];
+      assert.ok(next, html);
+      assert.ok(
+        Math.abs(Date.parse(next) - reset * 1000) <= 2000,
+        `next try ${next}, reset ${new Date(reset * 1000).toISOString()}`,
+      );
+
+      // A run meanwhile leaves the target alone: not a request reaches the PDS for it.
+      const before = proxy.answers.length;
+      const batch = await syndicate("", carols);
+      assert.equal(batch.results?.[0]?.targets[0]?.status, "skipped", JSON.stringify(batch));
+      assert.equal(proxy.answers.length, before, JSON.stringify(proxy.answers.slice(before)));
+    } finally {
+      await carolsServer.stop();
+    }
+  });
+
+  it("renews an expired access token with refreshSession, without signing in again", async () => {
+    await publish({ content: ["Before the session expires"] });
+    // Two hours and a minute pass on the PDS: the access token it issued (2 hours) has expired.
+    await pds.advanceClock(121 * 60 * 1000);
+    const mark = proxy.answers.length;
+    await publish({ content: ["After the session expired"] });
+    const calls = proxy.answers
+      .slice(mark)
+      .map((answer) => `${answer.nsid} ${answer.status} ${answer.error ?? ""}`.trim());
+    const expired = calls.findIndex((call) => call.endsWith("400 ExpiredToken"));
+    assert.ok(expired >= 0, calls.join("\n"));
+    assert.equal(calls[expired + 1], "com.atproto.server.refreshSession 200", calls.join("\n"));
+    assert.ok(!calls.some((call) => call.startsWith("com.atproto.server.createSession")), calls.join("\n"));
   });
 });

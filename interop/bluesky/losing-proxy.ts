@@ -10,12 +10,15 @@ export interface LosingProxy {
   loseNextAnswer(...nsids: string[]): void;
   /** How many answers were lost so far. */
   lost(): number;
+  /** Every answer passed on, in order: the XRPC method, its status, the PDS's headers and error name. */
+  answers: { nsid: string; status: number; headers: IncomingMessage["headers"]; error?: string }[];
   close(): Promise<void>;
 }
 
 export async function startLosingProxy(upstream: string): Promise<LosingProxy> {
   const losing = new Set<string>();
   let lost = 0;
+  const answers: LosingProxy["answers"] = [];
   const target = new URL(upstream);
   const running = await listen(async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request, 50 * 1024 * 1024);
@@ -28,6 +31,9 @@ export async function startLosingProxy(upstream: string): Promise<LosingProxy> {
         method: request.method,
         path: request.url,
         headers: { ...request.headers, host: target.host },
+        // A connection of its own each time: a kept-alive one the PDS has just closed would lose a
+        // request this proxy was not asked to lose.
+        agent: false,
       },
       (answer) => {
         if (lose) {
@@ -38,8 +44,29 @@ export async function startLosingProxy(upstream: string): Promise<LosingProxy> {
           });
           return;
         }
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
+        const status = answer.statusCode ?? 502;
+        const record: LosingProxy["answers"][number] = { nsid, status, headers: answer.headers };
+        answers.push(record);
+        // Every answer closes its connection: on a loaded machine a client may otherwise send its next
+        // request on a kept-alive connection just as this server times it out, and lose it.
+        const { connection: _hop, "keep-alive": _hint, ...headers } = answer.headers;
+        response.writeHead(status, { ...headers, connection: "close" });
+        if (status < 400) {
+          answer.pipe(response);
+          return;
+        }
+        // An error answer is small: kept whole, to note its XRPC error name ("ExpiredToken").
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        answer.on("end", () => {
+          const body = Buffer.concat(chunks);
+          try {
+            record.error = (JSON.parse(body.toString("utf8")) as { error?: string }).error;
+          } catch {
+            // Not JSON: no error name to note.
+          }
+          response.end(body);
+        });
       },
     );
     forwarded.on("error", () => response.destroy());
@@ -51,6 +78,7 @@ export async function startLosingProxy(upstream: string): Promise<LosingProxy> {
       for (const nsid of nsids) losing.add(nsid);
     },
     lost: () => lost,
+    answers,
     close: running.close,
   };
 }

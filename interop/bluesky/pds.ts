@@ -18,6 +18,11 @@ export interface RealPds {
   createPost(account: Account, text: string): Promise<{ uri: string; cid: string; rkey: string }>;
   listRecords(repo: string, collection: string): Promise<{ uri: string; value: PostRecord }[]>;
   getBlob(did: string, cid: string): Promise<{ bytes: Buffer; type: string }>;
+  /**
+   * Moves the PDS's clock `ms` ahead, as if that much time had passed: access tokens it issued
+   * expire (they live 2 hours), rate-limit windows end. Nothing of possekit's is touched.
+   */
+  advanceClock(ms: number): Promise<void>;
   /** The last lines the PDS wrote (for failure messages). */
   output(): string;
   stop(): Promise<void>;
@@ -90,7 +95,7 @@ export async function startRealPds(options: { rateLimits?: boolean } = {}): Prom
       PDS_RATE_LIMITS: options.rateLimits ? "1" : "0",
       LOG_ENABLED: "false",
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let output = "";
   const keep = (chunk: Buffer) => {
@@ -98,26 +103,34 @@ export async function startRealPds(options: { rateLimits?: boolean } = {}): Prom
   };
   child.stderr?.on("data", keep);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`The PDS did not start within 90 s:\n${output}`)),
-      90_000,
-    );
-    let lines = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      keep(chunk);
-      lines += chunk.toString("utf8");
-      const ready = /^\{"pds":"([^"]+)"/m.exec(lines);
-      if (ready?.[1]) {
+  let lines = "";
+  /** Resolves with the first line of the child's stdout (from now on) that matches `pattern`. */
+  const waitForLine = (pattern: RegExp, timeoutMs: number, what: string) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${what} within ${timeoutMs / 1000} s:\n${output}`)),
+        timeoutMs,
+      );
+      const look = () => {
+        const found = pattern.exec(lines);
+        if (!found) return;
+        lines = lines.slice(found.index + found[0].length);
         clearTimeout(timer);
-        resolve(ready[1]);
-      }
+        child.stdout?.off("data", look);
+        resolve(found);
+      };
+      child.stdout?.on("data", look);
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`The PDS exited:\n${output}`));
+      });
+      look();
     });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`The PDS exited before it started:\n${output}`));
-    });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    keep(chunk);
+    lines += chunk.toString("utf8");
   });
+  const url = (await waitForLine(/^\{"pds":"([^"]+)"/m, 90_000, "The PDS did not start"))[1] ?? "";
 
   const xrpcUrl = (nsid: string, query: Record<string, string> = {}) =>
     `${url}/xrpc/${nsid}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ""}`;
@@ -125,6 +138,11 @@ export async function startRealPds(options: { rateLimits?: boolean } = {}): Prom
   return {
     url,
     output: () => output,
+    async advanceClock(ms) {
+      const answered = waitForLine(/^\{"clockAdvancedMs":-?\d+\}/m, 10_000, "The PDS did not move its clock");
+      child.stdin?.write(`${JSON.stringify({ advanceClockMs: ms })}\n`);
+      await answered;
+    },
     async createAccount(name) {
       const handle = `${name}.test`;
       const created = await post<{ did: string; accessJwt: string }>(

@@ -3,7 +3,29 @@
 // on /work/shared/interop/bluesky-pds-start.mjs. Run as a child process by the interop test:
 //   PDS_PORT=… PLC_PORT=… PDS_DATA=<folder> [PDS_RATE_LIMITS=1] node interop/bluesky/start-pds.mjs
 // Once both listen, it prints one JSON line {"pds": "<url>", "plc": "<url>"}; SIGTERM stops both.
+// PDS_RATE_LIMITS=1 turns on the PDS's own rate limits (in memory), as on bsky.social.
 import http from "node:http";
+import { createInterface } from "node:readline";
+
+// The PDS's clock can be moved ahead, as if time had passed (for an access token to expire): a line
+// {"advanceClockMs": N} on standard input moves every `new Date()` and `Date.now()` of this process
+// N ms ahead, and is answered with {"clockAdvancedMs": <total>}. Installed before the PDS is loaded.
+const RealDate = Date;
+let clockOffsetMs = 0;
+globalThis.Date = class ShiftedDate extends RealDate {
+  constructor(...args) {
+    if (args.length === 0) super(RealDate.now() + clockOffsetMs);
+    else super(...args);
+  }
+  static now() {
+    return RealDate.now() + clockOffsetMs;
+  }
+};
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const { advanceClockMs } = JSON.parse(line);
+  if (Number.isFinite(advanceClockMs)) clockOffsetMs += advanceClockMs;
+  console.log(JSON.stringify({ clockAdvancedMs: clockOffsetMs }));
+});
 
 // Every server of this process listens on loopback only, whatever address the libraries ask for.
 const listen = http.Server.prototype.listen;

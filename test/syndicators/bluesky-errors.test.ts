@@ -33,7 +33,7 @@ describe("Bluesky: errors carry the PDS's error and message", () => {
     );
   });
 
-  it("a photo over Bluesky's 1,000,000 bytes: refused before upload, permanent", async () => {
+  it("a photo over Bluesky's 1,000,000 bytes that is no image: refused before upload, permanent", async () => {
     const big = photos.add("/big.jpg", Buffer.alloc(1_000_001, 1));
     const syndicator = new BlueskySyndicator({
       handle: "alice.example.com",
@@ -43,7 +43,7 @@ describe("Bluesky: errors carry the PDS's error and message", () => {
     await assert.rejects(
       syndicator.syndicate(note({ photo: [{ url: big }] }), siteServedBy(photos.url), callOptions()),
       {
-        message: `Bluesky: the photo ${big} is 1000001 bytes; Bluesky accepts photos up to 1000000 bytes`,
+        message: `Bluesky: the photo ${big} is 1,000,001 bytes, over the 1,000,000 Bluesky accepts, and its size cannot be read from it (is it a damaged image?); upload a smaller photo`,
         permanent: true,
       },
     );

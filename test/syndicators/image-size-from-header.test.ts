@@ -32,7 +32,34 @@ function jpegHeader(width: number, height: number, sof = 0xc0): Buffer {
   return Buffer.from([0xff, 0xd8, ...app0, ...frame]);
 }
 
+/** An APP1 segment with EXIF whose first IFD holds only the orientation tag (0x0112). */
+function exifSegment(orientation: number, little: boolean): number[] {
+  const u16 = little ? u16le : u16be;
+  const u32 = (n: number) => (little ? [n & 0xff, n >> 8, 0, 0] : [0, 0, n >> 8, n & 0xff]);
+  const tiff = [...Buffer.from(little ? "II" : "MM"), ...u16(42), ...u32(8)];
+  const ifd = [...u16(1), ...u16(0x0112), ...u16(3), ...u32(1), ...u16(orientation), 0, 0, ...u32(0)];
+  const body = [...Buffer.from("Exif\0\0"), ...tiff, ...ifd];
+  return [0xff, 0xe1, ...u16be(body.length + 2), ...body];
+}
+
+/** A JPEG header as a phone writes it: landscape pixels, and the EXIF orientation to show them by. */
+function phoneJpegHeader(width: number, height: number, orientation: number, little = true): Buffer {
+  const plain = jpegHeader(width, height);
+  return Buffer.concat([
+    plain.subarray(0, 2),
+    Buffer.from(exifSegment(orientation, little)),
+    plain.subarray(2),
+  ]);
+}
+
 describe("image size read from the header bytes", () => {
+  it("applies a JPEG's EXIF orientation: a phone's portrait photo (6 or 8) is taller than wide", () => {
+    assert.deepEqual(imageSize(phoneJpegHeader(4032, 3024, 6)), { width: 3024, height: 4032 });
+    assert.deepEqual(imageSize(phoneJpegHeader(4032, 3024, 8, false)), { width: 3024, height: 4032 });
+    assert.deepEqual(imageSize(phoneJpegHeader(4032, 3024, 3)), { width: 4032, height: 3024 });
+    assert.deepEqual(imageSize(phoneJpegHeader(4032, 3024, 1, false)), { width: 4032, height: 3024 });
+  });
+
   it("reads PNG, JPEG (baseline and progressive), GIF and the three WebP kinds", () => {
     assert.deepEqual(imageSize(pngBytes(640, 427)), { width: 640, height: 427 });
     assert.deepEqual(imageSize(jpegHeader(4032, 3024)), { width: 4032, height: 3024 });

@@ -16,7 +16,7 @@ import type {
 import type { Target } from "../shared/http.ts";
 import { imageSize } from "../shared/image-size.ts";
 import { firstUrl, postLanguage } from "../shared/jf2.ts";
-import { fetchPhoto } from "../shared/photos.ts";
+import { type FetchedPhoto, fetchPhoto } from "../shared/photos.ts";
 import { SyndicationError } from "../syndication-error.ts";
 import { type BlobRef, BlueskyApi, type BlueskySession } from "./bluesky-api.ts";
 import { type BlueskyCopy, composeBluesky } from "./bluesky-compose.ts";
@@ -33,6 +33,9 @@ const repostCollection = "app.bsky.feed.repost";
 const replyRootSchema = z.object({ root: z.object({ uri: z.string(), cid: z.string() }) });
 /** app.bsky.embed.images takes images of at most 1,000,000 bytes each. */
 const maxImageBytes = 1_000_000;
+/** A photo up to this size is fetched and, when over maxImageBytes, downscaled to fit. */
+const maxDownloadBytes = 20_000_000;
+const downloadLimitReason = `possekit downscales photos of up to ${maxDownloadBytes} bytes to Bluesky's ${maxImageBytes}; upload a smaller photo`;
 /** XRPC errors that mean "sign in again", not "this post was refused". */
 const sessionErrors = new Set(["ExpiredToken", "InvalidToken"]);
 
@@ -121,16 +124,19 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       const copy = composeBluesky(properties, publication, this.#options, text);
       const images: Image[] = [];
       for (const photo of copy.photos) {
-        const fetched = await fetchPhoto(target, photo, maxImageBytes, {
-          ownSite: publication.me,
-          allowPrivate: this.#allowPrivateFetch,
-          media: this.#media,
-        });
+        const fetched = await fetchPhoto(
+          target,
+          photo,
+          maxDownloadBytes,
+          { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch, media: this.#media },
+          downloadLimitReason,
+        );
+        const fitting = await fitBlob(target, fetched);
         // Clients lay the photo out by its aspect ratio before it loads.
-        const aspectRatio = imageSize(fetched.bytes);
+        const aspectRatio = imageSize(fitting.bytes);
         images.push({
           alt: photo.alt ?? "",
-          image: await api.uploadBlob(session, fetched.bytes, fetched.mimeType),
+          image: await api.uploadBlob(session, fitting.bytes, fitting.mimeType),
           ...(aspectRatio ? { aspectRatio } : {}),
         });
       }
@@ -168,7 +174,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         firstUrl(properties, "featured", publication.me) ??
         (await cardImageOfPage(link, policy, target.signal));
       if (!url) return undefined;
-      const image = await fetchPhoto(target, { url }, maxImageBytes, policy);
+      const image = await fitBlob(target, await fetchPhoto(target, { url }, maxDownloadBytes, policy));
       return await api.uploadBlob(session, image.bytes, image.mimeType);
     } catch (error) {
       // Out of time, or the session expired: the post cannot go on without it either.
@@ -300,6 +306,19 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     }
     return this.#session;
   }
+}
+
+/**
+ * The photo as Bluesky takes it: as it is when under the blob limit, else downscaled to fit (the
+ * image library is loaded only then).
+ */
+async function fitBlob(
+  target: Target,
+  photo: FetchedPhoto,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; mimeType: string }> {
+  if (photo.bytes.length <= maxImageBytes) return photo;
+  const { downscalePhoto } = await import("../shared/downscale-photo.ts");
+  return downscalePhoto(target, photo.url, photo.bytes, photo.mimeType, maxImageBytes);
 }
 
 interface Image {

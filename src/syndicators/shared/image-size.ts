@@ -1,6 +1,6 @@
-// An image's width and height from its first bytes, for the formats services take (JPEG, PNG, GIF,
-// WebP). Bluesky clients need the aspect ratio to lay out a photo before it loads; reading the
-// header needs no image library.
+// An image's width and height as shown (a JPEG's EXIF orientation applied) from its first bytes,
+// for the formats services take (JPEG, PNG, GIF, WebP). Bluesky clients need the aspect ratio to lay
+// out a photo before it loads; reading the header needs no image library.
 
 export interface ImageSize {
   width: number;
@@ -10,8 +10,27 @@ export interface ImageSize {
 const ascii = (bytes: Uint8Array, start: number, length: number) =>
   String.fromCharCode(...bytes.subarray(start, start + length));
 
+/**
+ * The EXIF orientation (1 to 8) of an APP1 segment starting at `start` (after its length), or 1.
+ * Phones store a portrait photo as landscape pixels with orientation 6 or 8; viewers turn it.
+ */
+function exifOrientation(bytes: Uint8Array, view: DataView, start: number, end: number): number {
+  if (ascii(bytes, start, 6) !== "Exif\0\0") return 1;
+  const tiff = start + 6;
+  const little = ascii(bytes, tiff, 2) === "II";
+  const ifd = tiff + view.getUint32(tiff + 4, little);
+  const entries = view.getUint16(ifd, little);
+  for (let i = 0; i < entries; i++) {
+    const entry = ifd + 2 + i * 12;
+    if (entry + 12 > end) break;
+    if (view.getUint16(entry, little) === 0x0112) return view.getUint16(entry + 8, little);
+  }
+  return 1;
+}
+
 function jpegSize(bytes: Uint8Array, view: DataView): ImageSize | undefined {
   let offset = 2;
+  let orientation = 1;
   while (offset + 9 < bytes.length) {
     if (bytes[offset] !== 0xff) return undefined;
     const marker = bytes[offset + 1] ?? 0;
@@ -26,9 +45,14 @@ function jpegSize(bytes: Uint8Array, view: DataView): ImageSize | undefined {
     }
     // Start of frame (every SOFn but DHT, JPG and DAC) holds the size.
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      return { height: view.getUint16(offset + 5), width: view.getUint16(offset + 7) };
+      const height = view.getUint16(offset + 5);
+      const width = view.getUint16(offset + 7);
+      // Orientations 5 to 8 turn the photo a quarter: it is shown with width and height swapped.
+      return orientation >= 5 && orientation <= 8 ? { width: height, height: width } : { width, height };
     }
-    offset += 2 + view.getUint16(offset + 2);
+    const length = view.getUint16(offset + 2);
+    if (marker === 0xe1) orientation = exifOrientation(bytes, view, offset + 4, offset + 2 + length);
+    offset += 2 + length;
   }
   return undefined;
 }

@@ -35,10 +35,12 @@ export async function fetchPhoto(
   photo: Photo,
   maxBytes: number,
   policy: PhotoSources,
+  /** Why `maxBytes` is the limit, when it is not simply what the target accepts. */
+  limitReason = `${target.name} accepts photos up to ${maxBytes} bytes`,
 ): Promise<FetchedPhoto> {
   const tooLarge = (bytes: number | undefined) =>
     new SyndicationError(
-      `${target.name}: the photo ${photo.url} is ${bytes === undefined ? `over ${maxBytes}` : bytes} bytes; ${target.name} accepts photos up to ${maxBytes} bytes`,
+      `${target.name}: the photo ${photo.url} is ${bytes === undefined ? `over ${maxBytes}` : bytes} bytes; ${limitReason}`,
       { permanent: true },
     );
   // A photo uploaded to this server is read from its folder: no HTTP request to ourselves.
