@@ -9,8 +9,10 @@
 import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 import { hasScope } from "../../server/auth/types.ts";
+import type { CopyPreview } from "../../server/contract.ts";
 import { setFlash } from "../../server/flash.ts";
 import { insufficientScope } from "../../server/http-error.ts";
+import type { Translate } from "../../server/i18n.ts";
 import type { Post } from "../../server/posts/types.ts";
 import { MAX_OWN_TEXT_LENGTH } from "../../syndication/own-texts.ts";
 import { findPostById } from "../page/post-results.ts";
@@ -76,7 +78,7 @@ async function renderPage(res: Response, view: PreviewPageView, status = 200): P
 }
 
 async function renderSection(res: Response, view: PreviewPageView, target: PreviewTargetView, status = 200) {
-  const html = await renderView(res, "syndicate/_preview-target.njk", { ...view, target, standalone: true });
+  const html = await renderView(res, "syndicate/_preview-target.njk", { ...view, target });
   res.setHeader("Cache-Control", "no-store");
   res.status(status).type("html").send(html);
 }
@@ -180,19 +182,7 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
       const text = normaliseText(parsed.data.text);
       const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
       const preview = services.syndication.previewText(post, targetUid, text);
-      const refusal = !preview
-        ? t("syndicate.preview.cannotEdit", { target: name })
-        : preview.text === undefined
-          ? t("syndicate.preview.cannotEdit", { target: name })
-          : !text.trim()
-            ? t("syndicate.preview.empty")
-            : preview.over
-              ? t("syndicate.preview.refusedOver", {
-                  target: name,
-                  count: preview.length?.count ?? 0,
-                  limit: preview.length?.limit ?? 0,
-                })
-              : undefined;
+      const refusal = refusalOf(t, name, text, preview);
       if (refusal) {
         await answer(req, res, services, post, targetUid, {
           kind: "error",
@@ -211,6 +201,23 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
       next(error);
     }
   };
+}
+
+/** Why a text cannot be saved for a target, or undefined when it can. */
+function refusalOf(
+  t: Translate,
+  target: string,
+  text: string,
+  preview: CopyPreview | null,
+): string | undefined {
+  if (preview?.text === undefined) return t("syndicate.preview.cannotEdit", { target });
+  if (!text.trim()) return t("syndicate.preview.empty");
+  if (!preview.over) return undefined;
+  return t("syndicate.preview.refusedOver", {
+    target,
+    count: preview.length?.count ?? 0,
+    limit: preview.length?.limit ?? 0,
+  });
 }
 
 export function resetTextRoute(context: RouteContext): RequestHandler {
