@@ -65,7 +65,7 @@ for (const engine of engines) {
       const answer = await app.syndicate();
       assert.equal(answer.status, 200);
       const body = (await answer.json()) as BatchBody;
-      assert.deepEqual(body.summary, { posts: 2, syndicated: 0, partial: 1, failed: 1 });
+      assert.deepEqual(body.summary, { posts: 2, syndicated: 0, partial: 1, failed: 1, skipped: 0 });
       const [first, second] = body.results;
       assert.deepEqual(first, {
         url: onlyMe2,

@@ -40,7 +40,7 @@ for (const engine of engines) {
         results.map((result) => result.url),
         [a.url, failing.url, b.url, newer.url, older.url],
       );
-      assert.deepEqual(summary, { posts: 5, syndicated: 4, partial: 0, failed: 1 });
+      assert.deepEqual(summary, { posts: 5, syndicated: 4, partial: 0, failed: 1, skipped: 0 });
       for (const post of [a, b, newer, older]) assert.equal(target.callsFor(post.url).length, 1);
     });
   });
