@@ -52,6 +52,11 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       const services = pageServices(context, res);
       const { syndication, posts, syndicators, mountPath } = services;
       const query = listQuerySchema.parse(req.query);
+      // The filter form sends its empty fields too: the list's own short address is the link to keep.
+      if (Object.values(req.query).some((value) => value === "")) {
+        res.redirect(302, listHref(mountPath, query));
+        return;
+      }
       const [list, status, runs, needingAttention] = await Promise.all([
         loadPostList(services, query),
         runStatusView(syndication),
