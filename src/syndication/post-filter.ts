@@ -58,8 +58,7 @@ export function normalizeSearchUrl(input: string): string {
   return input
     .trim()
     .toLowerCase()
-    .replace(/^[a-z]+:\/\/(www\.)?/, "")
-    .replace(/^www\./, "")
+    .replace(/^([a-z]+:\/\/)?(www\.)?/, "")
     .replace(/[?#].*$/, "")
     .replace(/\/+$/, "");
 }
