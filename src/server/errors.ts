@@ -62,7 +62,12 @@ function fromLibraryError(error: unknown): HttpError | null {
 }
 
 export function notFoundHandler(): RequestHandler {
-  return (req, _res, next) => next(new HttpError(404, "not_found", `Nothing is at ${req.path}`));
+  return (req, _res, next) =>
+    next(
+      new HttpError(404, "not_found", `Nothing is at ${req.path}`).localized("error.nothingAt", {
+        path: req.path,
+      }),
+    );
 }
 
 export function errorHandler(logger: Logger, development: boolean): ErrorRequestHandler {
@@ -91,6 +96,7 @@ export function errorHandler(logger: Logger, development: boolean): ErrorRequest
         status: httpError.status,
         error: httpError.error,
         description: httpError.description,
+        pageMessage: httpError.pageMessage ?? null,
       });
       return;
     }

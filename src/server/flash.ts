@@ -12,8 +12,17 @@ const FLASH_COOKIE = "possekit_flash";
 const KEY_LOCAL = "flashKey";
 
 export interface Flash {
-  kind: "success" | "error" | "info";
+  kind: "success" | "error" | "info" | "warning";
   text: string;
+  /** A link after the text, to a page of this server (a local path). */
+  link?: { href: string; text: string };
+}
+
+const KINDS = ["success", "error", "info", "warning"];
+
+/** A path on this server: never another site's address, not even a scheme-relative one. */
+function localPath(href: unknown): href is string {
+  return typeof href === "string" && href.startsWith("/") && !href.startsWith("//") && !href.includes("\\");
 }
 
 /** The flash key for a server secret: its own, so that a flash signature is good for nothing else. */
@@ -49,9 +58,12 @@ export function takeFlash(req: Request, res: Response): Flash | null {
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   try {
     const parsed = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as Partial<Flash>;
-    if (typeof parsed.text !== "string" || !["success", "error", "info"].includes(String(parsed.kind)))
-      return null;
-    return { kind: parsed.kind as Flash["kind"], text: parsed.text.slice(0, 500) };
+    if (typeof parsed.text !== "string" || !KINDS.includes(String(parsed.kind))) return null;
+    const flash: Flash = { kind: parsed.kind as Flash["kind"], text: parsed.text.slice(0, 500) };
+    const link = parsed.link;
+    if (link && localPath(link.href) && typeof link.text === "string")
+      flash.link = { href: link.href, text: link.text.slice(0, 200) };
+    return flash;
   } catch {
     return null;
   }

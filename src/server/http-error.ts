@@ -15,6 +15,15 @@ export class HttpError extends Error {
     super(description);
     this.name = "HttpError";
   }
+
+  /** The description on a browser's page, in the reader's language: a locale key and its values. */
+  pageMessage?: { key: string; values: Record<string, string> };
+
+  /** Says which locale message stands for the description on a page (JSON keeps the English). */
+  localized(key: string, values: Record<string, string> = {}): this {
+    this.pageMessage = { key, values };
+    return this;
+  }
 }
 
 export const badRequest = (description: string) => new HttpError(400, "invalid_request", description);

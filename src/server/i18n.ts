@@ -16,6 +16,20 @@ function deepMerge(target: Messages, source: Messages): Messages {
   return target;
 }
 
+const NARROW_NO_BREAK_SPACE = "\u202f";
+
+/**
+ * French typography: a narrow no-break space before : ; ! ? and inside « », so that a line never
+ * starts with the sign. Applied to the message, not to the values put into it (a URL's "://" or a
+ * time's "12:36" are left alone, as is a sign not followed by a space or the end).
+ */
+export function frenchSpacing(text: string): string {
+  return text
+    .replace(/[ \u00a0\u202f]?([:;!?])(?=\s|$)/g, `${NARROW_NO_BREAK_SPACE}$1`)
+    .replace(/«[ \u00a0\u202f]?/g, `«${NARROW_NO_BREAK_SPACE}`)
+    .replace(/[ \u00a0\u202f]?»/g, `${NARROW_NO_BREAK_SPACE}»`);
+}
+
 export type Translate = (key: string, values?: Record<string, string | number>) => string;
 
 export class I18n {
@@ -61,6 +75,7 @@ export class I18n {
   private makeTranslator(locale: string): Translate {
     const plurals = new Intl.PluralRules(locale);
     const numbers = new Intl.NumberFormat(locale);
+    const typography = locale.split("-")[0] === "fr" ? frenchSpacing : (text: string) => text;
     return (key, values = {}) => {
       let entry = this.lookup(locale, key) ?? this.lookup(DEFAULT_LOCALE, key);
       if (entry !== undefined && typeof entry === "object") {
@@ -69,7 +84,7 @@ export class I18n {
         entry = typeof form === "string" ? form : undefined;
       }
       if (entry === undefined) return key;
-      return entry.replace(/\{(\w+)\}/g, (whole, name: string) => {
+      return typography(entry).replace(/\{(\w+)\}/g, (whole, name: string) => {
         const value = values[name];
         if (value === undefined) return whole;
         return typeof value === "number" ? numbers.format(value) : value;

@@ -185,7 +185,7 @@ export class Batch implements BatchRun {
         })),
       };
     }
-    countInto(summary, result.status);
+    countInto(summary, result);
     this.broadcast.publish(result);
     this.deps.emit({ type: "result", runId: this.id, kind: "batch", result });
   }

@@ -1,4 +1,4 @@
-import type { PostResultStatus, RunSummary, TargetResult } from "./types.ts";
+import type { PostResult, PostResultStatus, RunSummary, TargetResult } from "./types.ts";
 
 /**
  * What happened to a post in this call: `syndicated` when every target now has it and at least
@@ -18,13 +18,22 @@ export function postStatus(targets: readonly TargetResult[]): PostResultStatus {
 }
 
 export function emptySummary(): RunSummary {
-  return { posts: 0, syndicated: 0, partial: 0, failed: 0 };
+  return { posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 };
 }
 
-/** Counts a post into a run's summary (unchanged posts count only as posts). */
-export function countInto(summary: RunSummary, status: PostResultStatus): void {
+/**
+ * Counts a post into a run's summary. An unchanged post counts as skipped when a target still
+ * lacks it (waiting or refused); one that every target already had counts only as a post.
+ */
+export function countInto(summary: RunSummary, result: Pick<PostResult, "status" | "targets">): void {
   summary.posts += 1;
-  if (status === "syndicated") summary.syndicated += 1;
-  else if (status === "partial") summary.partial += 1;
-  else if (status === "failed") summary.failed += 1;
+  if (result.status === "syndicated") summary.syndicated += 1;
+  else if (result.status === "partial") summary.partial += 1;
+  else if (result.status === "failed") summary.failed += 1;
+  else if (result.targets.some((target) => target.status === "skipped")) summary.skipped += 1;
+}
+
+/** Something is left for later or for the user: the summary is not shown as a success. */
+export function needsAttention(summary: RunSummary): boolean {
+  return summary.failed > 0 || summary.partial > 0 || summary.skipped > 0;
 }

@@ -75,7 +75,15 @@ export class RunLog {
       finishedAt: row.finished_at,
       status: row.status,
       holder: row.holder,
-      summary: { posts: row.posts, syndicated: row.syndicated, partial: row.partial, failed: row.failed },
+      summary: {
+        posts: row.posts,
+        syndicated: row.syndicated,
+        partial: row.partial,
+        failed: row.failed,
+        // Not a column of its own: a batch only takes posts still lacking a target, so the posts it
+        // neither sent nor failed are the ones it skipped (waiting for their next try, or refused).
+        skipped: Math.max(0, row.posts - row.syndicated - row.partial - row.failed),
+      },
     }));
   }
 }

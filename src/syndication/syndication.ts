@@ -23,6 +23,7 @@ import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF, Ledger } from "./ledger.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { type OwnText, OwnTexts } from "./own-texts.ts";
+import { findPosts, type PostFilter, type PostPage } from "./post-filter.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { requestedTargets } from "./post-targets.ts";
 import { RunLog } from "./run-log.ts";
@@ -367,6 +368,15 @@ export class Syndication {
     });
   }
 
+  /** The ids of one page of posts matching the page's filter, oldest first, and how many match. */
+  findPosts(
+    filter: Omit<PostFilter, "configuredUids">,
+    page: { offset: number; limit: number },
+  ): Promise<PostPage> {
+    const configuredUids = this.deps.syndicators().map((syndicator) => syndicator.info.uid);
+    return findPosts(this.deps.database, { ...filter, configuredUids }, page);
+  }
+
   /** The live checks of new posts (schedule.whenLive), keyed by post id, for the page. */
   liveChecksForPosts(postIds: readonly string[]): Promise<Map<string, LiveCheck>> {
     return this.liveChecks.forPosts(postIds);
@@ -497,7 +507,7 @@ export class Syndication {
       // neither forgotten nor sent twice.
       await this.ledger.resolveStale(this.staleMs, this.idempotentUids(), post.id);
       const result = await this.syndicateStored(post, runId, trigger, force);
-      countInto(summary, result.status);
+      countInto(summary, result);
       await this.runLog.finish(runId, "finished", summary);
       this.emit({ type: "result", runId, kind: "single", result });
       this.emit({ type: "run-finished", runId, kind: "single", status: "finished", summary });

@@ -72,6 +72,11 @@ export interface RunSummary {
   syndicated: number;
   partial: number;
   failed: number;
+  /**
+   * Posts where nothing was sent because every target still lacking them waits for its next try
+   * or was refused: not a success, so never counted as one.
+   */
+  skipped: number;
 }
 
 /** `abandoned`: its process died, lost the lease, or stopped on shutdown before the end. */

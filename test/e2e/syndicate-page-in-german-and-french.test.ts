@@ -32,17 +32,24 @@ describe("the Syndicate page in German and in French", () => {
     assert.ok(await page.getByRole("button", { name: "Alle syndizieren" }).isVisible());
 
     const row = page.locator(".post-row").first();
-    assert.match(await shownText(row.locator("time")), /^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+    // One date format on the page, with its time zone.
+    assert.match(
+      await shownText(row.locator("time")),
+      /^\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{2}:\d{2} UTC$/,
+    );
     assert.deepEqual(await row.locator(".target .state-label").allInnerTexts(), [
       "Syndiziert",
       "Fehlgeschlagen, neuer Versuch folgt",
     ]);
     assert.match(
       await shownText(row.locator(".target-note")),
-      /^Nächster Versuch nach \d{2}\.\d{2}\.\d{2}, \d{2}:\d{2}\.$/,
+      /^Nächster Versuch in \d+ Minuten? \(\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{2}:\d{2} UTC\)\.$/,
     );
     assert.ok(await row.getByRole("button", { name: /Syndizieren/ }).isVisible());
     assert.match(await shownText(page.locator("#recent-runs")), /Manuell/);
+    // Every time on the page in that one format (the recent runs too, once "short").
+    const oneFormat = /^\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{2}:\d{2} UTC$/;
+    for (const time of await page.locator("main time").allInnerTexts()) assert.match(time.trim(), oneFormat);
 
     await row.locator(".post-title a").click();
     await page.waitForURL(/\/syndicate\/posts\/\d+$/);
@@ -50,8 +57,11 @@ describe("the Syndicate page in German and in French", () => {
     assert.ok(await page.getByRole("button", { name: "Fehlgeschlagene Ziele erneut versuchen" }).isVisible());
     assert.match(
       await shownText(page.locator(".history-table tbody tr").first()),
-      /\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}:\d{2}/,
+      /\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{2}:\d{2}:\d{2} UTC/,
     );
+    const withSeconds = /^\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{2}:\d{2}:\d{2} UTC$/;
+    for (const time of await page.locator("main time").allInnerTexts())
+      assert.match(time.trim(), withSeconds);
     await page.context().close();
   });
 

@@ -1,7 +1,8 @@
 // A run the page did not start (the deploy webhook here; the command line or another tab alike):
 // the page says it is in progress, since when and started by what, keeps "Syndicate all" disabled
-// meanwhile (on a fresh load at once, on an open page by polling), refuses a second run with the
-// server's message, and says when the run has ended.
+// meanwhile (on a fresh load at once, on an open page by polling), refuses a second run with one
+// message naming the run, and, once it has ended, updates the open page's rows, count and recent
+// runs and announces the end once (issue 16).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright";
@@ -10,7 +11,7 @@ import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate
 
 // The target hangs until the endpoint gives up on it: the run lasts this long, longer than the
 // page's polling interval (3 s), so that an open page sees it while it runs.
-const TARGET_TIMEOUT_MS = 5_000;
+const TARGET_TIMEOUT_MS = 9_000;
 
 describe("a run started elsewhere shows on the Syndicate page", () => {
   let world: SyndicateWorld;
@@ -53,10 +54,16 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
       .locator("#syndicate-all-form")
       .evaluate((form) => (form as HTMLFormElement).requestSubmit());
     await openPage.locator("#run-announcer").getByText("Syndication is already in progress").waitFor();
+    // One message, naming the run that holds the lease; the status and the button agree with it.
+    const announcer = openPage.locator("#run-announcer");
+    assert.equal(await announcer.locator("p").count(), 1);
     assert.match(
-      await shownText(openPage.locator("#run-announcer")),
-      /conflicts with something already happening/,
+      await shownText(announcer),
+      /^Syndication is already in progress: the run started [A-Z][a-z]{2} \d{1,2}, \d{4}, .* by the deploy webhook\./,
     );
+    assert.doesNotMatch(await shownText(announcer), /conflicts with something/);
+    assert.match(await shownText(openPage.locator("#run-status")), /A run is in progress\./);
+    assert.equal(await openPage.locator("#syndicate-all").isDisabled(), true);
   });
 
   it("notices the run on an open page by polling, and disables 'Syndicate all' meanwhile", async () => {
@@ -68,12 +75,32 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
   it("says how the run ended once it has, and enables 'Syndicate all' again", async () => {
     const summary = await run.done;
     world.social.clearBehaviour();
-    assert.deepEqual(summary, { posts: 1, syndicated: 0, partial: 0, failed: 1 });
+    assert.deepEqual(summary, { posts: 1, syndicated: 0, partial: 0, failed: 1, skipped: 0 });
     await openPage.locator("#run-status.is-ended").waitFor();
     const status = await shownText(openPage.locator("#run-status"));
     assert.match(status, /The run started by the deploy webhook on .* has ended\./);
-    assert.match(status, /1 post processed: 0 syndicated, 0 partly, 1 failed\./);
+    // Its end is announced once, in the live region, with every count, as an error.
+    const announcer = openPage.locator("#run-announcer");
+    await announcer.getByText(/1 post processed/).waitFor();
+    assert.equal(
+      await shownText(announcer),
+      "1 post processed: 0 syndicated, 0 partly, 1 failed, 0 skipped (waiting or refused). Show the posts that need attention",
+    );
+    assert.equal(await announcer.locator(".flash-error").count(), 1);
+    assert.doesNotMatch(status, /processed/);
     assert.equal(await openPage.locator("#syndicate-all").isDisabled(), false);
+    // The open page's row shows what the run did, without a reload.
+    const row = openPage.locator(".post-row .target").first();
+    await row.locator(".state-label", { hasText: "Failed, waiting to retry" }).waitFor();
+    assert.match(await shownText(row.locator(".target-error")), /did not answer/);
+    assert.match(await shownText(openPage.locator("#recent-runs")), /Webhook/);
+    assert.match(await shownText(openPage.locator("#awaiting-count")), /^1 post awaits syndication/);
+    // Announced once: the next polls leave the announcement alone.
+    await openPage.evaluate(() => {
+      document.getElementById("run-announcer")?.replaceChildren();
+    });
+    await openPage.waitForTimeout(3_500);
+    assert.equal(await shownText(announcer), "");
 
     await openPage.getByRole("link", { name: "Show the current list" }).click();
     await openPage.waitForLoadState();

@@ -170,12 +170,25 @@ describe("the Syndicate page streams results into the rows", () => {
       updates.slice(0, 3).every((update) => update.runShownInProgress),
       "while rows were changing, the page showed the run in progress and 'Syndicate all' disabled",
     );
+    // Honest (issue 16): the first post was skipped (its other target waits for its next try), so
+    // the summary counts it, in a warning style, with a link to the posts that need attention.
+    const announcer = page.locator("#run-announcer");
     assert.equal(
-      await shownText(page.locator("#run-announcer")),
-      "4 posts processed: 3 syndicated, 0 partly, 0 failed.",
+      await shownText(announcer),
+      "4 posts processed: 3 syndicated, 0 partly, 0 failed, 1 skipped (waiting or refused). Show the posts that need attention",
     );
+    assert.equal(await announcer.locator(".flash-warning").count(), 1);
+    assert.equal(
+      await announcer.getByRole("link", { name: "Show the posts that need attention" }).getAttribute("href"),
+      "/syndicate?state=attention",
+    );
+    // One summary on the page: the run status says only that nothing runs now.
+    const main = await shownText(page.locator("main"));
+    assert.equal(main.split("posts processed").length - 1, 1, "the summary is shown once");
+    assert.match(await shownText(page.locator("#run-status")), /No run is in progress/);
+    // The count in the heading is the one after the run: only the first post still awaits.
+    assert.match(await shownText(page.locator("#awaiting-count")), /^1 post awaits syndication/);
     assert.equal(await page.locator("#syndicate-all").isDisabled(), false);
-    assert.match(await shownText(page.locator("#run-status")), /has ended/);
     assert.equal(world.social.statuses.length, 4, "each post reached the slow target exactly once");
     assert.match(await shownText(page.locator("#recent-runs")), /All awaiting posts/);
   });

@@ -33,7 +33,8 @@ describe("the Syndicate page without JavaScript", () => {
       await shownText(flash),
       `${first} reached some of its targets; the others failed and are tried again later.`,
     );
-    assert.ok(await flash.evaluate((element) => element.classList.contains("flash-error")));
+    // Something still needs attention (a target waits): a warning, never a success.
+    assert.ok(await flash.evaluate((element) => element.classList.contains("flash-warning")));
     const row = page.locator(".post-row").first();
     assert.deepEqual(await row.locator(".target .state-label").allInnerTexts(), [
       "Syndicated",
@@ -45,9 +46,16 @@ describe("the Syndicate page without JavaScript", () => {
   it("posts 'Syndicate all' and comes back with the counts of the run", async () => {
     await page.getByRole("button", { name: "Syndicate all" }).click();
     await page.waitForURL(`${world.server.url}/syndicate`);
+    // The post whose other target waits was skipped: counted, shown as a warning, with a link.
+    const flash = page.locator("main > .flash");
     assert.equal(
-      await shownText(page.locator("main > .flash")),
-      "2 posts processed: 1 syndicated, 0 partly, 0 failed.",
+      await shownText(flash),
+      "2 posts processed: 1 syndicated, 0 partly, 0 failed, 1 skipped (waiting or refused). Show the posts that need attention",
+    );
+    assert.ok(await flash.evaluate((element) => element.classList.contains("flash-warning")));
+    assert.equal(
+      await flash.getByRole("link", { name: "Show the posts that need attention" }).getAttribute("href"),
+      "/syndicate?state=attention",
     );
     assert.equal(world.social.statuses.length, 2);
   });

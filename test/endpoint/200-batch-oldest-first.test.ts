@@ -52,7 +52,7 @@ for (const engine of engines) {
         body.results.map((result) => result.url),
         [a, b1, b2, c],
       );
-      assert.deepEqual(body.summary, { posts: 4, syndicated: 4, partial: 0, failed: 0 });
+      assert.deepEqual(body.summary, { posts: 4, syndicated: 4, partial: 0, failed: 0, skipped: 0 });
       for (const target of targets) assert.deepEqual(texts(target), ["A", "B1", "B2", "C"]);
 
       for (const result of body.results) {
@@ -84,7 +84,7 @@ for (const engine of engines) {
       assert.equal(response.status, 200);
       assert.deepEqual(await response.json(), {
         results: [],
-        summary: { posts: 0, syndicated: 0, partial: 0, failed: 0 },
+        summary: { posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 },
       });
       for (const target of targets) assert.equal(target.sandbox.statuses.length, 4);
     });

@@ -82,6 +82,7 @@ for (const engine of engines) {
         syndicated: 2,
         partial: 0,
         failed: 0,
+        skipped: 0,
       });
       for (const target of targets) assert.equal(target.sandbox.statuses.length, 2);
     });
@@ -106,7 +107,7 @@ for (const engine of engines) {
         lines.slice(0, 2).map((line) => [line.url, line.status, line.targets?.length]),
         posts.map((url) => [url, "syndicated", 2]),
       );
-      assert.deepEqual(lines[2]?.summary, { posts: 2, syndicated: 2, partial: 0, failed: 0 });
+      assert.deepEqual(lines[2]?.summary, { posts: 2, syndicated: 2, partial: 0, failed: 0, skipped: 0 });
       for (const target of targets) assert.equal(target.sandbox.statuses.length, 4);
     });
 
@@ -129,6 +130,7 @@ for (const engine of engines) {
         syndicated: 1,
         partial: 0,
         failed: 0,
+        skipped: 0,
       });
     });
 
@@ -140,14 +142,17 @@ for (const engine of engines) {
         await (await app.syndicate("", { headers: { accept: "text/event-stream" } })).text(),
       );
       assert.deepEqual(events, [
-        { event: "summary", data: JSON.stringify({ posts: 0, syndicated: 0, partial: 0, failed: 0 }) },
+        {
+          event: "summary",
+          data: JSON.stringify({ posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 }),
+        },
       ]);
       const lines = (await (await app.syndicate("", { headers: { accept: "application/x-ndjson" } })).text())
         .trimEnd()
         .split("\n");
       assert.deepEqual(
         lines.map((line) => JSON.parse(line)),
-        [{ type: "summary", summary: { posts: 0, syndicated: 0, partial: 0, failed: 0 } }],
+        [{ type: "summary", summary: { posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 } }],
       );
     });
   });

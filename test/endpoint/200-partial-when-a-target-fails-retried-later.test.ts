@@ -35,7 +35,7 @@ for (const engine of engines) {
       const answer = await app.syndicate();
       assert.equal(answer.status, 200);
       const body = (await answer.json()) as BatchBody;
-      assert.deepEqual(body.summary, { posts: 1, syndicated: 0, partial: 1, failed: 0 });
+      assert.deepEqual(body.summary, { posts: 1, syndicated: 0, partial: 1, failed: 0, skipped: 0 });
       const [result] = body.results;
       assert.equal(result?.status, "partial");
       const copy = working.sandbox.statuses[0]?.url;
@@ -75,7 +75,7 @@ for (const engine of engines) {
         "UPDATE syndication_targets SET next_attempt_at = now() - interval '1 second' WHERE state = 'failed'",
       );
       const later = (await (await app.syndicate()).json()) as BatchBody;
-      assert.deepEqual(later.summary, { posts: 1, syndicated: 1, partial: 0, failed: 0 });
+      assert.deepEqual(later.summary, { posts: 1, syndicated: 1, partial: 0, failed: 0, skipped: 0 });
       const retried = later.results[0];
       const statusOf = (uid: string) => retried?.targets.find((target) => target.uid === uid)?.status;
       assert.equal(retried?.targets.length, 2);

@@ -59,7 +59,7 @@ for (const engine of engines) {
           [late, "syndicated"],
         ],
       );
-      assert.deepEqual(body.summary, { posts: 3, syndicated: 3, partial: 0, failed: 0 });
+      assert.deepEqual(body.summary, { posts: 3, syndicated: 3, partial: 0, failed: 0, skipped: 0 });
       for (const target of targets) assert.deepEqual(texts(target), ["early", "middle", "late"]);
       assert.equal((await app.source(late))["mp-syndicate-to"], undefined);
     });

@@ -36,7 +36,11 @@ for (const engine of engines) {
       const html = await page.text();
       assert.match(html, /class="target state-ratelimited"/);
       assert.match(html, /Rate limited/);
-      assert.match(html, /The service asked us to wait: next try after/);
+      // What is coming, relative first, then the exact time with its time zone (issue 16, item 7).
+      assert.match(
+        html,
+        /The service asked us to wait: next try in 2 hours \([A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M UTC\)\./,
+      );
       assert.match(html, /Mastodon: 429 Too many requests/);
     });
   });

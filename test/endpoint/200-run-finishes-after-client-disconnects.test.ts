@@ -47,7 +47,7 @@ for (const engine of engines) {
         await app.syndication().idle();
         const [run] = await app.syndication().recentRuns(1);
         assert.equal(run?.status, "finished");
-        assert.deepEqual(run?.summary, { posts: 3, syndicated: 3, partial: 0, failed: 0 });
+        assert.deepEqual(run?.summary, { posts: 3, syndicated: 3, partial: 0, failed: 0, skipped: 0 });
         for (const url of posts) assert.equal((await app.source(url))["mp-syndicate-to"], undefined);
       });
     }

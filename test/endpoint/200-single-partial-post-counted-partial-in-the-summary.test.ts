@@ -41,7 +41,7 @@ describe("a partial post is counted partial in the summary", () => {
     assert.equal(lines[0]?.status, "partial");
     assert.deepEqual(lines.at(-1), {
       type: "summary",
-      summary: { posts: 1, syndicated: 0, partial: 1, failed: 0 },
+      summary: { posts: 1, syndicated: 0, partial: 1, failed: 0, skipped: 0 },
     });
   });
 
@@ -55,7 +55,13 @@ describe("a partial post is counted partial in the summary", () => {
     });
     assert.equal(answer.status, 200);
     const summary = /event: summary\ndata: (.+)\n/.exec(await answer.text())?.[1];
-    assert.deepEqual(JSON.parse(summary ?? "null"), { posts: 1, syndicated: 0, partial: 1, failed: 0 });
+    assert.deepEqual(JSON.parse(summary ?? "null"), {
+      posts: 1,
+      syndicated: 0,
+      partial: 1,
+      failed: 0,
+      skipped: 0,
+    });
   });
 
   it("summarize counts each status in its own column", () => {
@@ -73,7 +79,7 @@ describe("a partial post is counted partial in the summary", () => {
         result("failed"),
         result("unchanged"),
       ]),
-      { posts: 5, syndicated: 1, partial: 2, failed: 1 },
+      { posts: 5, syndicated: 1, partial: 2, failed: 1, skipped: 0 },
     );
   });
 });

@@ -142,6 +142,7 @@ for (const engine of engines) {
         syndicated: 1,
         partial: 0,
         failed: 0,
+        skipped: 0,
       });
       assert.deepEqual(texts(target), ["by url"]);
     });
@@ -156,7 +157,7 @@ for (const engine of engines) {
         [
           [posts[0], "syndicated"],
           [posts[1], "syndicated"],
-          { posts: 2, syndicated: 2, partial: 0, failed: 0 },
+          { posts: 2, syndicated: 2, partial: 0, failed: 0, skipped: 0 },
         ],
       );
       assert.deepEqual(texts(target), ["by url", "first", "second"]);

@@ -28,7 +28,7 @@ for (const engine of engines) {
         results.map((result) => result.url),
         [early.url, tieA.url, tieB.url, late.url],
       );
-      assert.deepEqual(summary, { posts: 4, syndicated: 4, partial: 0, failed: 0 });
+      assert.deepEqual(summary, { posts: 4, syndicated: 4, partial: 0, failed: 0, skipped: 0 });
       const [m, b] = fixture.targets;
       assert.ok(m && b);
       assert.deepEqual(
@@ -70,15 +70,15 @@ for (const engine of engines) {
     it("with nothing awaiting, ends at once with an empty summary", async () => {
       const { results, summary } = await collect(await fixture.syndication.startBatch("batch"));
       assert.deepEqual(results, []);
-      assert.deepEqual(summary, { posts: 0, syndicated: 0, partial: 0, failed: 0 });
+      assert.deepEqual(summary, { posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 });
     });
 
     it("records each run with its counts", async () => {
       const runs = await fixture.syndication.recentRuns(5);
       assert.equal(runs.length, 2);
       assert.equal(runs[0]?.status, "finished");
-      assert.deepEqual(runs[0]?.summary, { posts: 0, syndicated: 0, partial: 0, failed: 0 });
-      assert.deepEqual(runs[1]?.summary, { posts: 4, syndicated: 4, partial: 0, failed: 0 });
+      assert.deepEqual(runs[0]?.summary, { posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 });
+      assert.deepEqual(runs[1]?.summary, { posts: 4, syndicated: 4, partial: 0, failed: 0, skipped: 0 });
       assert.equal(runs[1]?.kind, "batch");
       assert.equal(runs[1]?.trigger, "batch");
       assert.equal(runs[1]?.holder, fixture.syndication.holder);

@@ -44,7 +44,7 @@ for (const engine of engines) {
         [a.url, b.url, newer.url, older.url],
       );
       assert.ok(!results.some((result) => result.url === unconfigured.url));
-      assert.deepEqual(summary, { posts: 4, syndicated: 4, partial: 0, failed: 0 });
+      assert.deepEqual(summary, { posts: 4, syndicated: 4, partial: 0, failed: 0, skipped: 0 });
       for (const post of [a, b, newer, older]) assert.equal(target.callsFor(post.url).length, 1);
     });
   });

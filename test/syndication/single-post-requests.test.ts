@@ -58,7 +58,7 @@ for (const engine of engines) {
       assert.equal(run?.kind, "single");
       assert.equal(run?.trigger, "cli");
       assert.equal(run?.status, "finished");
-      assert.deepEqual(run?.summary, { posts: 1, syndicated: 1, partial: 0, failed: 0 });
+      assert.deepEqual(run?.summary, { posts: 1, syndicated: 1, partial: 0, failed: 0, skipped: 0 });
       assert.deepEqual(
         events.map((event) => event.type),
         ["run-started", "result", "run-finished"],

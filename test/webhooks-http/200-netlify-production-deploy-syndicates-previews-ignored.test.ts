@@ -102,6 +102,7 @@ for (const engine of engines) {
         syndicated: 3,
         partial: 0,
         failed: 0,
+        skipped: 0,
       } satisfies RunSummary);
       for (const target of targets) assert.deepEqual(texts(target), ["awaiting a deploy", "first", "second"]);
       for (const url of [first, second]) assert.equal((await app.source(url))["mp-syndicate-to"], undefined);
@@ -110,7 +111,7 @@ for (const engine of engines) {
       assert.equal(run?.kind, "batch");
       assert.equal(run?.trigger, "webhook");
       assert.equal(run?.status, "finished");
-      assert.deepEqual(run?.summary, { posts: 3, syndicated: 3, partial: 0, failed: 0 });
+      assert.deepEqual(run?.summary, { posts: 3, syndicated: 3, partial: 0, failed: 0, skipped: 0 });
     });
 
     it("does the same at /syndicate/webhook/netlify", async () => {
@@ -136,7 +137,7 @@ for (const engine of engines) {
       const answer = await netlify(app, "/syndicate", netlifyDeployBody({ id: "quiet-deploy" }));
       assert.equal(answer.status, 200);
       assert.deepEqual(answer.body.results, []);
-      assert.deepEqual(answer.body.summary, { posts: 0, syndicated: 0, partial: 0, failed: 0 });
+      assert.deepEqual(answer.body.summary, { posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 });
     });
 
     it("finishes the run when Netlify hangs up before the answer", async () => {

@@ -3,9 +3,15 @@ import type { Response } from "express";
 import { setFlash } from "../../server/flash.ts";
 import type { Translate } from "../../server/i18n.ts";
 import type { PostResult } from "../../syndication/types.ts";
+import { asFlash, batchSummaryView, singleSummaryView } from "../page/run-summary.ts";
 import type { ResultSink } from "./result-sink.ts";
 
-export function formRedirectSink(res: Response, redirectTo: string, single: boolean): ResultSink {
+export function formRedirectSink(
+  res: Response,
+  redirectTo: string,
+  single: boolean,
+  mountPath: string,
+): ResultSink {
   let last: PostResult | undefined;
   return {
     result: (result) => {
@@ -14,19 +20,11 @@ export function formRedirectSink(res: Response, redirectTo: string, single: bool
     end: (summary) => {
       if (res.writableEnded || res.destroyed) return;
       const t = res.locals.t as Translate;
-      const failed = summary.failed > 0 || summary.partial > 0;
-      const text =
+      const view =
         single && last
-          ? t(`syndicate.flash.single.${last.status}`, { url: last.url })
-          : summary.posts === 0
-            ? t("syndicate.flash.nothing")
-            : t("syndicate.flash.batch", {
-                count: summary.posts,
-                syndicated: summary.syndicated,
-                partial: summary.partial,
-                failed: summary.failed,
-              });
-      setFlash(res, { kind: failed ? "error" : "success", text });
+          ? singleSummaryView(t, last, last.url, "flash")
+          : batchSummaryView(t, summary, mountPath);
+      setFlash(res, asFlash(view));
       res.redirect(303, redirectTo);
     },
   };

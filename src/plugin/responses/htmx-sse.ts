@@ -8,18 +8,22 @@
 // Rows are rendered one after another in the order of the results; the run never waits for them.
 import type { Request, Response } from "express";
 import type { Logger } from "../../server/logger.ts";
+import { countInto, emptySummary } from "../../syndication/post-result.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
+import { isFiltered, listQuerySchema, loadPostList } from "../page/post-list.ts";
 import { postRow } from "../page/post-row.ts";
 import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
-import { pageServices } from "../page/services.ts";
+import { batchSummaryView, progressText, singleSummaryView } from "../page/run-summary.ts";
+import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "../routes/index.ts";
+import { recentRunsWorthListing } from "../routes/page.ts";
 import { redirectUriOf } from "../routes/redirect-uri.ts";
-import { addToSummary, type ResultSink } from "./result-sink.ts";
+import type { ResultSink } from "./result-sink.ts";
 import { startEventStream } from "./streams.ts";
 
-/** As many as the page shows. */
-const RECENT_RUNS = 10;
+/** A long run says how far it has got in the live region every this many posts. */
+export const ANNOUNCE_EVERY = 5;
 
 export function htmxSseSink(req: Request, res: Response, context: RouteContext, single: boolean): ResultSink {
   const services = pageServices(context, res);
@@ -27,8 +31,12 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
   const stream = startEventStream(res);
   // The page the buttons were on, for the rows' forms and the status's link back to the list.
   const redirectUri = redirectUriOf(req) ?? services.mountPath;
-  const page = Number(new URL(redirectUri, "http://page.invalid").searchParams.get("page")) || 1;
-  const progress: RunSummary = { posts: 0, syndicated: 0, partial: 0, failed: 0 };
+  // The list the page shows (its filter), for the count at the end.
+  const view = listQuerySchema.parse(
+    Object.fromEntries(new URL(redirectUri, "http://page.invalid").searchParams.entries()),
+  );
+  const t = translatorOf(res);
+  const progress: RunSummary = emptySummary();
   const gone = () => res.writableEnded || res.destroyed;
   // For the announcement at the end of a single post's run.
   let last: { result: PostResult; title: string | null } | null = null;
@@ -62,15 +70,15 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
         live: true,
         mountPath: services.mountPath,
         status: started,
-        page,
         reloadHref: redirectUri,
+        statusAt: new Date().toISOString(),
       });
     });
   }
 
   return {
     result: (result: PostResult) => {
-      addToSummary(progress, result);
+      countInto(progress, result);
       const counts = { ...progress };
       last = { result, title: null };
       const mine = last;
@@ -88,30 +96,51 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
               )
             : null;
         mine.title = row?.title ?? null;
+        // In a batch, the live region hears of each failure as it happens, and of the count now and
+        // then; a single post's outcome is announced at the end.
+        let announce: { kind: string; text: string } | null = null;
+        if (!single && (result.status === "failed" || result.status === "partial")) {
+          announce = singleSummaryView(t, result, mine.title ?? result.url, "live");
+        } else if (!single && counts.posts % ANNOUNCE_EVERY === 0) {
+          announce = { kind: "info", text: progressText(t, counts) };
+        }
         return renderView(res, "syndicate/events/result.njk", {
           live: true,
           mountPath: services.mountPath,
           redirectUri,
           row,
-          progress: counts,
+          progressText: progressText(t, counts),
           single,
+          announce,
         });
       });
     },
     end: async (summary: RunSummary) => {
-      enqueue("summary", async () =>
-        renderView(res, "syndicate/events/summary.njk", {
+      enqueue("summary", async () => {
+        const [list, runs, ended] = await Promise.all([
+          loadPostList(services, view),
+          recentRunsWorthListing(services.syndication),
+          status(),
+        ]);
+        const summaryView =
+          single && last
+            ? singleSummaryView(t, last.result, last.title ?? last.result.url, "live")
+            : batchSummaryView(t, summary, services.mountPath);
+        return renderView(res, "syndicate/events/summary.njk", {
           live: true,
           mountPath: services.mountPath,
-          summary,
+          summaryView,
           single,
-          last,
-          status: await status(),
-          runs: await services.syndication.recentRuns(RECENT_RUNS),
-          page,
+          // The summary above is the one account of the run: the status only says what is now.
+          status: { ...ended, ended: null },
+          announced: ended.ended?.runId,
+          runs,
+          total: list.total,
+          filtered: isFiltered(view),
           reloadHref: redirectUri,
-        }),
-      );
+          statusAt: new Date().toISOString(),
+        });
+      });
       await queue;
       stream.close();
     },

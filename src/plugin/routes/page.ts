@@ -3,22 +3,18 @@
 // and the recent runs. With nothing awaiting: the latest results instead.
 
 import type { Request, RequestHandler } from "express";
-import { z } from "zod";
 import type { SyndicatorPlugin } from "../../server/contract.ts";
 import { publicationProblem } from "../../server/publication-check.ts";
+import type { Syndication } from "../../syndication/syndication.ts";
+import type { RunRecord } from "../../syndication/types.ts";
+import { isFiltered, listHref, listQuerySchema, loadPostList, POST_STATES } from "../page/post-list.ts";
 import { postRows } from "../page/post-row.ts";
 import { runStatusView } from "../page/run-status.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./index.ts";
 
-export const PAGE_SIZE = 50;
 const LATEST_RESULTS = 10;
 const RECENT_RUNS = 10;
-
-// A page number from a link; anything else shows the first page rather than an error.
-const querySchema = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).catch(1).default(1),
-});
 
 export interface TargetListItem {
   uid: string;
@@ -36,9 +32,18 @@ export function configuredTargets(syndicators: readonly SyndicatorPlugin[]): Tar
   }));
 }
 
-/** The page's own address with its query, for forms to come back to (a local path by construction). */
-export function pagePath(mountPath: string, page: number): string {
-  return page > 1 ? `${mountPath}?page=${page}` : mountPath;
+/**
+ * The recent runs the page lists: runs that sent nothing (every post skipped, or no post at all)
+ * are left out, the one in progress is kept.
+ */
+export async function recentRunsWorthListing(syndication: Syndication): Promise<RunRecord[]> {
+  const runs = await syndication.recentRuns(RECENT_RUNS * 5);
+  return runs
+    .filter(
+      (run) =>
+        run.status === "running" || run.summary.syndicated + run.summary.partial + run.summary.failed > 0,
+    )
+    .slice(0, RECENT_RUNS);
 }
 
 export function syndicatePageRoute(context: RouteContext): RequestHandler {
@@ -46,30 +51,26 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
     try {
       const services = pageServices(context, res);
       const { syndication, posts, syndicators, mountPath } = services;
-      const query = querySchema.parse(req.query);
-      // Posts that name only targets no longer configured do not wait (they are sent if one returns).
-      const onlyTargets = syndication.targetUids();
-      const total = await posts.countAwaitingSyndication(onlyTargets);
-      const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-      const page = Math.min(query.page, pages);
-      const offset = (page - 1) * PAGE_SIZE;
-      const [awaiting, status, runs, needingAttention, targetStates] = await Promise.all([
-        total > 0
-          ? posts.listAwaitingSyndication({ offset, limit: PAGE_SIZE, onlyTargets })
-          : Promise.resolve([]),
+      const query = listQuerySchema.parse(req.query);
+      // The filter form sends its empty fields too: the list's own short address is the link to keep.
+      if (Object.values(req.query).some((value) => value === "")) {
+        res.redirect(302, listHref(mountPath, query));
+        return;
+      }
+      const [list, status, runs, needingAttention, targetStates] = await Promise.all([
+        loadPostList(services, query),
         runStatusView(syndication),
-        syndication.recentRuns(RECENT_RUNS),
+        recentRunsWorthListing(syndication),
         syndication.postsNeedingAttention(),
         syndication.targets(),
       ]);
-      const summaryForPosts = (ids: readonly string[]) => syndication.summaryForPosts(ids);
-      const rows = await postRows(awaiting, summaryForPosts, syndicators, mountPath, (ids) =>
-        syndication.liveChecksForPosts(ids),
-      );
+      const { rows, total, page, pages, offset } = list;
+      const filtered = isFiltered(query);
+      const here = { ...query, page };
 
       // Nothing waits: show what happened to the newest posts that were sent somewhere.
       let latest: Awaited<ReturnType<typeof postRows>> = [];
-      if (total === 0) {
+      if (total === 0 && !filtered) {
         const newest = (await posts.list({ limit: LATEST_RESULTS })).posts.filter(
           (post) => post.status === "published",
         );
@@ -82,7 +83,12 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       res.render("syndicate/page.njk", {
         title: translatorOf(res)("syndicate.title"),
         mountPath,
-        redirectUri: pagePath(mountPath, page),
+        redirectUri: listHref(mountPath, here),
+        query: here,
+        statusAt: new Date().toISOString(),
+        filtered,
+        states: POST_STATES,
+        pageHref: (changes: Record<string, unknown>) => listHref(mountPath, here, changes),
         total,
         page,
         pages,

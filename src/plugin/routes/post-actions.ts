@@ -8,7 +8,6 @@ import { type Flash, setFlash } from "../../server/flash.ts";
 import { insufficientScope } from "../../server/http-error.ts";
 import { TargetNotConfirmableError, TargetNotSkippableError } from "../../syndication/syndication.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
-import { preciseDateFormatter } from "../page/precise-date.ts";
 import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./index.ts";
@@ -58,7 +57,9 @@ async function answer(
     ...view,
     live: true,
     flash,
-    formatPrecise: preciseDateFormatter(res, services.server.publication.timezone),
+    // One date format on the page: with seconds, as attempts of one post often fall within a minute.
+    formatPrecise: res.locals.formatPreciseDate,
+    formatDate: res.locals.formatPreciseDate,
   });
   res.setHeader("Cache-Control", "no-store");
   res.status(status).type("html").send(html);

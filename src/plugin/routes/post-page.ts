@@ -4,7 +4,6 @@ import type { RequestHandler } from "express";
 import { z } from "zod";
 import { HttpError } from "../../server/http-error.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
-import { preciseDateFormatter } from "../page/precise-date.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./index.ts";
 
@@ -21,7 +20,9 @@ export function postPageRoute(context: RouteContext): RequestHandler {
       res.render("syndicate/post.njk", {
         ...view,
         title: view.row.title ?? t("syndicate.post.untitled"),
-        formatPrecise: preciseDateFormatter(res, services.server.publication.timezone),
+        // One date format on the page: with seconds, as attempts of one post often fall within a minute.
+        formatPrecise: res.locals.formatPreciseDate,
+        formatDate: res.locals.formatPreciseDate,
       });
     } catch (error) {
       next(error);

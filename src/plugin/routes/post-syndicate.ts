@@ -9,6 +9,8 @@ import { PostNotFoundError } from "../../server/posts/types.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
+import { renderView } from "../page/render.ts";
+import { runStatusView } from "../page/run-status.ts";
 import { formRedirectSink } from "../responses/form-redirect.ts";
 import { htmxSseSink } from "../responses/htmx-sse.ts";
 import { jsonSink } from "../responses/json.ts";
@@ -39,7 +41,8 @@ function chooseSink(req: Request, res: Response, context: RouteContext, single: 
   }
   if (accept.includes("application/x-ndjson")) return ndjsonSink(res);
   // A redirect_uri asks for a redirect whatever the client accepts, as the peer answers it.
-  if (wantsFormRedirect(req)) return formRedirectSink(res, redirectUriOf(req) ?? context.mountPath, single);
+  if (wantsFormRedirect(req))
+    return formRedirectSink(res, redirectUriOf(req) ?? context.mountPath, single, context.mountPath);
   return jsonSink(res, single);
 }
 
@@ -95,11 +98,27 @@ export function postSyndicateRoute(options: RouteContext, { retryAll = false } =
         run = await syndication.startBatch("batch", { retryFailed: retryAll });
       } catch (error) {
         if (error instanceof SyndicationInProgressError) {
+          const t = res.locals.t as Translate;
+          const held = {
+            since: (res.locals.formatDate as (d: Date) => string)(error.inProgress.since),
+            trigger: t(`syndicate.trigger.${error.inProgress.trigger}`),
+          };
+          if (req.get("hx-request")) {
+            // The page: one message naming the run that holds the lease, and the status and
+            // button as they now are (the run in progress, the button unavailable).
+            const html = await renderView(res, "syndicate/events/in-progress.njk", {
+              live: true,
+              mountPath: options.mountPath,
+              held,
+              status: await runStatusView(syndication),
+            });
+            res.status(409).setHeader("Retry-After", String(error.retryAfterSeconds));
+            res.type("html").send(html);
+            return;
+          }
           if (wantsFormRedirect(req)) {
             // A browser without JavaScript comes back to the page and reads why nothing started.
-            const t = res.locals.t as Translate;
-            const since = (res.locals.formatDate as (d: Date) => string)(error.inProgress.since);
-            setFlash(res, { kind: "info", text: t("syndicate.flash.inProgress", { since }) });
+            setFlash(res, { kind: "info", text: t("syndicate.flash.inProgress", held) });
             res.redirect(303, redirectUriOf(req) ?? options.mountPath);
             return;
           }

@@ -1,35 +1,132 @@
 // GET {mountPath}/status: the page polls this every few seconds, so that it says when a run is in
-// progress even when it was started elsewhere (the webhook, the command line, another tab), keeps
-// "Syndicate all" disabled meanwhile, and says how that run ended.
+// progress even when it was started elsewhere (the webhook, the command line, the scheduler,
+// another tab), keeps "Syndicate all" disabled meanwhile, updates the rows that run changes, and,
+// once it has ended, announces how it went, the new count and the recent runs. A run the page
+// started itself (`own`) is followed by its own stream instead.
 import type { RequestHandler } from "express";
 import { z } from "zod";
+import type { Post } from "../../server/posts/types.ts";
+import { isFiltered, listHref, listQuerySchema, loadPostList } from "../page/post-list.ts";
+import { postRow } from "../page/post-row.ts";
 import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
-import { pageServices } from "../page/services.ts";
+import { batchSummaryView } from "../page/run-summary.ts";
+import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./index.ts";
-import { pagePath } from "./page.ts";
+import { recentRunsWorthListing } from "./page.ts";
+
+const runId = z
+  .string()
+  .regex(/^\d{1,20}$/)
+  .optional()
+  .catch(undefined);
 
 const querySchema = z.object({
   /** The run the page showed in progress, to tell when it has ended. */
-  seen: z
-    .string()
-    .regex(/^\d{1,20}$/)
+  seen: runId,
+  /** The run whose end the page has already announced. */
+  announced: runId,
+  /** The page follows this run through its own stream. */
+  own: z.literal("1").optional().catch(undefined),
+  /** When the page last heard from the server: rows changed since then are sent again. */
+  since: z.iso
+    .datetime()
     .optional()
-    .catch(undefined),
-  page: z.coerce.number().int().min(1).max(1_000_000).catch(1).default(1),
+    .catch(undefined)
+    .transform((value) => (value ? new Date(value) : undefined)),
+  /** The posts the page shows. */
+  row: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .catch(undefined)
+    .transform((value) =>
+      (value === undefined ? [] : Array.isArray(value) ? value : [value])
+        .filter((id) => /^\d{1,19}$/.test(id))
+        .slice(0, 100),
+    ),
 });
+
+/** Ledger times come from the database's clock: a little slack for a clock a moment apart. */
+const CLOCK_SLACK_MS = 5_000;
 
 export function runStatusRoute(context: RouteContext): RequestHandler {
   return async (req, res, next) => {
     try {
-      const { syndication, mountPath } = pageServices(context, res);
+      const services = pageServices(context, res);
+      const { syndication, mountPath } = services;
       const query = querySchema.parse(req.query);
-      const status = await runStatusView(syndication, query.seen);
+      const view = listQuerySchema.parse(req.query);
+      const viewHref = listHref(mountPath, view);
+      const now = new Date();
+      // A run that started and ended between two polls was never seen in progress: its end is
+      // still news to this page.
+      const endedBetweenPolls = async () => {
+        if (!query.since) return undefined;
+        const after = query.since.getTime() - CLOCK_SLACK_MS;
+        const run = (await syndication.recentRuns(5)).find(
+          (candidate) =>
+            candidate.kind === "batch" && candidate.finishedAt && candidate.finishedAt.getTime() > after,
+        );
+        return run && run.id !== query.announced ? run.id : undefined;
+      };
+      const elsewhere = query.own !== "1";
+      const status = await runStatusView(
+        syndication,
+        query.seen ?? (elsewhere ? await endedBetweenPolls() : undefined),
+      );
+      const endedNow = status.ended && status.ended.runId !== query.announced ? status.ended : null;
+
+      let rows: ReturnType<typeof postRow>[] = [];
+      if (elsewhere && (status.inProgress || endedNow) && query.since && query.row.length > 0) {
+        const after = query.since.getTime() - CLOCK_SLACK_MS;
+        const entries = await syndication.summaryForPosts(query.row);
+        const changed = query.row.filter((id) =>
+          (entries.get(id) ?? []).some((entry) => entry.updatedAt.getTime() > after),
+        );
+        const posts = (await Promise.all(changed.map((id) => services.posts.findById(id)))).filter(
+          (post): post is Post => post !== null && !post.deleted,
+        );
+        const checks = await syndication.liveChecksForPosts(posts.map((post) => post.id));
+        rows = posts.map((post) =>
+          postRow(
+            post,
+            entries.get(post.id) ?? [],
+            services.syndicators,
+            mountPath,
+            now,
+            checks.get(post.id),
+          ),
+        );
+      }
+
+      // The end of a run started elsewhere: announced once, with the list's new count.
+      let ending: Record<string, unknown> | null = null;
+      if (elsewhere && endedNow) {
+        const [list, runs] = await Promise.all([
+          loadPostList(services, view),
+          recentRunsWorthListing(syndication),
+        ]);
+        ending = {
+          summary: endedNow.record
+            ? batchSummaryView(translatorOf(res), endedNow.record.summary, mountPath)
+            : null,
+          total: list.total,
+          runs,
+        };
+      }
+
       const html = await renderView(res, "syndicate/events/status.njk", {
         live: true,
         mountPath,
         status,
-        reloadHref: pagePath(mountPath, query.page),
+        announced: endedNow ? endedNow.runId : query.announced,
+        own: !elsewhere && status.inProgress !== null,
+        statusAt: now.toISOString(),
+        reloadHref: viewHref,
+        redirectUri: viewHref,
+        filtered: isFiltered(view),
+        rows,
+        ending,
       });
       res.setHeader("Cache-Control", "no-store");
       res.type("html").send(html);

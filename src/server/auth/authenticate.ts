@@ -103,9 +103,10 @@ export function authenticate(options: {
       if (malformed) throw malformed;
       if (credential) {
         const verified = await options.tokens.verify(credential.token);
-        if ("reason" in verified) throw unauthorized(verified.reason);
+        if ("reason" in verified)
+          throw unauthorized(verified.reason).localized(`error.token.${verified.code}`);
         if (!(await options.registry.admit(verified.claims)))
-          throw unauthorized("The access token has been revoked");
+          throw unauthorized("The access token has been revoked").localized("error.token.revoked");
         req.auth = {
           method: credential.method,
           me: verified.claims.me,
@@ -121,7 +122,7 @@ export function authenticate(options: {
           403,
           "forbidden",
           "This form has expired or was sent from another site. Reload the page and try again.",
-        );
+        ).localized("error.formExpired");
       }
       if (SAFE_METHODS.has(req.method) && prefersHtml(req)) {
         return res.redirect(303, `/session/login?redirect=${encodeURIComponent(req.originalUrl)}`);

@@ -32,6 +32,8 @@ export interface IssueOptions {
   id?: string;
 }
 
+export type TokenProblem = "tooLong" | "claims" | "otherSite" | "expired" | "noExpiry" | "invalid";
+
 export class TokenIssuer {
   private readonly key: KeyObject;
 
@@ -72,9 +74,15 @@ export class TokenIssuer {
     return { token, claims };
   }
 
-  /** The claims of a valid access token, or a reason it is not one. */
-  async verify(token: string, audience = "access"): Promise<{ claims: TokenClaims } | { reason: string }> {
-    if (token.length > 4096) return { reason: "The access token is too long" };
+  /**
+   * The claims of a valid access token, or a reason it is not one (in English for API clients) and
+   * its code (for a page in the reader's language: error.token.<code>).
+   */
+  async verify(
+    token: string,
+    audience = "access",
+  ): Promise<{ claims: TokenClaims } | { reason: string; code: TokenProblem }> {
+    if (token.length > 4096) return { reason: "The access token is too long", code: "tooLong" };
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ["HS256"],
@@ -86,8 +94,10 @@ export class TokenIssuer {
         return {
           reason:
             "The access token lacks me, scope, client_id, jti, iat or exp; get a new one from the status page",
+          code: "claims",
         };
-      if (claims.data.me !== this.me) return { reason: "The access token is for another site" };
+      if (claims.data.me !== this.me)
+        return { reason: "The access token is for another site", code: "otherSite" };
       return {
         claims: {
           me: claims.data.me,
@@ -99,10 +109,11 @@ export class TokenIssuer {
         },
       };
     } catch (error) {
-      if (error instanceof errors.JWTExpired) return { reason: "The access token has expired" };
+      if (error instanceof errors.JWTExpired)
+        return { reason: "The access token has expired", code: "expired" };
       if (error instanceof errors.JWTClaimValidationFailed && error.claim === "exp")
-        return { reason: "The access token never expires; tokens without exp are refused" };
-      return { reason: "The access token is not valid" };
+        return { reason: "The access token never expires; tokens without exp are refused", code: "noExpiry" };
+      return { reason: "The access token is not valid", code: "invalid" };
     }
   }
 }
