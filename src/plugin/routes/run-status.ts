@@ -70,10 +70,13 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
         return run && run.id !== query.announced ? run.id : undefined;
       };
       const elsewhere = query.own !== "1";
-      const status = await runStatusView(
+      const seenStatus = await runStatusView(
         syndication,
         query.seen ?? (elsewhere ? await endedBetweenPolls() : undefined),
       );
+      // The page's own run is told by its own stream; a poll answered after that stream's summary
+      // must not show the same end a second time.
+      const status = elsewhere ? seenStatus : { ...seenStatus, ended: null };
       const endedNow = status.ended && status.ended.runId !== query.announced ? status.ended : null;
 
       let rows: ReturnType<typeof postRow>[] = [];
