@@ -97,7 +97,7 @@ describe("authorization requests, client metadata and forged consent", () => {
     );
     const html = await response.text();
     assert.match(html, /<html lang="fr">/);
-    assert.match(html, /Se connecter à 127\.0\.0\.1:\d+ \?/);
+    assert.match(html, /Se connecter à 127\.0\.0\.1:\d+\u202f\?/);
     assert.match(html, />Autoriser</);
     assert.match(html, />Refuser</);
     assert.match(html, /créer des articles/);
