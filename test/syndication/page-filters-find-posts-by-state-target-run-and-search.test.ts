@@ -43,8 +43,8 @@ for (const engine of engines) {
       });
       unconfigured = await fixture.createPost("2024-01-03T00:00:00Z", [gone]);
       const { summary } = await collect(await fixture.syndication.startBatch("batch"));
-      // sent: syndicated; refused: partial; unconfigured: failed (no such target).
-      assert.deepEqual(summary, { posts: 3, syndicated: 1, partial: 1, failed: 1, skipped: 0 });
+      // sent: syndicated; refused: partial; unconfigured: not walked (it names no configured target).
+      assert.deepEqual(summary, { posts: 2, syndicated: 1, partial: 1, failed: 0, skipped: 0 });
       runId = (await fixture.syndication.recentRuns(1))[0]?.id ?? "";
       pending = await fixture.createPost("2024-01-04T00:00:00Z", [good]);
     });
@@ -70,8 +70,9 @@ for (const engine of engines) {
 
     it("filters by state", async () => {
       const fresh = await fixture.createPost("2024-01-05T00:00:00Z", [good]);
-      assert.deepEqual(await find({ state: "awaiting" }), [refused.id, unconfigured.id, fresh.id]);
-      assert.deepEqual(await find({ state: "attention" }), [refused.id, unconfigured.id]);
+      // A target no longer configured neither keeps a post awaiting nor needs the user.
+      assert.deepEqual(await find({ state: "awaiting" }), [refused.id, fresh.id]);
+      assert.deepEqual(await find({ state: "attention" }), [refused.id]);
       assert.deepEqual(await find({ state: "waiting" }), [fresh.id]);
       assert.deepEqual(await find({ state: "all" }), [
         sent.id,
