@@ -142,6 +142,29 @@ export interface SyndicatorPlugin extends Plugin {
   credentialSetting?: string;
   /** What `syndicate` would send now, without any network call. */
   preview?(properties: PostProperties, publication: Publication, options?: PreviewOptions): CopyPreview;
+  /**
+   * Changes the copy at `options.url` (what `syndicate` returned) to what `syndicate` would send
+   * now, keeping its photos. Absent: the service keeps copies as they were sent (Bluesky has no
+   * edits; a new capture is a new copy), and the page says so. Throws like `syndicate`.
+   */
+  update?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
+  /**
+   * Deletes the copy at `options.url` (a status, a record, a like or a boost is undone). A copy
+   * that is already gone counts as deleted. Absent: copies are kept (an archive's capture).
+   */
+  delete?(publication: Publication, options: CopyChangeOptions): Promise<void>;
+}
+
+/** What `update` and `delete` are told, besides the post. */
+export interface CopyChangeOptions {
+  /** The copy's URL, as `syndicate` returned it. */
+  url: string;
+  /** Stable per change: a target that honours idempotency recognises a repeated request. */
+  idempotencyKey: string;
+  /** Aborted when the per-target timeout expires. */
+  signal: AbortSignal;
+  /** update: the user's own words for this post and target, sent instead of the template's text. */
+  text?: string;
 }
 
 export interface ViewLocation {
