@@ -120,6 +120,24 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
     assert.equal(deletes().length, sent, "no second deleteRecord: nothing of ours refers to the post");
   });
 
+  it("someone else's post that this account never liked: nothing deleted, not even our record at the same key", async () => {
+    // Bob's post was made by possekit too (its key is in the range), and so was one of ours, at the same key.
+    const rkey = recordKeyFor("a post of Bob's");
+    pds.seedRecord(bobDid, post, rkey, { text: "Bob's" });
+    pds.records.push({
+      uri: `at://${pds.did}/${post}/${rkey}`,
+      cid: "bafyreisamekey",
+      collection: post,
+      rkey,
+      value: { $type: post, text: "Ours, same key", createdAt: new Date().toISOString() },
+    });
+    const sent = deletes().length;
+    await syndicator.delete(publication, change(`https://bsky.app/profile/${bobDid}/post/${rkey}`));
+    await syndicator.delete(publication, change(`https://bsky.app/profile/bob.example.net/post/${rkey}`));
+    assert.equal(deletes().length, sent, "no deleteRecord was sent");
+    assert.ok(stored(post, rkey), "our record at that key is kept");
+  });
+
   it("finds our like past the first page of 100 likes possekit made", async () => {
     for (let i = 0; i < 130; i++) {
       pds.records.push({
