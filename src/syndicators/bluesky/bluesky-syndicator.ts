@@ -144,7 +144,14 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         });
       }
       const thumb = copy.card
-        ? await this.#cardThumb(api, session, target, properties, publication, copy.card.uri)
+        ? await this.#cardThumb(
+            api,
+            session,
+            target,
+            publication,
+            copy.card.uri,
+            copy.preview.linkCard?.image,
+          )
         : undefined;
       const record = await this.#record(properties, copy, images, api, thumb);
       if (parent) {
@@ -242,7 +249,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   }
 
   /**
-   * The link card's picture: the post's `featured` image, else its page's og:image, fetched under
+   * The link card's picture: the post's `featured` image (as the preview names it), else its page's og:image, fetched under
    * the same rules and limit as photos. A card without a picture is still a card, so a page or
    * picture that cannot be had is left out rather than failing the post.
    */
@@ -250,15 +257,13 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     api: BlueskyApi,
     session: BlueskySession,
     target: Target,
-    properties: PostProperties,
     publication: Publication,
     link: string,
+    featured: string | undefined,
   ): Promise<BlobRef | undefined> {
     const policy = { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch, media: this.#media };
     try {
-      const url =
-        firstUrl(properties, "featured", publication.me) ??
-        (await cardImageOfPage(link, policy, target.signal));
+      const url = featured ?? (await cardImageOfPage(link, policy, target.signal));
       if (!url) return undefined;
       const image = await fitBlob(target, await fetchPhoto(target, { url }, maxDownloadBytes, policy));
       return await api.uploadBlob(session, image.bytes, image.mimeType);
