@@ -250,8 +250,8 @@ export class BlueskySyndicator implements SyndicatorPlugin {
 
   /**
    * The link card's picture: the post's `featured` image (as the preview names it), else its page's
-   * og:image, fetched under the same rules and limit as photos. A card without a picture is still a card, so a page or
-   * picture that cannot be had is left out rather than failing the post.
+   * og:image, fetched under the same rules and limit as photos. A card without a picture is still a
+   * card, so a page or picture that cannot be had is left out rather than failing the post.
    */
   async #cardThumb(
     api: BlueskyApi,
