@@ -149,6 +149,26 @@ export async function startEndpointServer(options: EndpointServerOptions): Promi
   };
 }
 
+/** The world most endpoint tests share: one sandbox Mastodon target and a server that sends to it. */
+export async function startWithOneTarget(engine: Engine): Promise<{ target: Target; app: EndpointServer }> {
+  const target = await startTarget();
+  try {
+    return { target, app: await startEndpointServer({ engine, targets: [target] }) };
+  } catch (error) {
+    await closeAll(target);
+    throw error;
+  }
+}
+
+/** Closes the server, then the targets, so that nothing the server still sends finds a target gone. */
+export async function closeServerThenTargets(
+  app: EndpointServer | undefined,
+  ...targets: Array<Target | undefined>
+): Promise<void> {
+  await app?.close();
+  await closeAll(...targets);
+}
+
 export interface BatchBody {
   results: PostResult[];
   summary: RunSummary;
