@@ -11,6 +11,7 @@ import type { Syndication } from "../../src/syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import type { Engine } from "../helpers/databases.ts";
+import { createPostAt, type NewPost } from "../helpers/micropub-create.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 export const PLUGIN_PACKAGE = "@possekit/endpoint-syndicate";
@@ -37,16 +38,6 @@ export async function startTarget(options: { user?: string; latencyMs?: number }
 /** Several sandboxes share one account name, so that a second one is told apart by its own URL. */
 export async function startTargets(count: number, options: { latencyMs?: number } = {}): Promise<Target[]> {
   return Promise.all(Array.from({ length: count }, () => startTarget(options)));
-}
-
-export interface NewPost {
-  content: string;
-  /** Target uids for mp-syndicate-to[]. */
-  targets: string[];
-  /** ISO 8601; the server's clock when absent. */
-  published?: string;
-  /** Other form fields, e.g. { "post-status": "draft" }. */
-  fields?: Record<string, string>;
 }
 
 export interface EndpointServer {
@@ -108,24 +99,7 @@ export async function startEndpointServer(options: EndpointServerOptions): Promi
     url: server.url,
     endpoint,
     token,
-    async createPost({ content, targets, published, fields }) {
-      const form = new URLSearchParams({ h: "entry", content, ...fields });
-      for (const uid of targets) form.append("mp-syndicate-to[]", uid);
-      if (published) form.set("published", published);
-      const response = await fetch(`${server.url}/micropub`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/x-www-form-urlencoded",
-          accept: "application/json",
-        },
-        body: form,
-      });
-      const location = response.headers.get("location");
-      if (response.status !== 201 || !location)
-        throw new Error(`Micropub create answered ${response.status}: ${await response.text()}`);
-      return location;
-    },
+    createPost: (post) => createPostAt(server.url, token, post),
     async source(url) {
       const response = await fetch(`${server.url}/micropub?q=source&url=${encodeURIComponent(url)}`, {
         headers: { authorization: `Bearer ${token}`, accept: "application/json" },
@@ -149,15 +123,25 @@ export async function startEndpointServer(options: EndpointServerOptions): Promi
   };
 }
 
-/** The world most endpoint tests share: one sandbox Mastodon target and a server that sends to it. */
-export async function startWithOneTarget(engine: Engine): Promise<{ target: Target; app: EndpointServer }> {
-  const target = await startTarget();
+/** The world most endpoint tests share: sandbox Mastodon targets and a server that sends to them. */
+export async function startWithTargets(
+  count: number,
+  server: Omit<EndpointServerOptions, "targets">,
+  targetOptions: { latencyMs?: number } = {},
+): Promise<{ targets: Target[]; app: EndpointServer }> {
+  const targets = await startTargets(count, targetOptions);
   try {
-    return { target, app: await startEndpointServer({ engine, targets: [target] }) };
+    return { targets, app: await startEndpointServer({ ...server, targets }) };
   } catch (error) {
-    await closeAll(target);
+    await closeAll(...targets);
     throw error;
   }
+}
+
+/** The same world with one target. */
+export async function startWithOneTarget(engine: Engine): Promise<{ target: Target; app: EndpointServer }> {
+  const { targets, app } = await startWithTargets(1, { engine });
+  return { target: targets[0] as Target, app };
 }
 
 /** Closes the server, then the targets, so that nothing the server still sends finds a target gone. */
