@@ -139,8 +139,11 @@ export async function startWithTargets(
 }
 
 /** The same world with one target. */
-export async function startWithOneTarget(engine: Engine): Promise<{ target: Target; app: EndpointServer }> {
-  const { targets, app } = await startWithTargets(1, { engine });
+export async function startWithOneTarget(
+  engine: Engine,
+  server: Omit<EndpointServerOptions, "engine" | "targets"> = {},
+): Promise<{ target: Target; app: EndpointServer }> {
+  const { targets, app } = await startWithTargets(1, { engine, ...server });
   return { target: targets[0] as Target, app };
 }
 
