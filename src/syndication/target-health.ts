@@ -77,9 +77,9 @@ const WELL = `ok_at = now(), error = NULL,
 
 export class TargetHealthStore {
   /**
-   * Targets this process last knew to be well: a successful send of theirs writes nothing unless
-   * another instance has since recorded a problem (see recordSuccess). Refreshed by every read and
-   * dropped by every failure.
+   * Targets this process last knew to be well: a successful send of theirs writes nothing, unless
+   * another instance sharing a PostgreSQL database has since recorded a problem (see recordSuccess).
+   * Refreshed by every read and dropped by every failure.
    */
   readonly #known = new Set<string>();
 
@@ -102,9 +102,11 @@ export class TargetHealthStore {
   /** A check or a send succeeded: the target is well, whatever it said before. */
   async recordSuccess(uid: string, { checked }: { checked: boolean }): Promise<void> {
     if (!checked && this.#known.has(uid)) {
-      // Another instance may have recorded a refusal, a rate limit or an error since this one last
-      // looked: clear it. The row is found by its key and, while the target is well, nothing is
-      // written, so a send costs one read of one row and takes no lock.
+      // One process owns an embedded database, so there this process knows all there is to know.
+      if (this.database.engine === "pglite") return;
+      // On PostgreSQL another instance may have recorded a refusal, a rate limit or an error since
+      // this one last looked: clear it. The row is found by its key and, while the target is well,
+      // nothing is written, so a send costs one read of one row and takes no lock.
       await this.database.query(
         `UPDATE syndication_target_health SET ${WELL}
           WHERE target_uid = $1
