@@ -14,6 +14,8 @@ import type { Engine } from "../helpers/databases.ts";
 import { createPostAt, type NewPost } from "../helpers/micropub-create.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
+export type { NewPost } from "../helpers/micropub-create.ts";
+
 export const PLUGIN_PACKAGE = "@possekit/endpoint-syndicate";
 
 /** A sandbox Mastodon server and the real syndicator that posts to it. */
