@@ -71,11 +71,15 @@ function toHealth(row: HealthRow): TargetHealth {
   };
 }
 
+/** What a success writes: the target is well, whatever it said before. */
+const WELL = `ok_at = now(), error = NULL,
+  error_status = NULL, error_at = NULL, refused_since = NULL, rate_limited_until = NULL, updated_at = now()`;
+
 export class TargetHealthStore {
   /**
-   * Targets this process last knew to be well: a successful send of theirs writes nothing, so that
-   * a batch costs no extra statement per post. Refreshed by every read (another instance may have
-   * recorded a refusal) and dropped by every failure.
+   * Targets this process last knew to be well: a successful send of theirs writes nothing, unless
+   * another instance sharing a PostgreSQL database has since recorded a problem (see recordSuccess).
+   * Refreshed by every read and dropped by every failure.
    */
   readonly #known = new Set<string>();
 
@@ -97,14 +101,25 @@ export class TargetHealthStore {
 
   /** A check or a send succeeded: the target is well, whatever it said before. */
   async recordSuccess(uid: string, { checked }: { checked: boolean }): Promise<void> {
-    if (!checked && this.#known.has(uid)) return;
+    if (!checked && this.#known.has(uid)) {
+      // One process owns an embedded database, so there this process knows all there is to know.
+      if (this.database.engine === "pglite") return;
+      // On PostgreSQL another instance may have recorded a refusal, a rate limit or an error since
+      // this one last looked: clear it. The row is found by its key and, while the target is well,
+      // nothing is written, so a send costs one read of one row and takes no lock.
+      await this.database.query(
+        `UPDATE syndication_target_health SET ${WELL}
+          WHERE target_uid = $1
+            AND (error IS NOT NULL OR refused_since IS NOT NULL OR rate_limited_until IS NOT NULL)`,
+        [uid],
+      );
+      return;
+    }
     await this.database.query(
       `INSERT INTO syndication_target_health AS h (target_uid, checked_at, ok_at)
        VALUES ($1, CASE WHEN $2::boolean THEN now() END, now())
        ON CONFLICT (target_uid) DO UPDATE
-         SET checked_at = COALESCE(EXCLUDED.checked_at, h.checked_at), ok_at = now(), error = NULL,
-             error_status = NULL, error_at = NULL, refused_since = NULL, rate_limited_until = NULL,
-             updated_at = now()`,
+         SET checked_at = COALESCE(EXCLUDED.checked_at, h.checked_at), ${WELL}`,
       [uid, checked],
     );
     this.#known.add(uid);

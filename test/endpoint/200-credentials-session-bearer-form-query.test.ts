@@ -5,10 +5,9 @@ import { after, before, describe, it } from "node:test";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { engines } from "../helpers/databases.ts";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -17,13 +16,9 @@ for (const engine of engines) {
     let target: Target | undefined;
     let app: EndpointServer | undefined;
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target] });
+      ({ target, app } = await startWithOneTarget(engine));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     const ways: Array<[string, (post: string, token: string) => Promise<[string, RequestInit]>]> = [
       [

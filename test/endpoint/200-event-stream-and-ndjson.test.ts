@@ -6,10 +6,9 @@ import { after, before, describe, it } from "node:test";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { engines } from "../helpers/databases.ts";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTargets,
+  startWithTargets,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -42,13 +41,9 @@ for (const engine of engines) {
     let targets: Target[] = [];
     let app: EndpointServer | undefined;
     before(async () => {
-      targets = await startTargets(2);
-      app = await startEndpointServer({ engine, targets });
+      ({ targets, app } = await startWithTargets(2, { engine }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(...targets);
-    });
+    after(() => closeServerThenTargets(app, ...targets));
 
     const createTwo = async (prefix: string) => {
       assert.ok(app);

@@ -5,10 +5,9 @@ import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import {
   type BatchBody,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTargets,
+  startWithTargets,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -20,13 +19,12 @@ for (const engine of engines) {
     let targets: Target[] = [];
     let app: EndpointServer | undefined;
     before(async () => {
-      targets = await startTargets(2);
-      app = await startEndpointServer({ engine, targets, pluginOptions: { targetTimeoutMs: TIMEOUT_MS } });
+      ({ targets, app } = await startWithTargets(2, {
+        engine,
+        pluginOptions: { targetTimeoutMs: TIMEOUT_MS },
+      }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(...targets);
-    });
+    after(() => closeServerThenTargets(app, ...targets));
 
     it("fails the hanging target after targetTimeoutMs and syndicates to the other", async () => {
       const [working, hanging] = targets;

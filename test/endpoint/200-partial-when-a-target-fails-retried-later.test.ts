@@ -6,10 +6,9 @@ import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import {
   type BatchBody,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTargets,
+  startWithTargets,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -18,13 +17,9 @@ for (const engine of engines) {
     let targets: Target[] = [];
     let app: EndpointServer | undefined;
     before(async () => {
-      targets = await startTargets(2);
-      app = await startEndpointServer({ engine, targets });
+      ({ targets, app } = await startWithTargets(2, { engine }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(...targets);
-    });
+    after(() => closeServerThenTargets(app, ...targets));
 
     it("reports partial, the failure in the target's words, and keeps the target awaiting", async () => {
       const [working, failing] = targets;

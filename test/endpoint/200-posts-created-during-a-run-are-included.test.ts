@@ -5,10 +5,9 @@ import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import {
   type BatchBody,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTargets,
+  startWithTargets,
   type Target,
   texts,
   until,
@@ -19,13 +18,9 @@ for (const engine of engines) {
     let targets: Target[] = [];
     let app: EndpointServer | undefined;
     before(async () => {
-      targets = await startTargets(2);
-      app = await startEndpointServer({ engine, targets });
+      ({ targets, app } = await startWithTargets(2, { engine }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(...targets);
-    });
+    after(() => closeServerThenTargets(app, ...targets));
 
     it("syndicates the late post in the same run, after the others, once per target", async () => {
       assert.ok(app);

@@ -7,10 +7,9 @@ import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import {
   assertError,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
   texts,
 } from "./endpoint-server.ts";
@@ -34,13 +33,9 @@ for (const engine of engines) {
     let target: Target;
     let app: EndpointServer;
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target] });
+      ({ target, app } = await startWithOneTarget(engine));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     const preview = async (url: string): Promise<PreviewBody> => {
       const response = await fetch(`${app.endpoint}/preview?url=${encodeURIComponent(url)}`, {

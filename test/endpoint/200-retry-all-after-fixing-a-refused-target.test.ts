@@ -8,10 +8,9 @@ import { engines } from "../helpers/databases.ts";
 import {
   assertError,
   type BatchBody,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -20,13 +19,9 @@ for (const engine of engines) {
     let target: Target | undefined;
     let app: EndpointServer | undefined;
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target] });
+      ({ target, app } = await startWithOneTarget(engine));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     const page = async () => {
       assert.ok(app);

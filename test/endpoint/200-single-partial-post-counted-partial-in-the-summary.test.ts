@@ -6,10 +6,9 @@ import { summarize } from "../../src/plugin/responses/result-sink.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { pgliteEngine } from "../helpers/databases.ts";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTargets,
+  startWithTargets,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -17,13 +16,9 @@ describe("a partial post is counted partial in the summary", () => {
   let targets: Target[] = [];
   let app: EndpointServer | undefined;
   before(async () => {
-    targets = await startTargets(2);
-    app = await startEndpointServer({ engine: pgliteEngine, targets });
+    ({ targets, app } = await startWithTargets(2, { engine: pgliteEngine }));
   });
-  after(async () => {
-    await app?.close();
-    await closeAll(...targets);
-  });
+  after(() => closeServerThenTargets(app, ...targets));
 
   it("NDJSON: the summary line counts it partial too", async () => {
     const [working, failing] = targets;

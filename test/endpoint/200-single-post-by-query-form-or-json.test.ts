@@ -6,10 +6,9 @@ import { after, before, describe, it } from "node:test";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { engines } from "../helpers/databases.ts";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTargets,
+  startWithTargets,
   type Target,
   texts,
 } from "./endpoint-server.ts";
@@ -20,8 +19,7 @@ for (const engine of engines) {
     let app: EndpointServer | undefined;
     let bystander = "";
     before(async () => {
-      targets = await startTargets(2);
-      app = await startEndpointServer({ engine, targets });
+      ({ targets, app } = await startWithTargets(2, { engine }));
       // Older than every other post: a batch would take it first, a single request never does.
       bystander = await app.createPost({
         content: "bystander",
@@ -29,10 +27,7 @@ for (const engine of engines) {
         published: "2020-01-01T00:00:00Z",
       });
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(...targets);
-    });
+    after(() => closeServerThenTargets(app, ...targets));
 
     const ways: Array<[string, (url: string) => [string, RequestInit]]> = [
       ["the query", (url) => [`?source_url=${encodeURIComponent(url)}`, {}]],

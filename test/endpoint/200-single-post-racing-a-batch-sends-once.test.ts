@@ -6,10 +6,9 @@ import type { PostResult } from "../../src/syndication/types.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   type BatchBody,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTargets,
+  startWithTargets,
   type Target,
   until,
 } from "./endpoint-server.ts";
@@ -19,13 +18,9 @@ for (const engine of engines) {
     let targets: Target[] = [];
     let app: EndpointServer | undefined;
     before(async () => {
-      targets = await startTargets(2, { latencyMs: 60 });
-      app = await startEndpointServer({ engine, targets });
+      ({ targets, app } = await startWithTargets(2, { engine }, { latencyMs: 60 }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(...targets);
-    });
+    after(() => closeServerThenTargets(app, ...targets));
 
     it("sends every post once to every target, whoever gets there first", async () => {
       assert.ok(app);

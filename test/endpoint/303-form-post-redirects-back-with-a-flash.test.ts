@@ -6,10 +6,9 @@ import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import {
   assertError,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -36,14 +35,10 @@ for (const engine of engines) {
     let app: EndpointServer | undefined;
     let session = { cookie: "", csrf: "" };
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target] });
+      ({ target, app } = await startWithOneTarget(engine));
       session = await app.server.signIn();
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     const submit = (fields: Record<string, string>) => {
       assert.ok(app);

@@ -6,10 +6,9 @@ import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import {
   type BatchBody,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -19,14 +18,10 @@ for (const engine of engines) {
     let app: EndpointServer | undefined;
     let session: { cookie: string; csrf: string };
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target] });
+      ({ target, app } = await startWithOneTarget(engine));
       session = await app.server.signIn();
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     const postId = async (url: string) => {
       const post = await app?.server.host.posts?.findByUrl(url);

@@ -6,10 +6,9 @@ import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import {
   type BatchBody,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
   texts,
   until,
@@ -20,13 +19,9 @@ for (const engine of engines) {
     let target: Target | undefined;
     let app: EndpointServer | undefined;
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target] });
+      ({ target, app } = await startWithOneTarget(engine));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     it("answers 409 with Retry-After while the first run lasts, to every kind of client", async () => {
       assert.ok(app && target);

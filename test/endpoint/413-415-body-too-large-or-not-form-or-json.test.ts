@@ -5,10 +5,9 @@ import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
 import {
   assertError,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
 } from "./endpoint-server.ts";
 
@@ -18,14 +17,10 @@ for (const engine of engines) {
     let app: EndpointServer | undefined;
     let post = "";
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target] });
+      ({ target, app } = await startWithOneTarget(engine));
       post = await app.createPost({ content: "waiting", targets: [target.uid] });
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     it("answers 413 to a form body over 100 kB", async () => {
       assert.ok(app && target);

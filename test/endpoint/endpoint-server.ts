@@ -11,7 +11,10 @@ import type { Syndication } from "../../src/syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import type { Engine } from "../helpers/databases.ts";
+import { createPostAt, type NewPost } from "../helpers/micropub-create.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+export type { NewPost } from "../helpers/micropub-create.ts";
 
 export const PLUGIN_PACKAGE = "@possekit/endpoint-syndicate";
 
@@ -37,16 +40,6 @@ export async function startTarget(options: { user?: string; latencyMs?: number }
 /** Several sandboxes share one account name, so that a second one is told apart by its own URL. */
 export async function startTargets(count: number, options: { latencyMs?: number } = {}): Promise<Target[]> {
   return Promise.all(Array.from({ length: count }, () => startTarget(options)));
-}
-
-export interface NewPost {
-  content: string;
-  /** Target uids for mp-syndicate-to[]. */
-  targets: string[];
-  /** ISO 8601; the server's clock when absent. */
-  published?: string;
-  /** Other form fields, e.g. { "post-status": "draft" }. */
-  fields?: Record<string, string>;
 }
 
 export interface EndpointServer {
@@ -108,24 +101,7 @@ export async function startEndpointServer(options: EndpointServerOptions): Promi
     url: server.url,
     endpoint,
     token,
-    async createPost({ content, targets, published, fields }) {
-      const form = new URLSearchParams({ h: "entry", content, ...fields });
-      for (const uid of targets) form.append("mp-syndicate-to[]", uid);
-      if (published) form.set("published", published);
-      const response = await fetch(`${server.url}/micropub`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/x-www-form-urlencoded",
-          accept: "application/json",
-        },
-        body: form,
-      });
-      const location = response.headers.get("location");
-      if (response.status !== 201 || !location)
-        throw new Error(`Micropub create answered ${response.status}: ${await response.text()}`);
-      return location;
-    },
+    createPost: (post) => createPostAt(server.url, token, post),
     async source(url) {
       const response = await fetch(`${server.url}/micropub?q=source&url=${encodeURIComponent(url)}`, {
         headers: { authorization: `Bearer ${token}`, accept: "application/json" },
@@ -147,6 +123,39 @@ export async function startEndpointServer(options: EndpointServerOptions): Promi
     },
     close: () => server.close(),
   };
+}
+
+/** The world most endpoint tests share: sandbox Mastodon targets and a server that sends to them. */
+export async function startWithTargets(
+  count: number,
+  server: Omit<EndpointServerOptions, "targets">,
+  targetOptions: { latencyMs?: number } = {},
+): Promise<{ targets: Target[]; app: EndpointServer }> {
+  const targets = await startTargets(count, targetOptions);
+  try {
+    return { targets, app: await startEndpointServer({ ...server, targets }) };
+  } catch (error) {
+    await closeAll(...targets);
+    throw error;
+  }
+}
+
+/** The same world with one target. */
+export async function startWithOneTarget(
+  engine: Engine,
+  server: Omit<EndpointServerOptions, "engine" | "targets"> = {},
+): Promise<{ target: Target; app: EndpointServer }> {
+  const { targets, app } = await startWithTargets(1, { engine, ...server });
+  return { target: targets[0] as Target, app };
+}
+
+/** Closes the server, then the targets, so that nothing the server still sends finds a target gone. */
+export async function closeServerThenTargets(
+  app: EndpointServer | undefined,
+  ...targets: Array<Target | undefined>
+): Promise<void> {
+  await app?.close();
+  await closeAll(...targets);
 }
 
 export interface BatchBody {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import { PACKAGE_ROOT } from "../../src/server/package-root.ts";
 import { freePort } from "./server.ts";
+import { signInAt } from "./sign-in.ts";
 import { triggerOnly } from "./trigger-only.ts";
 
 /** The site every child instance publishes, so that instances sharing a database agree on post URLs. */
@@ -146,21 +147,7 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
     output: () => output,
     token: (scope = "create update") =>
       tokens.issue({ scope: scope.split(/\s+/).filter(Boolean), clientId: "test", lifetimeDays: 1 }),
-    async signIn() {
-      const response = await fetch(`${url}/session/login`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ password }),
-        redirect: "manual",
-      });
-      const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("possekit_session="));
-      if (!setCookie) throw new Error(`sign-in failed with ${response.status}`);
-      const cookie = setCookie.split(";")[0] as string;
-      const page = await fetch(`${url}/status`, { headers: { cookie, accept: "text/html" } });
-      const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1];
-      if (!csrf) throw new Error("no CSRF token on the status page");
-      return { cookie, csrf };
-    },
+    signIn: () => signInAt(url, password),
     stop() {
       stopped ??= (async () => {
         if (running) {

@@ -10,6 +10,7 @@ import type { Plugin } from "../../src/server/contract.ts";
 import { Host } from "../../src/server/host.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { type Engine, pgliteEngine } from "./databases.ts";
+import { signInAt } from "./sign-in.ts";
 import { triggerOnly } from "./trigger-only.ts";
 
 export interface TestServer {
@@ -87,21 +88,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     password,
     token: (scope = "create update") =>
       host.tokens.issue({ scope: scope.split(/\s+/).filter(Boolean), clientId: "test", lifetimeDays: 1 }),
-    async signIn() {
-      const response = await fetch(`${url}/session/login`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ password }),
-        redirect: "manual",
-      });
-      const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("possekit_session="));
-      if (!setCookie) throw new Error(`sign-in failed with ${response.status}`);
-      const cookie = setCookie.split(";")[0] as string;
-      const page = await fetch(`${url}/status`, { headers: { cookie, accept: "text/html" } });
-      const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1];
-      if (!csrf) throw new Error("no CSRF token on the status page");
-      return { cookie, csrf };
-    },
+    signIn: () => signInAt(url, password),
     async close() {
       await host.stop();
       await database?.close();

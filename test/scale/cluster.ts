@@ -6,6 +6,7 @@ import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/ma
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { engines } from "../helpers/databases.ts";
+import { createPostAt } from "../helpers/micropub-create.ts";
 
 export const ENDPOINT_PACKAGE = "@possekit/endpoint-syndicate";
 export const MASTODON_PACKAGE = "@possekit/syndicator-mastodon";
@@ -104,27 +105,12 @@ export async function startCluster(options: ClusterOptions): Promise<ChildServer
 }
 
 /** Creates a post through an instance's Micropub endpoint; returns its URL. */
-export async function createPost(
+export function createPost(
   server: ChildServer,
   token: string,
   post: { content: string; targets: string[]; published?: string },
 ): Promise<string> {
-  const form = new URLSearchParams({ h: "entry", content: post.content });
-  for (const uid of post.targets) form.append("mp-syndicate-to[]", uid);
-  if (post.published) form.set("published", post.published);
-  const response = await fetch(`${server.url}/micropub`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-    },
-    body: form,
-  });
-  const location = response.headers.get("location");
-  if (response.status !== 201 || !location)
-    throw new Error(`Micropub create answered ${response.status}: ${await response.text()}`);
-  return location;
+  return createPostAt(server.url, token, post);
 }
 
 /** `count` posts, one minute apart in `published` (oldest first), each naming `targets`. */

@@ -3,10 +3,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
   until,
 } from "../endpoint/endpoint-server.ts";
@@ -18,13 +17,9 @@ for (const engine of engines) {
     let target: Target | undefined;
     let app: EndpointServer | undefined;
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target], pluginOptions: SHORT_SCHEDULE });
+      ({ target, app } = await startWithOneTarget(engine, { pluginOptions: SHORT_SCHEDULE }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     it("sends the new post by itself, retries after the 503, and sends it once", async () => {
       assert.ok(app && target);

@@ -4,10 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
@@ -18,13 +17,9 @@ for (const engine of engines) {
     let target: Target | undefined;
     let app: EndpointServer | undefined;
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target], pluginOptions: SHORT_SCHEDULE });
+      ({ target, app } = await startWithOneTarget(engine, { pluginOptions: SHORT_SCHEDULE }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     it("wakes about every 200 ms over 2 s with nothing due, and starts no run", async () => {
       assert.ok(app);

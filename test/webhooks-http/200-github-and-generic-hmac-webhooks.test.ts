@@ -7,10 +7,9 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { PostResult } from "../../src/syndication/types.ts";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
   texts,
 } from "../endpoint/endpoint-server.ts";
@@ -24,14 +23,10 @@ for (const engine of engines) {
     let app: EndpointServer | undefined;
     let waiting = "";
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target], env: { WEBHOOK_SECRET: SECRET } });
+      ({ target, app } = await startWithOneTarget(engine, { env: { WEBHOOK_SECRET: SECRET } }));
       waiting = await app.createPost({ content: "awaiting a deploy", targets: [target.uid] });
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     const github = (event: string, body: string) => {
       assert.ok(app);

@@ -7,10 +7,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTargets,
+  startWithTargets,
   type Target,
   texts,
   until,
@@ -28,18 +27,14 @@ for (const engine of engines) {
     let app: EndpointServer | undefined;
     let waiting = "";
     before(async () => {
-      targets = await startTargets(2);
-      app = await startEndpointServer({ engine, targets, env: { WEBHOOK_SECRET: SECRET } });
+      ({ targets, app } = await startWithTargets(2, { engine, env: { WEBHOOK_SECRET: SECRET } }));
       waiting = await app.createPost({
         content: "awaiting a deploy",
         targets: targets.map((target) => target.uid),
         published: "2024-05-13T15:00:00Z",
       });
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(...targets);
-    });
+    after(() => closeServerThenTargets(app, ...targets));
 
     const ignoredDeploys: Array<[string, Record<string, unknown>, RegExp]> = [
       [

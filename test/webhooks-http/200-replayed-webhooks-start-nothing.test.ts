@@ -7,10 +7,9 @@ import { createHmac, randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { PostResult } from "../../src/syndication/types.ts";
 import {
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
   texts,
 } from "../endpoint/endpoint-server.ts";
@@ -35,13 +34,9 @@ for (const engine of engines) {
     let target: Target | undefined;
     let app: EndpointServer | undefined;
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target], env: { WEBHOOK_SECRET: SECRET } });
+      ({ target, app } = await startWithOneTarget(engine, { env: { WEBHOOK_SECRET: SECRET } }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     /** A post waiting for the next run; returns its URL. */
     const awaiting = (content: string) => {

@@ -6,10 +6,9 @@ import { after, before, describe, it } from "node:test";
 import type { PostResult } from "../../src/syndication/types.ts";
 import {
   type BatchBody,
-  closeAll,
+  closeServerThenTargets,
   type EndpointServer,
-  startEndpointServer,
-  startTarget,
+  startWithOneTarget,
   type Target,
   texts,
   until,
@@ -28,13 +27,9 @@ for (const engine of engines) {
     let target: Target | undefined;
     let app: EndpointServer | undefined;
     before(async () => {
-      target = await startTarget();
-      app = await startEndpointServer({ engine, targets: [target], env: { WEBHOOK_SECRET: SECRET } });
+      ({ target, app } = await startWithOneTarget(engine, { env: { WEBHOOK_SECRET: SECRET } }));
     });
-    after(async () => {
-      await app?.close();
-      await closeAll(target);
-    });
+    after(() => closeServerThenTargets(app, target));
 
     const deploy = (id: string) => {
       assert.ok(app);

@@ -164,43 +164,60 @@ export function checkTextRoute(context: RouteContext): RequestHandler {
   };
 }
 
-export function saveTextRoute(context: RouteContext): RequestHandler {
+/** What a route that changes a post's own words works with. */
+interface OwnTextRequest {
+  services: PageServices;
+  t: Translate;
+  post: Post;
+}
+
+/** A route that changes a post's own words: it needs the update scope and the post of the path. */
+function ownTextRoute(
+  context: RouteContext,
+  handle: (req: Request, res: Response, on: OwnTextRequest) => Promise<void>,
+): RequestHandler {
   return async (req, res, next) => {
     try {
       const services = pageServices(context, res);
       if (!hasScope(req.auth, "update")) throw insufficientScope("update");
       const t = translatorOf(res);
       const post = await findPostById(services, res, String(req.params.id));
-      const parsed = textForm.safeParse(req.body ?? {});
-      if (!parsed.success) {
-        const targetUid = typeof req.body?.target_uid === "string" ? req.body.target_uid : "";
-        const text = t("syndicate.preview.invalidText", { max: MAX_OWN_TEXT_LENGTH });
-        await answer(req, res, services, post, targetUid, { kind: "error", text, status: 400 });
-        return;
-      }
-      const targetUid = parsed.data.target_uid;
-      const text = normaliseText(parsed.data.text);
-      const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
-      const preview = services.syndication.previewText(post, targetUid, text);
-      const refusal = refusalOf(t, name, text, preview);
-      if (refusal) {
-        await answer(req, res, services, post, targetUid, {
-          kind: "error",
-          text: refusal,
-          draft: text,
-          status: 422,
-        });
-        return;
-      }
-      await services.syndication.saveOwnText(post, targetUid, text);
-      await answer(req, res, services, post, targetUid, {
-        kind: "success",
-        text: t("syndicate.preview.saved", { target: name }),
-      });
+      await handle(req, res, { services, t, post });
     } catch (error) {
       next(error);
     }
   };
+}
+
+export function saveTextRoute(context: RouteContext): RequestHandler {
+  return ownTextRoute(context, async (req, res, { services, t, post }) => {
+    const parsed = textForm.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const targetUid = typeof req.body?.target_uid === "string" ? req.body.target_uid : "";
+      const text = t("syndicate.preview.invalidText", { max: MAX_OWN_TEXT_LENGTH });
+      await answer(req, res, services, post, targetUid, { kind: "error", text, status: 400 });
+      return;
+    }
+    const targetUid = parsed.data.target_uid;
+    const text = normaliseText(parsed.data.text);
+    const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+    const preview = services.syndication.previewText(post, targetUid, text);
+    const refusal = refusalOf(t, name, text, preview);
+    if (refusal) {
+      await answer(req, res, services, post, targetUid, {
+        kind: "error",
+        text: refusal,
+        draft: text,
+        status: 422,
+      });
+      return;
+    }
+    await services.syndication.saveOwnText(post, targetUid, text);
+    await answer(req, res, services, post, targetUid, {
+      kind: "success",
+      text: t("syndicate.preview.saved", { target: name }),
+    });
+  });
 }
 
 /** Why a text cannot be saved for a target, or undefined when it can. */
@@ -221,24 +238,16 @@ function refusalOf(
 }
 
 export function resetTextRoute(context: RouteContext): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
-      const t = translatorOf(res);
-      const post = await findPostById(services, res, String(req.params.id));
-      const parsed = resetForm.safeParse(req.body ?? {});
-      const targetUid = parsed.success ? parsed.data.target_uid : "";
-      const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
-      if (parsed.success) await services.syndication.resetOwnText(post, targetUid);
-      // The post's properties may have changed (a Micropub client's text removed): read it again.
-      const current = await findPostById(services, res, post.id);
-      await answer(req, res, services, current, targetUid, {
-        kind: "success",
-        text: t("syndicate.preview.resetDone", { target: name }),
-      });
-    } catch (error) {
-      next(error);
-    }
-  };
+  return ownTextRoute(context, async (req, res, { services, t, post }) => {
+    const parsed = resetForm.safeParse(req.body ?? {});
+    const targetUid = parsed.success ? parsed.data.target_uid : "";
+    const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+    if (parsed.success) await services.syndication.resetOwnText(post, targetUid);
+    // The post's properties may have changed (a Micropub client's text removed): read it again.
+    const current = await findPostById(services, res, post.id);
+    await answer(req, res, services, current, targetUid, {
+      kind: "success",
+      text: t("syndicate.preview.resetDone", { target: name }),
+    });
+  });
 }

@@ -107,6 +107,23 @@ interface RefreshRow {
 
 const words = (scope: string) => scope.split(" ").filter(Boolean);
 
+/**
+ * Spends a secret by its hash in one statement, so that two redemptions at once cannot both win;
+ * when nothing was spent, looks whether it had been spent before (a replay) or never existed.
+ */
+async function spendOnce<Row extends { grant_id: string }, Grant>(
+  database: Database,
+  hash: string,
+  how: { spend: string; find: string; grantOf: (row: Row) => Grant; spentBefore: (row: Row) => boolean },
+): Promise<Redemption<Grant>> {
+  const spent = await database.query<Row>(how.spend, [hash]);
+  const row = spent.rows[0];
+  if (row) return { kind: "ok", grant: how.grantOf(row) };
+  const before = await database.query<Row>(how.find, [hash]);
+  const found = before.rows[0];
+  return found && how.spentBefore(found) ? { kind: "reused", grantId: found.grant_id } : { kind: "unknown" };
+}
+
 function databaseStore(database: Database): GrantStore {
   return {
     async issueCode(grant) {
@@ -131,32 +148,22 @@ function databaseStore(database: Database): GrantStore {
       return code;
     },
     async redeemCode(code) {
-      const hash = digest(code);
-      const spent = await database.query<CodeRow>(
-        `UPDATE indieauth_codes SET used_at = now() WHERE code_hash = $1 AND used_at IS NULL
+      return spendOnce(database, digest(code), {
+        spend: `UPDATE indieauth_codes SET used_at = now() WHERE code_hash = $1 AND used_at IS NULL
          RETURNING grant_id, client_id, redirect_uri, code_challenge, scope, me, expires_at, used_at`,
-        [hash],
-      );
-      const row = spent.rows[0];
-      if (row)
-        return {
-          kind: "ok",
-          grant: {
-            grantId: row.grant_id,
-            clientId: row.client_id,
-            redirectUri: row.redirect_uri,
-            codeChallenge: row.code_challenge,
-            scope: words(row.scope),
-            me: row.me,
-            expiresAt: new Date(row.expires_at),
-          },
-        };
-      const before = await database.query<{ grant_id: string }>(
-        "SELECT grant_id FROM indieauth_codes WHERE code_hash = $1",
-        [hash],
-      );
-      const reused = before.rows[0];
-      return reused ? { kind: "reused", grantId: reused.grant_id } : { kind: "unknown" };
+        find: "SELECT grant_id FROM indieauth_codes WHERE code_hash = $1",
+        grantOf: (row: CodeRow): CodeGrant => ({
+          grantId: row.grant_id,
+          clientId: row.client_id,
+          redirectUri: row.redirect_uri,
+          codeChallenge: row.code_challenge,
+          scope: words(row.scope),
+          me: row.me,
+          expiresAt: new Date(row.expires_at),
+        }),
+        // The statement above spends any code not used yet, so one still there was spent before.
+        spentBefore: () => true,
+      });
     },
     async issueRefreshToken(grant) {
       const token = newSecret();
@@ -179,31 +186,21 @@ function databaseStore(database: Database): GrantStore {
       return token;
     },
     async redeemRefreshToken(token) {
-      const hash = digest(token);
-      const spent = await database.query<RefreshRow>(
-        `UPDATE indieauth_refresh_tokens SET used_at = now()
+      return spendOnce(database, digest(token), {
+        spend: `UPDATE indieauth_refresh_tokens SET used_at = now()
           WHERE token_hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
          RETURNING grant_id, client_id, scope, access_token_id, expires_at, used_at, revoked_at`,
-        [hash],
-      );
-      const row = spent.rows[0];
-      if (row)
-        return {
-          kind: "ok",
-          grant: {
-            grantId: row.grant_id,
-            clientId: row.client_id,
-            scope: words(row.scope),
-            accessTokenId: row.access_token_id,
-            expiresAt: new Date(row.expires_at),
-          },
-        };
-      const before = await database.query<RefreshRow>(
-        "SELECT grant_id, used_at FROM indieauth_refresh_tokens WHERE token_hash = $1",
-        [hash],
-      );
-      const found = before.rows[0];
-      return found?.used_at ? { kind: "reused", grantId: found.grant_id } : { kind: "unknown" };
+        find: "SELECT grant_id, used_at FROM indieauth_refresh_tokens WHERE token_hash = $1",
+        grantOf: (row: RefreshRow): RefreshGrant => ({
+          grantId: row.grant_id,
+          clientId: row.client_id,
+          scope: words(row.scope),
+          accessTokenId: row.access_token_id,
+          expiresAt: new Date(row.expires_at),
+        }),
+        // A revoked or expired token that was never used is unknown, not a replay.
+        spentBefore: (row) => Boolean(row.used_at),
+      });
     },
     async grantOf({ refreshToken, accessTokenId }) {
       const result = refreshToken
