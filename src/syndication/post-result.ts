@@ -25,8 +25,15 @@ export function emptySummary(): RunSummary {
  * Counts a post into a run's summary. An unchanged post counts as skipped when a target still
  * lacks it (waiting or refused); one that every target already had counts only as a post.
  */
-export function countInto(summary: RunSummary, result: Pick<PostResult, "status" | "targets">): void {
+export function countInto(
+  summary: RunSummary,
+  result: Pick<PostResult, "status" | "targets" | "followUp">,
+): void {
   summary.posts += 1;
+  if (result.followUp && result.status !== "failed") {
+    summary.followed = (summary.followed ?? 0) + 1;
+    return;
+  }
   if (result.status === "syndicated") summary.syndicated += 1;
   else if (result.status === "partial") summary.partial += 1;
   else if (result.status === "failed") summary.failed += 1;

@@ -18,17 +18,19 @@ import {
   TargetNotConfirmableError,
   TargetNotSkippableError,
 } from "./errors.ts";
+import { performFollowUps, planFollowUps } from "./follow-ups.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF, Ledger } from "./ledger.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { type OwnText, OwnTexts } from "./own-texts.ts";
+import { PostChanges } from "./post-changes.ts";
 import { findPosts, type PostFilter, type PostPage } from "./post-filter.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { requestedTargets } from "./post-targets.ts";
 import { RunLog } from "./run-log.ts";
 import { holdBack, type ScheduleRules } from "./schedule-gate.ts";
-import { type PostSyndicationContext, syndicatePost } from "./syndicate-post.ts";
+import { type PostSyndicationContext, type PostSyndicationRun, syndicatePost } from "./syndicate-post.ts";
 import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
@@ -84,6 +86,8 @@ export interface SyndicationDependencies {
   checkLive?: (url: string) => Promise<LiveAnswer>;
 }
 
+/** How many changed posts, or posts with follow-ups due, are read at a time. */
+const FOLLOW_PAGE = 100;
 const durationSchema = z.number().int().positive().max(2_147_483_647);
 const copyUrlSchema = z.url({ protocol: /^https?$/ });
 
@@ -99,6 +103,7 @@ export class Syndication {
   private readonly runLog: RunLog;
   private readonly lease: Lease;
   private readonly ownTexts: OwnTexts;
+  private readonly changes: PostChanges;
   private readonly batches = new Set<Batch>();
   private readonly singles = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(event: SyndicationEvent) => void>();
@@ -117,6 +122,7 @@ export class Syndication {
     this.runLog = new RunLog(deps.database);
     this.lease = new Lease(deps.database, deps.logger, this.leaseMs);
     this.ownTexts = new OwnTexts(deps.database, deps.posts);
+    this.changes = new PostChanges(deps.database);
   }
 
   /**
@@ -212,6 +218,8 @@ export class Syndication {
             staleMs: this.staleMs,
             idempotentUids: () => this.idempotentUids(),
             targetUids: () => this.targetUids(),
+            follow: (runId, report, shouldStop) =>
+              this.follow({ runId, trigger, force: false, pauses }, report, shouldStop),
             syndicate: (post, runId) =>
               trigger === "schedule"
                 ? this.syndicateWhenDue(post, runId, pauses)
@@ -495,6 +503,52 @@ export class Syndication {
       post,
     );
     return held ?? this.syndicateStored(post, runId, "schedule", false, pauses);
+  }
+
+  /**
+   * Follows the changed posts (issue 17): first works out what each changed post's copies need,
+   * then carries out every follow-up that is due. False when stopped before the end.
+   */
+  private async follow(
+    run: PostSyndicationRun,
+    report: (result: PostResult) => void,
+    shouldStop: () => boolean,
+  ): Promise<boolean> {
+    const context = this.context();
+    const planned = new Set<string>();
+    for (;;) {
+      const changes = (await this.changes.noticed(FOLLOW_PAGE)).filter(
+        (change) => !planned.has(`${change.postId}@${change.noticedAt}`),
+      );
+      if (changes.length === 0) break;
+      for (const change of changes) {
+        if (shouldStop()) return false;
+        planned.add(`${change.postId}@${change.noticedAt}`);
+        const post = await this.deps.posts.findById(change.postId);
+        if (post) await planFollowUps(context, post);
+        await this.changes.followed(change);
+      }
+    }
+    const tried = new Set<string>();
+    for (;;) {
+      const postIds = (await this.ledger.postsWithDueOperations(FOLLOW_PAGE)).filter((id) => !tried.has(id));
+      if (postIds.length === 0) return true;
+      for (const postId of postIds) {
+        if (shouldStop()) return false;
+        tried.add(postId);
+        const post = await this.deps.posts.findById(postId);
+        if (!post) continue;
+        try {
+          const result = await performFollowUps(context, post, run);
+          if (result) report(result);
+        } catch (error) {
+          this.deps.logger.error("Following a post's change failed inside the server", {
+            post: post.url,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
+    }
   }
 
   private async runSingle(post: Post, trigger: Trigger, force: boolean): Promise<PostResult> {
