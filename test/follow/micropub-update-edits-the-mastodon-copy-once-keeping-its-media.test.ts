@@ -1,0 +1,83 @@
+// Issue 17: a Micropub update of a syndicated post reaches its Mastodon copy by itself (the
+// scheduler, nobody clicking): exactly one PUT with the new text, the photo kept with the new alt
+// text. The same update again sends nothing, nor does a change of only the links we write back.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { engines } from "../helpers/databases.ts";
+import { pause } from "../schedule/scheduled-server.ts";
+import { type FollowWorld, startFollowWorld, waitFor } from "./follow-world.ts";
+
+const PUT = /^\/api\/v1\/statuses\/\d+$/;
+
+for (const engine of engines) {
+  describe(`a Micropub update edits the Mastodon copy once (${engine.name})`, () => {
+    let world: FollowWorld | undefined;
+    before(async () => {
+      world = await startFollowWorld(engine);
+    });
+    after(async () => {
+      await world?.close();
+    });
+
+    it("sends one PUT with the new text and the photo kept, then nothing for the same update", async () => {
+      assert.ok(world);
+      const { target } = world;
+      const url = await world.publishAndWait("First words");
+      const status = target.sandbox.statuses[0];
+      assert.ok(status);
+      const mediaId = status.media[0]?.id;
+      assert.ok(mediaId, "the copy has its photo");
+
+      const update = {
+        action: "update",
+        url,
+        replace: {
+          content: ["Second words, fixed"],
+          photo: [{ value: `${world.photos.url}/cat.jpg`, alt: "A cat asleep" }],
+        },
+      };
+      assert.equal(await world.micropub(update), 204);
+      await waitFor("the copy is edited", async () => world?.requests("PUT", PUT).length === 1);
+      assert.match(status.text, /^Second words, fixed/);
+      assert.deepEqual(
+        status.media.map((m) => [m.id, m.description]),
+        [[mediaId, "A cat asleep"]],
+        "the same upload, with the new alt text",
+      );
+      assert.equal(target.sandbox.media.length, 1, "nothing uploaded again");
+
+      // The same update again, then a change of only our own write-back fields: not even noted as
+      // a change, so no run starts for them.
+      await waitFor(
+        "the run that edited it has ended",
+        async () =>
+          (await world?.app.syndication().recentRuns())?.every((run) => run.status !== "running") ?? false,
+      );
+      const runsBefore = (await world.app.syndication().recentRuns()).length;
+      assert.equal(await world.micropub(update), 204);
+      assert.equal(
+        await world.micropub({
+          action: "update",
+          url,
+          add: { syndication: ["https://elsewhere.example/1"] },
+        }),
+        204,
+      );
+      await pause(1_500);
+      assert.equal(world.requests("PUT", PUT).length, 1, "no second PUT");
+      assert.equal(target.sandbox.statuses.length, 1, "no new status");
+      assert.equal((await world.app.syndication().recentRuns()).length, runsBefore, "no run started");
+
+      const post = await world.app.server.host.posts?.findByUrl(url);
+      assert.ok(post);
+      const attempts = await world.app.syndication().attemptsForPost(post.id);
+      assert.deepEqual(
+        attempts.map((a) => [a.operation, a.outcome, a.trigger]),
+        [
+          ["update", "syndicated", "schedule"],
+          ["create", "syndicated", "schedule"],
+        ],
+      );
+    });
+  });
+}
