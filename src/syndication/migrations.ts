@@ -167,8 +167,8 @@ ALTER TABLE syndication_attempts ADD COLUMN own_text text;
 // Copies that follow their post (issue 17): an update or a delete of a copy is an operation with the
 // same state machine as a send, one row per (post, target, operation) kept beside the send's row.
 // `digest` on the send's row is what its copy holds now; on an update, what the copy is to become.
-// A trigger notes in syndication_post_changes each post that has copies and changed in anything
-// but the links we write back, so that a change is followed even if the process that made it dies
+// A trigger notes in syndication_post_changes each post that has copies (or was to be sent) and
+// changed in anything but the links we write back, so that a change is followed even if the process that made it dies
 // before it could say so; runs drain the table.
 const followUps = `
 CREATE TABLE syndication_operations (
@@ -203,7 +203,10 @@ CREATE TABLE syndication_post_changes (
 );
 CREATE FUNCTION syndication_note_post_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF EXISTS (SELECT 1 FROM syndication_targets WHERE post_id = NEW.id) THEN
+  -- A post with copies or sends, or a deleted post that was to be sent (its sends are cancelled).
+  IF EXISTS (SELECT 1 FROM syndication_targets WHERE post_id = NEW.id)
+     OR (NEW.deleted_at IS NOT NULL AND jsonb_typeof(NEW.properties->'mp-syndicate-to') = 'array'
+         AND jsonb_array_length(NEW.properties->'mp-syndicate-to') > 0) THEN
     INSERT INTO syndication_post_changes (post_id) VALUES (NEW.id)
       ON CONFLICT (post_id) DO UPDATE SET noticed_at = clock_timestamp();
   END IF;

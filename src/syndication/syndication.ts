@@ -34,7 +34,15 @@ import { type PostSyndicationContext, type PostSyndicationRun, syndicatePost } f
 import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
-import type { Attempt, LedgerEntry, PostResult, RunRecord, SyndicationEvent, Trigger } from "./types.ts";
+import type {
+  Attempt,
+  LedgerEntry,
+  OperationEntry,
+  PostResult,
+  RunRecord,
+  SyndicationEvent,
+  Trigger,
+} from "./types.ts";
 
 export type { BatchRun } from "./batch.ts";
 export type { OwnText } from "./own-texts.ts";
@@ -328,6 +336,11 @@ export class Syndication {
     if (requestedTargets(post).includes(targetUid))
       await this.deps.posts.update(url, { delete: { "mp-syndicate-to": [targetUid] } });
     return entry;
+  }
+
+  /** The post's follow-ups (updates and deletes of its copies), in the order they were asked for. */
+  operationsForPost(postId: string): Promise<OperationEntry[]> {
+    return this.ledger.operationsForPost(postId);
   }
 
   /** The batch in progress in any process sharing the database, or null. */
