@@ -267,11 +267,37 @@ export class Syndication {
   ): Promise<PostResult> {
     const post = await this.deps.posts.findByUrl(url);
     if (!post || post.deleted) throw new PostNotFoundError(url);
-    const work = this.runSingle(post, trigger, options.retryFailed ?? false);
-    this.singles.add(work);
-    const forget = () => this.singles.delete(work);
-    work.then(forget, forget);
-    return work;
+    const force = options.retryFailed ?? false;
+    return this.single(post, trigger, (runId) => this.syndicateStored(post, runId, trigger, force));
+  }
+
+  /**
+   * Carries out the post's follow-ups that are due now (updates and deletes of its copies, issue
+   * 17), beside any batch; with `retryFailed` (the user's retry) those that failed or whose outcome
+   * is unknown too, or only those of `targetUids`. Deleted posts included. Throws PostNotFoundError.
+   */
+  async followPost(
+    url: string,
+    trigger: Trigger,
+    options: { retryFailed?: boolean; targetUids?: readonly string[] } = {},
+  ): Promise<PostResult> {
+    const post = await this.deps.posts.findByUrl(url);
+    if (!post) throw new PostNotFoundError(url);
+    const force = options.retryFailed ?? false;
+    if (force) await this.ledger.retryOperations(post.id, options.targetUids);
+    return this.single(post, trigger, async (runId) => {
+      const result = await performFollowUps(this.context(), post, { runId, trigger, force });
+      return result ?? { url: post.url, status: "unchanged", syndication: [], targets: [], followUp: true };
+    });
+  }
+
+  /** Runs `work` for one post as a single run, which shutdown waits for. */
+  private single(post: Post, trigger: Trigger, work: (runId: string) => Promise<PostResult>) {
+    const running = this.runSingle(post, trigger, work);
+    this.singles.add(running);
+    const forget = () => this.singles.delete(running);
+    running.then(forget, forget);
+    return running;
   }
 
   /**
@@ -564,7 +590,11 @@ export class Syndication {
     }
   }
 
-  private async runSingle(post: Post, trigger: Trigger, force: boolean): Promise<PostResult> {
+  private async runSingle(
+    post: Post,
+    trigger: Trigger,
+    work: (runId: string) => Promise<PostResult>,
+  ): Promise<PostResult> {
     const runId = await this.runLog.start("single", trigger, this.holder);
     const startedAt = new Date();
     this.emit({ type: "run-started", runId, kind: "single", trigger, startedAt });
@@ -573,7 +603,7 @@ export class Syndication {
       // A send of this post interrupted by a dead process is resolved first, so that it is
       // neither forgotten nor sent twice.
       await this.ledger.resolveStale(this.staleMs, this.idempotentUids(), post.id);
-      const result = await this.syndicateStored(post, runId, trigger, force);
+      const result = await work(runId);
       countInto(summary, result);
       await this.runLog.finish(runId, "finished", summary);
       this.emit({ type: "result", runId, kind: "single", result });
