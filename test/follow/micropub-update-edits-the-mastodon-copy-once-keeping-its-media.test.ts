@@ -68,6 +68,18 @@ for (const engine of engines) {
       assert.equal(target.sandbox.statuses.length, 1, "no new status");
       assert.equal((await world.app.syndication().recentRuns()).length, runsBefore, "no run started");
 
+      // A change the copy does not show is followed (a run looks at it) but sends nothing.
+      assert.equal(
+        await world.micropub({ action: "update", url, add: { "x-private-note": ["for me"] } }),
+        204,
+      );
+      await waitFor("a run has looked at the change", async () => {
+        const runs = (await world?.app.syndication().recentRuns()) ?? [];
+        return runs.length > runsBefore && runs.every((run) => run.status !== "running");
+      });
+      await pause(500);
+      assert.equal(world.requests("PUT", PUT).length, 1, "no PUT for a change the copy does not show");
+
       const post = await world.app.server.host.posts?.findByUrl(url);
       assert.ok(post);
       const attempts = await world.app.syndication().attemptsForPost(post.id);
