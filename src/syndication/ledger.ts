@@ -323,7 +323,7 @@ export class Ledger {
    */
   async claim(request: ClaimRequest): Promise<Claim | null> {
     const token = `${request.holder}/${randomBytes(4).toString("hex")}`;
-    const result = await this.database.query<TargetRow & { attempt_id: string }>(
+    const row = await this.claimRow<TargetRow>(
       `WITH claimed AS (
          INSERT INTO syndication_targets AS t
            (post_id, target_uid, state, attempts, idempotency_key, claimed_by, claimed_at)
@@ -342,19 +342,28 @@ export class Ledger {
          RETURNING id::text AS attempt_id
        )
        SELECT claimed.*, attempt.attempt_id FROM claimed, attempt`,
-      [
-        request.postId,
-        request.targetUid,
-        request.idempotencyKey,
-        token,
-        request.force ?? false,
-        request.runId,
-        request.trigger,
-      ],
+      [request.postId, request.targetUid, request.idempotencyKey, token],
+      request,
     );
-    const row = result.rows[0];
-    if (!row) return null;
-    return { entry: toEntry(row), attemptId: row.attempt_id, token, trigger: request.trigger };
+    return row ? { entry: toEntry(row), attemptId: row.attempt_id, token, trigger: request.trigger } : null;
+  }
+
+  /**
+   * Runs a claim statement: $1 to $4 are given, $5 to $7 are the request's force, run and trigger.
+   * Returns the claimed row with its attempt's id, or undefined.
+   */
+  private async claimRow<Row>(
+    sql: string,
+    params: unknown[],
+    request: { force?: boolean; runId: string | null; trigger: Trigger },
+  ): Promise<(Row & { attempt_id: string }) | undefined> {
+    const result = await this.database.query<Row & { attempt_id: string }>(sql, [
+      ...params,
+      request.force ?? false,
+      request.runId,
+      request.trigger,
+    ]);
+    return result.rows[0];
   }
 
   /** The target returned `url`. Recorded even if the row was meanwhile marked unknown. */
@@ -635,7 +644,7 @@ export class Ledger {
    */
   async claimOperation(request: OperationClaimRequest): Promise<OperationClaim | null> {
     const token = `${request.holder}/${randomBytes(4).toString("hex")}`;
-    const result = await this.database.query<OperationRow & { attempt_id: string }>(
+    const row = await this.claimRow<OperationRow>(
       `WITH claimed AS (
          UPDATE syndication_operations AS o
             SET state = 'sending', attempts = o.attempts + 1, claimed_by = $4, claimed_at = now(),
@@ -655,19 +664,12 @@ export class Ledger {
        )
        SELECT ${OPERATION_COLUMNS.replaceAll("post_id::text", "claimed.post_id::text")}, attempt.attempt_id
          FROM claimed, attempt`,
-      [
-        request.postId,
-        request.targetUid,
-        request.operation,
-        token,
-        request.force ?? false,
-        request.runId,
-        request.trigger,
-      ],
+      [request.postId, request.targetUid, request.operation, token],
+      request,
     );
-    const row = result.rows[0];
-    if (!row) return null;
-    return { entry: toOperation(row), attemptId: row.attempt_id, token, trigger: request.trigger };
+    return row
+      ? { entry: toOperation(row), attemptId: row.attempt_id, token, trigger: request.trigger }
+      : null;
   }
 
   /**

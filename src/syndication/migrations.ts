@@ -168,32 +168,24 @@ ALTER TABLE syndication_attempts ADD COLUMN own_text text;
 // same state machine as a send, one row per (post, target, operation) kept beside the send's row.
 // `digest` on the send's row is what its copy holds now; on an update, what the copy is to become.
 // A trigger notes in syndication_post_changes each post that has copies (or was to be sent) and
-// changed in anything but the links we write back, so that a change is followed even if the process that made it dies
-// before it could say so; runs drain the table.
+// changed in anything but the links we write back, so that a change is followed even if the
+// process that made it dies before it could say so; runs drain the table.
 const followUps = `
+ALTER TABLE syndication_targets ADD COLUMN digest text;
+-- A follow-up row is a send's row (the same columns, defaults and state machine) with its operation.
 CREATE TABLE syndication_operations (
-  post_id bigint NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
-  target_uid text NOT NULL,
+  LIKE syndication_targets INCLUDING DEFAULTS,
   operation text NOT NULL CHECK (operation IN ('update', 'delete')),
-  state text NOT NULL CHECK (state IN ('pending', 'sending', 'done', 'failed', 'unknown', 'cancelled', 'kept')),
-  url text,
-  digest text,
-  attempts integer NOT NULL DEFAULT 0,
-  last_error text,
-  permanent boolean NOT NULL DEFAULT false,
-  last_status integer,
-  idempotency_key text NOT NULL,
-  next_attempt_at timestamptz,
-  claimed_by text,
-  claimed_at timestamptz,
-  created_at timestamptz NOT NULL DEFAULT now(),
-  updated_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (post_id, target_uid, operation)
+  PRIMARY KEY (post_id, target_uid, operation),
+  FOREIGN KEY (post_id) REFERENCES posts (id) ON DELETE CASCADE,
+  CONSTRAINT syndication_operations_state_check
+    CHECK (state IN ('pending', 'sending', 'done', 'failed', 'unknown', 'cancelled', 'kept'))
 );
+-- What only a send has: whether its link was written back, a capture's progress.
+ALTER TABLE syndication_operations DROP COLUMN written_back, DROP COLUMN checkpoint;
 CREATE INDEX syndication_operations_due ON syndication_operations (next_attempt_at)
   WHERE state IN ('pending', 'failed');
 CREATE INDEX syndication_operations_sending ON syndication_operations (claimed_at) WHERE state = 'sending';
-ALTER TABLE syndication_targets ADD COLUMN digest text;
 ALTER TABLE syndication_runs ADD COLUMN followed integer NOT NULL DEFAULT 0;
 ALTER TABLE syndication_attempts ADD COLUMN operation text NOT NULL DEFAULT 'create'
   CHECK (operation IN ('create', 'update', 'delete'));

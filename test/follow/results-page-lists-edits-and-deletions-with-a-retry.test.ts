@@ -3,7 +3,7 @@
 // delete, a refused deletion with a retry that deletes the copy, and the other copy kept.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CopyPreview, PostProperties, SyndicatorPlugin } from "../../src/server/contract.ts";
+import type { SyndicatorPlugin } from "../../src/server/contract.ts";
 import {
   closeAll,
   type EndpointServer,
@@ -12,6 +12,7 @@ import {
   type Target,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
+import { contentPreview } from "../syndication/syndication-fixture.ts";
 
 /** A target that keeps its copies as they were sent: no edits, no deletes (like Bluesky, an archive). */
 const keeper: SyndicatorPlugin = {
@@ -25,16 +26,7 @@ const keeper: SyndicatorPlugin = {
   async syndicate(properties) {
     return `https://keeper.example/copies/${encodeURIComponent(String(properties.url))}`;
   },
-  preview(properties: PostProperties): CopyPreview {
-    return {
-      text: String(properties.content),
-      over: false,
-      cut: false,
-      permalink: "none",
-      photos: [],
-      ownText: false,
-    };
-  },
+  preview: contentPreview,
 };
 
 const LANGUAGES = {

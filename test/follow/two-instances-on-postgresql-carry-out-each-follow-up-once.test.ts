@@ -3,15 +3,11 @@
 // once: the follow-up is claimed by one conditional statement, like a send.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type {
-  CopyChangeOptions,
-  CopyPreview,
-  PostProperties,
-  Publication,
-} from "../../src/server/contract.ts";
+import type { CopyChangeOptions, PostProperties, Publication } from "../../src/server/contract.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,
+  contentPreview,
   openSyndication,
   type SyndicationFixture,
   TestTarget,
@@ -22,16 +18,7 @@ class FollowingTarget extends TestTarget {
   down = true;
   readonly updates: string[] = [];
   readonly deletes: string[] = [];
-  preview(properties: PostProperties): CopyPreview {
-    return {
-      text: String(properties.content),
-      over: false,
-      cut: false,
-      permalink: "none",
-      photos: [],
-      ownText: false,
-    };
-  }
+  readonly preview = contentPreview;
   async update(_properties: PostProperties, _publication: Publication, options: CopyChangeOptions) {
     await this.change(this.updates, options.url);
   }
