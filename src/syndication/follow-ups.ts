@@ -48,6 +48,8 @@ export async function planFollowUps(context: PostSyndicationContext, post: Post)
       // A delete pending makes an update pointless.
       await cancel(find(uid, "update"));
       const copied = entry?.state === "syndicated" || entry?.state === "sending";
+      // Its copy was deleted already: the row waits for a restore, nothing to cancel.
+      if (!copied && find(uid, "delete")?.state === "done") continue;
       // A send not made yet is cancelled: the claim refuses a deleted post, so it never goes out.
       const state = !copied ? "cancelled" : byUid.get(uid)?.delete ? "pending" : "kept";
       await ledger.requestOperation({
@@ -135,7 +137,8 @@ export async function performFollowUps(
   const texts = await context.ownTexts?.forPost(post);
   const deletePending = new Set(due.filter((op) => op.operation === "delete").map((op) => op.targetUid));
 
-  const followOne = async (op: OperationEntry): Promise<TargetResult> => {
+  /** Null for a follow-up that turned out pointless: cancelled, and not reported. */
+  const followOne = async (op: OperationEntry): Promise<TargetResult | null> => {
     const uid = op.targetUid;
     const syndicator = byUid.get(uid);
     const name = syndicator?.info.name ?? uid;
@@ -148,7 +151,7 @@ export async function performFollowUps(
     if (pointless) {
       if (entry?.state === "sending") return { ...base, status: "skipped", error: IN_FLIGHT_NOTE };
       await context.ledger.requestOperation({ ...op, state: "cancelled" });
-      return { ...base, status: "skipped", error: "cancelled" };
+      return null;
     }
     if (!syndicator?.[op.operation])
       return { ...base, status: "skipped", error: `${name} is not configured to ${op.operation} copies` };
@@ -179,7 +182,7 @@ export async function performFollowUps(
     return { ...base, status: "syndicated", url: claim.entry.url };
   };
 
-  const targets = await Promise.all(
+  const outcomes = await Promise.all(
     due.map((op) =>
       followOne(op).catch(
         (error: unknown): TargetResult => ({
@@ -192,6 +195,8 @@ export async function performFollowUps(
       ),
     ),
   );
+  const targets = outcomes.filter((outcome): outcome is TargetResult => outcome !== null);
+  if (targets.length === 0) return null;
   const syndication = await forgetDeletedCopies(context, post, targets);
   const done = targets.some((t) => t.status === "syndicated");
   const failed = targets.some((t) => t.status === "failed");

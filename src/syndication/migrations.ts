@@ -205,6 +205,19 @@ BEGIN
   RETURN NULL;
 END
 $$;
+-- The user's own words for a copy changed on the page: what the copy would get changes too.
+CREATE FUNCTION syndication_note_text_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changed bigint := CASE TG_OP WHEN 'DELETE' THEN OLD.post_id ELSE NEW.post_id END;
+BEGIN
+  INSERT INTO syndication_post_changes (post_id)
+    SELECT changed WHERE EXISTS (SELECT 1 FROM syndication_targets WHERE post_id = changed)
+    ON CONFLICT (post_id) DO UPDATE SET noticed_at = clock_timestamp();
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER syndication_text_changed AFTER INSERT OR UPDATE OR DELETE ON syndication_texts
+  FOR EACH ROW EXECUTE FUNCTION syndication_note_text_change();
 -- The WHEN is evaluated without calling the function: a write-back of links costs two jsonb
 -- subtractions and a comparison.
 CREATE TRIGGER syndication_post_changed AFTER UPDATE ON posts FOR EACH ROW

@@ -30,7 +30,8 @@ export function countInto(
   result: Pick<PostResult, "status" | "targets" | "followUp">,
 ): void {
   summary.posts += 1;
-  if (result.followUp && result.status !== "failed") {
+  // Copies that followed their post are counted apart from sends; what failed or waits, as any.
+  if (result.followUp && result.status === "syndicated") {
     summary.followed = (summary.followed ?? 0) + 1;
     return;
   }

@@ -118,7 +118,8 @@ export interface RunSummary {
   skipped: number;
   /**
    * Posts whose copies were updated or deleted to follow them (issue 17), counted apart from the
-   * sends; absent when there were none. A follow-up that failed counts as failed.
+   * sends; absent when there were none. Follow-ups that failed or wait count as failed, partial
+   * or skipped, like sends.
    */
   followed?: number;
 }

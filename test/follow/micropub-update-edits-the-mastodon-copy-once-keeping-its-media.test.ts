@@ -90,6 +90,11 @@ for (const engine of engines) {
           ["create", "syndicated", "schedule"],
         ],
       );
+
+      // The user's own words for the copy, saved from the page: the copy follows them too.
+      await world.app.syndication().saveOwnText(post, target.uid, "My own words for Mastodon");
+      await waitFor("the copy is edited again", async () => world?.requests("PUT", PUT).length === 2);
+      assert.match(status.text, /^My own words for Mastodon/);
     });
   });
 }
