@@ -10,6 +10,7 @@ import { createJimp } from "@jimp/core";
 import jpeg from "@jimp/js-jpeg";
 import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
+import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
 import { noisyPngBytes, pngBytes } from "../../test/fakes/png.ts";
 import { type ChildServer, startChildServer } from "../../test/helpers/child-server.ts";
@@ -348,5 +349,42 @@ describe("Bluesky syndicator against a real PDS", () => {
     assert.ok(expired >= 0, calls.join("\n"));
     assert.equal(calls[expired + 1], "com.atproto.server.refreshSession 200", calls.join("\n"));
     assert.ok(!calls.some((call) => call.startsWith("com.atproto.server.createSession")), calls.join("\n"));
+  });
+
+  /** The syndicator as the server runs it, in this process: the core that calls delete() is elsewhere. */
+  const alicesSyndicator = () =>
+    new BlueskySyndicator({ handle: account.handle, password: account.appPassword, serviceUrl: pds.url }, {});
+  const site = () => ({ me: `${photos.url}/`, postUrlPattern: "{me}{slug}", timezone: "UTC", name: "Alice" });
+  const deleteOptions = (url: string) => ({
+    url,
+    idempotencyKey: randomBytes(16).toString("hex"),
+    signal: AbortSignal.timeout(60_000),
+  });
+
+  it("deletes a post copy with deleteRecord: getRecord then answers RecordNotFound, and a second delete succeeds", async () => {
+    const { copy, rkey } = await publish({ content: [`To be deleted ${Date.now()}`] });
+    const syndicator = alicesSyndicator();
+    await syndicator.delete(site(), deleteOptions(copy));
+    await assert.rejects(pds.getRecord(account.did, collection, rkey), /400 .*"error":"RecordNotFound"/);
+    // The PDS answers the delete of a record that is not there with success: a retry is harmless.
+    await syndicator.delete(site(), deleteOptions(copy));
+  });
+
+  it("deletes a like copy (whose URL is Bob's post): our like record goes, Bob's post stays", async () => {
+    // The PDS's clock has moved on past the 2 hours Bob's token lives (the session test): sign in again.
+    const bobs = await pds.createPost(await pds.signIn(bob), "Bob's post to like and unlike");
+    const post = await createPost({
+      "like-of": [`https://bsky.app/profile/${bob.handle}/post/${bobs.rkey}`],
+    });
+    const result = await syndicate(`?source_url=${encodeURIComponent(post)}`);
+    const copy = result.targets[0]?.url ?? "";
+    const likesOfIt = async () =>
+      (await pds.listRecords(account.did, "app.bsky.feed.like")).filter(
+        (record) => record.value.subject?.uri === bobs.uri,
+      );
+    assert.equal((await likesOfIt()).length, 1, JSON.stringify(result.targets));
+    await alicesSyndicator().delete(site(), deleteOptions(copy));
+    assert.deepEqual(await likesOfIt(), []);
+    assert.equal((await pds.getRecord(bob.did, collection, bobs.rkey)).uri, bobs.uri);
   });
 });

@@ -14,6 +14,8 @@ export interface RealPds {
   /** Makes an account with a .test handle and an app password for it. */
   createAccount(name: string): Promise<Account>;
   getRecord(repo: string, collection: string, rkey: string): Promise<{ uri: string; value: PostRecord }>;
+  /** The account signed in afresh (its access token lives 2 hours of the PDS's clock). */
+  signIn(account: Account): Promise<Account>;
   /** Posts as `account` directly on the PDS (someone else's post to like, repost or reply to). */
   createPost(account: Account, text: string): Promise<{ uri: string; cid: string; rkey: string }>;
   listRecords(repo: string, collection: string): Promise<{ uri: string; value: PostRecord }[]>;
@@ -155,6 +157,14 @@ export async function startRealPds(options: { rateLimits?: boolean } = {}): Prom
         created.accessJwt,
       );
       return { did: created.did, handle, appPassword: app.password, accessJwt: created.accessJwt };
+    },
+    async signIn(account) {
+      const name = account.handle.replace(/\.test$/, "");
+      const session = await post<{ accessJwt: string }>(xrpcUrl("com.atproto.server.createSession"), {
+        identifier: account.handle,
+        password: `${name}-account-password`,
+      });
+      return { ...account, accessJwt: session.accessJwt };
     },
     async createPost(account, text) {
       const made = await post<{ uri: string; cid: string }>(

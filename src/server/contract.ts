@@ -97,12 +97,27 @@ export interface CopyPreview {
   /** Where the link to the post went: into the text, a link card, nowhere. */
   permalink: "text" | "card" | "none";
   photos: { url: string; alt?: string }[];
-  /** Bluesky's card for the post; `image` is the post's featured image when it names one. */
-  linkCard?: { uri: string; title: string; description: string; image?: string };
+  /**
+   * Bluesky's card for the post; `image` is the post's featured image when it names one, else
+   * `imageFromPage` says the picture is the page's og:image, read when sending (a page or picture
+   * that cannot be had leaves the card without one).
+   */
+  linkCard?: { uri: string; title: string; description: string; image?: string; imageFromPage?: boolean };
+  /**
+   * Bluesky's rich-text facets of the text, at UTF-8 byte offsets, as the record carries them. A
+   * mention names the handle: its DID is looked up when sending (a handle nobody has stays text).
+   */
+  facets?: CopyFacet[];
   /** What the copy does besides (or instead of) a text. */
   action?: { kind: "like" | "repost" | "reply" | "capture"; url: string };
   /** The text is the user's own words for this post and target. */
   ownText: boolean;
+}
+
+export interface CopyFacet {
+  index: { byteStart: number; byteEnd: number };
+  /** app.bsky.richtext.facet#link (uri), #tag (tag) or #mention (handle in a preview, did when sent). */
+  features: { $type: string; uri?: string; tag?: string; did?: string; handle?: string }[];
 }
 
 export interface PreviewOptions {

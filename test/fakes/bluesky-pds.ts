@@ -1,7 +1,9 @@
 // A fake Bluesky PDS speaking the XRPC methods a syndicator uses, with the PDS's answers and error
 // shapes ({"error": "<Name>", "message": "<text>"}): createSession, uploadBlob, createRecord (with
 // the app.bsky.feed.post checks that matter: 300 graphemes, 3000 bytes, blobs that exist and are
-// small enough), getRecord and resolveHandle. A createRecord at a record key already taken answers as today's PDS
+// small enough), getRecord, listRecords (cursor and reverse as the PDS pages them), deleteRecord
+// (a record not there is success, another account's repo 401, an unknown one 403 AccountNotFound,
+// as @atproto/pds's handler answers) and resolveHandle. A createRecord at a record key already taken answers as today's PDS
 // does: 500 InternalServerError (bluesky-social/atproto#3718, indigo#873); a later PDS may answer
 // with an explicit error instead, which `duplicateRecordError` can imitate.
 import { createHash, randomBytes } from "node:crypto";
@@ -250,6 +252,45 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
           cid: stored.cid,
           commit: { cid: fakeCid("bafyrei", Buffer.from(stored.uri)), rev: "3lfakerev0000" },
           validationStatus: "valid",
+        };
+      }
+      case "com.atproto.repo.deleteRecord": {
+        authenticate(request);
+        const body = await jsonBody(request);
+        const known = Object.values(options.knownHandles ?? {}).includes(String(body.repo));
+        if (body.repo !== did && body.repo !== options.handle) {
+          if (known || others.some((other) => other.repo === body.repo)) {
+            throw new XrpcError(401, "AuthenticationRequired", "Authentication Required");
+          }
+          throw new XrpcError(403, "AccountNotFound", "Account not found");
+        }
+        const index = records.findIndex(
+          (stored) => stored.collection === body.collection && stored.rkey === body.rkey,
+        );
+        // "Delete a repository record, or ensure it doesn't exist": no record, no commit, still 200.
+        if (index < 0) return {};
+        const [removed] = records.splice(index, 1);
+        return {
+          commit: { cid: fakeCid("bafyrei", Buffer.from(`deleted ${removed?.uri}`)), rev: "3lfakerev0001" },
+        };
+      }
+      case "com.atproto.repo.listRecords": {
+        const repo = url.searchParams.get("repo");
+        const collection = url.searchParams.get("collection");
+        if (!repo || !collection) throw invalid("Params must have the properties repo and collection");
+        if (repo !== did && repo !== options.handle) throw invalid(`Could not find repo: ${repo}`);
+        const limit = Number(url.searchParams.get("limit") ?? 50);
+        const reverse = url.searchParams.get("reverse") === "true";
+        const cursor = url.searchParams.get("cursor");
+        // Ordered by record key, newest (highest) first unless `reverse`; the cursor is the last key.
+        const page = records
+          .filter((stored) => stored.collection === collection)
+          .filter((stored) => cursor === null || (reverse ? stored.rkey > cursor : stored.rkey < cursor))
+          .sort((a, b) => (a.rkey < b.rkey ? -1 : a.rkey > b.rkey ? 1 : 0) * (reverse ? 1 : -1))
+          .slice(0, limit);
+        return {
+          records: page.map((stored) => ({ uri: stored.uri, cid: stored.cid, value: stored.value })),
+          ...(page.length > 0 ? { cursor: page.at(-1)?.rkey } : {}),
         };
       }
       case "com.atproto.identity.resolveHandle": {

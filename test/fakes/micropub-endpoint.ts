@@ -1,6 +1,9 @@
 // A fake Micropub endpoint (https://micropub.spec.indieweb.org/): takes form-encoded and JSON
 // create requests with a Bearer token, answers 201 Created (or 202 Accepted) with a Location, and
-// errors as {"error": "...", "error_description": "..."}. It records every request it receives.
+// errors as {"error": "...", "error_description": "..."}. It records every request it receives and
+// keeps each post's properties, so that an update (JSON action=update with replace, add or delete;
+// 204 No Content) and a delete (action=delete, form or JSON; 204) act on them as the spec says; an
+// update or delete of a URL it does not hold is 400 invalid_request, as the spec's errors say.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken, listen, readBody, sameSecret, sendJson } from "../../src/sandbox/http-kit.ts";
 
@@ -18,6 +21,8 @@ export interface FakeMicropub {
   requests: MicropubRequestRecord[];
   /** Locations of the posts made. */
   posts: string[];
+  /** The properties each post holds now (JSON syntax), by location; a deleted post is absent. */
+  stored: Map<string, Record<string, unknown[]>>;
   /** Requests that reached /moved, the target of the redirect (method and path). */
   moved: string[];
   setFailure(failure: { status: number; error: string; description: string } | null): void;
@@ -39,6 +44,7 @@ export async function startFakeMicropub(options: {
   const requests: MicropubRequestRecord[] = [];
   const posts: string[] = [];
   const moved: string[] = [];
+  const stored = new Map<string, Record<string, unknown[]>>();
   let failure: { status: number; error: string; description: string } | null = null;
   let base = "";
 
@@ -78,6 +84,8 @@ export async function startFakeMicropub(options: {
       sendJson(response, failure.status, { error: failure.error, error_description: failure.description });
       return;
     }
+    const action = record.form ? record.form.action?.[0] : (record.json as { action?: unknown })?.action;
+    if (action === "update" || action === "delete") return change(action, record, response);
     const isEntry = record.form ? record.form.h?.[0] === "entry" : record.json?.type?.[0] === "h-entry";
     if (!isEntry) {
       sendJson(response, 400, {
@@ -88,9 +96,50 @@ export async function startFakeMicropub(options: {
     }
     const path = `/notes/${posts.length + 1}`;
     posts.push(`${base}${path}`);
+    stored.set(`${base}${path}`, record.json?.properties ?? formProperties(record.form ?? {}));
     response.writeHead(options.status ?? 201, {
       location: options.location === "relative" ? path : `${base}${path}`,
     });
+    response.end();
+  }
+
+  /** action=update (JSON only, as the spec has it) and action=delete (form or JSON). */
+  function change(action: "update" | "delete", record: MicropubRequestRecord, response: ServerResponse) {
+    const body = (record.json ?? {}) as {
+      url?: unknown;
+      replace?: Record<string, unknown[]>;
+      add?: Record<string, unknown[]>;
+      delete?: string[] | Record<string, unknown[]>;
+    };
+    const url = record.form ? record.form.url?.[0] : body.url;
+    const properties = typeof url === "string" ? stored.get(url) : undefined;
+    if (!properties) {
+      return sendJson(response, 400, {
+        error: "invalid_request",
+        error_description: `The post ${String(url)} does not exist`,
+      });
+    }
+    if (action === "delete") {
+      stored.delete(url as string);
+    } else {
+      if (!record.json) {
+        return sendJson(response, 400, {
+          error: "invalid_request",
+          error_description: "Updates must be sent as JSON",
+        });
+      }
+      if (!body.replace && !body.add && !body.delete) {
+        return sendJson(response, 400, {
+          error: "invalid_request",
+          error_description: "An update needs replace, add or delete",
+        });
+      }
+      for (const [name, values] of Object.entries(body.replace ?? {})) properties[name] = values;
+      for (const [name, values] of Object.entries(body.add ?? {}))
+        properties[name] = [...(properties[name] ?? []), ...values];
+      if (Array.isArray(body.delete)) for (const name of body.delete) delete properties[name];
+    }
+    response.writeHead(204);
     response.end();
   }
 
@@ -138,10 +187,21 @@ export async function startFakeMicropub(options: {
     url: `${running.url}/micropub`,
     requests,
     posts,
+    stored,
     moved,
     setFailure(next) {
       failure = next;
     },
     close: running.close,
   };
+}
+
+/** A form-encoded create's properties in JSON syntax (category[] → category). */
+function formProperties(form: Record<string, string[]>): Record<string, unknown[]> {
+  const properties: Record<string, unknown[]> = {};
+  for (const [key, values] of Object.entries(form)) {
+    if (key === "h" || key.startsWith("mp-") || key === "access_token") continue;
+    properties[key.replace(/\[\]$/, "")] = values;
+  }
+  return properties;
 }

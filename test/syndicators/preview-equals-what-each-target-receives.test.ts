@@ -15,6 +15,7 @@ import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type FakeArchive, startFakeArchive } from "../fakes/internet-archive.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";
 import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
+import { pngBytes } from "../fakes/png.ts";
 import { callOptions, note, siteServedBy } from "./fixtures.ts";
 
 const longText = `${"Walking along the old canal this morning I counted herons, cormorants and a kingfisher. ".repeat(8)}More at https://example.com/a/rather/long/path/that/counts/as/twenty-three?with=query and https://example.net/.`;
@@ -45,6 +46,18 @@ function posts(photoBase: string): [string, PostProperties][] {
       }),
     ],
   ];
+}
+
+const bobDid = "did:plc:bob00000000000000000000";
+
+interface BlueskyRecord {
+  text: string;
+  facets?: unknown[];
+  embed?: {
+    $type: string;
+    images?: { alt: string }[];
+    external?: Record<string, unknown> & { thumb?: { ref: { $link: string } } };
+  };
 }
 
 /** The same numbers a user reads on the page: the length the service counts, against its limit. */
@@ -132,12 +145,18 @@ describe("preview equals what each target receives", () => {
   describe("Bluesky", () => {
     let pds: FakePds;
     before(async () => {
-      pds = await startFakePds({ handle: "alice.example.com", password: "app-password" });
+      pds = await startFakePds({
+        handle: "alice.example.com",
+        password: "app-password",
+        knownHandles: { "bob.example.net": bobDid },
+      });
     });
     after(() => pds.close());
+    const blueskyOf = () =>
+      new BlueskySyndicator({ handle: "alice.example.com", password: "app-password", serviceUrl: pds.url });
 
     for (const [name, properties] of posts("PHOTOS")) {
-      it(`${name}: the record's text, images and link card are the preview`, async () => {
+      it(`${name}: the record's text, facets, images and link card are the preview`, async () => {
         const post = JSON.parse(
           JSON.stringify(properties).replaceAll("PHOTOS", photos.url),
         ) as PostProperties;
@@ -148,22 +167,22 @@ describe("preview equals what each target receives", () => {
         });
         const preview = syndicator.preview(post, publication);
         await syndicator.syndicate(post, publication, callOptions(undefined, 20_000));
-        const value = pds.records.at(-1)?.value as {
-          text: string;
-          embed?: { $type: string; images?: { alt: string }[]; external?: Record<string, unknown> };
-        };
+        const value = pds.records.at(-1)?.value as unknown as BlueskyRecord;
         assert.equal(value.text, preview.text);
+        if (/https:|#/.test(value.text)) assert.ok(preview.facets?.length, "a link or hashtag is a facet");
+        assert.deepEqual(value.facets, preview.facets, "the facets and their byte offsets are the preview's");
         assertCounted(preview, countGraphemes(value.text), 300);
         assert.deepEqual(
           (value.embed?.images ?? []).map((image) => image.alt),
           preview.photos.map((photo) => photo.alt),
         );
         const external = value.embed?.external;
+        const { image: _featured, imageFromPage: _fromPage, ...card } = preview.linkCard ?? {};
         assert.deepEqual(
           external
             ? { uri: external.uri, title: external.title, description: external.description }
             : undefined,
-          preview.linkCard,
+          preview.linkCard ? card : undefined,
         );
         assert.equal(
           preview.permalink,
@@ -171,6 +190,59 @@ describe("preview equals what each target receives", () => {
         );
       });
     }
+
+    it("a mention: the preview names the handle where the record names the DID, at the same bytes", async () => {
+      const syndicator = blueskyOf();
+      const post = note({
+        content: { text: "Thanks @bob.example.net and @nobody.example.org! #herons", html: "" },
+      });
+      const preview = syndicator.preview(post, publication);
+      await syndicator.syndicate(post, publication, callOptions(undefined, 20_000));
+      const value = pds.records.at(-1)?.value as unknown as BlueskyRecord;
+      const mention = "app.bsky.richtext.facet#mention";
+      // A handle nobody has stays plain text when sending; the preview cannot know without a look-up.
+      const resolvable = (preview.facets ?? []).filter(
+        (facet) => !facet.features.some((feature) => feature.handle === "nobody.example.org"),
+      );
+      assert.deepEqual(
+        value.facets,
+        resolvable.map((facet) => ({
+          ...facet,
+          features: facet.features.map((feature) =>
+            feature.$type === mention ? { $type: mention, did: bobDid } : feature,
+          ),
+        })),
+      );
+      assert.deepEqual(
+        preview.facets?.map((facet) => facet.features[0]?.handle ?? facet.features[0]?.tag),
+        ["bob.example.net", "nobody.example.org", "herons"],
+      );
+    });
+
+    it("the card's picture: the featured image the preview names, else the page's og:image it announces", async () => {
+      const syndicator = blueskyOf();
+      const featuredBytes = pngBytes(40, 20);
+      const pageImage = pngBytes(120, 63);
+      const featured = photos.add("/media/featured.png", featuredBytes, "image/png");
+      photos.add("/media/card.png", pageImage, "image/png");
+      const page = photos.add(
+        "/notes/card/",
+        Buffer.from(`<html><head><meta property="og:image" content="/media/card.png"></head></html>`),
+        "text/html",
+      );
+      for (const [post, bytes] of [
+        [note({ url: page, name: "With a featured image", featured: [featured] }), featuredBytes],
+        [note({ url: page, name: "With the page's picture" }), pageImage],
+      ] as const) {
+        const preview = syndicator.preview(post, publication);
+        await syndicator.syndicate(post, publication, callOptions(undefined, 20_000));
+        const thumb = (pds.records.at(-1)?.value as unknown as BlueskyRecord).embed?.external?.thumb;
+        const blob = pds.blobs.find((candidate) => candidate.cid === thumb?.ref.$link);
+        assert.deepEqual(blob?.bytes, bytes);
+        if (bytes === featuredBytes) assert.equal(preview.linkCard?.image, featured);
+        else assert.deepEqual([preview.linkCard?.image, preview.linkCard?.imageFromPage], [undefined, true]);
+      }
+    });
 
     it("linkCard: false puts a title's link into the text instead, as the preview says", async () => {
       const syndicator = new BlueskySyndicator({

@@ -28,6 +28,11 @@ export type RecordRef = z.output<typeof recordRefSchema>;
 const storedRecordSchema = recordRefSchema.extend({ value: z.record(z.string(), z.unknown()).optional() });
 export type StoredRecord = z.output<typeof storedRecordSchema>;
 
+const recordListSchema = z.object({
+  records: z.array(storedRecordSchema),
+  cursor: z.string().optional(),
+});
+
 const didSchema = z.object({ did: z.string().startsWith("did:") });
 
 const xrpcErrorSchema = z.object({ error: z.string().optional(), message: z.string().optional() });
@@ -148,5 +153,30 @@ export class BlueskyApi {
       throw error;
     }
     return readJson(this.target, response, storedRecordSchema, "the record look-up");
+  }
+
+  /**
+   * Deletes a record of the session's own repository (com.atproto.repo.deleteRecord): the repo is
+   * always the session's DID, so nobody else's record can be named. The PDS answers a record that is
+   * not there with success ("ensure it doesn't exist"), so a repeated delete succeeds.
+   */
+  async deleteRecord(session: BlueskySession, collection: string, rkey: string): Promise<void> {
+    const response = await this.json(
+      "com.atproto.repo.deleteRecord",
+      { repo: session.did, collection, rkey },
+      session.accessJwt,
+    );
+    await response.body?.cancel().catch(() => {});
+  }
+
+  /** One page of a collection's records in ascending record-key order, after `cursor`. */
+  async listRecords(
+    repo: string,
+    collection: string,
+    cursor: string,
+  ): Promise<{ records: StoredRecord[]; cursor?: string | undefined }> {
+    const query = new URLSearchParams({ repo, collection, limit: "100", reverse: "true", cursor });
+    const response = await this.call(`com.atproto.repo.listRecords?${query}`, { method: "GET" });
+    return readJson(this.target, response, recordListSchema, "the record list");
   }
 }

@@ -15,6 +15,7 @@ import {
   permalink,
   photos,
 } from "../shared/jf2.ts";
+import { previewFacets } from "./bluesky-facets.ts";
 import type { BlueskyOptions } from "./bluesky-options.ts";
 import { blueskyGraphemeLimit, fitBlueskyPostText, fitsBluesky } from "./bluesky-post-text.ts";
 
@@ -76,6 +77,7 @@ export function composeBluesky(
   const card = hasCard && link ? linkCard(properties, publication, link) : undefined;
   const featured = firstUrl(properties, "featured", publication.me);
   const count = countGraphemes(fitted.text);
+  const facets = previewFacets(fitted.text);
   return {
     text: fitted.text,
     photos: attached,
@@ -87,7 +89,10 @@ export function composeBluesky(
       cut: fitted.cut,
       permalink: fitted.linked ? "text" : card ? "card" : "none",
       photos: attached.map((photo) => ({ url: photo.url, alt: photo.alt ?? "" })),
-      ...(card ? { linkCard: { ...card, ...(featured ? { image: featured } : {}) } } : {}),
+      ...(facets.length > 0 ? { facets } : {}),
+      ...(card
+        ? { linkCard: { ...card, ...(featured ? { image: featured } : { imageFromPage: true }) } }
+        : {}),
       ...(inReplyTo ? { action: { kind: "reply" as const, url: inReplyTo } } : {}),
       ownText: ownText !== undefined,
     },

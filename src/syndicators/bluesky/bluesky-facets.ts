@@ -2,25 +2,47 @@
 // RichText marks links (also bare domains such as example.com, by the list of top-level domains),
 // @mentions and #hashtags, at UTF-8 byte offsets. Mentions point at a DID, not a handle, so each is
 // resolved; one that resolves to nobody stays plain text, as in the official client.
+import { createRequire } from "node:module";
 import type { AppBskyRichtextFacet, RichText as RichTextClass } from "@atproto/api";
+import type { CopyFacet } from "../../server/contract.ts";
 
 export type Facet = Pick<AppBskyRichtextFacet.Main, "index" | "features">;
 
-/** @atproto/api is large (its lexicons); it is loaded when the first post is sent, not at start-up. */
-let richTextClass: Promise<typeof RichTextClass> | undefined;
+/**
+ * @atproto/api is large (its lexicons): it is loaded when the first post is previewed or sent, not
+ * at start-up. A preview is synchronous, so it is required rather than imported.
+ */
+let richTextClass: typeof RichTextClass | undefined;
+const require = createRequire(import.meta.url);
 
 const mentionType = "app.bsky.richtext.facet#mention";
+
+/** The facets as the official client finds them before any look-up: a mention holds its handle. */
+function unresolvedFacets(text: string): Facet[] {
+  richTextClass ??= (require("@atproto/api") as typeof import("@atproto/api")).RichText;
+  const rich = new richTextClass({ text });
+  rich.detectFacetsWithoutResolution();
+  return rich.facets ?? [];
+}
+
+/** What a preview shows: the facets the send makes, with each mention's handle in place of its DID. */
+export function previewFacets(text: string): CopyFacet[] {
+  return unresolvedFacets(text).map(({ index, features }) => ({
+    index: { byteStart: index.byteStart, byteEnd: index.byteEnd },
+    features: features.map((feature) =>
+      feature.$type === mentionType
+        ? { $type: mentionType, handle: String((feature as { did: string }).did) }
+        : { ...(feature as CopyFacet["features"][number]) },
+    ),
+  }));
+}
 
 export async function detectFacets(
   text: string,
   resolveHandle: (handle: string) => Promise<string | undefined>,
 ): Promise<Facet[]> {
-  richTextClass ??= import("@atproto/api").then((module) => module.RichText);
-  const RichText = await richTextClass;
-  const rich = new RichText({ text });
-  rich.detectFacetsWithoutResolution();
   const facets: Facet[] = [];
-  for (const { index, features } of rich.facets ?? []) {
+  for (const { index, features } of unresolvedFacets(text)) {
     const resolved: Facet["features"] = [];
     for (const feature of features) {
       if (feature.$type !== mentionType) {

@@ -3,6 +3,7 @@
 // reposts and replies of Bluesky posts become likes, reposts and replies.
 import { z } from "zod";
 import type {
+  CopyChangeOptions,
   CopyPreview,
   PluginMeta,
   PostProperties,
@@ -24,13 +25,15 @@ import { detectFacets } from "./bluesky-facets.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
 import { cardImageOfPage } from "./link-card-image.ts";
-import { recordKeyFor } from "./record-key.ts";
+import { recordKeyFor, recordKeyRange } from "./record-key.ts";
 
 const collection = "app.bsky.feed.post";
 const likeCollection = "app.bsky.feed.like";
 const repostCollection = "app.bsky.feed.repost";
 /** The part of a post record that says which thread it belongs to. */
 const replyRootSchema = z.object({ root: z.object({ uri: z.string(), cid: z.string() }) });
+/** The part of a like or repost record that names the post it is about. */
+const subjectSchema = z.object({ subject: z.object({ uri: z.string() }) });
 /** app.bsky.embed.images takes images of at most 1,000,000 bytes each. */
 const maxImageBytes = 1_000_000;
 /** A photo up to this size is fetched and, when over maxImageBytes, downscaled to fit. */
@@ -141,7 +144,14 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         });
       }
       const thumb = copy.card
-        ? await this.#cardThumb(api, session, target, properties, publication, copy.card.uri)
+        ? await this.#cardThumb(
+            api,
+            session,
+            target,
+            publication,
+            copy.card.uri,
+            copy.preview.linkCard?.image,
+          )
         : undefined;
       const record = await this.#record(properties, copy, images, api, thumb);
       if (parent) {
@@ -156,23 +166,104 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   }
 
   /**
-   * The link card's picture: the post's `featured` image, else its page's og:image, fetched under
-   * the same rules and limit as photos. A card without a picture is still a card, so a page or
-   * picture that cannot be had is left out rather than failing the post.
+   * Deletes the copy at `url`, always from this account's own repository. A post copy's URL names
+   * its record (at://<did>/app.bsky.feed.post/<rkey>). A like or repost has no page: its URL is the
+   * post it is about, so its record is found among the account's likes and reposts of that post,
+   * within the record keys possekit makes. A record already gone counts as deleted (the PDS answers
+   * its delete with success). Two records of ours that could each be the copy are refused, not guessed.
+   */
+  async delete(_publication: Publication, { url, signal }: CopyChangeOptions): Promise<void> {
+    const api = new BlueskyApi(this.#options.serviceUrl, { name: "Bluesky", signal });
+    const address = blueskyPostAddress(url);
+    if (!address) {
+      throw new SyndicationError(
+        `Bluesky: cannot delete ${url}: it is not the address of a Bluesky post (https://bsky.app/profile/…/post/…)`,
+        { permanent: true },
+      );
+    }
+    await this.#withSession(api, async (session) => {
+      const did = await this.#didOf(api, session, address.actor, url);
+      const postUri = `at://${did}/${collection}/${address.rkey}`;
+      const actions = await this.#likesAndRepostsOf(api, session, postUri);
+      // A post possekit made has a record key from recordKeyFor(); one made in an app has not.
+      const ourPost =
+        did === session.did && address.rkey > recordKeyRange.after && address.rkey <= recordKeyRange.last;
+      if (ourPost && actions.length === 0) {
+        await api.deleteRecord(session, collection, address.rkey);
+        return;
+      }
+      if (ourPost || actions.length > 1) {
+        throw new SyndicationError(
+          `Bluesky: will not delete ${url}: @${this.#options.handle} has more than one record that could be this copy (the post, and a like or repost of it); delete it on Bluesky`,
+          { permanent: true },
+        );
+      }
+      // Someone else's post (or one made in an app) is never deleted: only our like or repost of it.
+      // With none left, it was undone already, perhaps by an attempt whose answer was lost.
+      const [only] = actions;
+      if (only) await api.deleteRecord(session, only.collection, only.rkey);
+    });
+  }
+
+  /** The DID an address names its account by (the session's own handle needs no look-up). */
+  async #didOf(api: BlueskyApi, session: BlueskySession, actor: string, url: string): Promise<string> {
+    if (actor.startsWith("did:")) return actor;
+    if (actor.toLowerCase() === session.handle.toLowerCase()) return session.did;
+    const did = await api.resolveHandle(actor);
+    if (!did) {
+      throw new SyndicationError(`Bluesky: cannot delete ${url}: no account has the handle ${actor}`, {
+        permanent: true,
+      });
+    }
+    return did;
+  }
+
+  /**
+   * This account's likes and reposts of a post among those possekit made: their record keys all lie
+   * in recordKeyRange, so the pages before and after it (likes made in an app) are never read.
+   */
+  async #likesAndRepostsOf(
+    api: BlueskyApi,
+    session: BlueskySession,
+    postUri: string,
+  ): Promise<{ collection: string; rkey: string }[]> {
+    const found: { collection: string; rkey: string }[] = [];
+    for (const actionCollection of [likeCollection, repostCollection]) {
+      let cursor: string | undefined = recordKeyRange.after;
+      while (cursor) {
+        const page = await api.listRecords(session.did, actionCollection, cursor);
+        cursor = page.records.length > 0 ? page.cursor : undefined;
+        for (const record of page.records) {
+          const rkey = record.uri.split("/").pop() ?? "";
+          if (rkey > recordKeyRange.last) {
+            cursor = undefined;
+            break;
+          }
+          if (subjectSchema.safeParse(record.value).data?.subject.uri === postUri) {
+            found.push({ collection: actionCollection, rkey });
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The link card's picture: the post's `featured` image (as the preview names it), else its page's
+   * og:image, fetched under the same rules and limit as photos. A card without a picture is still a
+   * card, so a page or picture that cannot be had is left out rather than failing the post.
    */
   async #cardThumb(
     api: BlueskyApi,
     session: BlueskySession,
     target: Target,
-    properties: PostProperties,
     publication: Publication,
     link: string,
+    featured: string | undefined,
   ): Promise<BlobRef | undefined> {
     const policy = { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch, media: this.#media };
     try {
-      const url =
-        firstUrl(properties, "featured", publication.me) ??
-        (await cardImageOfPage(link, policy, target.signal));
+      const url = featured ?? (await cardImageOfPage(link, policy, target.signal));
       if (!url) return undefined;
       const image = await fitBlob(target, await fetchPhoto(target, { url }, maxDownloadBytes, policy));
       return await api.uploadBlob(session, image.bytes, image.mimeType);

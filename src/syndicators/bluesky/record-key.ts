@@ -37,3 +37,13 @@ export function recordKeyFor(idempotencyKey: string): string {
   const microseconds = BigInt(epochMs) * 1000n + ((noise >> 10n) % microsecondsInAYear);
   return encode((microseconds << 10n) | clockId);
 }
+
+/**
+ * The record keys recordKeyFor() can make, as listRecords pages them (rkeys sort as their TIDs do):
+ * a list in ascending order with the cursor `after` starts at the first of them, and every key past
+ * `last` was made some other way (by the user, in an app).
+ */
+export const recordKeyRange = {
+  after: encode(((BigInt(epochMs) * 1000n) << 10n) - 1n),
+  last: encode(((BigInt(epochMs) * 1000n + microsecondsInAYear - 1n) << 10n) | 0x3ffn),
+};

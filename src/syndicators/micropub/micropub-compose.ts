@@ -5,9 +5,16 @@ import type { CopyPreview, PostProperties, Publication } from "../../server/cont
 import { countGraphemes } from "../shared/graphemes.ts";
 import { contentText, firstUrl, permalink, photos } from "../shared/jf2.ts";
 import type { MicropubOptions } from "./micropub-options.ts";
-import { type MicropubRequest, micropubRequest } from "./micropub-request.ts";
+import {
+  type MicropubProperties,
+  type MicropubRequest,
+  micropubProperties,
+  micropubRequest,
+} from "./micropub-request.ts";
 
 export interface MicropubCopy {
+  /** The copy's properties: what a create sends and an update replaces. */
+  properties: MicropubProperties;
   request: MicropubRequest;
   preview: CopyPreview;
 }
@@ -30,14 +37,19 @@ export function composeMicropub(
     const made = options.template ? options.template(properties) : (contentText(properties) ?? "");
     content = options.appendUrl === "always" && link ? [made, link].filter(Boolean).join("\n\n") : made;
   }
-  const request = micropubRequest(properties, publication.me, content === undefined ? {} : { text: content });
+  const copied = micropubProperties(
+    properties,
+    publication.me,
+    content === undefined ? {} : { text: content },
+  );
   const text = content ?? contentText(properties);
   const action = responseKinds.flatMap(([property, kind]) => {
     const url = firstUrl(properties, property, publication.me);
     return url ? [{ kind, url }] : [];
   })[0];
   return {
-    request,
+    properties: copied,
+    request: micropubRequest(copied),
     preview: {
       ...(text === undefined ? {} : { text, length: { count: countGraphemes(text), unit: "graphemes" } }),
       over: false,

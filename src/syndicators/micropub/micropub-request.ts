@@ -27,42 +27,59 @@ export interface ContentChoice {
   text?: string;
 }
 
-export function micropubRequest(
+/**
+ * The copy's properties as Micropub's JSON syntax writes them: what a create carries (in either
+ * encoding) and what an update replaces, so that both always name the same properties.
+ */
+export type MicropubProperties = Record<string, unknown[]>;
+
+export function micropubProperties(
   properties: PostProperties,
   base: string,
   choice: ContentChoice = {},
-): MicropubRequest {
+): MicropubProperties {
   const name = firstString(properties, "name");
   const summary = firstString(properties, "summary");
   const text = choice.text ?? contentText(properties);
   const html = choice.text === undefined ? contentHtml(properties) : undefined;
   const tags = categories(properties);
   const pictures = photos(properties, base);
-  const responses = responseProperties.flatMap((property) => {
+  const json: MicropubProperties = {};
+  if (name) json.name = [name];
+  if (summary) json.summary = [summary];
+  if (html) json.content = [{ html }];
+  else if (text) json.content = [text];
+  if (tags.length > 0) json.category = tags;
+  if (pictures.length > 0) {
+    json.photo = pictures.map((photo) => (photo.alt ? { value: photo.url, alt: photo.alt } : photo.url));
+  }
+  for (const property of responseProperties) {
     const url = firstUrl(properties, property, base);
-    return url ? [[property, url] as const] : [];
-  });
+    if (url) json[property] = [url];
+  }
+  return json;
+}
 
-  if (html || pictures.some((photo) => photo.alt)) {
-    const json: Record<string, unknown[]> = {};
-    if (name) json.name = [name];
-    if (summary) json.summary = [summary];
-    if (html) json.content = [{ html }];
-    else if (text) json.content = [text];
-    if (tags.length > 0) json.category = tags;
-    if (pictures.length > 0) {
-      json.photo = pictures.map((photo) => (photo.alt ? { value: photo.url, alt: photo.alt } : photo.url));
-    }
-    for (const [property, url] of responses) json[property] = [url];
+export function micropubRequest(json: MicropubProperties): MicropubRequest {
+  const needsJson =
+    json.content?.some((value) => typeof value !== "string") ||
+    json.photo?.some((value) => typeof value !== "string");
+  if (needsJson) {
     return { contentType: "application/json", body: JSON.stringify({ type: ["h-entry"], properties: json }) };
   }
-
   const form = new URLSearchParams({ h: "entry" });
-  if (name) form.set("name", name);
-  if (summary) form.set("summary", summary);
-  if (text) form.set("content", text);
-  for (const tag of tags) form.append("category[]", tag);
-  for (const photo of pictures) form.append("photo[]", photo.url);
-  for (const [property, url] of responses) form.set(property, url);
+  for (const [property, values] of Object.entries(json)) {
+    // A property with several values is sent as an array (category[]), as Micropub clients do.
+    const key = property === "category" || property === "photo" ? `${property}[]` : property;
+    for (const value of values) form.append(key, String(value));
+  }
   return { contentType: "application/x-www-form-urlencoded", body: form.toString() };
+}
+
+/**
+ * The update of a copy (https://micropub.spec.indieweb.org/#update): `replace` holds exactly the
+ * properties a create would send now, so the copy shows what the preview shows.
+ */
+export function micropubUpdate(url: string, json: MicropubProperties): MicropubRequest {
+  return { contentType: "application/json", body: JSON.stringify({ action: "update", url, replace: json }) };
 }

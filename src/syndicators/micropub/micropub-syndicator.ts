@@ -2,6 +2,7 @@
 // that speaks Micropub) and returns the address of the copy from the Location header.
 import { z } from "zod";
 import type {
+  CopyChangeOptions,
   CopyPreview,
   PluginMeta,
   PostProperties,
@@ -16,6 +17,10 @@ import { refusal, send, type Target, type TargetMessage } from "../shared/http.t
 import { SyndicationError } from "../syndication-error.ts";
 import { composeMicropub } from "./micropub-compose.ts";
 import { type MicropubOptions, micropubPluginId, parseMicropubOptions } from "./micropub-options.ts";
+import { type MicropubRequest, micropubUpdate } from "./micropub-request.ts";
+
+/** A delete answered with these says the copy is not there (any more): that counts as deleted. */
+const goneStatuses = new Set([404, 410]);
 
 const micropubError = z.object({ error: z.string().optional(), error_description: z.string().optional() });
 
@@ -96,19 +101,8 @@ export class MicropubSyndicator implements SyndicatorPlugin {
     { signal, text }: SyndicateOptions,
   ): Promise<string> {
     const target: Target = { name: this.info.name, signal };
-    const { micropubEndpoint, accessToken } = this.#options;
     const { request } = composeMicropub(properties, publication, this.#options, text);
-    const response = await send(target, micropubEndpoint, {
-      method: "POST",
-      headers: {
-        accept: "application/json",
-        authorization: `Bearer ${accessToken}`,
-        "content-type": request.contentType,
-      },
-      body: request.body,
-      // A redirect would turn the POST into a GET and lose the post; the endpoint's own answer counts.
-      redirect: "manual",
-    });
+    const response = await this.#post(target, request);
     if (response.status !== 201 && response.status !== 202) {
       if (response.ok) {
         await response.body?.cancel().catch(() => {});
@@ -127,6 +121,57 @@ export class MicropubSyndicator implements SyndicatorPlugin {
         { status: response.status, permanent: true },
       );
     }
-    return new URL(location, micropubEndpoint).href;
+    return new URL(location, this.#options.micropubEndpoint).href;
+  }
+
+  /**
+   * Replaces on the copy exactly the properties a create would send now (its content, name, photos…),
+   * as the preview shows them. The spec answers 200 or 204, or 201 when the copy's URL changed.
+   */
+  async update(
+    properties: PostProperties,
+    publication: Publication,
+    { url, signal, text }: CopyChangeOptions,
+  ): Promise<void> {
+    const target: Target = { name: this.info.name, signal };
+    const copy = composeMicropub(properties, publication, this.#options, text);
+    const response = await this.#post(target, micropubUpdate(url, copy.properties));
+    if (!response.ok) throw await refusal(target, response, micropubMessage);
+    await response.body?.cancel().catch(() => {});
+  }
+
+  /**
+   * Deletes the copy (action=delete, form-encoded as every server takes it); the spec answers 200 or
+   * 204. A 404 or 410 means the copy is gone already, which counts as deleted. A 400 does not: the
+   * spec's invalid_request stands for any request the server will not carry out (a URL it does not
+   * know, or deletes it does not support), so the copy may still be there and the user is told.
+   */
+  async delete(_publication: Publication, { url, signal }: CopyChangeOptions): Promise<void> {
+    const target: Target = { name: this.info.name, signal };
+    const response = await this.#post(target, {
+      contentType: "application/x-www-form-urlencoded",
+      body: new URLSearchParams({ action: "delete", url }).toString(),
+    });
+    if (response.ok || goneStatuses.has(response.status)) {
+      await response.body?.cancel().catch(() => {});
+      return;
+    }
+    throw await refusal(target, response, micropubMessage);
+  }
+
+  /** A request to the endpoint with the token; its answer is the caller's to judge. */
+  #post(target: Target, request: MicropubRequest): Promise<Response> {
+    const { micropubEndpoint, accessToken } = this.#options;
+    return send(target, micropubEndpoint, {
+      method: "POST",
+      headers: {
+        accept: "application/json",
+        authorization: `Bearer ${accessToken}`,
+        "content-type": request.contentType,
+      },
+      body: request.body,
+      // A redirect would turn the POST into a GET and lose the request; the endpoint's own answer counts.
+      redirect: "manual",
+    });
   }
 }
