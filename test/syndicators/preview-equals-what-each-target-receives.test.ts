@@ -236,7 +236,8 @@ describe("preview equals what each target receives", () => {
       ] as const) {
         const preview = syndicator.preview(post, publication);
         await syndicator.syndicate(post, publication, callOptions(undefined, 20_000));
-        const thumb = (pds.records.at(-1)?.value as unknown as BlueskyRecord).embed?.external?.thumb;
+        const thumb = (pds.records.at(-1)?.value as unknown as BlueskyRecord | undefined)?.embed?.external
+          ?.thumb;
         const blob = pds.blobs.find((candidate) => candidate.cid === thumb?.ref.$link);
         assert.deepEqual(blob?.bytes, bytes);
         if (bytes === featuredBytes) assert.equal(preview.linkCard?.image, featured);
