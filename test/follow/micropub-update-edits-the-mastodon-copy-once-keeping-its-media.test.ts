@@ -3,6 +3,7 @@
 // text. The same update again sends nothing, nor does a change of only the links we write back.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createPostService } from "../../src/server/posts/post-service.ts";
 import { engines } from "../helpers/databases.ts";
 import { pause } from "../schedule/scheduled-server.ts";
 import { type FollowWorld, startFollowWorld, waitFor } from "./follow-world.ts";
@@ -95,6 +96,17 @@ for (const engine of engines) {
       await world.app.syndication().saveOwnText(post, target.uid, "My own words for Mastodon");
       await waitFor("the copy is edited again", async () => world?.requests("PUT", PUT).length === 2);
       assert.match(status.text, /^My own words for Mastodon/);
+
+      // A change nobody in this process is told of (another process's, or one whose process died
+      // before its listeners ran) is found in the database and followed all the same.
+      const database = world.app.server.host.database;
+      assert.ok(database);
+      await world.app.syndication().resetOwnText(post, target.uid);
+      await waitFor("the copy is back to the template", async () => world?.requests("PUT", PUT).length === 3);
+      const elsewhere = createPostService(database, world.app.server.host.publication);
+      await elsewhere.update(url, { replace: { content: ["Third words, from elsewhere"] } });
+      await waitFor("the copy follows", async () => world?.requests("PUT", PUT).length === 4);
+      assert.match(status.text, /^Third words, from elsewhere/);
     });
   });
 }
