@@ -27,7 +27,7 @@ import { type OwnText, OwnTexts } from "./own-texts.ts";
 import { PostChanges } from "./post-changes.ts";
 import { findPosts, type PostFilter, type PostPage } from "./post-filter.ts";
 import { countInto, emptySummary } from "./post-result.ts";
-import { requestedTargets } from "./post-targets.ts";
+import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import { RunLog } from "./run-log.ts";
 import { holdBack, type ScheduleRules } from "./schedule-gate.ts";
 import { type PostSyndicationContext, type PostSyndicationRun, syndicatePost } from "./syndicate-post.ts";
@@ -287,7 +287,8 @@ export class Syndication {
     if (force) await this.ledger.retryOperations(post.id, options.targetUids);
     return this.single(post, trigger, async (runId) => {
       const result = await performFollowUps(this.context(), post, { runId, trigger, force });
-      return result ?? { url: post.url, status: "unchanged", syndication: [], targets: [], followUp: true };
+      const syndication = syndicationUrls(post);
+      return result ?? { url: post.url, status: "unchanged", syndication, targets: [], followUp: true };
     });
   }
 
