@@ -160,9 +160,17 @@ async function checkAtStart(syndication: Syndication, logger: Server["logger"]):
   }
 }
 
-/** A change after which a post may be due: a new or restored post, or targets or status changed. */
+/**
+ * A change after which something may be due: a new, deleted or restored post, or an update of
+ * anything but the links a run writes back (targets, status, and since issue 17 anything a copy
+ * shows). Only a hint: the database notes every change that matters (see PostChanges).
+ */
 function mayBecomeDue(change: PostChange): boolean {
   if (change.kind !== "update") return true;
-  const touched = [...Object.keys(change.update.replace ?? {}), ...Object.keys(change.update.add ?? {})];
-  return touched.some((name) => name === "mp-syndicate-to" || name === "post-status" || name === "published");
+  const { replace, add, delete: deletion } = change.update;
+  const deleted = Array.isArray(deletion) ? deletion : Object.keys(deletion ?? {});
+  return (
+    [...Object.keys(replace ?? {}), ...Object.keys(add ?? {})].some((name) => name !== "syndication") ||
+    deleted.some((name) => name !== "syndication" && name !== "mp-syndicate-to")
+  );
 }

@@ -82,6 +82,10 @@ export interface SandboxStatus {
   reblogged: boolean;
   /** For a boost: the boosted status. */
   reblogOf: SandboxStatus | null;
+  /** When it was last edited (PUT /api/v1/statuses/:id), if ever. */
+  editedAt: string | null;
+  /** When it was deleted through the API, if it was: it then answers 404 like any unknown id. */
+  deletedAt: string | null;
 }
 
 export interface SandboxRequest {
@@ -257,7 +261,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       replies_count: [...byId.values()].filter((other) => other.inReplyToId === status.id).length,
       reblogs_count: reblogs.filter((reblog) => reblog.reblogOf?.id === status.id).length,
       favourites_count: status.favourited ? 1 : 0,
-      edited_at: null,
+      edited_at: status.editedAt,
       favourited: status.favourited,
       reblogged: status.reblogged,
       muted: false,
@@ -307,6 +311,8 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       favourited: false,
       reblogged: false,
       reblogOf: fields.reblogOf ?? null,
+      editedAt: null,
+      deletedAt: null,
     };
     for (const item of status.media) item.statusId = id;
     byId.set(id, status);
@@ -483,6 +489,91 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     return { status: 200, body: statusEntity(wrapper) };
   }
 
+  /** The signed-in account's status with this id, as Status.where(account_id: …).find does. */
+  function ownStatus(id: string): SandboxStatus | undefined {
+    const status = byId.get(id);
+    return status && status.username === user && !status.reblogOf ? status : undefined;
+  }
+
+  /**
+   * PUT /api/v1/statuses/:id (UpdateStatusService): new text, the media it names (this status's own
+   * or unattached uploads; others are left out, those not named are detached) with their
+   * media_attributes descriptions, answered with the edited status.
+   */
+  async function editStatus(request: IncomingMessage, id: string): Promise<ApiAnswer> {
+    const status = ownStatus(id);
+    if (!status) return { status: 404, body: recordNotFound };
+    const params = await readParams(request);
+    const mediaIds = [...params.getAll("media_ids[]"), ...params.getAll("media_ids")];
+    if (mediaIds.length > maxMedia)
+      return { status: 422, body: { error: "Cannot attach more than 4 files" } };
+    const text = params.get("status") ?? "";
+    const attached = mediaIds
+      .map((mediaId) => mediaById.get(mediaId))
+      .filter(
+        (item): item is SandboxMedia =>
+          item !== undefined && (item.statusId === null || item.statusId === id),
+      );
+    if (!text.trim() && attached.length === 0)
+      return { status: 422, body: validation("Text can't be blank") };
+    if (statusLength(text) > characterLimit)
+      return { status: 422, body: validation(`Text character limit of ${characterLimit} exceeded`) };
+    const attributeIds = params.getAll("media_attributes[][id]");
+    const descriptions = params.getAll("media_attributes[][description]");
+    for (const [index, mediaId] of attributeIds.entries()) {
+      const item = attached.find((candidate) => candidate.id === mediaId);
+      const description = descriptions[index];
+      if (!item || description === undefined) continue;
+      if (description.length > maxDescription)
+        return {
+          status: 422,
+          body: validation(`Description is too long (maximum is ${maxDescription} characters)`),
+        };
+      item.description = description || null;
+    }
+    for (const item of status.media) if (!attached.includes(item)) item.statusId = null;
+    for (const item of attached) item.statusId = id;
+    status.media = attached;
+    status.text = text;
+    const language = params.get("language");
+    if (language) status.language = language;
+    status.editedAt = new Date().toISOString();
+    return { status: 200, body: statusEntity(status) };
+  }
+
+  /** DELETE /api/v1/statuses/:id: answered with the status and its source text, for a redraft. */
+  function deleteStatus(id: string): ApiAnswer {
+    const status = ownStatus(id);
+    if (!status) return { status: 404, body: recordNotFound };
+    const body = { ...statusEntity(status), text: status.text };
+    status.deletedAt = new Date().toISOString();
+    byId.delete(id);
+    return { status: 200, body };
+  }
+
+  function unfavourite(id: string): ApiAnswer {
+    const status = byId.get(id);
+    if (!status) return { status: 404, body: recordNotFound };
+    status.favourited = false;
+    const at = favourites.indexOf(id);
+    if (at >= 0) favourites.splice(at, 1);
+    return { status: 200, body: statusEntity(status) };
+  }
+
+  /** Undoes this account's boost of the status, if any, and answers with the status. */
+  function unreblog(id: string): ApiAnswer {
+    const original = byId.get(id);
+    if (!original) return { status: 404, body: recordNotFound };
+    const target = original.reblogOf ?? original;
+    const at = reblogs.findIndex((item) => item.reblogOf?.id === target.id);
+    if (at >= 0) {
+      const [wrapper] = reblogs.splice(at, 1);
+      if (wrapper) byId.delete(wrapper.id);
+    }
+    target.reblogged = false;
+    return { status: 200, body: statusEntity(target) };
+  }
+
   function search(params: Params, authorized: boolean): ApiAnswer {
     if (params.get("resolve") === "true" && !authorized) {
       return {
@@ -553,6 +644,10 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (method === "GET" && /^\/api\/v1\/media\/\d+$/.test(path)) return getMedia(id);
     if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/favourite$/.test(path)) return favourite(id);
     if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/reblog$/.test(path)) return reblog(id);
+    if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/unfavourite$/.test(path)) return unfavourite(id);
+    if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/unreblog$/.test(path)) return unreblog(id);
+    if (method === "PUT" && /^\/api\/v1\/statuses\/\d+$/.test(path)) return editStatus(request, id);
+    if (method === "DELETE" && /^\/api\/v1\/statuses\/\d+$/.test(path)) return deleteStatus(id);
     return { status: 404, body: { error: "Record not found" } };
   }
 

@@ -38,6 +38,11 @@ export interface BatchDependencies {
   /** Uids of the configured targets: a post naming none of them is not walked. */
   targetUids(): string[];
   syndicate(post: Post, runId: string): Promise<PostResult>;
+  /**
+   * Follows the posts changed since their copies were made (issue 17): hands each post's result to
+   * `report`; false when stopped before the end.
+   */
+  follow(runId: string, report: (result: PostResult) => void, shouldStop: () => boolean): Promise<boolean>;
   emit(event: SyndicationEvent): void;
 }
 
@@ -102,7 +107,12 @@ export class Batch implements BatchRun {
           resend: resolved.filter((r) => r.state === "pending").length,
           unknown: resolved.filter((r) => r.state === "unknown").length,
         });
-      completed = await this.walk(summary);
+      completed =
+        (await deps.follow(
+          this.id,
+          (result) => this.report(result, summary),
+          () => this.shouldStop(),
+        )) && (await this.walk(summary));
     } catch (error) {
       failure = error;
       deps.logger.error("The syndication run stopped on an error", {
@@ -185,6 +195,10 @@ export class Batch implements BatchRun {
         })),
       };
     }
+    this.report(result, summary);
+  }
+
+  private report(result: PostResult, summary: RunSummary): void {
     countInto(summary, result);
     this.broadcast.publish(result);
     this.deps.emit({ type: "result", runId: this.id, kind: "batch", result });

@@ -2,6 +2,7 @@
 // abort signal, return garbage) this settles within the timeout with an outcome, and never rejects.
 import { z } from "zod";
 import type { PostProperties, Publication, SyndicatorPlugin } from "../server/contract.ts";
+import type { FollowUp } from "./types.ts";
 
 export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
 
@@ -77,6 +78,65 @@ export async function callSyndicator(
   publication: Publication,
   { idempotencyKey, timeoutMs, resumeFrom, checkpoint, text }: SendOptions,
 ): Promise<SyndicatorOutcome> {
+  return settleWithin(syndicator, timeoutMs, (signal) =>
+    syndicator
+      .syndicate(properties, publication, {
+        idempotencyKey,
+        signal,
+        ...(resumeFrom ? { resumeFrom } : {}),
+        ...(checkpoint ? { checkpoint } : {}),
+        ...(text === undefined ? {} : { text }),
+      })
+      .then((returned): SyndicatorOutcome => {
+        const parsed = copyUrl.safeParse(returned);
+        if (parsed.success) return { ok: true, url: parsed.data };
+        const what = typeof returned === "string" && returned ? `"${returned.slice(0, 200)}"` : "nothing";
+        return {
+          ok: false,
+          error: `${syndicator.info.name} returned ${what} instead of the URL of the copy`,
+          permanent: false,
+          uncertain: false,
+        };
+      }),
+  );
+}
+
+/**
+ * Updates or deletes the copy at `copy.url` (issue 17), under the same timeout and with the same
+ * outcomes as a send; the outcome's url is the copy's.
+ */
+export function callFollowUp(
+  syndicator: SyndicatorPlugin,
+  operation: FollowUp,
+  properties: PostProperties,
+  publication: Publication,
+  copy: { url: string; idempotencyKey: string; timeoutMs: number; text?: string | undefined },
+): Promise<SyndicatorOutcome> {
+  return settleWithin(syndicator, copy.timeoutMs, async (signal): Promise<SyndicatorOutcome> => {
+    const options = { url: copy.url, idempotencyKey: copy.idempotencyKey, signal };
+    if (operation === "update") {
+      if (!syndicator.update) throw new Error(`${syndicator.info.name} cannot edit its copies`);
+      await syndicator.update(properties, publication, {
+        ...options,
+        ...(copy.text === undefined ? {} : { text: copy.text }),
+      });
+    } else {
+      if (!syndicator.delete) throw new Error(`${syndicator.info.name} cannot delete its copies`);
+      await syndicator.delete(publication, options);
+    }
+    return { ok: true, url: copy.url };
+  });
+}
+
+/**
+ * Runs `work` with an AbortSignal that fires after `timeoutMs`; whatever it does, settles within
+ * the timeout with an outcome and never rejects.
+ */
+async function settleWithin(
+  syndicator: SyndicatorPlugin,
+  timeoutMs: number,
+  work: (signal: AbortSignal) => Promise<SyndicatorOutcome>,
+): Promise<SyndicatorOutcome> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<SyndicatorOutcome>((resolve) => {
@@ -90,29 +150,8 @@ export async function callSyndicator(
   });
   // Promise.resolve().then also turns a synchronous throw into an outcome.
   const called = Promise.resolve()
-    .then(() =>
-      syndicator.syndicate(properties, publication, {
-        idempotencyKey,
-        signal: controller.signal,
-        ...(resumeFrom ? { resumeFrom } : {}),
-        ...(checkpoint ? { checkpoint } : {}),
-        ...(text === undefined ? {} : { text }),
-      }),
-    )
-    .then(
-      (returned): SyndicatorOutcome => {
-        const parsed = copyUrl.safeParse(returned);
-        if (parsed.success) return { ok: true, url: parsed.data };
-        const what = typeof returned === "string" && returned ? `"${returned.slice(0, 200)}"` : "nothing";
-        return {
-          ok: false,
-          error: `${syndicator.info.name} returned ${what} instead of the URL of the copy`,
-          permanent: false,
-          uncertain: false,
-        };
-      },
-      (error: unknown): SyndicatorOutcome => ({ ok: false, ...failureOf(error) }),
-    );
+    .then(() => work(controller.signal))
+    .catch((error: unknown): SyndicatorOutcome => ({ ok: false, ...failureOf(error) }));
   try {
     return await Promise.race([called, timedOut]);
   } finally {

@@ -19,7 +19,9 @@ export interface DueRules {
  * Due are: failed sends that are not refusals, at their next_attempt_at; pending rows (sends to be
  * made again after a crash, a user's retry), now; `sending` rows, once stale; a lease, when it
  * lapses; posts naming a configured target that has no row yet, afterPublishMs after publishing
- * and, for a post never sent (whenLive), at its next live check, unless it gave up.
+ * and, for a post never sent (whenLive), at its next live check, unless it gave up; changed posts
+ * whose copies were not followed yet, now; follow-ups (updates, deletes of copies) like sends,
+ * except a delete waiting for its copy to arrive.
  */
 export async function nextDue(database: Database, rules: DueRules): Promise<Date | null> {
   const result = await database.query<{ due: Date | null }>(
@@ -32,6 +34,15 @@ export async function nextDue(database: Database, rules: DueRules): Promise<Date
        (SELECT min(t.claimed_at) + $1::int * interval '1 millisecond'
           FROM syndication_targets t WHERE t.state = 'sending'),
        (SELECT expires_at FROM syndication_lease WHERE name = 'batch'),
+       (SELECT min(noticed_at) FROM syndication_post_changes),
+       (SELECT min(COALESCE(o.next_attempt_at, now())) FROM syndication_operations o
+         WHERE (o.state = 'pending' OR (o.state = 'failed' AND NOT o.permanent))
+           AND o.target_uid = ANY($4::text[])
+           AND NOT EXISTS (SELECT 1 FROM syndication_targets c
+                            WHERE c.post_id = o.post_id AND c.target_uid = o.target_uid
+                              AND c.state = 'sending')),
+       (SELECT min(o.claimed_at) + $1::int * interval '1 millisecond'
+          FROM syndication_operations o WHERE o.state = 'sending'),
        (SELECT min(GREATEST(
                  p.published + $2::float8 * interval '1 millisecond',
                  CASE WHEN gated.gated THEN c.next_check_at END))

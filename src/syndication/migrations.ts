@@ -164,6 +164,69 @@ CREATE TABLE syndication_texts (
 ALTER TABLE syndication_attempts ADD COLUMN own_text text;
 `;
 
+// Copies that follow their post (issue 17): an update or a delete of a copy is an operation with the
+// same state machine as a send, one row per (post, target, operation) kept beside the send's row.
+// `digest` on the send's row is what its copy holds now; on an update, what the copy is to become.
+// A trigger notes in syndication_post_changes each post that has copies (or was to be sent) and
+// changed in anything but the links we write back, so that a change is followed even if the
+// process that made it dies before it could say so; runs drain the table.
+const followUps = `
+ALTER TABLE syndication_targets ADD COLUMN digest text;
+-- A follow-up row is a send's row (the same columns, defaults and state machine) with its operation.
+CREATE TABLE syndication_operations (
+  LIKE syndication_targets INCLUDING DEFAULTS,
+  operation text NOT NULL CHECK (operation IN ('update', 'delete')),
+  PRIMARY KEY (post_id, target_uid, operation),
+  FOREIGN KEY (post_id) REFERENCES posts (id) ON DELETE CASCADE,
+  CONSTRAINT syndication_operations_state_check
+    CHECK (state IN ('pending', 'sending', 'done', 'failed', 'unknown', 'cancelled', 'kept'))
+);
+-- What only a send has: whether its link was written back, a capture's progress.
+ALTER TABLE syndication_operations DROP COLUMN written_back, DROP COLUMN checkpoint;
+CREATE INDEX syndication_operations_due ON syndication_operations (next_attempt_at)
+  WHERE state IN ('pending', 'failed');
+CREATE INDEX syndication_operations_sending ON syndication_operations (claimed_at) WHERE state = 'sending';
+ALTER TABLE syndication_runs ADD COLUMN followed integer NOT NULL DEFAULT 0;
+ALTER TABLE syndication_attempts ADD COLUMN operation text NOT NULL DEFAULT 'create'
+  CHECK (operation IN ('create', 'update', 'delete'));
+CREATE TABLE syndication_post_changes (
+  post_id bigint PRIMARY KEY REFERENCES posts (id) ON DELETE CASCADE,
+  noticed_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE FUNCTION syndication_note_post_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- A post with copies or sends, or a deleted post that was to be sent (its sends are cancelled).
+  IF EXISTS (SELECT 1 FROM syndication_targets WHERE post_id = NEW.id)
+     OR (NEW.deleted_at IS NOT NULL AND jsonb_typeof(NEW.properties->'mp-syndicate-to') = 'array'
+         AND jsonb_array_length(NEW.properties->'mp-syndicate-to') > 0) THEN
+    INSERT INTO syndication_post_changes (post_id) VALUES (NEW.id)
+      ON CONFLICT (post_id) DO UPDATE SET noticed_at = clock_timestamp();
+  END IF;
+  RETURN NULL;
+END
+$$;
+-- The user's own words for a copy changed on the page: what the copy would get changes too.
+CREATE FUNCTION syndication_note_text_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changed bigint := CASE TG_OP WHEN 'DELETE' THEN OLD.post_id ELSE NEW.post_id END;
+BEGIN
+  INSERT INTO syndication_post_changes (post_id)
+    SELECT changed WHERE EXISTS (SELECT 1 FROM syndication_targets WHERE post_id = changed)
+    ON CONFLICT (post_id) DO UPDATE SET noticed_at = clock_timestamp();
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER syndication_text_changed AFTER INSERT OR UPDATE OR DELETE ON syndication_texts
+  FOR EACH ROW EXECUTE FUNCTION syndication_note_text_change();
+-- The WHEN is evaluated without calling the function: a write-back of links costs two jsonb
+-- subtractions and a comparison.
+CREATE TRIGGER syndication_post_changed AFTER UPDATE ON posts FOR EACH ROW
+  WHEN (OLD.deleted_at IS DISTINCT FROM NEW.deleted_at
+        OR (OLD.properties - '{syndication,mp-syndicate-to}'::text[])
+           IS DISTINCT FROM (NEW.properties - '{syndication,mp-syndicate-to}'::text[]))
+  EXECUTE FUNCTION syndication_note_post_change();
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -177,4 +240,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/010-webhook-deliveries", sql: webhookDeliveries },
   { id: "endpoint-syndicate/011-target-health", sql: targetHealth },
   { id: "endpoint-syndicate/012-own-texts", sql: ownTexts },
+  { id: "endpoint-syndicate/013-follow-ups", sql: followUps },
 ];

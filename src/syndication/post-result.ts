@@ -25,8 +25,16 @@ export function emptySummary(): RunSummary {
  * Counts a post into a run's summary. An unchanged post counts as skipped when a target still
  * lacks it (waiting or refused); one that every target already had counts only as a post.
  */
-export function countInto(summary: RunSummary, result: Pick<PostResult, "status" | "targets">): void {
+export function countInto(
+  summary: RunSummary,
+  result: Pick<PostResult, "status" | "targets" | "followUp">,
+): void {
   summary.posts += 1;
+  // Copies that followed their post are counted apart from sends; what failed or waits, as any.
+  if (result.followUp && result.status === "syndicated") {
+    summary.followed = (summary.followed ?? 0) + 1;
+    return;
+  }
   if (result.status === "syndicated") summary.syndicated += 1;
   else if (result.status === "partial") summary.partial += 1;
   else if (result.status === "failed") summary.failed += 1;

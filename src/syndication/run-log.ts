@@ -14,6 +14,7 @@ interface RunRow {
   syndicated: number;
   partial: number;
   failed: number;
+  followed: number;
   holder: string | null;
 }
 
@@ -39,9 +40,18 @@ export class RunLog {
   async finish(runId: string, status: Exclude<RunStatus, "running">, summary: RunSummary): Promise<void> {
     await this.database.query(
       `UPDATE syndication_runs
-          SET finished_at = now(), status = $2, posts = $3, syndicated = $4, partial = $5, failed = $6
+          SET finished_at = now(), status = $2, posts = $3, syndicated = $4, partial = $5, failed = $6,
+              followed = $7
         WHERE id = $1::bigint`,
-      [runId, status, summary.posts, summary.syndicated, summary.partial, summary.failed],
+      [
+        runId,
+        status,
+        summary.posts,
+        summary.syndicated,
+        summary.partial,
+        summary.failed,
+        summary.followed ?? 0,
+      ],
     );
   }
 
@@ -63,7 +73,7 @@ export class RunLog {
   async recent(limit = 20): Promise<RunRecord[]> {
     const result = await this.database.query<RunRow>(
       `SELECT id::text AS id, kind, trigger, started_at, finished_at, status, posts, syndicated, partial,
-              failed, holder
+              failed, followed, holder
          FROM syndication_runs ORDER BY started_at DESC, id DESC LIMIT $1::int`,
       [limit],
     );
@@ -82,7 +92,8 @@ export class RunLog {
         failed: row.failed,
         // Not a column of its own: a batch only takes posts still lacking a target, so the posts it
         // neither sent nor failed are the ones it skipped (waiting for their next try, or refused).
-        skipped: Math.max(0, row.posts - row.syndicated - row.partial - row.failed),
+        skipped: Math.max(0, row.posts - row.syndicated - row.partial - row.failed - row.followed),
+        ...(row.followed > 0 ? { followed: row.followed } : {}),
       },
     }));
   }

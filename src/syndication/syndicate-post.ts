@@ -3,9 +3,10 @@
 import type { Publication, SyndicatorPlugin } from "../server/contract.ts";
 import type { Logger } from "../server/logger.ts";
 import type { Post, PostService, PostUpdate } from "../server/posts/types.ts";
-import { callSyndicator } from "./call-syndicator.ts";
+import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
+import { digestFor } from "./copy-digest.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
-import { type Claim, type Ledger, UNKNOWN_OUTCOME_ERROR } from "./ledger.ts";
+import { type Claim, type Ledger, type OperationClaim, UNKNOWN_OUTCOME_ERROR } from "./ledger.ts";
 import type { OwnTexts } from "./own-texts.ts";
 import { postStatus } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
@@ -174,7 +175,9 @@ async function send(
   if (outcome.ok) {
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
     try {
-      await context.ledger.recordSuccess(claim, outcome.url);
+      // What the copy holds, so that an edit of the post that changes it is followed (issue 17).
+      const digest = digestFor(syndicator, post.properties, context.publication, text);
+      await context.ledger.recordSuccess(claim, outcome.url, digest);
     } catch (error) {
       // The copy exists whatever the ledger says: report it and write it to the post, so that the
       // post stops naming the target and is never sent again. The row, left `sending`, becomes
@@ -188,10 +191,28 @@ async function send(
     }
     return { uid, name, status: "syndicated", url: outcome.url };
   }
+  const error = await recordFailed(context, syndicator, claim, outcome, pauses);
+  return { uid, name, status: "failed", error };
+}
+
+/**
+ * Records a send or follow-up that failed: a target-wide failure in the target's health, a pause
+ * for the run, and in the ledger a failure to back off from, or an unknown outcome for a target
+ * that does not honour idempotency. Returns what the user is told.
+ */
+export async function recordFailed(
+  context: PostSyndicationContext,
+  syndicator: SyndicatorPlugin,
+  claim: Claim | OperationClaim,
+  outcome: SyndicatorFailure,
+  pauses: TargetPauses | undefined,
+): Promise<string> {
+  const { uid, name } = syndicator.info;
   const unknown = outcome.uncertain && syndicator.honoursIdempotencyKey !== true;
   context.logger.warn("A syndication target failed", {
-    post: post.url,
+    post: claim.entry.postId,
     target: uid,
+    ...("operation" in claim.entry ? { operation: claim.entry.operation } : {}),
     permanent: outcome.permanent,
     ...(unknown ? { outcome: "unknown" } : {}),
     error: outcome.error,
@@ -202,14 +223,14 @@ async function send(
   if (pause) pauses?.pause(uid, pause);
   if (unknown) {
     const entry = await context.ledger.recordUnknown(claim, outcome.error);
-    return { uid, name, status: "failed", error: entry?.lastError ?? outcome.error };
+    return entry?.lastError ?? outcome.error;
   }
   await context.ledger.recordFailure(claim, outcome);
-  return { uid, name, status: "failed", error: outcome.error };
+  return outcome.error;
 }
 
 /** Records what a send said of its target; the send's own outcome never fails by it. */
-async function noteHealth(
+export async function noteHealth(
   context: PostSyndicationContext,
   uid: string,
   write: () => Promise<void> | undefined,

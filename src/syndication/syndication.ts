@@ -18,21 +18,31 @@ import {
   TargetNotConfirmableError,
   TargetNotSkippableError,
 } from "./errors.ts";
+import { performFollowUps, planFollowUps } from "./follow-ups.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF, Ledger } from "./ledger.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { type OwnText, OwnTexts } from "./own-texts.ts";
+import { PostChanges } from "./post-changes.ts";
 import { findPosts, type PostFilter, type PostPage } from "./post-filter.ts";
 import { countInto, emptySummary } from "./post-result.ts";
-import { requestedTargets } from "./post-targets.ts";
+import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import { RunLog } from "./run-log.ts";
 import { holdBack, type ScheduleRules } from "./schedule-gate.ts";
-import { type PostSyndicationContext, syndicatePost } from "./syndicate-post.ts";
+import { type PostSyndicationContext, type PostSyndicationRun, syndicatePost } from "./syndicate-post.ts";
 import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
-import type { Attempt, LedgerEntry, PostResult, RunRecord, SyndicationEvent, Trigger } from "./types.ts";
+import type {
+  Attempt,
+  LedgerEntry,
+  OperationEntry,
+  PostResult,
+  RunRecord,
+  SyndicationEvent,
+  Trigger,
+} from "./types.ts";
 
 export type { BatchRun } from "./batch.ts";
 export type { OwnText } from "./own-texts.ts";
@@ -84,6 +94,8 @@ export interface SyndicationDependencies {
   checkLive?: (url: string) => Promise<LiveAnswer>;
 }
 
+/** How many changed posts, or posts with follow-ups due, are read at a time. */
+const FOLLOW_PAGE = 100;
 const durationSchema = z.number().int().positive().max(2_147_483_647);
 const copyUrlSchema = z.url({ protocol: /^https?$/ });
 
@@ -99,6 +111,7 @@ export class Syndication {
   private readonly runLog: RunLog;
   private readonly lease: Lease;
   private readonly ownTexts: OwnTexts;
+  private readonly changes: PostChanges;
   private readonly batches = new Set<Batch>();
   private readonly singles = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(event: SyndicationEvent) => void>();
@@ -117,6 +130,7 @@ export class Syndication {
     this.runLog = new RunLog(deps.database);
     this.lease = new Lease(deps.database, deps.logger, this.leaseMs);
     this.ownTexts = new OwnTexts(deps.database, deps.posts);
+    this.changes = new PostChanges(deps.database);
   }
 
   /**
@@ -212,6 +226,8 @@ export class Syndication {
             staleMs: this.staleMs,
             idempotentUids: () => this.idempotentUids(),
             targetUids: () => this.targetUids(),
+            follow: (runId, report, shouldStop) =>
+              this.follow({ runId, trigger, force: false, pauses }, report, shouldStop),
             syndicate: (post, runId) =>
               trigger === "schedule"
                 ? this.syndicateWhenDue(post, runId, pauses)
@@ -251,11 +267,38 @@ export class Syndication {
   ): Promise<PostResult> {
     const post = await this.deps.posts.findByUrl(url);
     if (!post || post.deleted) throw new PostNotFoundError(url);
-    const work = this.runSingle(post, trigger, options.retryFailed ?? false);
-    this.singles.add(work);
-    const forget = () => this.singles.delete(work);
-    work.then(forget, forget);
-    return work;
+    const force = options.retryFailed ?? false;
+    return this.single(post, trigger, (runId) => this.syndicateStored(post, runId, trigger, force));
+  }
+
+  /**
+   * Carries out the post's follow-ups that are due now (updates and deletes of its copies, issue
+   * 17), beside any batch; with `retryFailed` (the user's retry) those that failed or whose outcome
+   * is unknown too, or only those of `targetUids`. Deleted posts included. Throws PostNotFoundError.
+   */
+  async followPost(
+    url: string,
+    trigger: Trigger,
+    options: { retryFailed?: boolean; targetUids?: readonly string[] } = {},
+  ): Promise<PostResult> {
+    const post = await this.deps.posts.findByUrl(url);
+    if (!post) throw new PostNotFoundError(url);
+    const force = options.retryFailed ?? false;
+    if (force) await this.ledger.retryOperations(post.id, options.targetUids);
+    return this.single(post, trigger, async (runId) => {
+      const result = await performFollowUps(this.context(), post, { runId, trigger, force });
+      const syndication = syndicationUrls(post);
+      return result ?? { url: post.url, status: "unchanged", syndication, targets: [], followUp: true };
+    });
+  }
+
+  /** Runs `work` for one post as a single run, which shutdown waits for. */
+  private single(post: Post, trigger: Trigger, work: (runId: string) => Promise<PostResult>) {
+    const running = this.runSingle(post, trigger, work);
+    this.singles.add(running);
+    const forget = () => this.singles.delete(running);
+    running.then(forget, forget);
+    return running;
   }
 
   /**
@@ -320,6 +363,11 @@ export class Syndication {
     if (requestedTargets(post).includes(targetUid))
       await this.deps.posts.update(url, { delete: { "mp-syndicate-to": [targetUid] } });
     return entry;
+  }
+
+  /** The post's follow-ups (updates and deletes of its copies), in the order they were asked for. */
+  operationsForPost(postId: string): Promise<OperationEntry[]> {
+    return this.ledger.operationsForPost(postId);
   }
 
   /** The batch in progress in any process sharing the database, or null. */
@@ -497,7 +545,57 @@ export class Syndication {
     return held ?? this.syndicateStored(post, runId, "schedule", false, pauses);
   }
 
-  private async runSingle(post: Post, trigger: Trigger, force: boolean): Promise<PostResult> {
+  /**
+   * Follows the changed posts (issue 17): first works out what each changed post's copies need,
+   * then carries out every follow-up that is due. False when stopped before the end.
+   */
+  private async follow(
+    run: PostSyndicationRun,
+    report: (result: PostResult) => void,
+    shouldStop: () => boolean,
+  ): Promise<boolean> {
+    const context = this.context();
+    const planned = new Set<string>();
+    for (;;) {
+      const changes = (await this.changes.noticed(FOLLOW_PAGE)).filter(
+        (change) => !planned.has(`${change.postId}@${change.noticedAt}`),
+      );
+      if (changes.length === 0) break;
+      for (const change of changes) {
+        if (shouldStop()) return false;
+        planned.add(`${change.postId}@${change.noticedAt}`);
+        const post = await this.deps.posts.findById(change.postId);
+        if (post) await planFollowUps(context, post);
+        await this.changes.followed(change);
+      }
+    }
+    const tried = new Set<string>();
+    for (;;) {
+      const postIds = (await this.ledger.postsWithDueOperations(FOLLOW_PAGE)).filter((id) => !tried.has(id));
+      if (postIds.length === 0) return true;
+      for (const postId of postIds) {
+        if (shouldStop()) return false;
+        tried.add(postId);
+        const post = await this.deps.posts.findById(postId);
+        if (!post) continue;
+        try {
+          const result = await performFollowUps(context, post, run);
+          if (result) report(result);
+        } catch (error) {
+          this.deps.logger.error("Following a post's change failed inside the server", {
+            post: post.url,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
+    }
+  }
+
+  private async runSingle(
+    post: Post,
+    trigger: Trigger,
+    work: (runId: string) => Promise<PostResult>,
+  ): Promise<PostResult> {
     const runId = await this.runLog.start("single", trigger, this.holder);
     const startedAt = new Date();
     this.emit({ type: "run-started", runId, kind: "single", trigger, startedAt });
@@ -506,7 +604,7 @@ export class Syndication {
       // A send of this post interrupted by a dead process is resolved first, so that it is
       // neither forgotten nor sent twice.
       await this.ledger.resolveStale(this.staleMs, this.idempotentUids(), post.id);
-      const result = await this.syndicateStored(post, runId, trigger, force);
+      const result = await work(runId);
       countInto(summary, result);
       await this.runLog.finish(runId, "finished", summary);
       this.emit({ type: "result", runId, kind: "single", result });

@@ -8,6 +8,38 @@ export type Trigger = "manual" | "batch" | "webhook" | "cli" | "schedule";
 /** `skipped`: the user chose not to send the post there ("Skip for this post"). */
 export type TargetState = "pending" | "sending" | "syndicated" | "failed" | "unknown" | "skipped";
 
+/** What a ledger row does to a copy: send it, change it to follow an edit, or delete it. */
+export type Operation = "create" | "update" | "delete";
+/** A follow-up of a copy (issue 17): an update or a delete, beside the create that sent it. */
+export type FollowUp = Exclude<Operation, "create">;
+
+/**
+ * `done`: the copy was changed or deleted. `cancelled`: there was nothing to do any more (the post
+ * was deleted before its copy was sent, restored before the delete, or edited back). `kept`: the
+ * target keeps copies as they were sent (no edits on Bluesky, an archive's capture).
+ */
+export type OperationState = "pending" | "sending" | "done" | "failed" | "unknown" | "cancelled" | "kept";
+
+/** A follow-up row of the ledger: the same state machine as a send. */
+export interface OperationEntry {
+  postId: string;
+  targetUid: string;
+  operation: FollowUp;
+  state: OperationState;
+  /** The copy concerned. */
+  url: string | null;
+  /** update: the digest of what the copy is to become. */
+  digest: string | null;
+  attempts: number;
+  lastError: string | null;
+  permanent: boolean;
+  lastStatus: number | null;
+  idempotencyKey: string;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 export interface LedgerEntry {
   postId: string;
   targetUid: string;
@@ -30,6 +62,8 @@ export interface LedgerEntry {
   claimedAt: Date | null;
   updatedAt: Date;
   createdAt: Date;
+  /** What the copy holds (a digest of the text and photos sent), to tell whether an edit changes it. */
+  digest: string | null;
 }
 
 export interface Attempt {
@@ -45,6 +79,7 @@ export interface Attempt {
   error: string | null;
   /** The user's own words, when this attempt sent them instead of the template's text. */
   ownText: string | null;
+  operation: Operation;
 }
 
 export interface TargetResult {
@@ -55,6 +90,8 @@ export interface TargetResult {
   error?: string;
   /** The post names a target that is not configured (any more): skipped, and not waited for. */
   unconfigured?: true;
+  /** A follow-up of the copy (its status says how it went: `syndicated` is done), not a send. */
+  operation?: FollowUp;
 }
 
 export type PostResultStatus = "syndicated" | "partial" | "failed" | "unchanged";
@@ -65,6 +102,8 @@ export interface PostResult {
   status: PostResultStatus;
   syndication: string[];
   targets: TargetResult[];
+  /** The copies' follow-ups (updates, deletes) after the post changed, not sends. */
+  followUp?: true;
 }
 
 export interface RunSummary {
@@ -77,6 +116,12 @@ export interface RunSummary {
    * or was refused: not a success, so never counted as one.
    */
   skipped: number;
+  /**
+   * Posts whose copies were updated or deleted to follow them (issue 17), counted apart from the
+   * sends; absent when there were none. Follow-ups that failed or wait count as failed, partial
+   * or skipped, like sends.
+   */
+  followed?: number;
 }
 
 /** `abandoned`: its process died, lost the lease, or stopped on shutdown before the end. */

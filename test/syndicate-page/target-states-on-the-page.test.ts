@@ -55,6 +55,7 @@ function entry(uid: string, fields: Partial<LedgerEntry>): LedgerEntry {
     claimedAt: null,
     updatedAt: NOW,
     createdAt: NOW,
+    digest: null,
     ...fields,
   };
 }

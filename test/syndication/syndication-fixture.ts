@@ -2,6 +2,7 @@
 // targets: SyndicatorPlugin objects standing in for external services (the HTTP fakes of the real
 // syndicators are tested with those syndicators).
 import type {
+  CopyPreview,
   PostProperties,
   Publication,
   SyndicateOptions,
@@ -196,4 +197,16 @@ export async function ledgerRow(database: Database, postId: string, uid: string)
     [postId, uid],
   );
   return rows[0];
+}
+
+/** A preview of the post's content as it stands, for test targets whose copies follow their post. */
+export function contentPreview(properties: PostProperties): CopyPreview {
+  return {
+    text: String(properties.content),
+    over: false,
+    cut: false,
+    permalink: "none",
+    photos: [],
+    ownText: false,
+  };
 }

@@ -5,6 +5,7 @@ import type { Response } from "express";
 import { HttpError } from "../../server/http-error.ts";
 import type { Post } from "../../server/posts/types.ts";
 import type { Attempt } from "../../syndication/types.ts";
+import { type FollowUpView, followUpView } from "./follow-up-view.ts";
 import { type PostRowView, postRow } from "./post-row.ts";
 import { type PageServices, translatorOf } from "./services.ts";
 import { httpUrlOrNull, RETRYABLE_KINDS, SKIPPABLE_KINDS, type TargetStateKind } from "./target-view.ts";
@@ -27,21 +28,37 @@ export interface PostResultsView {
   resultsHref: string;
   /** The user's own words per target uid (issue 17). */
   ownTexts: Record<string, { text: string; source: "page" | "micropub" }>;
+  /** What the copies did after the post was edited or deleted (issue 17). */
+  followUps: FollowUpView[];
+  canRetryFollowUps: boolean;
+  /** The post is deleted: its page is kept, to show what happened to its copies. */
+  deleted: boolean;
 }
 
-/** A post id from the path: a decimal bigint. Anything else, or a deleted post, is 404. */
-export async function findPostById(services: PageServices, res: Response, id: string): Promise<Post> {
+/**
+ * A post id from the path: a decimal bigint. Anything else is 404, and so is a deleted post unless
+ * `deleted` allows it (its results page, the retry of its copies' deletes).
+ */
+export async function findPostById(
+  services: PageServices,
+  res: Response,
+  id: string,
+  { deleted = false }: { deleted?: boolean } = {},
+): Promise<Post> {
   const post = /^\d{1,19}$/.test(id) ? await services.posts.findById(id) : null;
-  if (!post || post.deleted) throw new HttpError(404, "not_found", translatorOf(res)("syndicate.notFound"));
+  if (!post || (post.deleted && !deleted))
+    throw new HttpError(404, "not_found", translatorOf(res)("syndicate.notFound"));
   return post;
 }
 
 export async function postResultsView(services: PageServices, post: Post): Promise<PostResultsView> {
-  const [entries, attempts, ownTexts] = await Promise.all([
+  const [entries, attempts, ownTexts, operations] = await Promise.all([
     services.syndication.entriesForPost(post.id),
     services.syndication.attemptsForPost(post.id, HISTORY_LIMIT),
     services.syndication.ownTextsForPost(post),
+    services.syndication.operationsForPost(post.id),
   ]);
+  const followUps = operations.map((entry) => followUpView(entry, services.syndicators));
   const row = postRow(post, entries, services.syndicators, services.mountPath);
   const names = new Map(row.targets.map((target) => [target.uid, target.name]));
   return {
@@ -51,7 +68,8 @@ export async function postResultsView(services: PageServices, post: Post): Promi
       url: httpUrlOrNull(attempt.url),
       targetName: names.get(attempt.targetUid) ?? attempt.targetUid,
     })),
-    canRetry: row.targets.some((target) => RETRYABLE_KINDS.has(target.kind)),
+    // A deleted post is not sent again: only its copies' follow-ups may be retried.
+    canRetry: !post.deleted && row.targets.some((target) => RETRYABLE_KINDS.has(target.kind)),
     // A target removed from the configuration has no record to confirm against: it can be skipped.
     confirmableKinds: [...RETRYABLE_KINDS],
     skippableKinds: [...SKIPPABLE_KINDS],
@@ -60,5 +78,8 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     ownTexts: Object.fromEntries(
       [...ownTexts].map(([uid, own]) => [uid, { text: own.text, source: own.source }]),
     ),
+    followUps,
+    canRetryFollowUps: followUps.some((followUp) => followUp.retryable),
+    deleted: post.deleted,
   };
 }

@@ -15,9 +15,12 @@ export function attentionHref(mountPath: string): string {
 
 /** The counts of a summary, each with its own plural ("1 syndiqué", "2 syndiqués"). */
 export function countsText(t: Translate, summary: RunSummary): string {
-  return (["syndicated", "partial", "failed", "skipped"] as const)
-    .map((part) => t(`syndicate.summary.${part}`, { count: summary[part] }))
-    .join(t("syndicate.summary.separator"));
+  const parts = (["syndicated", "partial", "failed", "skipped"] as const).map((part) =>
+    t(`syndicate.summary.${part}`, { count: summary[part] }),
+  );
+  // Copies that followed their post (issue 17) are told apart from sends, when there were any.
+  if (summary.followed) parts.push(t("syndicate.summary.followed", { count: summary.followed }));
+  return parts.join(t("syndicate.summary.separator"));
 }
 
 /** How far a run has got, for the progress line and the live region. */

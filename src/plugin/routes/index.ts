@@ -6,7 +6,7 @@ import type { Server } from "../../server/contract.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
 import { syndicatePageRoute } from "./page.ts";
-import { confirmRoute, retryRoute, skipRoute } from "./post-actions.ts";
+import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
 import {
@@ -38,6 +38,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/retry", retryRoute(context));
   router.post("/posts/:id/confirm", confirmRoute(context));
   router.post("/posts/:id/skip", skipRoute(context));
+  router.post("/posts/:id/follow-ups/retry", retryFollowUpsRoute(context));
   router.get("/targets", targetsRoute(context));
   router.post("/targets/check", checkTargetsRoute(context));
   router.get("/preview", previewJsonRoute(context));

@@ -1,11 +1,14 @@
-// POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself") and …/skip, from the results page. htmx gets the results
-// section re-rendered with the outcome announced; a form without JavaScript is sent back to the page
-// with the outcome as a flash message.
+// POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself"), …/skip and
+// …/follow-ups/retry (the copies' edits and deletes, issue 17), from the results page. htmx gets the
+// results section re-rendered with the outcome announced; a form without JavaScript is sent back to
+// the page with the outcome as a flash message.
 import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 import { hasScope } from "../../server/auth/types.ts";
 import { type Flash, setFlash } from "../../server/flash.ts";
 import { insufficientScope } from "../../server/http-error.ts";
+import type { Translate } from "../../server/i18n.ts";
+import type { Post } from "../../server/posts/types.ts";
 import { TargetNotConfirmableError, TargetNotSkippableError } from "../../syndication/syndication.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
 import { renderView } from "../page/render.ts";
@@ -51,7 +54,7 @@ async function answer(
     res.redirect(303, resultsHref);
     return;
   }
-  const post = await findPostById(services, res, postId);
+  const post = await findPostById(services, res, postId, { deleted: true });
   const view = await postResultsView(services, post);
   const html = await renderView(res, "syndicate/events/post-results.njk", {
     ...view,
@@ -69,120 +72,123 @@ function requireUpdateScope(req: Request): void {
   if (!hasScope(req.auth, "update")) throw insufficientScope("update");
 }
 
-export function retryRoute(context: RouteContext): RequestHandler {
+/** What an action decided: the flash to show, and the HTTP status when it is not 200. */
+interface ActionOutcome {
+  flash: Flash;
+  status?: number;
+}
+
+interface Action<Body> {
+  /** The form's fields. */
+  schema: z.ZodType<Body>;
+  /** What a body that does not parse is told: a locale key, with its HTTP status. */
+  invalid: { text: string; status: number };
+  /** Whether the action applies to a deleted post (its copies' follow-ups). */
+  deletedPosts?: boolean;
+  act(args: { services: PageServices; post: Post; body: Body; t: Translate }): Promise<ActionOutcome>;
+}
+
+/**
+ * The shape every action of the results page shares: the update scope, the post (404 when it does
+ * not exist), the form parsed, and the outcome answered as htmx or as a flash and a redirect.
+ */
+function postAction<Body>(context: RouteContext, action: Action<Body>): RequestHandler {
   return async (req, res, next) => {
     try {
       const services = pageServices(context, res);
       requireUpdateScope(req);
       const t = translatorOf(res);
-      const post = await findPostById(services, res, String(req.params.id));
-      const parsed = retrySchema.safeParse(req.body ?? {});
-      if (!parsed.success) {
-        await answer(
-          req,
-          res,
-          services,
-          post.id,
-          { kind: "error", text: t("syndicate.flash.invalidTarget") },
-          400,
-        );
-        return;
-      }
-      const result = await services.syndication.retry(post.url, parsed.data.target_uid, "manual");
-      const failed = result.status === "failed" || result.status === "partial";
-      await answer(req, res, services, post.id, {
-        kind: failed ? "error" : "success",
-        text: t(`syndicate.flash.single.${result.status}`, { url: result.url }),
+      const post = await findPostById(services, res, String(req.params.id), {
+        deleted: action.deletedPosts ?? false,
       });
+      const parsed = action.schema.safeParse(req.body ?? {});
+      const outcome: ActionOutcome = parsed.success
+        ? await action.act({ services, post, body: parsed.data, t })
+        : { flash: { kind: "error", text: t(action.invalid.text) }, status: action.invalid.status };
+      await answer(req, res, services, post.id, outcome.flash, outcome.status);
     } catch (error) {
       next(error);
     }
   };
 }
 
+const invalidTarget = { text: "syndicate.flash.invalidTarget", status: 400 };
+
+const nameOf = (services: PageServices, uid: string) =>
+  services.syndicators.find((s) => s.info.uid === uid)?.info.name ?? uid;
+
+export function retryRoute(context: RouteContext): RequestHandler {
+  return postAction(context, {
+    schema: retrySchema,
+    invalid: invalidTarget,
+    async act({ services, post, body, t }) {
+      const result = await services.syndication.retry(post.url, body.target_uid, "manual");
+      const failed = result.status === "failed" || result.status === "partial";
+      return {
+        flash: {
+          kind: failed ? "error" : "success",
+          text: t(`syndicate.flash.single.${result.status}`, { url: result.url }),
+        },
+      };
+    },
+  });
+}
+
 export function confirmRoute(context: RouteContext): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      requireUpdateScope(req);
-      const t = translatorOf(res);
-      const post = await findPostById(services, res, String(req.params.id));
-      const parsed = confirmSchema.safeParse(req.body ?? {});
-      if (!parsed.success) {
-        const text = t("syndicate.flash.invalidCopyUrl");
-        await answer(req, res, services, post.id, { kind: "error", text }, 422);
-        return;
-      }
-      const { target_uid: targetUid, copy_url: copyUrl } = parsed.data;
-      const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+  return postAction(context, {
+    schema: confirmSchema,
+    invalid: { text: "syndicate.flash.invalidCopyUrl", status: 422 },
+    async act({ services, post, body, t }) {
+      const { target_uid: targetUid, copy_url: copyUrl } = body;
       try {
         await services.syndication.confirm(post.url, targetUid, copyUrl);
       } catch (error) {
         if (!(error instanceof TargetNotConfirmableError)) throw error;
-        await answer(
-          req,
-          res,
-          services,
-          post.id,
-          { kind: "error", text: t("syndicate.flash.notConfirmable") },
-          409,
-        );
-        return;
+        return { flash: { kind: "error", text: t("syndicate.flash.notConfirmable") }, status: 409 };
       }
-      await answer(req, res, services, post.id, {
-        kind: "success",
-        text: t("syndicate.flash.confirmed", { target: name, url: copyUrl }),
-      });
-    } catch (error) {
-      next(error);
-    }
-  };
+      const target = nameOf(services, targetUid);
+      return { flash: { kind: "success", text: t("syndicate.flash.confirmed", { target, url: copyUrl }) } };
+    },
+  });
 }
 
 const skipSchema = z.object({ target_uid: uidSchema });
 
 /** "Skip for this post": the post stops naming the target, and nothing is sent to it. */
 export function skipRoute(context: RouteContext): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      requireUpdateScope(req);
-      const t = translatorOf(res);
-      const post = await findPostById(services, res, String(req.params.id));
-      const parsed = skipSchema.safeParse(req.body ?? {});
-      if (!parsed.success) {
-        await answer(
-          req,
-          res,
-          services,
-          post.id,
-          { kind: "error", text: t("syndicate.flash.invalidTarget") },
-          400,
-        );
-        return;
-      }
-      const targetUid = parsed.data.target_uid;
-      const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+  return postAction(context, {
+    schema: skipSchema,
+    invalid: invalidTarget,
+    async act({ services, post, body, t }) {
       try {
-        await services.syndication.skip(post.url, targetUid);
+        await services.syndication.skip(post.url, body.target_uid);
       } catch (error) {
         if (!(error instanceof TargetNotSkippableError)) throw error;
-        await answer(
-          req,
-          res,
-          services,
-          post.id,
-          { kind: "error", text: t("syndicate.flash.notSkippable") },
-          409,
-        );
-        return;
+        return { flash: { kind: "error", text: t("syndicate.flash.notSkippable") }, status: 409 };
       }
-      await answer(req, res, services, post.id, {
-        kind: "success",
-        text: t("syndicate.flash.skipped", { target: name }),
+      const target = nameOf(services, body.target_uid);
+      return { flash: { kind: "success", text: t("syndicate.flash.skipped", { target }) } };
+    },
+  });
+}
+
+/** Another try of the copies' failed edits and deletes (all, or those of `target_uid`), now. */
+export function retryFollowUpsRoute(context: RouteContext): RequestHandler {
+  return postAction(context, {
+    schema: retrySchema,
+    invalid: invalidTarget,
+    deletedPosts: true,
+    async act({ services, post, body, t }) {
+      const result = await services.syndication.followPost(post.url, "manual", {
+        retryFailed: true,
+        ...(body.target_uid ? { targetUids: body.target_uid } : {}),
       });
-    } catch (error) {
-      next(error);
-    }
-  };
+      const failed = result.targets.some((target) => target.status === "failed");
+      const done = result.targets.some((target) => target.status === "syndicated");
+      const key = failed ? "flashFailed" : done ? "flashDone" : "flashNone";
+      return {
+        flash: { kind: failed ? "error" : done ? "success" : "info", text: t(`syndicate.followUps.${key}`) },
+      };
+    },
+  });
 }

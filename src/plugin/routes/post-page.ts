@@ -13,7 +13,8 @@ export function postPageRoute(context: RouteContext): RequestHandler {
   return async (req, res, next) => {
     try {
       const services = pageServices(context, res);
-      const post = await findPostById(services, res, String(req.params.id));
+      // A deleted post's page stays: it shows what happened to its copies.
+      const post = await findPostById(services, res, String(req.params.id), { deleted: true });
       const view = await postResultsView(services, post);
       const t = translatorOf(res);
       res.setHeader("Cache-Control", "no-store");

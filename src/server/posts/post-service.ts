@@ -205,7 +205,7 @@ export function createPostService(database: Database, publication: Publication):
         update,
       }),
 
-    delete: (url) => setDeleted(url, true),
+    delete: async (url) => notify({ kind: "delete", post: await setDeleted(url, true) }),
 
     undelete: async (url) => notify({ kind: "undelete", post: await setDeleted(url, false) }),
 

@@ -48,13 +48,14 @@ export interface AwaitingCursor {
 
 /** A change made through the service, told to its listeners after it is stored. */
 export type PostChange =
-  | { kind: "create" | "undelete"; post: Post }
+  | { kind: "create" | "undelete" | "delete"; post: Post }
   | { kind: "update"; post: Post; update: PostUpdate };
 
 export interface PostService {
   /**
-   * Calls `listener` after each create, update and undelete in this process (the syndication
-   * scheduler wakes for a new post). Returns the function that stops it.
+   * Calls `listener` after each create, update, delete and undelete in this process (the
+   * syndication scheduler wakes for a new post, and to follow an edit or a delete). Returns the
+   * function that stops it.
    */
   onChange?(listener: (change: PostChange) => void): () => void;
   create(input: CreatePostInput): Promise<Post>;

@@ -4,12 +4,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { readJson, refusal, send, type Target, unreachable } from "../shared/http.ts";
 import type { FetchedPhoto } from "../shared/photos.ts";
+import { SyndicationError } from "../syndication-error.ts";
 
 const statusSchema = z.object({
   id: z.string(),
   uri: z.string(),
   url: z.string().nullish(),
   reblog: z.object({ id: z.string(), uri: z.string(), url: z.string().nullish() }).nullish(),
+  favourited: z.boolean().nullish(),
+  reblogged: z.boolean().nullish(),
+  media_attachments: z.array(z.object({ id: z.string(), description: z.string().nullish() })).nullish(),
 });
 export type MastodonStatus = z.output<typeof statusSchema>;
 
@@ -94,6 +98,60 @@ export class MastodonApi {
       "idempotency-key": fields.idempotencyKey,
     });
     return readJson(this.target, response, statusSchema, "the new status");
+  }
+
+  /** One status (GET /api/v1/statuses/:id), with its media attachments. */
+  async getStatus(id: string): Promise<MastodonStatus> {
+    const response = await this.call("GET", `/api/v1/statuses/${encodeURIComponent(id)}`);
+    return readJson(this.target, response, statusSchema, "the status");
+  }
+
+  /**
+   * Edits a status (PUT /api/v1/statuses/:id, Mastodon 3.5+: Api::V1::StatusesController#update,
+   * UpdateStatusService). The media ids it names are kept, each with the description given in
+   * media_attributes; ids left out would be removed from the status.
+   */
+  async editStatus(
+    id: string,
+    fields: { status: string; media: { id: string; description: string }[]; language?: string },
+  ): Promise<MastodonStatus> {
+    const form = new URLSearchParams();
+    form.set("status", fields.status);
+    if (fields.language) form.set("language", fields.language);
+    for (const item of fields.media) {
+      form.append("media_ids[]", item.id);
+      form.append("media_attributes[][id]", item.id);
+      form.append("media_attributes[][description]", item.description);
+    }
+    const response = await this.call("PUT", `/api/v1/statuses/${encodeURIComponent(id)}`, form);
+    return readJson(this.target, response, statusSchema, "the edited status");
+  }
+
+  /**
+   * Deletes a status (DELETE /api/v1/statuses/:id). A status that is gone (404) counts as deleted.
+   * Mastodon limits deletions per account (30 in 30 minutes): its 429 says when to try again.
+   */
+  async deleteStatus(id: string): Promise<void> {
+    await this.undo("DELETE", `/api/v1/statuses/${encodeURIComponent(id)}`);
+  }
+
+  async unfavourite(id: string): Promise<void> {
+    await this.undo("POST", `/api/v1/statuses/${encodeURIComponent(id)}/unfavourite`);
+  }
+
+  async unreblog(id: string): Promise<void> {
+    await this.undo("POST", `/api/v1/statuses/${encodeURIComponent(id)}/unreblog`);
+  }
+
+  /** Undoes something; what is not there any more (404) is undone already. */
+  private async undo(method: string, path: string): Promise<void> {
+    try {
+      const response = await this.call(method, path);
+      await response.body?.cancel().catch(() => {});
+    } catch (error) {
+      if (error instanceof SyndicationError && error.status === 404) return;
+      throw error;
+    }
   }
 
   async favourite(id: string): Promise<MastodonStatus> {

@@ -1,6 +1,7 @@
 // @possekit/syndicator-mastodon: posts a status for each post (with up to 4 photos and their alt
 // text), or favourites, boosts or replies to a status when the post likes, reposts or replies to one.
 import type {
+  CopyChangeOptions,
   CopyPreview,
   PluginMeta,
   PostProperties,
@@ -84,6 +85,64 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   /** What syndicate() would send now, with the instance's limits as last read (or assumed). */
   preview(properties: PostProperties, publication: Publication, options: PreviewOptions = {}): CopyPreview {
     return composeMastodon(properties, publication, this.#options, this.#limits.peek(), options.text).preview;
+  }
+
+  /**
+   * Edits the status to what syndicate() would post now, keeping its media (with the post's alt
+   * text, photo by photo). A favourite or a boost has nothing to edit.
+   */
+  async update(
+    properties: PostProperties,
+    publication: Publication,
+    { url, signal, text }: CopyChangeOptions,
+  ): Promise<void> {
+    const id = this.#ownStatusId(url);
+    if (!id) return;
+    const target: Target = { name: "Mastodon", signal };
+    const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
+    const copy = composeMastodon(
+      properties,
+      publication,
+      this.#options,
+      await this.#limits.get(target),
+      text,
+    );
+    if (copy.favourite || copy.reblog) return;
+    const current = await api.getStatus(id);
+    const media = (current.media_attachments ?? []).map((item, index) => ({
+      id: item.id,
+      description: copy.photos[index]?.alt ?? item.description ?? "",
+    }));
+    await api.editStatus(id, {
+      status: copy.status,
+      media,
+      ...(copy.language ? { language: copy.language } : {}),
+    });
+  }
+
+  /** Deletes the status; a favourite or a boost is undone. One that is gone counts as deleted. */
+  async delete(_publication: Publication, { url, signal }: CopyChangeOptions): Promise<void> {
+    const target: Target = { name: "Mastodon", signal };
+    const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
+    const id = this.#ownStatusId(url);
+    if (id) return api.deleteStatus(id);
+    const status = await api.findStatus(url);
+    if (!status) return;
+    if (status.reblogged) await api.unreblog(status.id);
+    if (status.favourited) await api.unfavourite(status.id);
+  }
+
+  /** The id of a status of the configured account at `url` (its page or its ActivityPub id). */
+  #ownStatusId(url: string): string | undefined {
+    const base = this.#options.url.replace(/\/+$/, "");
+    const user = this.#options.user.toLowerCase();
+    for (const prefix of [`${base}/@${user}/`, `${base}/users/${user}/statuses/`]) {
+      if (url.toLowerCase().startsWith(prefix.toLowerCase())) {
+        const id = url.slice(prefix.length).replace(/\/+$/, "");
+        if (/^\d+$/.test(id)) return id;
+      }
+    }
+    return undefined;
   }
 
   async syndicate(

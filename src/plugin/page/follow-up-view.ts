@@ -1,0 +1,45 @@
+// One follow-up of a copy (issue 17) as the post's results page shows it: what happened to the copy
+// after the post was edited or deleted, why, and whether the user can retry it.
+import type { SyndicatorPlugin } from "../../server/contract.ts";
+import type { FollowUp, OperationEntry } from "../../syndication/types.ts";
+import { httpUrlOrNull } from "./target-view.ts";
+
+/** `refused`: failed in a way a retry cannot fix by itself (401, 403, 422): waits for the user. */
+export type FollowUpKind =
+  | "pending"
+  | "sending"
+  | "done"
+  | "failed"
+  | "refused"
+  | "unknown"
+  | "cancelled"
+  | "kept";
+
+export interface FollowUpView {
+  uid: string;
+  name: string;
+  operation: FollowUp;
+  kind: FollowUpKind;
+  url: string | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+  updatedAt: Date;
+  /** The user may ask for another try. */
+  retryable: boolean;
+}
+
+export function followUpView(entry: OperationEntry, syndicators: readonly SyndicatorPlugin[]): FollowUpView {
+  const kind: FollowUpKind =
+    entry.state === "failed" && entry.permanent ? "refused" : entry.state === "done" ? "done" : entry.state;
+  return {
+    uid: entry.targetUid,
+    name: syndicators.find((s) => s.info.uid === entry.targetUid)?.info.name ?? entry.targetUid,
+    operation: entry.operation,
+    kind,
+    url: httpUrlOrNull(entry.url),
+    error: kind === "failed" || kind === "refused" || kind === "unknown" ? entry.lastError : null,
+    nextAttemptAt: kind === "failed" ? entry.nextAttemptAt : null,
+    updatedAt: entry.updatedAt,
+    retryable: kind === "failed" || kind === "refused" || kind === "unknown",
+  };
+}

@@ -1,0 +1,26 @@
+// What a copy holds, in a few bytes: a digest of what its target receives (the text, the photos and
+// their alt text, the link card, what it likes or boosts), found with the syndicator's preview. A
+// copy follows an edit of its post only when this changes (issue 17).
+import { createHash } from "node:crypto";
+import type { CopyPreview, PostProperties, Publication, SyndicatorPlugin } from "../server/contract.ts";
+
+export function copyDigest(preview: CopyPreview): string {
+  const held = {
+    text: preview.text ?? null,
+    photos: preview.photos.map((photo) => [photo.url, photo.alt ?? ""]),
+    card: preview.linkCard ?? null,
+    action: preview.action ?? null,
+  };
+  return createHash("sha256").update(JSON.stringify(held)).digest("base64url");
+}
+
+/** The digest of what `syndicator` would send now; null when it cannot preview. */
+export function digestFor(
+  syndicator: SyndicatorPlugin,
+  properties: PostProperties,
+  publication: Publication,
+  text: string | undefined,
+): string | null {
+  if (!syndicator.preview) return null;
+  return copyDigest(syndicator.preview(properties, publication, text === undefined ? {} : { text }));
+}

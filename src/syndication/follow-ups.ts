@@ -1,0 +1,239 @@
+// Copies that follow their post (issue 17). After a change of a post, `planFollowUps` works out what
+// each copy needs and writes it to the ledger: an update where the copy would now differ, a delete
+// where the post was deleted, a cancelled send where the post was deleted before it went out.
+// `performFollowUps` then carries out what is due, claimed like sends, so that each is done once.
+import type { SyndicatorPlugin } from "../server/contract.ts";
+import type { Post } from "../server/posts/types.ts";
+import { callFollowUp } from "./call-syndicator.ts";
+import { copyDigest } from "./copy-digest.ts";
+import { requestedTargets, syndicationUrls } from "./post-targets.ts";
+import {
+  noteHealth,
+  type PostSyndicationContext,
+  type PostSyndicationRun,
+  recordFailed,
+} from "./syndicate-post.ts";
+import type { FollowUp, LedgerEntry, OperationEntry, PostResult, TargetResult } from "./types.ts";
+
+export const IN_FLIGHT_NOTE = "The copy is being sent; it is deleted once it has arrived";
+export const BUSY_NOTE = "Being carried out by another run right now";
+const ACTIVE = new Set(["pending", "failed", "unknown"]);
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function byUidOf(syndicators: readonly SyndicatorPlugin[]): Map<string, SyndicatorPlugin> {
+  const byUid = new Map<string, SyndicatorPlugin>();
+  for (const syndicator of syndicators)
+    if (!byUid.has(syndicator.info.uid)) byUid.set(syndicator.info.uid, syndicator);
+  return byUid;
+}
+
+/** Works out what the copies of `post` need after it changed (or was deleted or restored). */
+export async function planFollowUps(context: PostSyndicationContext, post: Post): Promise<void> {
+  const { ledger } = context;
+  const byUid = byUidOf(context.syndicators);
+  const [entries, operations] = await Promise.all([
+    ledger.entriesForPost(post.id),
+    ledger.operationsForPost(post.id),
+  ]);
+  const find = (uid: string, operation: FollowUp) =>
+    operations.find((op) => op.targetUid === uid && op.operation === operation);
+  const cancel = (op: OperationEntry | undefined) =>
+    op && ACTIVE.has(op.state) ? ledger.requestOperation({ ...op, state: "cancelled" }) : Promise.resolve();
+
+  if (post.deleted) {
+    const uids = new Set([...entries.map((entry) => entry.targetUid), ...requestedTargets(post)]);
+    for (const uid of uids) {
+      const entry = entries.find((e) => e.targetUid === uid);
+      // A delete pending makes an update pointless.
+      await cancel(find(uid, "update"));
+      const copied = entry?.state === "syndicated" || entry?.state === "sending";
+      // Its copy was deleted already: the row waits for a restore, nothing to cancel.
+      if (!copied && find(uid, "delete")?.state === "done") continue;
+      // A send not made yet is cancelled: the claim refuses a deleted post, so it never goes out.
+      const state = !copied ? "cancelled" : byUid.get(uid)?.delete ? "pending" : "kept";
+      await ledger.requestOperation({
+        postId: post.id,
+        targetUid: uid,
+        operation: "delete",
+        state,
+        url: entry?.state === "syndicated" ? entry.url : null,
+        digest: null,
+      });
+    }
+    return;
+  }
+
+  const texts = await context.ownTexts?.forPost(post);
+  for (const entry of entries) {
+    // Restored before its copies were deleted: they stay.
+    await cancel(find(entry.targetUid, "delete"));
+    if (entry.state === "syndicated") await planUpdate(context, post, entry, byUid, texts, find);
+  }
+}
+
+async function planUpdate(
+  context: PostSyndicationContext,
+  post: Post,
+  entry: LedgerEntry,
+  byUid: ReadonlyMap<string, SyndicatorPlugin>,
+  texts: Map<string, { text: string }> | undefined,
+  find: (uid: string, operation: FollowUp) => OperationEntry | undefined,
+): Promise<void> {
+  const uid = entry.targetUid;
+  const syndicator = byUid.get(uid);
+  if (!syndicator?.preview) return;
+  const text = texts?.get(uid)?.text;
+  const preview = syndicator.preview(
+    post.properties,
+    context.publication,
+    text === undefined ? {} : { text },
+  );
+  // A like or a boost has nothing to edit.
+  if (syndicator.update && preview.text === undefined) return;
+  const digest = copyDigest(preview);
+  if (entry.digest === null) {
+    // Sent before copies followed their post: what it would get now is taken as what it got.
+    await context.ledger.setBaseline(post.id, uid, digest);
+    return;
+  }
+  const existing = find(uid, "update");
+  if (digest === entry.digest) {
+    // Edited back to what the copy holds: an update not made yet is not needed any more.
+    if (existing && ACTIVE.has(existing.state))
+      await context.ledger.requestOperation({ ...existing, state: "cancelled" });
+    return;
+  }
+  await context.ledger.requestOperation({
+    postId: post.id,
+    targetUid: uid,
+    operation: "update",
+    state: syndicator.update ? "pending" : "kept",
+    url: entry.url,
+    digest,
+  });
+}
+
+/**
+ * Carries out the post's follow-ups that are due (all that wait, on a user's retry), side by side
+ * per target, and writes the deleted copies' links out of the post. Null when none was due.
+ */
+export async function performFollowUps(
+  context: PostSyndicationContext,
+  post: Post,
+  run: PostSyndicationRun,
+): Promise<PostResult | null> {
+  const now = Date.now();
+  const due = (await context.ledger.operationsForPost(post.id)).filter(
+    (op) =>
+      op.state === "pending" ||
+      (op.state === "failed" &&
+        (run.force || (!op.permanent && (op.nextAttemptAt === null || op.nextAttemptAt.getTime() <= now)))) ||
+      (run.force && op.state === "unknown"),
+  );
+  if (due.length === 0) return null;
+  const entries = await context.ledger.entriesForPost(post.id);
+  const byUid = byUidOf(context.syndicators);
+  const texts = await context.ownTexts?.forPost(post);
+  const deletePending = new Set(due.filter((op) => op.operation === "delete").map((op) => op.targetUid));
+
+  /** Null for a follow-up that turned out pointless: cancelled, and not reported. */
+  const followOne = async (op: OperationEntry): Promise<TargetResult | null> => {
+    const uid = op.targetUid;
+    const syndicator = byUid.get(uid);
+    const name = syndicator?.info.name ?? uid;
+    const base = { uid, name, operation: op.operation } as const;
+    const entry = entries.find((e) => e.targetUid === uid);
+    const pointless =
+      entry?.state !== "syndicated" ||
+      (op.operation === "update" && (post.deleted || deletePending.has(uid))) ||
+      (op.operation === "delete" && !post.deleted);
+    if (pointless) {
+      if (entry?.state === "sending") return { ...base, status: "skipped", error: IN_FLIGHT_NOTE };
+      await context.ledger.requestOperation({ ...op, state: "cancelled" });
+      return null;
+    }
+    if (!syndicator?.[op.operation])
+      return { ...base, status: "skipped", error: `${name} is not configured to ${op.operation} copies` };
+    const paused = run.pauses?.get(uid);
+    if (paused) return { ...base, status: "skipped", error: paused.reason };
+    const claim = await context.ledger.claimOperation({
+      postId: post.id,
+      targetUid: uid,
+      operation: op.operation,
+      holder: context.holder,
+      runId: run.runId,
+      trigger: run.trigger,
+      force: run.force,
+    });
+    if (!claim?.entry.url) return { ...base, status: "skipped", error: BUSY_NOTE };
+    const outcome = await callFollowUp(syndicator, op.operation, post.properties, context.publication, {
+      url: claim.entry.url,
+      idempotencyKey: claim.entry.idempotencyKey,
+      timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
+      text: texts?.get(uid)?.text,
+    });
+    if (!outcome.ok) {
+      const error = await recordFailed(context, syndicator, claim, outcome, run.pauses);
+      return { ...base, status: "failed", error };
+    }
+    await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
+    await context.ledger.recordOperationDone(claim);
+    return { ...base, status: "syndicated", url: claim.entry.url };
+  };
+
+  const outcomes = await Promise.all(
+    due.map((op) =>
+      followOne(op).catch(
+        (error: unknown): TargetResult => ({
+          uid: op.targetUid,
+          name: op.targetUid,
+          operation: op.operation,
+          status: "failed",
+          error: `Internal error: ${describe(error)}`,
+        }),
+      ),
+    ),
+  );
+  const targets = outcomes.filter((outcome): outcome is TargetResult => outcome !== null);
+  if (targets.length === 0) return null;
+  const syndication = await forgetDeletedCopies(context, post, targets);
+  const done = targets.some((t) => t.status === "syndicated");
+  const failed = targets.some((t) => t.status === "failed");
+  return {
+    url: post.url,
+    status: failed ? (done ? "partial" : "failed") : done ? "syndicated" : "unchanged",
+    syndication,
+    targets,
+    followUp: true,
+  };
+}
+
+/**
+ * A deleted copy's link leaves the post, and the post names the target again, so that it is sent
+ * as a new copy should the post be restored.
+ */
+async function forgetDeletedCopies(
+  context: PostSyndicationContext,
+  post: Post,
+  targets: readonly TargetResult[],
+): Promise<string[]> {
+  const deleted = targets.filter((t) => t.operation === "delete" && t.status === "syndicated");
+  const present = syndicationUrls(post);
+  if (deleted.length === 0) return present;
+  const urls = deleted.flatMap((t) => (t.url && present.includes(t.url) ? [t.url] : []));
+  const uids = deleted.map((t) => t.uid).filter((uid) => !requestedTargets(post).includes(uid));
+  try {
+    const updated = await context.posts.update(post.url, {
+      ...(urls.length > 0 ? { delete: { syndication: urls } } : {}),
+      ...(uids.length > 0 ? { add: { "mp-syndicate-to": uids } } : {}),
+    });
+    return syndicationUrls(updated);
+  } catch (error) {
+    context.logger.error("Could not take the deleted copies' links out of the post", {
+      post: post.url,
+      error: describe(error),
+    });
+    return present.filter((url) => !urls.includes(url));
+  }
+}

@@ -1,0 +1,96 @@
+// The real host with the syndication endpoint and its scheduler running (nobody clicks), a sandbox
+// Mastodon server, and a photo server on the home network: what the follow-up tests act on through
+// the host's own /micropub endpoint.
+import { listen, type RunningServer } from "../../src/sandbox/http-kit.ts";
+import type { SandboxRequest } from "../../src/sandbox/mastodon-server.ts";
+import {
+  closeAll,
+  type EndpointServer,
+  startEndpointServer,
+  startTarget,
+  type Target,
+} from "../endpoint/endpoint-server.ts";
+import { jpegBytes } from "../fakes/photo-server.ts";
+import type { Engine } from "../helpers/databases.ts";
+import { SHORT_SCHEDULE } from "../schedule/scheduled-server.ts";
+
+export interface FollowWorld {
+  app: EndpointServer;
+  target: Target;
+  photos: RunningServer;
+  /** POST /micropub with a JSON body (update, delete, undelete); answers its status. */
+  micropub(body: Record<string, unknown>): Promise<number>;
+  /** The post's stored properties (deleted posts included). */
+  properties(url: string): Promise<Record<string, unknown>>;
+  /** The sandbox's requests with this method and path pattern. */
+  requests(method: string, path: RegExp): SandboxRequest[];
+  /** Publishes a post with one photo and waits until the scheduler has sent it. */
+  publishAndWait(content: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startFollowWorld(
+  engine: Engine,
+  pluginOptions: Record<string, unknown> = SHORT_SCHEDULE,
+): Promise<FollowWorld> {
+  const target = await startTarget();
+  const photos = await listen((_request, response) => {
+    response.writeHead(200, { "content-type": "image/jpeg", "content-length": jpegBytes.length });
+    response.end(jpegBytes);
+  });
+  const app = await startEndpointServer({
+    engine,
+    targets: [target],
+    pluginOptions,
+    config: { fetch: { allowPrivate: true } },
+  });
+  const token = await app.server.token("create update delete");
+  const world: FollowWorld = {
+    app,
+    target,
+    photos,
+    async micropub(body) {
+      const response = await fetch(`${app.url}/micropub`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      await response.body?.cancel();
+      return response.status;
+    },
+    async properties(url) {
+      const post = await app.server.host.posts?.findByUrl(url);
+      if (!post) throw new Error(`No post at ${url}`);
+      return post.properties;
+    },
+    requests(method, path) {
+      return target.sandbox.requests.filter((r) => r.method === method && path.test(r.path));
+    },
+    async publishAndWait(content) {
+      const url = await app.createPost({
+        content,
+        targets: [target.uid],
+        fields: { photo: `${photos.url}/cat.jpg` },
+      });
+      await waitFor("the copy's link is in the post", async () => {
+        const syndication = (await world.properties(url)).syndication;
+        return Array.isArray(syndication) && syndication.length === 1;
+      });
+      return url;
+    },
+    async close() {
+      await app.close();
+      await closeAll(target, photos);
+    },
+  };
+  return world;
+}
+
+/** Waits for an asynchronous condition, checking every 50 ms. */
+export async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

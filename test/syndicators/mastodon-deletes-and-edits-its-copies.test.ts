@@ -1,0 +1,99 @@
+// Issue 17, the Mastodon side: a status is deleted (a second delete finds it gone: 404 counts as
+// deleted), a favourite and a boost are undone, a 429 on deletions says when to try again, and an
+// edit keeps the status's media while a like has nothing to edit.
+import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, it } from "node:test";
+import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
+import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
+import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
+import { callOptions, note, siteServedBy } from "./fixtures.ts";
+
+const change = (url: string) => ({
+  url,
+  idempotencyKey: crypto.randomUUID(),
+  signal: AbortSignal.timeout(5000),
+});
+
+describe("Mastodon deletes and edits its copies", () => {
+  let sandbox: MastodonSandbox;
+  let photos: PhotoServer;
+  let syndicator: MastodonSyndicator;
+
+  before(async () => {
+    sandbox = await startMastodonSandbox({ accessToken: "token" });
+    photos = await startPhotoServer();
+    syndicator = new MastodonSyndicator({ url: sandbox.url, user: "demo", accessToken: "token" });
+  });
+  beforeEach(() => sandbox.clearBehaviour());
+  after(() => Promise.all([sandbox.close(), photos.close()]));
+
+  it("deletes the status; deleting it again finds it gone (404) and counts it deleted", async () => {
+    const site = siteServedBy(photos.url);
+    const url = await syndicator.syndicate(note({ content: "Gone soon" }), site, callOptions());
+    await syndicator.delete(site, change(url));
+    assert.ok(sandbox.statuses[0]?.deletedAt);
+    await syndicator.delete(site, change(url));
+    const deletes = sandbox.requests.filter((r) => r.method === "DELETE");
+    assert.equal(deletes.length, 2, "the second delete was made, and answered 404");
+  });
+
+  it("undoes a favourite and a boost", async () => {
+    const site = siteServedBy(photos.url);
+    const liked = sandbox.addStatus("Worth a like");
+    const boosted = sandbox.addStatus("Worth a boost");
+    const likeCopy = await syndicator.syndicate(note({ "like-of": [liked.url] }), site, callOptions());
+    const boostCopy = await syndicator.syndicate(note({ "repost-of": [boosted.url] }), site, callOptions());
+    assert.deepEqual(sandbox.favourites, [liked.id]);
+    assert.equal(sandbox.reblogs.length, 1);
+    await syndicator.delete(site, change(likeCopy));
+    await syndicator.delete(site, change(boostCopy));
+    assert.deepEqual(sandbox.favourites, []);
+    assert.equal(sandbox.reblogs.length, 0);
+    assert.equal(liked.deletedAt, null, "someone else's status is never deleted");
+    // A like has nothing to edit.
+    const before = sandbox.requests.length;
+    await syndicator.update(note({ "like-of": [liked.url] }), site, change(likeCopy));
+    assert.equal(sandbox.requests.length, before);
+  });
+
+  it("a 429 on deletions is not permanent and says when to try again", async () => {
+    const site = siteServedBy(photos.url);
+    const url = await syndicator.syndicate(note({ content: "Rate limited" }), site, callOptions());
+    const reset = new Date(Date.now() + 30 * 60_000);
+    sandbox.rateLimit(reset, "DELETE /api/v1/statuses/:id", 1);
+    const error = await syndicator.delete(site, change(url)).then(
+      () => assert.fail("the delete went through"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof SyndicationError);
+    assert.equal(error.status, 429);
+    assert.equal(error.permanent, false);
+    assert.ok(
+      Math.abs((error.retryAfterSeconds ?? 0) - 30 * 60) < 5,
+      `waits until the reset (${error.retryAfterSeconds} s)`,
+    );
+    await syndicator.delete(site, change(url));
+    assert.ok(sandbox.statuses.find((status) => status.url === url)?.deletedAt);
+  });
+
+  it("an edit keeps the media and sets the alt text photo by photo", async () => {
+    const site = siteServedBy(photos.url);
+    const photo = [{ value: `${photos.url}/photo.jpg`, alt: "" }];
+    const url = await syndicator.syndicate(note({ content: "With a photo", photo }), site, callOptions());
+    const status = sandbox.statuses.find((s) => s.url === url);
+    const mediaId = status?.media[0]?.id;
+    assert.ok(mediaId);
+    await syndicator.update(
+      note({ content: "With a photo, fixed", photo: [{ value: `${photos.url}/photo.jpg`, alt: "A heron" }] }),
+      site,
+      change(url),
+    );
+    assert.match(status?.text ?? "", /^With a photo, fixed/);
+    assert.deepEqual(
+      status?.media.map((m) => [m.id, m.description]),
+      [[mediaId, "A heron"]],
+    );
+    assert.ok(status?.editedAt);
+  });
+});
