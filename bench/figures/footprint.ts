@@ -288,7 +288,7 @@ export async function footprint(context: BenchContext): Promise<FigureSection> {
     verdict: initdbPeak <= 450 * MB ? "PASS" : "MISS",
     note:
       "VmHWM of any child, polled every ~50 ms until the server answers: none (0 B) when the first start copies " +
-      "the empty database the package ships (dist/pgdata-pglite-<version>.tar.gz); initdb runs in a child only without it",
+      "the empty database the package ships (dist/pgdata-pglite-<version>.tar.br); initdb runs in a child only without it",
   });
   const firstMs = median(first.map((f) => f.ms));
   row({

@@ -1,17 +1,17 @@
 // Issue 18: even in a child process, initdb peaked at 768 MB, more than a 512 MB machine has. The
-// build now makes an empty database once and ships it (dist/pgdata-pglite-<version>.tar.gz); a
+// build now makes an empty database once and ships it (dist/pgdata-pglite-<version>.tar.br); a
 // first start copies it into the new folder and runs no initdb at all.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync } from "node:zlib";
 import { createDatabaseFolder, openPglite, startParams } from "../../src/server/database/pglite.ts";
 import { writeTemplate } from "../../src/server/database/pglite-template.ts";
 
 const root = mkdtempSync(join(tmpdir(), "possekit-template-"));
-const template = join(root, "template.tar.gz");
+const template = join(root, "template.tar.br");
 after(() => rmSync(root, { recursive: true, force: true }));
 before(() => writeTemplate(template, startParams()));
 
@@ -66,8 +66,8 @@ describe("a first start on an empty folder, with the template the build ships", 
   it("a folder that holds a database is left as it is; a damaged template leaves nothing behind", async () => {
     const folder = join(root, "working");
     assert.equal(await createDatabaseFolder(folder, template), null);
-    const damaged = join(root, "damaged.tar.gz");
-    writeFileSync(damaged, gzipSync(Buffer.alloc(1024)));
+    const damaged = join(root, "damaged.tar.br");
+    writeFileSync(damaged, brotliCompressSync(Buffer.alloc(1024)));
     const fresh = join(root, "from-damaged");
     await assert.rejects(createDatabaseFolder(fresh, damaged), /Could not create the embedded database/);
     assert.equal(existsSync(fresh), false);

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { gunzipSync } from "node:zlib";
+import { brotliDecompressSync } from "node:zlib";
 import { PACKAGE_ROOT } from "../package-root.ts";
 
 /**
@@ -23,19 +23,26 @@ export function pgliteVersion(): string {
 
 /** Where the build writes the template for the PGlite installed now, and where a start looks. */
 export const templatePath = (root = PACKAGE_ROOT) =>
-  join(root, "dist", `pgdata-pglite-${pgliteVersion()}.tar.gz`);
+  join(root, "dist", `pgdata-pglite-${pgliteVersion()}.tar.br`);
 
 // Run by a child process: initdb's memory is given back when it exits. A CHECKPOINT first, so that
-// the copy starts without replaying the write-ahead log.
+// the copy starts without replaying the write-ahead log. Brotli with a 16 MB window finds the three
+// near-identical databases (template0, template1, postgres) of the 40 MB tar: 1.6 MB in about 2 s,
+// where PGlite's own gzip makes 4.5 MB.
 const TEMPLATE_CHILD = `
 const [moduleUrl, path, params] = process.argv.slice(1);
 const { PGlite } = await import(moduleUrl);
 const { writeFileSync } = await import("node:fs");
+const { brotliCompressSync, constants } = await import("node:zlib");
 const pglite = await PGlite.create({ startParams: JSON.parse(params) });
 await pglite.exec("CHECKPOINT");
-const dump = await pglite.dumpDataDir("gzip");
-writeFileSync(path, Buffer.from(await dump.arrayBuffer()));
+const tar = Buffer.from(await (await pglite.dumpDataDir("none")).arrayBuffer());
 await pglite.close();
+writeFileSync(path, brotliCompressSync(tar, { params: {
+  [constants.BROTLI_PARAM_QUALITY]: 5,
+  [constants.BROTLI_PARAM_LGWIN]: 24,
+  [constants.BROTLI_PARAM_SIZE_HINT]: tar.length,
+} }));
 `;
 
 /** Makes the template at `path` (the build does, once): initdb in a child process, then its dump. */
@@ -65,11 +72,11 @@ const field = (header: Buffer, start: number, length: number) => {
 };
 
 /**
- * Unpacks the template (a gzipped ustar archive, as PGlite's dumpDataDir writes it: directories and
- * plain files) into `folder`. The server's pid file of the instance it was dumped from is left out.
+ * Unpacks the template (a brotli-compressed ustar archive, as PGlite's dumpDataDir writes it:
+ * directories and plain files) into `folder`, leaving out the pid file of the instance dumped.
  */
 export function unpackTemplate(path: string, folder: string): void {
-  const archive = gunzipSync(readFileSync(path));
+  const archive = brotliDecompressSync(readFileSync(path));
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   for (let offset = 0; offset + BLOCK <= archive.length; ) {
     const header = archive.subarray(offset, offset + BLOCK);
