@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick] [-- --only id,id]`: measures every figure of the endpoint against its
 // goal, prints a table, and writes bench/results/latest.md and latest.json (latest-quick.* for a
-// quick run, so that a smoke run never replaces the committed report).
+// quick run, so that a smoke run never replaces the committed report). With --compare <ref>, the
+// figures beside those of another commit, measured in alternating rounds (bench/compare.ts).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { PACKAGE_ROOT } from "../src/server/package-root.ts";
+import { compare } from "./compare.ts";
 import { batchOverhead } from "./figures/batch-overhead.ts";
 import { crashRecovery } from "./figures/crash-recovery.ts";
 import { footprint } from "./figures/footprint.ts";
@@ -33,18 +35,28 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]
+       npm run bench -- --compare <ref> [--rounds N] [--quick] [--only …]
 
-  --quick   small sizes: a smoke run of a few minutes (writes bench/results/latest-quick.*)
-  --only    measure only these figures (comma-separated)`;
+  --quick    small sizes: a smoke run of a few minutes (writes bench/results/latest-quick.*)
+  --only     measure only these figures (comma-separated)
+  --compare  this tree against a commit (e.g. 0d6ac1e), in N alternating rounds (default 5);
+             each figure as the median of after ÷ before (writes bench/results/compare*.md)`;
 
-function options(): { quick: boolean; only: string[] } {
+function options(): { quick: boolean; only: string[]; compare?: string; rounds: number } {
   const { values } = parseArgs({
     options: {
       quick: { type: "boolean", default: false },
       only: { type: "string" },
+      compare: { type: "string" },
+      rounds: { type: "string", default: "5" },
       help: { type: "boolean", short: "h" },
     },
   });
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    process.stderr.write(`--rounds must be a whole number, 1 or more.\n\n${USAGE}\n`);
+    process.exit(1);
+  }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
@@ -60,7 +72,12 @@ function options(): { quick: boolean; only: string[] } {
     process.stderr.write(`Unknown figure ${unknown.join(", ")}.\n\n${USAGE}\n`);
     process.exit(1);
   }
-  return { quick: values.quick ?? false, only };
+  return {
+    quick: values.quick ?? false,
+    only,
+    rounds,
+    ...(values.compare ? { compare: values.compare } : {}),
+  };
 }
 
 /** The commit measured, and the source files changed since (the report says what code it measured). */
@@ -88,7 +105,7 @@ const load = () =>
     .join(", ");
 
 async function main(): Promise<void> {
-  const { quick, only } = options();
+  const { quick, only, compare: ref, rounds } = options();
   const started = performance.now();
   const log = (message: string) =>
     process.stderr.write(
@@ -103,10 +120,12 @@ async function main(): Promise<void> {
   const code = codeState();
   const sections: FigureSection[] = [];
   try {
-    for (const id of only) {
-      const measure = FIGURES[id];
-      if (measure) sections.push(await measure(context));
-    }
+    if (ref) sections.push(await compare(context, { ref, rounds, only, quick }));
+    else
+      for (const id of only) {
+        const measure = FIGURES[id];
+        if (measure) sections.push(await measure(context));
+      }
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -128,7 +147,9 @@ async function main(): Promise<void> {
     },
     sections,
   };
-  const written = writeReport(report, join(PACKAGE_ROOT, "bench", "results"));
+  // POSSEKIT_BENCH_RESULTS: where --compare has each of its runs write, apart from the reports kept.
+  const folder = process.env.POSSEKIT_BENCH_RESULTS ?? join(PACKAGE_ROOT, "bench", "results");
+  const written = writeReport(report, folder, ref ? "compare" : undefined);
   process.stdout.write(
     `\n${consoleTable(sections)}\n\nReport: ${written.markdown}\n        ${written.json}\n`,
   );

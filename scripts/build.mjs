@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build` (and `prepare`, so npm install in a clone builds): compiles src/ to dist/ with tsc
 // (.js, .d.ts, source maps with their sources inside), then records the sources it was built from,
-// which bin/possekit.js compares with src/ before it runs dist/ in a clone.
+// which bin/possekit.js compares with src/ before it runs dist/ in a clone; and writes the empty
+// database a first start copies (src/server/database/pglite-template.ts).
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -39,5 +40,10 @@ for (const file of declarations(dist)) {
   const rewritten = text.replace(/(from\s+|import\s*\(\s*)(["'])(\.{1,2}\/[^"']+)\.ts\2/g, "$1$2$3.js$2");
   if (rewritten !== text) writeFileSync(file, rewritten);
 }
+// The empty database a first start copies instead of running initdb (issue 18: initdb peaked at
+// 700–900 MB); made with the compiled code, by the PGlite installed now.
+const { templatePath, writeTemplate } = await import("../dist/server/database/pglite-template.js");
+const { startParams } = await import("../dist/server/database/pglite.js");
+await writeTemplate(templatePath(root), startParams());
 writeFileSync(join(dist, STAMP_FILE), `${JSON.stringify(stamp)}\n`);
 console.error(`Built dist/ from src/ (sources ${stamp.hash.slice(0, 12)}).`);

@@ -60,6 +60,10 @@ for (const needed of [
   "package.json",
 ])
   check(files.includes(needed), `the tarball lacks ${needed}`);
+check(
+  files.some((path) => /^dist\/pgdata-pglite-[^/]+\.tar\.br$/.test(path)),
+  "the tarball lacks the empty database a first start copies (dist/pgdata-pglite-<version>.tar.br)",
+);
 const unwanted = files.filter((path) =>
   /^(src|test|bench|docs|interop|scripts|\.ci|data)\/|\.test\.|^dist\/\.built-from\.json$|^tsconfig|^biome\.json$/.test(
     path,

@@ -6,8 +6,9 @@ import { DatabaseHeldError } from "./server/database/folder-lock.ts";
 import type { Host as HostType } from "./server/host.ts";
 import { createLogger, logLevelFromEnv } from "./server/logger.ts";
 
-// Each command loads only what it uses: --help loads nothing beyond this file; token the config's
-// schema (zod) and the signer (jose), never Express or a database driver; the host only for serve
+// Each command loads only what it uses: --help loads nothing beyond this file; token its three
+// settings and jose's signer, without zod unless the config needs explaining, never Express or a
+// database driver; the host only for serve
 // and migrate (test/cli/help-and-token-load-no-server-code.test.ts keeps it so).
 const loadHost = async (): Promise<typeof HostType> => (await import("./server/host.ts")).Host;
 
@@ -107,6 +108,40 @@ async function serve(config: HostConfig): Promise<number> {
   return 0;
 }
 
+/**
+ * Prints a token. Its three settings are read without the config schema when they are plainly right
+ * (zod alone costs more than the command's 150 ms); otherwise the full loader validates and explains.
+ */
+async function token(
+  values: Record<string, string | boolean | undefined>,
+  configPath: string | undefined,
+): Promise<number> {
+  const { readTokenSettings } = await import("./server/config/token-settings.ts");
+  let settings = readTokenSettings(configPath ? { configPath } : {});
+  if (!settings) {
+    const config = await loadOrExplain(configPath);
+    if (!config) return 1;
+    settings = {
+      secret: config.secrets.secret,
+      me: config.publication.me,
+      tokenLifetimeDays: config.application.tokenLifetimeDays,
+    };
+  }
+  const scope = (typeof values.scope === "string" ? values.scope : "create update")
+    .split(/\s+/)
+    .filter(Boolean);
+  const days = typeof values.days === "string" ? Number(values.days) : settings.tokenLifetimeDays;
+  if (!Number.isInteger(days) || days < 1) {
+    process.stderr.write("--days must be a whole number of days, 1 or more\n");
+    return 1;
+  }
+  // The same signer as the server's issuer, with SECRET and the publication's URL.
+  const { TokenSigner } = await import("./server/auth/token-signer.ts");
+  const signer = new TokenSigner(settings.secret, settings.me);
+  process.stdout.write(`${await signer.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`);
+  return 0;
+}
+
 /** Runs a command; a configuration mistake found on the way is one list of lines, never a stack trace. */
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -156,30 +191,13 @@ async function run(argv: string[]): Promise<number> {
     const { runDemo } = await import("./demo.ts");
     return runDemo({ ...(port ? { port: Number(port) } : {}) });
   }
+  if (command === "token") return token(values, configPath);
   const config = await loadOrExplain(configPath, port ? { port } : {});
   if (!config) return 1;
 
   switch (command) {
     case "serve":
       return serve(config);
-    case "token": {
-      const scope = (typeof values.scope === "string" ? values.scope : "create update")
-        .split(/\s+/)
-        .filter(Boolean);
-      const days =
-        typeof values.days === "string" ? Number(values.days) : config.application.tokenLifetimeDays;
-      if (!Number.isInteger(days) || days < 1) {
-        process.stderr.write("--days must be a whole number of days, 1 or more\n");
-        return 1;
-      }
-      // The same issuer the server verifies with: SECRET and the publication's URL.
-      const { TokenIssuer } = await import("./server/auth/tokens.ts");
-      const tokens = new TokenIssuer(config.secrets.secret, config.publication.me);
-      process.stdout.write(
-        `${await tokens.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`,
-      );
-      return 0;
-    }
     case "migrate": {
       if (config.database === false) {
         process.stderr.write("application.database is false: there is no database to migrate\n");

@@ -110,10 +110,14 @@ export function markdown(report: BenchReport): string {
   return `${out.join("\n").trimEnd()}\n`;
 }
 
-/** Writes latest.md and latest.json (latest-quick.* for a quick run) under `folder`. */
-export function writeReport(report: BenchReport, folder: string): { markdown: string; json: string } {
+/** Writes latest.md and latest.json (latest-quick.* for a quick run; compare* for --compare) under `folder`. */
+export function writeReport(
+  report: BenchReport,
+  folder: string,
+  name = "latest",
+): { markdown: string; json: string } {
   mkdirSync(folder, { recursive: true });
-  const base = report.mode === "quick" ? "latest-quick" : "latest";
+  const base = report.mode === "quick" ? `${name}-quick` : name;
   const markdownPath = join(folder, `${base}.md`);
   const jsonPath = join(folder, `${base}.json`);
   writeFileSync(markdownPath, markdown(report));

@@ -1,6 +1,6 @@
 // `possekit --help` and `possekit token` (issue 18) start in a blink on a small machine: they never
 // load Express, a database driver or the host; --help loads not even the config schema (zod) or the
-// signer (jose). Proved by recording every module the command resolves, through a module hook.
+// signer (jose), and token only jose's signer, not zod (a plain config needs no schema). Proved by recording every module the command resolves, through a module hook.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -59,11 +59,13 @@ describe("the commands that need no server load none of it", () => {
     assert.deepEqual(loaded(imports, /\/node_modules\/(zod|jose)\/|\/src\/server\/config\/load\.ts$/), []);
   });
 
-  it("token loads the config and the signer, and no server code", () => {
+  it("token loads jose's signer alone, no config schema (zod) and no server code", () => {
     const { code, stdout, imports } = importsOf(["token"]);
     assert.equal(code, 0);
     assert.match(stdout.trim(), /^[\w-]+\.[\w-]+\.[\w-]+$/);
-    assert.ok(loaded(imports, /\/node_modules\/jose\//).length > 0);
+    assert.ok(loaded(imports, /\/node_modules\/jose\/dist\/webapi\/jwt\/sign\.js$/).length > 0);
+    assert.deepEqual(loaded(imports, /\/node_modules\/jose\/dist\/webapi\/index\.js$/), []);
+    assert.deepEqual(loaded(imports, /\/node_modules\/zod\/|\/src\/server\/config\/(load|schema)\.ts$/), []);
     assert.deepEqual(loaded(imports, SERVER_CODE), []);
   });
 });

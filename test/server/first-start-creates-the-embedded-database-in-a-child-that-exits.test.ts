@@ -1,7 +1,8 @@
 // Issue 18: the very first start (initdb) grew the server's WebAssembly memory to 700–900 MB, which
 // is never given back: a server installed on a 512 MB machine died, or sat at 880 MB for good. The
 // embedded database is now created by a child process that exits, next to the folder, then moved
-// into place in one rename; the server opens a ready folder and never holds initdb's memory.
+// into place in one rename; the server opens a ready folder and never holds initdb's memory. This
+// is the way without the template a build ships (first-start-copies-the-shipped-empty-database).
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,13 +19,13 @@ function peakMegabytes(): number {
   return Number(kilobytes) / 1024;
 }
 
-describe("a first start on an empty folder", () => {
+describe("a first start on an empty folder, without a template", () => {
   it("creates the database in a child process: this process never grows to initdb's size", async () => {
     const folder = join(root, "fresh");
     // A start that died half-way left its scratch folder behind: it is removed, not used.
     mkdirSync(`${folder}.initdb`);
     writeFileSync(`${folder}.initdb/PG_VERSION`, "half-made\n");
-    const database = await openPglite(folder);
+    const database = await openPglite(folder, { template: null });
     try {
       await database.exec("CREATE TABLE notes (body text)");
       await database.query("INSERT INTO notes VALUES ($1)", ["kept"]);
@@ -39,7 +40,7 @@ describe("a first start on an empty folder", () => {
     const peak = peakMegabytes();
     assert.ok(peak < 500, `this process peaked at ${peak.toFixed(0)} MB: initdb ran in it`);
 
-    const again = await openPglite(folder);
+    const again = await openPglite(folder, { template: null });
     try {
       const { rows } = await again.query<{ body: string }>("SELECT body FROM notes");
       assert.deepEqual(rows, [{ body: "kept" }]);
@@ -51,7 +52,7 @@ describe("a first start on an empty folder", () => {
   it("an empty folder made beforehand (a mounted volume) is filled in place of the rename", async () => {
     const folder = join(root, "made-beforehand");
     mkdirSync(folder, { mode: 0o700 });
-    const database = await openPglite(folder);
+    const database = await openPglite(folder, { template: null });
     await database.close();
     assert.ok(existsSync(join(folder, "PG_VERSION")));
     assert.equal(existsSync(`${folder}.initdb`), false);

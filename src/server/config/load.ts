@@ -1,11 +1,12 @@
 // Turns the config file, the environment and generated development secrets into one validated
 // configuration. Problems stop the start with one line each, naming the field.
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "./config-error.ts";
 import { closest, unknownKeyLines } from "./did-you-mean.ts";
+import { keptSecret } from "./kept-secret.ts";
 import { type ConfigFile, configFileSchema } from "./schema.ts";
 
 // Where it was defined first; the command line imports it alone, without the schema and zod.
@@ -114,18 +115,6 @@ function readConfigFile(path: string): unknown {
   } catch (error) {
     throw new ConfigError([`is not valid JSON: ${jsonErrorWhere(text, (error as Error).message)}`], path);
   }
-}
-
-/** A development secret kept in the data folder, made once. */
-function keptSecret(dataDir: string, name: string, make: () => string): { value: string; created: boolean } {
-  const path = join(dataDir, name);
-  if (existsSync(path)) return { value: readFileSync(path, "utf8").trim(), created: false };
-  // The data folder holds the secrets and the database: its owner's alone when we make it.
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const value = make();
-  writeFileSync(path, `${value}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
-  return { value, created: true };
 }
 
 export function loadConfig(options: LoadOptions = {}): HostConfig {

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, r
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
+import { templatePath, unpackTemplate } from "./pglite-template.ts";
 import type { Database, Queryable, QueryResult } from "./types.ts";
 
 /**
@@ -16,12 +17,13 @@ import type { Database, Queryable, QueryResult } from "./types.ts";
  */
 export const PGLITE_SETTINGS = ["shared_buffers=16MB", "max_connections=1"];
 
-const startParams = () => [
+export const startParams = () => [
   ...PGlite.defaultStartParams,
   ...PGLITE_SETTINGS.flatMap((setting) => ["-c", setting]),
 ];
 
-// Run by a child process of its own: initdb grows the WebAssembly memory of three instances (the
+// Without a template (a clone not built, or another PGlite than the build's), initdb runs in a child
+// process of its own: initdb grows the WebAssembly memory of three instances (the
 // database, initdb's and a bootstrap one) to 700–900 MB, and that memory is never given back to the
 // system. In a child it is given back when the child exits; the server then opens a ready folder.
 const INITDB_CHILD = `
@@ -34,15 +36,33 @@ await pglite.close();
 const isEmptyOrMissing = (folder: string) => !existsSync(folder) || readdirSync(folder).length === 0;
 
 /**
- * A first start: the database is created next to the folder by a child process, then moved into
- * place in one rename, so a start that dies half-way leaves no half-made database behind (only a
- * `<folder>.initdb` that the next start removes). Returns false when it did not apply.
+ * A first start: the database is made next to the folder, from the template the build shipped
+ * (pglite-template.ts) or else by initdb in a child process, then moved into place in one rename,
+ * so a start that dies half-way leaves no half-made database behind (only a `<folder>.initdb` that
+ * the next start removes). Returns how, or null when the folder already holds something.
  */
-export async function initdbInChild(dataDir: string): Promise<boolean> {
-  if (!isEmptyOrMissing(dataDir)) return false;
+export async function createDatabaseFolder(
+  dataDir: string,
+  template: string | null = templatePath(),
+): Promise<"template" | "initdb" | null> {
+  if (!isEmptyOrMissing(dataDir)) return null;
   const scratch = `${dataDir}.initdb`;
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true, mode: 0o700 });
+  const how = template && existsSync(template) ? "template" : "initdb";
+  try {
+    if (how === "template" && template) unpackTemplate(template, scratch);
+    else await initdbInChild(scratch);
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw new Error(`Could not create the embedded database in ${dataDir}: ${(error as Error).message}`);
+  }
+  if (existsSync(dataDir)) rmdirSync(dataDir);
+  renameSync(scratch, dataDir);
+  return how;
+}
+
+async function initdbInChild(folder: string): Promise<void> {
   try {
     await promisify(execFile)(
       process.execPath,
@@ -51,19 +71,20 @@ export async function initdbInChild(dataDir: string): Promise<boolean> {
         "-e",
         INITDB_CHILD,
         import.meta.resolve("@electric-sql/pglite"),
-        scratch,
+        folder,
         JSON.stringify(startParams()),
       ],
       { maxBuffer: 8 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
     );
   } catch (error) {
-    rmSync(scratch, { recursive: true, force: true });
     const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new Error(`Could not create the embedded database in ${dataDir}${stderr ? `: ${stderr}` : ""}`);
+    throw new Error(stderr || "initdb failed");
   }
-  if (existsSync(dataDir)) rmdirSync(dataDir);
-  renameSync(scratch, dataDir);
-  return true;
+}
+
+export interface PgliteOptions {
+  /** The empty database a first start copies; null runs initdb instead. Defaults to the build's. */
+  template?: string | null;
 }
 
 /**
@@ -82,10 +103,10 @@ function ownerOnly(folder: string): void {
 }
 
 /** The embedded database: PostgreSQL compiled to WebAssembly, kept in a folder (or in memory). */
-export async function openPglite(dataDir?: string): Promise<Database> {
+export async function openPglite(dataDir?: string, options: PgliteOptions = {}): Promise<Database> {
   // Any folder made on the way (the data folder itself, on a first start) is the owner's alone too.
   if (dataDir) {
-    await initdbInChild(dataDir);
+    await createDatabaseFolder(dataDir, options.template === undefined ? templatePath() : options.template);
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   }
   const pglite = await PGlite.create(

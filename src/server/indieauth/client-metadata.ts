@@ -2,7 +2,6 @@
 // 2024) or an HTML page with an h-app (2020), with the redirect URIs it allows. Fetched under the
 // outgoing-fetch rules (public addresses only, size cap, timeout): a client_id is a URL anyone can
 // choose. When it cannot be had, the consent page shows the bare client_id: never fatal.
-import { mf2 } from "microformats-parser";
 import { z } from "zod";
 import { type OutgoingFetchPolicy, safeFetch } from "../../net/safe-fetch.ts";
 
@@ -88,7 +87,9 @@ function fromJson(text: string, clientId: string): Omit<ClientInfo, "fetched"> |
   };
 }
 
-function fromHtml(html: string, pageUrl: string, clientId: string, linkHeader: string | null) {
+async function fromHtml(html: string, pageUrl: string, clientId: string, linkHeader: string | null) {
+  // Loaded at the first client page, not at start: an idle server needs no parser (issue 18).
+  const { mf2 } = await import("microformats-parser");
   const parsed = mf2(html, { baseUrl: pageUrl });
   const app = parsed.items.find((item) => item.type?.some((type) => type === "h-app" || type === "h-x-app"));
   const property = (name: string) => app?.properties[name]?.[0];
@@ -117,7 +118,7 @@ export async function fetchClientInfo(clientId: string, policy: OutgoingFetchPol
     const type = response.headers.get("content-type") ?? "";
     const info = /json/i.test(type)
       ? fromJson(text, clientId)
-      : fromHtml(text, response.url, clientId, response.headers.get("link"));
+      : await fromHtml(text, response.url, clientId, response.headers.get("link"));
     if (!info) return bare;
     const logo = info.logo?.startsWith("https:") ? info.logo : undefined;
     return { ...info, logo, fetched: true };

@@ -1,7 +1,6 @@
 // The kinds of file the server keeps, told by their bytes (magic numbers, read by file-type), never
 // by the name or Content-Type the client gave: a PHP script sent as image/jpeg is still a script.
 // Text formats (SVG, HTML) have no magic number and are refused, so no upload can carry a script.
-import { fileTypeFromFile } from "file-type";
 
 export type MediaKind = "photo" | "video" | "audio";
 
@@ -53,6 +52,8 @@ export function mediaTypeOfExtension(ext: string): MediaType | undefined {
 
 /** The type of a file by its first bytes, or undefined when it is none the server keeps. */
 export async function detectMediaType(path: string): Promise<MediaType | undefined> {
+  // Loaded at the first upload, not at start: an idle server needs no file-type (issue 18).
+  const { fileTypeFromFile } = await import("file-type");
   const found = await fileTypeFromFile(path);
   return found ? mediaTypeOfExtension(found.ext) : undefined;
 }

@@ -1,0 +1,65 @@
+// `possekit token` needs three settings: SECRET, the publication's URL ({me}) and the token
+// lifetime. The full loader validates the whole file with zod, whose loading alone costs about
+// 150 ms of CPU, more than the command's whole budget (issue 18). This reads just those settings
+// with plain checks when they are plainly right, deriving them as load.ts does; anything unusual
+// (a value of the wrong kind, production, PORT) returns null, and the full loader then reads,
+// validates and explains. test/cli/token-reads-the-settings-the-server-reads.test.ts compares both.
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { keptSecret } from "./kept-secret.ts";
+
+export interface TokenSettings {
+  secret: string;
+  me: string;
+  tokenLifetimeDays: number;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** An absolute http(s) URL without its trailing slashes (the schema's urlWithoutTrailingSlash). */
+function plainUrl(value: unknown): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !URL.canParse(value)) return null;
+  const { protocol, hostname } = new URL(value);
+  if (!/^https?:$/.test(protocol) || hostname === "") return null;
+  return value.replace(/\/+$/, "");
+}
+
+const wholeNumber = (value: unknown, min: number, max: number): value is number =>
+  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
+
+export function readTokenSettings(
+  options: { configPath?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): TokenSettings | null {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  if (env.NODE_ENV === "production" || env.PORT !== undefined) return null;
+  if (env.SECRET !== undefined && env.SECRET.length < 16) return null;
+  const path = options.configPath ? resolve(cwd, options.configPath) : join(cwd, "possekit.config.json");
+  let raw: unknown = {};
+  if (options.configPath || existsSync(path)) {
+    try {
+      raw = JSON.parse(readFileSync(path, "utf8"));
+    } catch {
+      return null;
+    }
+  }
+  if (!isObject(raw)) return null;
+  const application = raw.application ?? {};
+  const publication = raw.publication ?? {};
+  if (!isObject(application) || !isObject(publication)) return null;
+  const { port = 3000, dataDir = "data", tokenLifetimeDays = 90 } = application;
+  const url = plainUrl(application.url);
+  const me = plainUrl(publication.me);
+  if (url === null || me === null) return null;
+  if (!wholeNumber(port, 0, 65_535) || !wholeNumber(tokenLifetimeDays, 1, Number.MAX_SAFE_INTEGER))
+    return null;
+  if (typeof dataDir !== "string" || dataDir === "") return null;
+  const baseDir = existsSync(path) ? dirname(path) : cwd;
+  const secret =
+    env.SECRET ??
+    keptSecret(resolve(baseDir, dataDir), "secret", () => randomBytes(32).toString("base64url")).value;
+  return { secret, me: `${me ?? url ?? `http://localhost:${port}`}/`, tokenLifetimeDays };
+}

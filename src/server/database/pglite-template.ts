@@ -1,0 +1,100 @@
+// An empty embedded database made once, at build time, and shipped in the package: a first start
+// copies it into the new folder instead of running initdb, whose WebAssembly memory (three PGlite
+// instances: the database, initdb's and a bootstrap one) peaked at 700–900 MB even in a child
+// process that exits (issue 18). The copy is an unpacked tarball: no PGlite, no child, a few MB.
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, normalize, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { brotliDecompressSync } from "node:zlib";
+import { PACKAGE_ROOT } from "../package-root.ts";
+
+/**
+ * The PGlite this package runs: a template made by another version may not be a database it can
+ * open (PostgreSQL's catalog version), so each template is named by the version that made it.
+ */
+export function pgliteVersion(): string {
+  // PGlite's exports do not include its package.json; it sits two folders above dist/index.js.
+  const entry = fileURLToPath(import.meta.resolve("@electric-sql/pglite"));
+  const manifest = join(dirname(entry), "..", "package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+}
+
+/** Where the build writes the template for the PGlite installed now, and where a start looks. */
+export const templatePath = (root = PACKAGE_ROOT) =>
+  join(root, "dist", `pgdata-pglite-${pgliteVersion()}.tar.br`);
+
+// Run by a child process: initdb's memory is given back when it exits. A CHECKPOINT first, so that
+// the copy starts without replaying the write-ahead log. Brotli with a 16 MB window finds the three
+// near-identical databases (template0, template1, postgres) of the 40 MB tar: 1.6 MB in about 2 s,
+// where PGlite's own gzip makes 4.5 MB.
+const TEMPLATE_CHILD = `
+const [moduleUrl, path, params] = process.argv.slice(1);
+const { PGlite } = await import(moduleUrl);
+const { writeFileSync } = await import("node:fs");
+const { brotliCompressSync, constants } = await import("node:zlib");
+const pglite = await PGlite.create({ startParams: JSON.parse(params) });
+await pglite.exec("CHECKPOINT");
+const tar = Buffer.from(await (await pglite.dumpDataDir("none")).arrayBuffer());
+await pglite.close();
+writeFileSync(path, brotliCompressSync(tar, { params: {
+  [constants.BROTLI_PARAM_QUALITY]: 5,
+  [constants.BROTLI_PARAM_LGWIN]: 24,
+  [constants.BROTLI_PARAM_SIZE_HINT]: tar.length,
+} }));
+`;
+
+/** Makes the template at `path` (the build does, once): initdb in a child process, then its dump. */
+export async function writeTemplate(path: string, startParams: string[]): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
+  await promisify(execFile)(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      TEMPLATE_CHILD,
+      import.meta.resolve("@electric-sql/pglite"),
+      path,
+      JSON.stringify(startParams),
+    ],
+    { maxBuffer: 8 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
+  );
+}
+
+const BLOCK = 512;
+
+/** A NUL-terminated ASCII field of a tar header. */
+const field = (header: Buffer, start: number, length: number) => {
+  const raw = header.subarray(start, start + length);
+  const end = raw.indexOf(0);
+  return raw.subarray(0, end === -1 ? length : end).toString("utf8");
+};
+
+/**
+ * Unpacks the template (a brotli-compressed ustar archive, as PGlite's dumpDataDir writes it:
+ * directories and plain files) into `folder`, leaving out the pid file of the instance dumped.
+ */
+export function unpackTemplate(path: string, folder: string): void {
+  const archive = brotliDecompressSync(readFileSync(path));
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  for (let offset = 0; offset + BLOCK <= archive.length; ) {
+    const header = archive.subarray(offset, offset + BLOCK);
+    const name = field(header, 0, 100);
+    if (name === "") break; // The archive ends with blocks of zeros.
+    const prefix = field(header, 345, 155);
+    const size = Number.parseInt(field(header, 124, 12).trim() || "0", 8);
+    const type = field(header, 156, 1);
+    const relative = normalize(`${prefix ? `${prefix}/` : ""}${name}`).replace(/^[/\\]+/, "");
+    if (relative.split(sep).includes("..")) throw new Error(`The database template ${path} is damaged`);
+    const target = join(folder, relative);
+    offset += BLOCK;
+    if (type === "5") mkdirSync(target, { recursive: true, mode: 0o700 });
+    else if ((type === "0" || type === "") && relative !== "postmaster.pid") {
+      mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+      writeFileSync(target, archive.subarray(offset, offset + size), { mode: 0o600 });
+    }
+    offset += Math.ceil(size / BLOCK) * BLOCK;
+  }
+  if (!existsSync(join(folder, "PG_VERSION"))) throw new Error(`The database template ${path} is damaged`);
+}
