@@ -187,6 +187,8 @@ CREATE INDEX syndication_operations_due ON syndication_operations (next_attempt_
   WHERE state IN ('pending', 'failed');
 CREATE INDEX syndication_operations_sending ON syndication_operations (claimed_at) WHERE state = 'sending';
 ALTER TABLE syndication_runs ADD COLUMN followed integer NOT NULL DEFAULT 0;
+-- Posts a run left for later or for the user, as counted then; runs recorded before it derive it.
+ALTER TABLE syndication_runs ADD COLUMN skipped integer;
 ALTER TABLE syndication_attempts ADD COLUMN operation text NOT NULL DEFAULT 'create'
   CHECK (operation IN ('create', 'update', 'delete'));
 CREATE TABLE syndication_post_changes (

@@ -15,6 +15,8 @@ interface RunRow {
   partial: number;
   failed: number;
   followed: number;
+  /** Null for runs recorded before the column existed. */
+  skipped: number | null;
   holder: string | null;
 }
 
@@ -41,7 +43,7 @@ export class RunLog {
     await this.database.query(
       `UPDATE syndication_runs
           SET finished_at = now(), status = $2, posts = $3, syndicated = $4, partial = $5, failed = $6,
-              followed = $7
+              followed = $7, skipped = $8
         WHERE id = $1::bigint`,
       [
         runId,
@@ -51,6 +53,7 @@ export class RunLog {
         summary.partial,
         summary.failed,
         summary.followed ?? 0,
+        summary.skipped,
       ],
     );
   }
@@ -73,7 +76,7 @@ export class RunLog {
   async recent(limit = 20): Promise<RunRecord[]> {
     const result = await this.database.query<RunRow>(
       `SELECT id::text AS id, kind, trigger, started_at, finished_at, status, posts, syndicated, partial,
-              failed, followed, holder
+              failed, followed, skipped, holder
          FROM syndication_runs ORDER BY started_at DESC, id DESC LIMIT $1::int`,
       [limit],
     );
@@ -90,9 +93,10 @@ export class RunLog {
         syndicated: row.syndicated,
         partial: row.partial,
         failed: row.failed,
-        // Not a column of its own: a batch only takes posts still lacking a target, so the posts it
-        // neither sent nor failed are the ones it skipped (waiting for their next try, or refused).
-        skipped: Math.max(0, row.posts - row.syndicated - row.partial - row.failed - row.followed),
+        // Runs recorded before the column: a batch only takes posts still lacking a target, so the
+        // posts it neither sent nor failed were skipped (waiting for their next try, or refused).
+        skipped:
+          row.skipped ?? Math.max(0, row.posts - row.syndicated - row.partial - row.failed - row.followed),
         ...(row.followed > 0 ? { followed: row.followed } : {}),
       },
     }));

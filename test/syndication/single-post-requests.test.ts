@@ -72,6 +72,15 @@ for (const engine of engines) {
       assert.equal(attempts[0]?.trigger, "cli");
     });
 
+    it("a run of a post every target already has is stored as skipping nothing", async () => {
+      const post = await fixture.createPost("2024-01-05T00:00:00Z", [uid]);
+      await fixture.syndication.syndicatePost(post.url, "manual");
+      const again = await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.equal(again.status, "unchanged");
+      const [run] = await fixture.syndication.recentRuns(1);
+      assert.deepEqual(run?.summary, { posts: 1, syndicated: 0, partial: 0, failed: 0, skipped: 0 });
+    });
+
     it("confirming a target never sent is refused; so is a copy URL that is not http(s)", async () => {
       const post = await fixture.createPost("2024-01-05T00:00:00Z", ["https://other.example/"]);
       await assert.rejects(
