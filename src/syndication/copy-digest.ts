@@ -14,6 +14,16 @@ export function copyDigest(preview: CopyPreview): string {
   return createHash("sha256").update(JSON.stringify(held)).digest("base64url");
 }
 
+/** What `syndicator` would send now, with the user's own words if any; null when it cannot preview. */
+export function previewFor(
+  syndicator: SyndicatorPlugin,
+  properties: PostProperties,
+  publication: Publication,
+  text: string | undefined,
+): CopyPreview | null {
+  return syndicator.preview?.(properties, publication, text === undefined ? {} : { text }) ?? null;
+}
+
 /** The digest of what `syndicator` would send now; null when it cannot preview. */
 export function digestFor(
   syndicator: SyndicatorPlugin,
@@ -21,6 +31,6 @@ export function digestFor(
   publication: Publication,
   text: string | undefined,
 ): string | null {
-  if (!syndicator.preview) return null;
-  return copyDigest(syndicator.preview(properties, publication, text === undefined ? {} : { text }));
+  const preview = previewFor(syndicator, properties, publication, text);
+  return preview ? copyDigest(preview) : null;
 }

@@ -5,13 +5,14 @@
 import type { SyndicatorPlugin } from "../server/contract.ts";
 import type { Post } from "../server/posts/types.ts";
 import { callFollowUp } from "./call-syndicator.ts";
-import { copyDigest } from "./copy-digest.ts";
+import { copyDigest, previewFor } from "./copy-digest.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import {
   noteHealth,
   type PostSyndicationContext,
   type PostSyndicationRun,
   recordFailed,
+  syndicatorsByUid,
 } from "./syndicate-post.ts";
 import type { FollowUp, LedgerEntry, OperationEntry, PostResult, TargetResult } from "./types.ts";
 
@@ -21,17 +22,10 @@ const ACTIVE = new Set(["pending", "failed", "unknown"]);
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-function byUidOf(syndicators: readonly SyndicatorPlugin[]): Map<string, SyndicatorPlugin> {
-  const byUid = new Map<string, SyndicatorPlugin>();
-  for (const syndicator of syndicators)
-    if (!byUid.has(syndicator.info.uid)) byUid.set(syndicator.info.uid, syndicator);
-  return byUid;
-}
-
 /** Works out what the copies of `post` need after it changed (or was deleted or restored). */
 export async function planFollowUps(context: PostSyndicationContext, post: Post): Promise<void> {
   const { ledger } = context;
-  const byUid = byUidOf(context.syndicators);
+  const byUid = syndicatorsByUid(context.syndicators);
   const [entries, operations] = await Promise.all([
     ledger.entriesForPost(post.id),
     ledger.operationsForPost(post.id),
@@ -82,13 +76,9 @@ async function planUpdate(
 ): Promise<void> {
   const uid = entry.targetUid;
   const syndicator = byUid.get(uid);
-  if (!syndicator?.preview) return;
-  const text = texts?.get(uid)?.text;
-  const preview = syndicator.preview(
-    post.properties,
-    context.publication,
-    text === undefined ? {} : { text },
-  );
+  if (!syndicator) return;
+  const preview = previewFor(syndicator, post.properties, context.publication, texts?.get(uid)?.text);
+  if (!preview) return;
   // A like or a boost has nothing to edit.
   if (syndicator.update && preview.text === undefined) return;
   const digest = copyDigest(preview);
@@ -133,7 +123,7 @@ export async function performFollowUps(
   );
   if (due.length === 0) return null;
   const entries = await context.ledger.entriesForPost(post.id);
-  const byUid = byUidOf(context.syndicators);
+  const byUid = syndicatorsByUid(context.syndicators);
   const texts = await context.ownTexts?.forPost(post);
   const deletePending = new Set(due.filter((op) => op.operation === "delete").map((op) => op.targetUid));
 

@@ -74,15 +74,21 @@ function looksClaimable(entry: LedgerEntry | undefined, force: boolean): boolean
   return entry.nextAttemptAt === null || entry.nextAttemptAt.getTime() <= Date.now();
 }
 
+/** The configured syndicators by uid; the first of two with one uid is the one used. */
+export function syndicatorsByUid(syndicators: readonly SyndicatorPlugin[]): Map<string, SyndicatorPlugin> {
+  const byUid = new Map<string, SyndicatorPlugin>();
+  for (const syndicator of syndicators)
+    if (!byUid.has(syndicator.info.uid)) byUid.set(syndicator.info.uid, syndicator);
+  return byUid;
+}
+
 export async function syndicatePost(
   context: PostSyndicationContext,
   post: Post,
   run: PostSyndicationRun,
 ): Promise<PostResult> {
   const requested = requestedTargets(post);
-  const byUid = new Map<string, SyndicatorPlugin>();
-  for (const syndicator of context.syndicators)
-    if (!byUid.has(syndicator.info.uid)) byUid.set(syndicator.info.uid, syndicator);
+  const byUid = syndicatorsByUid(context.syndicators);
   const nameOf = (uid: string) => byUid.get(uid)?.info.name ?? uid;
 
   if (post.status === "draft") {

@@ -564,9 +564,18 @@ export class Syndication {
       for (const change of changes) {
         if (shouldStop()) return false;
         planned.add(`${change.postId}@${change.noticedAt}`);
-        const post = await this.deps.posts.findById(change.postId);
-        if (post) await planFollowUps(context, post);
-        await this.changes.followed(change);
+        try {
+          const post = await this.deps.posts.findById(change.postId);
+          if (post) await planFollowUps(context, post);
+          await this.changes.followed(change);
+        } catch (error) {
+          // Kept for the next run; one post that cannot be planned must not hold up the others,
+          // nor the sends that follow.
+          this.deps.logger.error("Working out what a changed post's copies need failed", {
+            postId: change.postId,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
       }
     }
     const tried = new Set<string>();
