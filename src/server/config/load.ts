@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "./config-error.ts";
+import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
 import { closest, unknownKeyLines } from "./did-you-mean.ts";
 import { keptSecret } from "./kept-secret.ts";
 import { type ConfigFile, configFileSchema } from "./schema.ts";
@@ -167,8 +168,8 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
 
   const file = parsed.data;
   const dataDir = resolve(baseDir, file.application.dataDir);
-  const url = file.application.url ?? `http://localhost:${port}`;
-  const me = `${file.publication.me ?? url}/`;
+  const url = applicationUrl(file.application.url, port);
+  const me = publicationMe(file.publication.me, url);
   const database: false | string =
     env.DATABASE_URL ??
     (file.application.database === false
@@ -179,8 +180,7 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
           ? file.application.database
           : resolve(baseDir, file.application.database));
 
-  const secret =
-    env.SECRET ?? keptSecret(dataDir, "secret", () => randomBytes(32).toString("base64url")).value;
+  const secret = signingSecret(env, dataDir);
   let generatedPassword: string | undefined;
   let passwordFile: string | undefined;
   let password = env.PASSWORD;

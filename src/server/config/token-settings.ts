@@ -4,10 +4,9 @@
 // with plain checks when they are plainly right, deriving them as load.ts does; anything unusual
 // (a value of the wrong kind, production, PORT) returns null, and the full loader then reads,
 // validates and explains. test/cli/token-reads-the-settings-the-server-reads.test.ts compares both.
-import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { keptSecret } from "./kept-secret.ts";
+import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
 
 export interface TokenSettings {
   secret: string;
@@ -58,8 +57,6 @@ export function readTokenSettings(
     return null;
   if (typeof dataDir !== "string" || dataDir === "") return null;
   const baseDir = existsSync(path) ? dirname(path) : cwd;
-  const secret =
-    env.SECRET ??
-    keptSecret(resolve(baseDir, dataDir), "secret", () => randomBytes(32).toString("base64url")).value;
-  return { secret, me: `${me ?? url ?? `http://localhost:${port}`}/`, tokenLifetimeDays };
+  const secret = signingSecret(env, resolve(baseDir, dataDir));
+  return { secret, me: publicationMe(me, applicationUrl(url, port)), tokenLifetimeDays };
 }
