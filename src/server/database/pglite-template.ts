@@ -45,21 +45,35 @@ writeFileSync(path, brotliCompressSync(tar, { params: {
 } }));
 `;
 
+/**
+ * Runs `script` (an ES module reading PGlite's module URL, `path` and the start parameters from
+ * argv) in a child process, whose WebAssembly memory is given back when it exits. Rejects with
+ * what the child wrote to stderr.
+ */
+export async function runPgliteChild(script: string, path: string, startParams: string[]): Promise<void> {
+  try {
+    await promisify(execFile)(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        script,
+        import.meta.resolve("@electric-sql/pglite"),
+        path,
+        JSON.stringify(startParams),
+      ],
+      { maxBuffer: 8 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
+    );
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(stderr || "the PGlite child process failed");
+  }
+}
+
 /** Makes the template at `path` (the build does, once): initdb in a child process, then its dump. */
 export async function writeTemplate(path: string, startParams: string[]): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
-  await promisify(execFile)(
-    process.execPath,
-    [
-      "--input-type=module",
-      "-e",
-      TEMPLATE_CHILD,
-      import.meta.resolve("@electric-sql/pglite"),
-      path,
-      JSON.stringify(startParams),
-    ],
-    { maxBuffer: 8 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
-  );
+  await runPgliteChild(TEMPLATE_CHILD, path, startParams);
 }
 
 const BLOCK = 512;

@@ -1,9 +1,7 @@
-import { execFile } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
-import { templatePath, unpackTemplate } from "./pglite-template.ts";
+import { runPgliteChild, templatePath, unpackTemplate } from "./pglite-template.ts";
 import type { Database, Queryable, QueryResult } from "./types.ts";
 
 /**
@@ -52,7 +50,7 @@ export async function createDatabaseFolder(
   const how = template && existsSync(template) ? "template" : "initdb";
   try {
     if (how === "template" && template) unpackTemplate(template, scratch);
-    else await initdbInChild(scratch);
+    else await runPgliteChild(INITDB_CHILD, scratch, startParams());
   } catch (error) {
     rmSync(scratch, { recursive: true, force: true });
     throw new Error(`Could not create the embedded database in ${dataDir}: ${(error as Error).message}`);
@@ -60,26 +58,6 @@ export async function createDatabaseFolder(
   if (existsSync(dataDir)) rmdirSync(dataDir);
   renameSync(scratch, dataDir);
   return how;
-}
-
-async function initdbInChild(folder: string): Promise<void> {
-  try {
-    await promisify(execFile)(
-      process.execPath,
-      [
-        "--input-type=module",
-        "-e",
-        INITDB_CHILD,
-        import.meta.resolve("@electric-sql/pglite"),
-        folder,
-        JSON.stringify(startParams()),
-      ],
-      { maxBuffer: 8 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
-    );
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new Error(stderr || "initdb failed");
-  }
 }
 
 export interface PgliteOptions {
