@@ -7,9 +7,9 @@ import type { Host as HostType } from "./server/host.ts";
 import { createLogger, logLevelFromEnv } from "./server/logger.ts";
 
 // Each command loads only what it uses: --help loads nothing beyond this file; token its three
-// settings and jose's signer, without zod unless the config needs explaining, never Express or a
-// database driver; the host only for serve
-// and migrate (test/cli/help-and-token-load-no-server-code.test.ts keeps it so).
+// settings and its signer (node:crypto's HMAC), without zod unless the config needs explaining,
+// never Express or a database driver; the host only for serve and migrate
+// (test/cli/help-and-token-load-no-server-code.test.ts keeps it so).
 const loadHost = async (): Promise<typeof HostType> => (await import("./server/host.ts")).Host;
 
 const USAGE: Record<string, string> = {

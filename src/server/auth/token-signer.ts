@@ -1,7 +1,8 @@
-// Issuing an access token: a JWT signed HS256 with SECRET. Apart from the check (tokens.ts) so that
-// `possekit token` loads only jose's signer, not its whole index or zod (issue 18: start-up).
-import { createSecretKey, type KeyObject, randomBytes } from "node:crypto";
-import { SignJWT } from "jose/jwt/sign";
+// Issuing an access token: a JWT signed HS256 with SECRET (RFC 7515's compact form: two base64url
+// JSON parts and their HMAC-SHA256). Apart from the check (tokens.ts, with jose, which checks the
+// algorithm, the signature in constant time, and the dates) so that `possekit token` loads neither
+// zod nor jose: jose's signer alone costs 25 ms of the command's 150 ms (issue 18: start-up).
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 
 export interface TokenClaims {
   me: string;
@@ -22,6 +23,8 @@ export interface IssueOptions {
   id?: string;
 }
 
+const HEADER = { alg: "HS256", typ: "JWT" };
+
 export class TokenSigner {
   protected readonly signingKey: KeyObject;
 
@@ -29,7 +32,7 @@ export class TokenSigner {
     secret: string,
     protected readonly me: string,
   ) {
-    // A KeyObject made once: jose would otherwise import the raw key again on every request.
+    // A KeyObject made once, for the signer and for jose's check (tokens.ts).
     this.signingKey = createSecretKey(Buffer.from(secret, "utf8"));
   }
 
@@ -48,17 +51,22 @@ export class TokenSigner {
       issuedAt: new Date(issuedAt * 1000),
       expiresAt: new Date((issuedAt + options.lifetimeDays * 86_400) * 1000),
     };
-    const token = await new SignJWT({
+    const token = this.sign({
       me: this.me,
       scope: options.scope.join(" "),
       client_id: options.clientId,
-    })
-      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .setJti(claims.id)
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(claims.expiresAt)
-      .setAudience(options.audience ?? "access")
-      .sign(this.signingKey);
+      jti: claims.id,
+      iat: issuedAt,
+      exp: issuedAt + options.lifetimeDays * 86_400,
+      aud: options.audience ?? "access",
+    });
     return { token, claims };
+  }
+
+  private sign(payload: Record<string, string | number>): string {
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const signingInput = `${part(HEADER)}.${part(payload)}`;
+    const signature = createHmac("sha256", this.signingKey).update(signingInput).digest("base64url");
+    return `${signingInput}.${signature}`;
   }
 }
