@@ -19,8 +19,12 @@ export async function migrate(database: Database, migrations: Migration[]): Prom
       "CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
     );
   });
+  // A start with nothing to apply (nearly every start) reads the list once instead of taking the
+  // lock once per migration: on the embedded database each transaction costs milliseconds.
+  const known = await database.query<{ id: string }>("SELECT id FROM schema_migrations");
+  const seenBefore = new Set(known.rows.map((row) => row.id));
   const applied: string[] = [];
-  for (const migration of migrations) {
+  for (const migration of migrations.filter((m) => !seenBefore.has(m.id))) {
     const done = await database.transaction(async (tx) => {
       if (database.engine === "postgres")
         await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
