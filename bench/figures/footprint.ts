@@ -70,20 +70,22 @@ function childrenOf(pid: number): number[] {
 const GNU_TIME = "/usr/bin/time";
 
 /**
- * Wall time of a command, in ms, and its CPU time (user + system, from GNU time where there is one):
- * on a machine shared with other work the wall time waits for a core, the CPU time does not.
+ * Wall time of a command (`[file, ...args]`, possekit itself run through its #! line as a user runs
+ * it), in ms, and its CPU time (user + system, from GNU time where there is one): on a machine
+ * shared with other work the wall time waits for a core, the CPU time does not.
  */
-function timeCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv): { wall: number; cpu: number } {
+function timeCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): { wall: number; cpu: number } {
+  const [file = process.execPath, ...args] = command;
   const report = join(cwd, ".time");
   const timed = existsSync(GNU_TIME);
   const started = performance.now();
   if (timed)
-    execFileSync(GNU_TIME, ["-o", report, "-f", "%U %S", process.execPath, ...args], {
+    execFileSync(GNU_TIME, ["-o", report, "-f", "%U %S", file, ...args], {
       cwd,
       env,
       stdio: "ignore",
     });
-  else execFileSync(process.execPath, args, { cwd, env, stdio: "ignore" });
+  else execFileSync(file, args, { cwd, env, stdio: "ignore" });
   const wall = performance.now() - started;
   const [user = Number.NaN, system = Number.NaN] = timed
     ? readFileSync(report, "utf8").trim().split(/\s+/).map(Number)
@@ -137,9 +139,16 @@ async function startServer(
   const config = writeConfig(dir, port, database, withTarget);
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", MEMORY_PROBE, bin, "serve", "--config", config], {
+  // The command as a user runs it (npx possekit serve): through its #! line, with Node's flags.
+  const child = spawn(bin, ["serve", "--config", config], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? "", SECRET, PASSWORD: "footprint-bench", LOG_LEVEL: "error" },
+    env: {
+      PATH: process.env.PATH ?? "",
+      SECRET,
+      PASSWORD: "footprint-bench",
+      LOG_LEVEL: "error",
+      NODE_OPTIONS: `--import ${MEMORY_PROBE}`,
+    },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
@@ -236,7 +245,7 @@ export async function footprint(context: BenchContext): Promise<FigureSection> {
         POSSEKIT_SOURCE: "1",
       }),
     );
-    const bare = medianOf(runs, () => timeCommand(["-e", "0"], cliDir, env));
+    const bare = medianOf(runs, () => timeCommand([process.execPath, "-e", "0"], cliDir, env));
     row({
       figure: `Wall time of \`${command}\`, installed package (median of ${runs})`,
       measured: `${installed.wall.toFixed(0)} ms (CPU ${installed.cpu.toFixed(0)} ms)`,

@@ -144,6 +144,29 @@ export class Host implements Server {
 
   /** Opens the database, installs every plug-in and applies migrations; does not listen. */
   async prepare(): Promise<void> {
+    // The plug-ins' modules load while the embedded database starts (its files are read and its
+    // WebAssembly compiled in the meantime): a warm start is shorter by the overlap (issue 18).
+    const [opened, loaded] = await Promise.allSettled([
+      this.openConfiguredDatabase(),
+      this.loadConfiguredPlugins(),
+    ]);
+    if (opened.status === "rejected") throw opened.reason;
+    if (loaded.status === "rejected") throw loaded.reason;
+    if (this.database) this.posts = createPostService(this.database, this.publication);
+    const fromConfig = loaded.value;
+    for (const plugin of [...fromConfig, ...(this.options.plugins ?? [])]) {
+      if (!KEBAB_CASE.test(plugin.id)) throw new Error(`Plug-in id "${plugin.id}" must be kebab-case`);
+      this.plugins.push(plugin);
+      await plugin.init(this);
+    }
+    for (const warning of this.installationWarnings()) this.logger.warn(warning);
+    const problem = publicationProblem(this.publication.me, this.syndicators);
+    if (problem && this.hostConfig.production) throw new ConfigError([problem]);
+    if (problem) this.logger.warn(problem);
+    if (this.database) await migrate(this.database, this.migrations);
+  }
+
+  private async openConfiguredDatabase(): Promise<void> {
     if (this.options.database) this.database = this.options.database;
     else if (this.hostConfig.database !== false) {
       const location = this.hostConfig.database;
@@ -157,29 +180,18 @@ export class Host implements Server {
         throw error;
       }
     }
-    if (this.database) this.posts = createPostService(this.database, this.publication);
+  }
 
+  private loadConfiguredPlugins(): Promise<Plugin[]> {
     // The host's own Micropub endpoint is always there: posts enter the server through it.
     const names = this.hostConfig.file.plugins.includes(MICROPUB_PACKAGE)
       ? this.hostConfig.file.plugins
       : [MICROPUB_PACKAGE, ...this.hostConfig.file.plugins];
-    const fromConfig = await loadPlugins(
-      names,
-      (name) => this.pluginOptions(name),
-      this.hostConfig.baseDir,
-    ).catch((error: unknown) => {
-      throw error instanceof ConfigError ? new ConfigError(error.problems, this.hostConfig.source) : error;
-    });
-    for (const plugin of [...fromConfig, ...(this.options.plugins ?? [])]) {
-      if (!KEBAB_CASE.test(plugin.id)) throw new Error(`Plug-in id "${plugin.id}" must be kebab-case`);
-      this.plugins.push(plugin);
-      await plugin.init(this);
-    }
-    for (const warning of this.installationWarnings()) this.logger.warn(warning);
-    const problem = publicationProblem(this.publication.me, this.syndicators);
-    if (problem && this.hostConfig.production) throw new ConfigError([problem]);
-    if (problem) this.logger.warn(problem);
-    if (this.database) await migrate(this.database, this.migrations);
+    return loadPlugins(names, (name) => this.pluginOptions(name), this.hostConfig.baseDir).catch(
+      (error: unknown) => {
+        throw error instanceof ConfigError ? new ConfigError(error.problems, this.hostConfig.source) : error;
+      },
+    );
   }
 
   /** What starts but is most likely not what was meant: logged, one line each. */
