@@ -364,18 +364,18 @@ describe("Bluesky syndicator against a real PDS", () => {
   it("deletes a post copy with deleteRecord: getRecord then answers RecordNotFound, and a second delete succeeds", async () => {
     const { copy, rkey } = await publish({ content: [`To be deleted ${Date.now()}`] });
     const syndicator = alicesSyndicator();
-    await syndicator.delete(site(), deleteOptions(copy));
+    const note = { type: "entry", content: { text: "To be deleted" } };
+    await syndicator.delete(note, site(), deleteOptions(copy));
     await assert.rejects(pds.getRecord(account.did, collection, rkey), /400 .*"error":"RecordNotFound"/);
     // The PDS answers the delete of a record that is not there with success: a retry is harmless.
-    await syndicator.delete(site(), deleteOptions(copy));
+    await syndicator.delete(note, site(), deleteOptions(copy));
   });
 
   it("deletes a like copy (whose URL is Bob's post): our like record goes, Bob's post stays", async () => {
     // The PDS's clock has moved on past the 2 hours Bob's token lives (the session test): sign in again.
     const bobs = await pds.createPost(await pds.signIn(bob), "Bob's post to like and unlike");
-    const post = await createPost({
-      "like-of": [`https://bsky.app/profile/${bob.handle}/post/${bobs.rkey}`],
-    });
+    const like = { "like-of": [`https://bsky.app/profile/${bob.handle}/post/${bobs.rkey}`] };
+    const post = await createPost(like);
     const result = await syndicate(`?source_url=${encodeURIComponent(post)}`);
     const copy = result.targets[0]?.url ?? "";
     const likesOfIt = async () =>
@@ -383,7 +383,7 @@ describe("Bluesky syndicator against a real PDS", () => {
         (record) => record.value.subject?.uri === bobs.uri,
       );
     assert.equal((await likesOfIt()).length, 1, JSON.stringify(result.targets));
-    await alicesSyndicator().delete(site(), deleteOptions(copy));
+    await alicesSyndicator().delete({ type: "entry", ...like }, site(), deleteOptions(copy));
     assert.deepEqual(await likesOfIt(), []);
     assert.equal((await pds.getRecord(bob.did, collection, bobs.rkey)).uri, bobs.uri);
   });

@@ -166,8 +166,10 @@ export interface SyndicatorPlugin extends Plugin {
   /**
    * Deletes the copy at `options.url` (a status, a record, a like or a boost is undone). A copy
    * that is already gone counts as deleted. Absent: copies are kept (an archive's capture).
+   * `properties` are the deleted post's: a like's or a repost's copy URL is the post it is about,
+   * so they say which of our records there (our post, our like, our repost) is this copy.
    */
-  delete?(publication: Publication, options: CopyChangeOptions): Promise<void>;
+  delete?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
 }
 
 /** What `update` and `delete` are told, besides the post. */

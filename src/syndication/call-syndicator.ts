@@ -122,7 +122,7 @@ export function callFollowUp(
       });
     } else {
       if (!syndicator.delete) throw new Error(`${syndicator.info.name} cannot delete its copies`);
-      await syndicator.delete(publication, options);
+      await syndicator.delete(properties, publication, options);
     }
     return { ok: true, url: copy.url };
   });

@@ -4,7 +4,7 @@
 // A send already in flight when the delete arrives lands, and its copy is then deleted.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CopyChangeOptions, Publication } from "../../src/server/contract.ts";
+import type { CopyChangeOptions, PostProperties, Publication } from "../../src/server/contract.ts";
 import { Ledger } from "../../src/syndication/ledger.ts";
 import { syndicatePost } from "../../src/syndication/syndicate-post.ts";
 import { engines } from "../helpers/databases.ts";
@@ -22,7 +22,11 @@ import {
 /** A target whose copies can be deleted; it records each delete. */
 class DeletingTarget extends TestTarget {
   readonly deletes: string[] = [];
-  async delete(_publication: Publication, options: CopyChangeOptions): Promise<void> {
+  async delete(
+    _properties: PostProperties,
+    _publication: Publication,
+    options: CopyChangeOptions,
+  ): Promise<void> {
     this.deletes.push(options.url);
   }
 }

@@ -3,7 +3,7 @@
 // without the user, and its history says so.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CopyChangeOptions, Publication } from "../../src/server/contract.ts";
+import type { CopyChangeOptions, PostProperties, Publication } from "../../src/server/contract.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,
@@ -15,7 +15,11 @@ import {
 class DeletingTarget extends TestTarget {
   readonly deletes: string[] = [];
   down = true;
-  async delete(_publication: Publication, options: CopyChangeOptions): Promise<void> {
+  async delete(
+    _properties: PostProperties,
+    _publication: Publication,
+    options: CopyChangeOptions,
+  ): Promise<void> {
     if (this.down) throw Object.assign(new Error("503 Service Unavailable"), { status: 503 });
     this.deletes.push(options.url);
   }

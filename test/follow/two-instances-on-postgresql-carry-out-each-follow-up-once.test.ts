@@ -22,7 +22,7 @@ class FollowingTarget extends TestTarget {
   async update(_properties: PostProperties, _publication: Publication, options: CopyChangeOptions) {
     await this.change(this.updates, options.url);
   }
-  async delete(_publication: Publication, options: CopyChangeOptions) {
+  async delete(_properties: PostProperties, _publication: Publication, options: CopyChangeOptions) {
     await this.change(this.deletes, options.url);
   }
   private async change(into: string[], url: string) {

@@ -30,10 +30,11 @@ describe("Mastodon deletes and edits its copies", () => {
 
   it("deletes the status; deleting it again finds it gone (404) and counts it deleted", async () => {
     const site = siteServedBy(photos.url);
-    const url = await syndicator.syndicate(note({ content: "Gone soon" }), site, callOptions());
-    await syndicator.delete(site, change(url));
+    const post = note({ content: "Gone soon" });
+    const url = await syndicator.syndicate(post, site, callOptions());
+    await syndicator.delete(post, site, change(url));
     assert.ok(sandbox.statuses[0]?.deletedAt);
-    await syndicator.delete(site, change(url));
+    await syndicator.delete(post, site, change(url));
     const deletes = sandbox.requests.filter((r) => r.method === "DELETE");
     assert.equal(deletes.length, 2, "the second delete was made, and answered 404");
   });
@@ -42,12 +43,14 @@ describe("Mastodon deletes and edits its copies", () => {
     const site = siteServedBy(photos.url);
     const liked = sandbox.addStatus("Worth a like");
     const boosted = sandbox.addStatus("Worth a boost");
-    const likeCopy = await syndicator.syndicate(note({ "like-of": [liked.url] }), site, callOptions());
-    const boostCopy = await syndicator.syndicate(note({ "repost-of": [boosted.url] }), site, callOptions());
+    const like = note({ "like-of": [liked.url] });
+    const boost = note({ "repost-of": [boosted.url] });
+    const likeCopy = await syndicator.syndicate(like, site, callOptions());
+    const boostCopy = await syndicator.syndicate(boost, site, callOptions());
     assert.deepEqual(sandbox.favourites, [liked.id]);
     assert.equal(sandbox.reblogs.length, 1);
-    await syndicator.delete(site, change(likeCopy));
-    await syndicator.delete(site, change(boostCopy));
+    await syndicator.delete(like, site, change(likeCopy));
+    await syndicator.delete(boost, site, change(boostCopy));
     assert.deepEqual(sandbox.favourites, []);
     assert.equal(sandbox.reblogs.length, 0);
     assert.equal(liked.deletedAt, null, "someone else's status is never deleted");
@@ -59,10 +62,11 @@ describe("Mastodon deletes and edits its copies", () => {
 
   it("a 429 on deletions is not permanent and says when to try again", async () => {
     const site = siteServedBy(photos.url);
-    const url = await syndicator.syndicate(note({ content: "Rate limited" }), site, callOptions());
+    const post = note({ content: "Rate limited" });
+    const url = await syndicator.syndicate(post, site, callOptions());
     const reset = new Date(Date.now() + 30 * 60_000);
     sandbox.rateLimit(reset, "DELETE /api/v1/statuses/:id", 1);
-    const error = await syndicator.delete(site, change(url)).then(
+    const error = await syndicator.delete(post, site, change(url)).then(
       () => assert.fail("the delete went through"),
       (caught: unknown) => caught,
     );
@@ -73,7 +77,7 @@ describe("Mastodon deletes and edits its copies", () => {
       Math.abs((error.retryAfterSeconds ?? 0) - 30 * 60) < 5,
       `waits until the reset (${error.retryAfterSeconds} s)`,
     );
-    await syndicator.delete(site, change(url));
+    await syndicator.delete(post, site, change(url));
     assert.ok(sandbox.statuses.find((status) => status.url === url)?.deletedAt);
   });
 

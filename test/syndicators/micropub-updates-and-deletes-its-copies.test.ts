@@ -68,7 +68,7 @@ describe("Micropub target: a copy follows its post's edits and deletion", () => 
 
   it("delete sends action=delete with the copy's URL, and the copy is gone", async () => {
     const url = await syndicator.syndicate(note(), publication, callOptions());
-    await syndicator.delete(publication, change(url));
+    await syndicator.delete(note(), publication, change(url));
     assert.deepEqual(endpoint.requests.at(-1)?.form, { action: ["delete"], url: [url] });
     assert.equal(endpoint.stored.has(url), false);
   });
@@ -76,15 +76,15 @@ describe("Micropub target: a copy follows its post's edits and deletion", () => 
   it("delete of a copy the endpoint answers 404 or 410 for counts as deleted", async () => {
     for (const status of [404, 410]) {
       endpoint.setFailure({ status, error: "not_found", description: "No such post" });
-      await syndicator.delete(publication, change(`${endpoint.url}/gone-${status}`));
+      await syndicator.delete(note(), publication, change(`${endpoint.url}/gone-${status}`));
     }
   });
 
   it("delete answered 400 invalid_request is not taken for deleted: the copy may still be there", async () => {
     const url = await syndicator.syndicate(note(), publication, callOptions());
-    await syndicator.delete(publication, change(url));
+    await syndicator.delete(note(), publication, change(url));
     await assert.rejects(
-      syndicator.delete(publication, change(url)),
+      syndicator.delete(note(), publication, change(url)),
       (error: unknown) =>
         error instanceof SyndicationError && error.permanent && /does not exist/.test(error.message),
     );
@@ -95,7 +95,7 @@ describe("Micropub target: a copy follows its post's edits and deletion", () => 
     endpoint.setFailure({ status: 503, error: "temporarily_unavailable", description: "Down for a bit" });
     for (const attempt of [
       syndicator.update(note(), publication, change(url)),
-      syndicator.delete(publication, change(url)),
+      syndicator.delete(note(), publication, change(url)),
     ]) {
       await assert.rejects(
         attempt,

@@ -32,6 +32,12 @@ const likeCollection = "app.bsky.feed.like";
 const repostCollection = "app.bsky.feed.repost";
 /** The part of a post record that says which thread it belongs to. */
 const replyRootSchema = z.object({ root: z.object({ uri: z.string(), cid: z.string() }) });
+/** Where a copy of each kind that is not our post is found: our likes or reposts of that post. */
+const actionCollections = {
+  like: [likeCollection],
+  repost: [repostCollection],
+  post: [likeCollection, repostCollection],
+};
 /** The part of a like or repost record that names the post it is about. */
 const subjectSchema = z.object({ subject: z.object({ uri: z.string() }) });
 /** app.bsky.embed.images takes images of at most 1,000,000 bytes each. */
@@ -168,11 +174,16 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   /**
    * Deletes the copy at `url`, always from this account's own repository. A post copy's URL names
    * its record (at://<did>/app.bsky.feed.post/<rkey>). A like or repost has no page: its URL is the
-   * post it is about, so its record is found among the account's likes and reposts of that post,
-   * within the record keys possekit makes. A record already gone counts as deleted (the PDS answers
-   * its delete with success). Two records of ours that could each be the copy are refused, not guessed.
+   * post it is about, so the deleted post says which record is the copy (like-of: our like of that
+   * post, repost-of: our repost, else our post), found within the record keys possekit makes. A
+   * record already gone counts as deleted (the PDS answers its delete with success). Two records of
+   * ours that could each be the copy are refused, not guessed.
    */
-  async delete(_publication: Publication, { url, signal }: CopyChangeOptions): Promise<void> {
+  async delete(
+    properties: PostProperties,
+    publication: Publication,
+    { url, signal }: CopyChangeOptions,
+  ): Promise<void> {
     const api = new BlueskyApi(this.#options.serviceUrl, { name: "Bluesky", signal });
     const address = blueskyPostAddress(url);
     if (!address) {
@@ -181,24 +192,27 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         { permanent: true },
       );
     }
+    const kind = copyKind(properties, publication);
     await this.#withSession(api, async (session) => {
       const did = await this.#didOf(api, session, address.actor, url);
-      const postUri = `at://${did}/${collection}/${address.rkey}`;
-      const actions = await this.#likesAndRepostsOf(api, session, postUri);
       // A post possekit made has a record key from recordKeyFor(); one made in an app has not.
       const ourPost =
         did === session.did && address.rkey > recordKeyRange.after && address.rkey <= recordKeyRange.last;
-      if (ourPost && actions.length === 0) {
+      if (kind === "post" && ourPost) {
         await api.deleteRecord(session, collection, address.rkey);
         return;
       }
-      if (ourPost || actions.length > 1) {
+      // Someone else's post (or one made in an app) is never deleted: only our like or repost of it.
+      // A post that is neither, whose copy is not a post of ours, was a like or a repost when it
+      // was sent: either could be the copy.
+      const postUri = `at://${did}/${collection}/${address.rkey}`;
+      const actions = await this.#actionsOn(api, session, postUri, actionCollections[kind]);
+      if (actions.length > 1) {
         throw new SyndicationError(
-          `Bluesky: will not delete ${url}: @${this.#options.handle} has more than one record that could be this copy (the post, and a like or repost of it); delete it on Bluesky`,
+          `Bluesky: will not delete ${url}: @${this.#options.handle} has more than one ${kind === "post" ? "like or repost" : kind} of it that could be this copy; delete it on Bluesky`,
           { permanent: true },
         );
       }
-      // Someone else's post (or one made in an app) is never deleted: only our like or repost of it.
       // With none left, it was undone already, perhaps by an attempt whose answer was lost.
       const [only] = actions;
       if (only) await api.deleteRecord(session, only.collection, only.rkey);
@@ -219,16 +233,18 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   }
 
   /**
-   * This account's likes and reposts of a post among those possekit made: their record keys all lie
-   * in recordKeyRange, so the pages before and after it (likes made in an app) are never read.
+   * This account's records in `collections` (likes, reposts) about a post, among those possekit
+   * made: their record keys all lie in recordKeyRange, so the pages before and after it (likes made
+   * in an app) are never read.
    */
-  async #likesAndRepostsOf(
+  async #actionsOn(
     api: BlueskyApi,
     session: BlueskySession,
     postUri: string,
+    collections: string[],
   ): Promise<{ collection: string; rkey: string }[]> {
     const found: { collection: string; rkey: string }[] = [];
-    for (const actionCollection of [likeCollection, repostCollection]) {
+    for (const actionCollection of collections) {
       let cursor: string | undefined = recordKeyRange.after;
       while (cursor) {
         const page = await api.listRecords(session.did, actionCollection, cursor);
@@ -397,6 +413,13 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     }
     return this.#session;
   }
+}
+
+/** What a post's copy is, as syndicate() chose it: a like before a repost, else a post. */
+function copyKind(properties: PostProperties, publication: Publication): "like" | "repost" | "post" {
+  if (firstUrl(properties, "like-of", publication.me)) return "like";
+  if (firstUrl(properties, "repost-of", publication.me)) return "repost";
+  return "post";
 }
 
 /**

@@ -120,16 +120,38 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     });
   }
 
-  /** Deletes the status; a favourite or a boost is undone. One that is gone counts as deleted. */
-  async delete(_publication: Publication, { url, signal }: CopyChangeOptions): Promise<void> {
+  /**
+   * Deletes the status, or undoes the favourite or the boost. A like's or a boost's copy URL is the
+   * status it is about, so the post says which it is: undoing both would take back a boost the user
+   * made through another post. One that is gone counts as deleted.
+   */
+  async delete(
+    properties: PostProperties,
+    publication: Publication,
+    { url, signal }: CopyChangeOptions,
+  ): Promise<void> {
     const target: Target = { name: "Mastodon", signal };
     const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
-    const id = this.#ownStatusId(url);
-    if (id) return api.deleteStatus(id);
+    const copy = composeMastodon(properties, publication, this.#options, this.#limits.peek(), undefined);
+    const ownId = this.#ownStatusId(url);
+    if (copy.favourite || copy.reblog) {
+      // A like or boost of one of our own statuses names it by its own URL: never deleted for it.
+      const id = ownId ?? (await api.findStatus(url))?.id;
+      if (!id) return;
+      return copy.favourite ? api.unfavourite(id) : api.unreblog(id);
+    }
+    if (ownId) return api.deleteStatus(ownId);
+    // Someone else's status, yet the post no longer likes or reposts it (it was edited since): the
+    // copy is what the account still did to it, when that is one thing only.
     const status = await api.findStatus(url);
-    if (!status) return;
-    if (status.reblogged) await api.unreblog(status.id);
-    if (status.favourited) await api.unfavourite(status.id);
+    if (!status || (!status.reblogged && !status.favourited)) return;
+    if (status.reblogged && status.favourited) {
+      throw new SyndicationError(
+        `Mastodon: will not undo ${url}: the post neither likes nor boosts it any more, and @${this.#options.user} both favourited and boosted it; undo the copy on Mastodon`,
+        { permanent: true },
+      );
+    }
+    return status.reblogged ? api.unreblog(status.id) : api.unfavourite(status.id);
   }
 
   /** The id of a status of the configured account at `url` (its page or its ActivityPub id). */

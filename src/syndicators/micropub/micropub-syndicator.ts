@@ -146,7 +146,11 @@ export class MicropubSyndicator implements SyndicatorPlugin {
    * spec's invalid_request stands for any request the server will not carry out (a URL it does not
    * know, or deletes it does not support), so the copy may still be there and the user is told.
    */
-  async delete(_publication: Publication, { url, signal }: CopyChangeOptions): Promise<void> {
+  async delete(
+    _properties: PostProperties,
+    _publication: Publication,
+    { url, signal }: CopyChangeOptions,
+  ): Promise<void> {
     const target: Target = { name: this.info.name, signal };
     const response = await this.#post(target, {
       contentType: "application/x-www-form-urlencoded",
