@@ -14,6 +14,7 @@ import type {
   SyndicatorInfo,
   SyndicatorPlugin,
 } from "../../server/contract.ts";
+import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { imageSize } from "../shared/image-size.ts";
 import { firstUrl, postLanguage } from "../shared/jf2.ts";
@@ -413,13 +414,6 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     }
     return this.#session;
   }
-}
-
-/** What a post's copy is, as syndicate() chose it: a like before a repost, else a post. */
-function copyKind(properties: PostProperties, publication: Publication): "like" | "repost" | "post" {
-  if (firstUrl(properties, "like-of", publication.me)) return "like";
-  if (firstUrl(properties, "repost-of", publication.me)) return "repost";
-  return "post";
 }
 
 /**

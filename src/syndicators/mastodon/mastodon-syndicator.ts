@@ -12,6 +12,7 @@ import type {
   SyndicatorInfo,
   SyndicatorPlugin,
 } from "../../server/contract.ts";
+import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { fetchPhoto } from "../shared/photos.ts";
 import { SyndicationError } from "../syndication-error.ts";
@@ -132,13 +133,13 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   ): Promise<void> {
     const target: Target = { name: "Mastodon", signal };
     const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
-    const copy = composeMastodon(properties, publication, this.#options, this.#limits.peek(), undefined);
+    const kind = copyKind(properties, publication);
     const ownId = this.#ownStatusId(url);
-    if (copy.favourite || copy.reblog) {
+    if (kind !== "post") {
       // A like or boost of one of our own statuses names it by its own URL: never deleted for it.
       const id = ownId ?? (await api.findStatus(url))?.id;
       if (!id) return;
-      return copy.favourite ? api.unfavourite(id) : api.unreblog(id);
+      return kind === "like" ? api.unfavourite(id) : api.unreblog(id);
     }
     if (ownId) return api.deleteStatus(ownId);
     // Someone else's status, yet the post no longer likes or reposts it (it was edited since): the
