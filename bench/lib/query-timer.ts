@@ -17,6 +17,8 @@ const KINDS: Array<[RegExp, string]> = [
   [/^WITH attempt AS \(\s*UPDATE syndication_attempts SET outcome = 'failed'/, "ledger.recordFailure"],
   [/^WITH resolved AS/, "ledger.resolveStale"],
   [/FROM syndication_targets WHERE post_id = \$1::bigint/, "ledger.entriesForPost"],
+  [/FROM syndication_targets WHERE post_id = ANY/, "ledger.summaryForPosts (a page of posts)"],
+  [/FROM syndication_texts\s+WHERE post_id = ANY/, "own words of a page of posts"],
   [
     /FROM posts\s+WHERE status = 'published'.*AND \(published, id\) >/s,
     "posts.nextAwaitingSyndication (after cursor)",

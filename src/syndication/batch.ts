@@ -8,6 +8,7 @@ import type { Ledger } from "./ledger.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import type { RunLog } from "./run-log.ts";
+import type { KnownOfPost } from "./syndicate-post.ts";
 import type { PostResult, RunSummary, SyndicationEvent, Trigger } from "./types.ts";
 
 /** What the starter of a batch gets back. */
@@ -37,7 +38,10 @@ export interface BatchDependencies {
   idempotentUids(): string[];
   /** Uids of the configured targets: a post naming none of them is not walked. */
   targetUids(): string[];
-  syndicate(post: Post, runId: string): Promise<PostResult>;
+  /** What the ledger and the page hold for each of these posts, by post id, in one go. */
+  knownOf(posts: readonly Post[]): Promise<Map<string, KnownOfPost>>;
+  /** `known`, when given, was read with the post; else the post's rows are read first. */
+  syndicate(post: Post, runId: string, known?: KnownOfPost): Promise<PostResult>;
   /**
    * Follows the posts changed since their copies were made (issue 17): hands each post's result to
    * `report`; false when stopped before the end.
@@ -46,8 +50,9 @@ export interface BatchDependencies {
   emit(event: SyndicationEvent): void;
 }
 
-// Posts are listed a page at a time. A post is read again before it is processed when its page is
-// older than FRESH_MS (slow targets before it), so that an edit made meanwhile is honoured.
+// Posts are listed a page at a time, with their ledger rows and own words. A post is read again
+// before it is processed when its page is older than FRESH_MS (slow targets before it), so that an
+// edit made meanwhile is honoured.
 const PAGE = 100;
 const FRESH_MS = 1_000;
 
@@ -156,13 +161,15 @@ export class Batch implements BatchRun {
         // Only posts naming a configured target: one naming only removed targets does not wait.
         const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE, this.deps.targetUids());
         const listedAt = Date.now();
+        const known = await this.deps.knownOf(page.filter((listed) => !tried.has(listed.id)));
         for (const listed of page) {
           if (tried.has(listed.id)) continue;
           if (this.shouldStop()) return false;
           tried.add(listed.id);
-          const post = Date.now() - listedAt < FRESH_MS ? listed : await this.deps.posts.findById(listed.id);
+          const fresh = Date.now() - listedAt < FRESH_MS;
+          const post = fresh ? listed : await this.deps.posts.findById(listed.id);
           if (!post || !isAwaiting(post)) continue;
-          await this.process(post, summary);
+          await this.process(post, summary, fresh ? known.get(post.id) : undefined);
           processed += 1;
         }
         // Even after a short page: posts published meanwhile after the cursor join this pass.
@@ -174,10 +181,10 @@ export class Batch implements BatchRun {
     }
   }
 
-  private async process(post: Post, summary: RunSummary): Promise<void> {
+  private async process(post: Post, summary: RunSummary, known: KnownOfPost | undefined): Promise<void> {
     let result: PostResult;
     try {
-      result = await this.deps.syndicate(post, this.id);
+      result = await this.deps.syndicate(post, this.id, known);
     } catch (error) {
       this.deps.logger.error("Syndicating a post failed inside the server", {
         post: post.url,

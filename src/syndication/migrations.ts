@@ -229,6 +229,23 @@ CREATE TRIGGER syndication_post_changed AFTER UPDATE ON posts FOR EACH ROW
   EXECUTE FUNCTION syndication_note_post_change();
 `;
 
+// A copy's link counts as written back once the post holds it, whoever put it there. Marked in the
+// post update's own transaction, a run's write-back costs no statement and no commit of its own.
+const writtenBackTrigger = `
+CREATE FUNCTION syndication_note_links_written_back() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- ? matches an element of an array or a lone string, as a post's syndication may be either.
+  UPDATE syndication_targets SET written_back = true
+   WHERE post_id = NEW.id AND state = 'syndicated' AND NOT written_back
+     AND NEW.properties->'syndication' ? url;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER syndication_links_written_back AFTER UPDATE ON posts FOR EACH ROW
+  WHEN (OLD.properties->'syndication' IS DISTINCT FROM NEW.properties->'syndication')
+  EXECUTE FUNCTION syndication_note_links_written_back();
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -243,4 +260,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/011-target-health", sql: targetHealth },
   { id: "endpoint-syndicate/012-own-texts", sql: ownTexts },
   { id: "endpoint-syndicate/013-follow-ups", sql: followUps },
+  { id: "endpoint-syndicate/014-written-back-trigger", sql: writtenBackTrigger },
 ];

@@ -34,16 +34,34 @@ export class OwnTexts {
 
   /** Every own text of a post, by target uid. */
   async forPost(post: Post): Promise<Map<string, OwnText>> {
-    const texts = new Map<string, OwnText>();
-    for (const [uid, text] of propertyTexts(post))
-      texts.set(uid, { text, source: "micropub", updatedAt: null });
-    const result = await this.database.query<{ target_uid: string; text: string; updated_at: Date }>(
-      "SELECT target_uid, text, updated_at FROM syndication_texts WHERE post_id = $1::bigint",
-      [post.id],
+    return (await this.forPosts([post])).get(post.id) ?? new Map();
+  }
+
+  /** Every own text of each post, by post id and target uid: one read for a page of posts. */
+  async forPosts(posts: readonly Post[]): Promise<Map<string, Map<string, OwnText>>> {
+    const byPost = new Map<string, Map<string, OwnText>>();
+    if (posts.length === 0) return byPost;
+    for (const post of posts) {
+      const texts = new Map<string, OwnText>();
+      for (const [uid, text] of propertyTexts(post))
+        texts.set(uid, { text, source: "micropub", updatedAt: null });
+      byPost.set(post.id, texts);
+    }
+    const result = await this.database.query<{
+      post_id: string;
+      target_uid: string;
+      text: string;
+      updated_at: Date;
+    }>(
+      `SELECT post_id::text AS post_id, target_uid, text, updated_at FROM syndication_texts
+        WHERE post_id = ANY($1::bigint[])`,
+      [posts.map((post) => post.id)],
     );
     for (const row of result.rows)
-      texts.set(row.target_uid, { text: row.text, source: "page", updatedAt: row.updated_at });
-    return texts;
+      byPost
+        .get(row.post_id)
+        ?.set(row.target_uid, { text: row.text, source: "page", updatedAt: row.updated_at });
+    return byPost;
   }
 
   async save(post: Post, targetUid: string, text: string): Promise<void> {

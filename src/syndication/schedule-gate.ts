@@ -6,7 +6,7 @@ import type { Post } from "../server/posts/types.ts";
 import type { Ledger } from "./ledger.ts";
 import { GIVE_UP_AFTER_MS, type LiveAnswer, type LiveChecks } from "./live-checks.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
-import type { PostResult } from "./types.ts";
+import type { LedgerEntry, PostResult } from "./types.ts";
 
 export interface ScheduleRules {
   whenLive: boolean;
@@ -21,10 +21,17 @@ export interface GateDependencies {
   nameOf(uid: string): string;
 }
 
-/** Null when the post may be sent now; otherwise the result that says what it waits for. */
-export async function holdBack(deps: GateDependencies, post: Post): Promise<PostResult | null> {
+/**
+ * Null when the post may be sent now; otherwise the result that says what it waits for.
+ * `knownEntries` is the post's ledger rows when they were read with it.
+ */
+export async function holdBack(
+  deps: GateDependencies,
+  post: Post,
+  knownEntries?: readonly LedgerEntry[],
+): Promise<PostResult | null> {
   if (post.status !== "published") return null;
-  const entries = await deps.ledger.entriesForPost(post.id);
+  const entries = knownEntries ?? (await deps.ledger.entriesForPost(post.id));
   if (entries.length > 0) return null;
   const dueAt = post.published.getTime() + deps.rules.afterPublishMs;
   if (dueAt > Date.now())

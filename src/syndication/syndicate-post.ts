@@ -7,7 +7,7 @@ import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor } from "./copy-digest.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { type Claim, type Ledger, type OperationClaim, UNKNOWN_OUTCOME_ERROR } from "./ledger.ts";
-import type { OwnTexts } from "./own-texts.ts";
+import type { OwnText, OwnTexts } from "./own-texts.ts";
 import { postStatus } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import { isTargetWide, type TargetHealthStore } from "./target-health.ts";
@@ -39,6 +39,16 @@ export interface PostSyndicationRun {
   force: boolean;
   /** The run's paused targets (a batch shares one across its posts). */
   pauses?: TargetPauses;
+}
+
+/**
+ * What the ledger and the page hold for a post, read beforehand: a batch reads them for a page of
+ * posts at once, as it reads the posts. The claim stays the arbiter: a row changed since is
+ * reported as it is when its claim fails.
+ */
+export interface KnownOfPost {
+  entries: readonly LedgerEntry[];
+  ownTexts: ReadonlyMap<string, OwnText>;
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -86,6 +96,7 @@ export async function syndicatePost(
   context: PostSyndicationContext,
   post: Post,
   run: PostSyndicationRun,
+  known?: KnownOfPost,
 ): Promise<PostResult> {
   const requested = requestedTargets(post);
   const byUid = syndicatorsByUid(context.syndicators);
@@ -103,8 +114,10 @@ export async function syndicatePost(
     return { url: post.url, status: "unchanged", syndication: syndicationUrls(post), targets };
   }
 
-  const entries = new Map((await context.ledger.entriesForPost(post.id)).map((e) => [e.targetUid, e]));
-  const ownTexts = await context.ownTexts?.forPost(post);
+  const entries = new Map(
+    (known?.entries ?? (await context.ledger.entriesForPost(post.id))).map((e) => [e.targetUid, e]),
+  );
+  const ownTexts = known ? known.ownTexts : await context.ownTexts?.forPost(post);
   // Targets the ledger says are syndicated but the post no longer names are reported too, so that
   // the result describes the whole post, and repaired if their URL never reached the post.
   const uids = [
@@ -272,7 +285,9 @@ async function writeBack(
     .filter((t) => t.status === "syndicated" || t.status === "already_syndicated")
     .map((t) => t.uid)
     .filter((uid) => requested.includes(uid));
-  const unmarked = done.map((t) => t.uid);
+  // A copy whose URL this update adds is marked written back by the database, in the update's own
+  // transaction (migration 014); those whose URL the post held already are marked here.
+  const unmarked = done.filter((t) => !(t.url && add.includes(t.url))).map((t) => t.uid);
   if (add.length === 0 && remove.length === 0) {
     await context.ledger.markWrittenBack(post.id, unmarked);
     return present;

@@ -30,7 +30,12 @@ import { countInto, emptySummary } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import { RunLog } from "./run-log.ts";
 import { holdBack, type ScheduleRules } from "./schedule-gate.ts";
-import { type PostSyndicationContext, type PostSyndicationRun, syndicatePost } from "./syndicate-post.ts";
+import {
+  type KnownOfPost,
+  type PostSyndicationContext,
+  type PostSyndicationRun,
+  syndicatePost,
+} from "./syndicate-post.ts";
 import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
@@ -228,10 +233,11 @@ export class Syndication {
             targetUids: () => this.targetUids(),
             follow: (runId, report, shouldStop) =>
               this.follow({ runId, trigger, force: false, pauses }, report, shouldStop),
-            syndicate: (post, runId) =>
+            knownOf: (posts) => this.knownOf(posts),
+            syndicate: (post, runId, known) =>
               trigger === "schedule"
-                ? this.syndicateWhenDue(post, runId, pauses)
-                : this.syndicateStored(post, runId, trigger, force, pauses),
+                ? this.syndicateWhenDue(post, runId, pauses, known)
+                : this.syndicateStored(post, runId, trigger, force, pauses, known),
             emit: (event) => this.emit(event),
           },
           trigger,
@@ -523,12 +529,35 @@ export class Syndication {
     trigger: Trigger,
     force: boolean,
     pauses?: TargetPauses,
+    known?: KnownOfPost,
   ): Promise<PostResult> {
-    return syndicatePost(this.context(), post, { runId, trigger, force, ...(pauses ? { pauses } : {}) });
+    return syndicatePost(
+      this.context(),
+      post,
+      { runId, trigger, force, ...(pauses ? { pauses } : {}) },
+      known,
+    );
+  }
+
+  /** The ledger rows and own words of a page of posts, in two reads (a batch's walk). */
+  private async knownOf(posts: readonly Post[]): Promise<Map<string, KnownOfPost>> {
+    const ids = posts.map((post) => post.id);
+    const [entries, ownTexts] = await Promise.all([
+      this.ledger.summaryForPosts(ids),
+      this.ownTexts.forPosts(posts),
+    ]);
+    return new Map(
+      ids.map((id) => [id, { entries: entries.get(id) ?? [], ownTexts: ownTexts.get(id) ?? new Map() }]),
+    );
   }
 
   /** A scheduled run's post: held back while it is not due yet (see schedule-gate.ts). */
-  private async syndicateWhenDue(post: Post, runId: string, pauses: TargetPauses): Promise<PostResult> {
+  private async syndicateWhenDue(
+    post: Post,
+    runId: string,
+    pauses: TargetPauses,
+    known?: KnownOfPost,
+  ): Promise<PostResult> {
     const names = new Map(this.deps.syndicators().map((s) => [s.info.uid, s.info.name]));
     const held = await holdBack(
       {
@@ -541,8 +570,9 @@ export class Syndication {
         nameOf: (uid) => names.get(uid) ?? uid,
       },
       post,
+      known?.entries,
     );
-    return held ?? this.syndicateStored(post, runId, "schedule", false, pauses);
+    return held ?? this.syndicateStored(post, runId, "schedule", false, pauses, known);
   }
 
   /**

@@ -45,6 +45,8 @@ export function deferred<T = void>(): Deferred<T> {
 export interface Call {
   postUrl: string;
   idempotencyKey: string;
+  /** The user's own words, when the post has some for this target. */
+  text?: string;
   signal: AbortSignal;
   resumeFrom?: string;
   checkpoint?(value: string): Promise<void>;
