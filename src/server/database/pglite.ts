@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, r
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
+import { keepingTheLoopAlive } from "./keeping-the-loop-alive.ts";
 import { runPgliteChild, templatePath, unpackTemplate } from "./pglite-template.ts";
 import type { Database, Queryable, QueryResult } from "./types.ts";
 
@@ -93,8 +94,8 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
   // for PostgreSQL's largest functions). One at a time, the server idles about 30 MB lower, in any
   // host, whatever flags node was started with (issue 18).
   setFlagsFromString("--wasm-num-compilation-tasks=1");
-  const pglite = await PGlite.create(
-    dataDir ? { dataDir, startParams: startParams() } : { startParams: startParams() },
+  const pglite = await keepingTheLoopAlive(() =>
+    PGlite.create(dataDir ? { dataDir, startParams: startParams() } : { startParams: startParams() }),
   );
   if (dataDir) ownerOnly(dataDir);
   const wrap = (target: Pick<PGlite, "query" | "exec">): Queryable => ({
