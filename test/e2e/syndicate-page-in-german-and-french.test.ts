@@ -1,6 +1,7 @@
 // The Syndicate page speaks the browser's language (Accept-Language from the browser's locale), with
-// dates and counts formatted for it: German and French besides English. German writes an hour before
-// ten with one digit (0:25 UTC), so the time patterns allow one or two.
+// dates and counts formatted for it: German and French besides English. With seconds, German writes
+// an hour before ten with one digit (0:25:07 UTC; 00:25 without seconds), so the time
+// patterns allow one or two.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
