@@ -1,7 +1,6 @@
 // The Syndicate page speaks the browser's language (Accept-Language from the browser's locale), with
-// dates and counts formatted for it: German and French besides English. With seconds, German writes
-// an hour before ten with one digit (0:25:07 UTC; 00:25 without seconds), so the time
-// patterns allow one or two.
+// dates and counts formatted for it: German and French besides English. Without seconds German writes
+// the hour with two digits (00:25 UTC), with seconds an hour before ten with one (0:25:07 UTC).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
@@ -37,7 +36,7 @@ describe("the Syndicate page in German and in French", () => {
     // One date format on the page, with its time zone.
     assert.match(
       await shownText(row.locator("time")),
-      /^\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{1,2}:\d{2} UTC$/,
+      /^\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{2}:\d{2} UTC$/,
     );
     assert.deepEqual(await row.locator(".target .state-label").allInnerTexts(), [
       "Syndiziert",
@@ -45,12 +44,12 @@ describe("the Syndicate page in German and in French", () => {
     ]);
     assert.match(
       await shownText(row.locator(".target-note")),
-      /^Nächster Versuch in \d+ Minuten? \(\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{1,2}:\d{2} UTC\)\.$/,
+      /^Nächster Versuch in \d+ Minuten? \(\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{2}:\d{2} UTC\)\.$/,
     );
     assert.ok(await row.getByRole("button", { name: /Syndizieren/ }).isVisible());
     assert.match(await shownText(page.locator("#recent-runs")), /Manuell/);
     // Every time on the page in that one format (the recent runs too, once "short").
-    const oneFormat = /^\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{1,2}:\d{2} UTC$/;
+    const oneFormat = /^\d{1,2}\. [A-Z][a-zä]{2,3}\.? \d{4}, \d{2}:\d{2} UTC$/;
     for (const time of await page.locator("main time").allInnerTexts()) assert.match(time.trim(), oneFormat);
 
     await row.locator(".post-title a").click();
