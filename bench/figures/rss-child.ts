@@ -3,8 +3,8 @@
 // Run by peak-rss.ts as `node --import tsx bench/figures/rss-child.ts <engine> <posts> <location>`.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import type { Database } from "../../src/contract/database.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
-import type { Database } from "../../src/server/database/types.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { createPostService } from "../../src/server/posts/post-service.ts";

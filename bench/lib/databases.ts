@@ -3,10 +3,10 @@
 // with the real migrations; on PostgreSQL it lives in a schema of its own, dropped on close.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import type { Database } from "../../src/contract/database.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
 import { openPglite } from "../../src/server/database/pglite.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
-import type { Database } from "../../src/server/database/types.ts";
 import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { syndicationMigrations } from "../../src/syndication/migrations.ts";
 

@@ -1,7 +1,7 @@
 // Wraps a Database to count and time its statements by kind, for the "where does the time go"
 // breakdown beside a figure. It adds two clock reads per statement (well under a microsecond).
 import { performance } from "node:perf_hooks";
-import type { Database, Queryable, QueryResult } from "../../src/server/database/types.ts";
+import type { Database, Queryable, QueryResult } from "../../src/contract/database.ts";
 
 export interface QueryKindStats {
   kind: string;

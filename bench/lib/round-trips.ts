@@ -1,6 +1,6 @@
 // What one statement and one commit cost on this machine, measured beside the figures that depend on
 // them: a figure of 8 statements and 3 commits per post cannot beat 8 round trips and 3 commits.
-import type { Database } from "../../src/server/database/types.ts";
+import type { Database } from "../../src/contract/database.ts";
 import { distribution } from "./stats.ts";
 
 export interface RoundTrips {

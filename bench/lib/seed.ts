@@ -1,7 +1,7 @@
 // Bulk-inserts posts straight into the real posts table with generate_series: a million posts in
 // seconds, where a million post-service creates would take an hour. The rows have the shape the
 // post service writes (JF2 properties with type, url, published, post-status).
-import type { Database } from "../../src/server/database/types.ts";
+import type { Database } from "../../src/contract/database.ts";
 
 export interface SeedOptions {
   /** How many posts to add, numbered from `first` (default 1). */

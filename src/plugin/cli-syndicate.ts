@@ -1,12 +1,13 @@
 // `possekit syndicate [--url URL]`: the same core, under the same lease, from the command line (cron).
 // Prints a JSON line per post as it finishes, then a summary line.
+
+import { HttpError } from "../contract/http-error.ts";
+import { PostNotFoundError } from "../contract/posts.ts";
 import { TokenIssuer } from "../server/auth/tokens.ts";
 import type { HostConfig } from "../server/config/load.ts";
 import { DatabaseHeldError, folderHolder } from "../server/database/folder-lock.ts";
 import { Host } from "../server/host.ts";
-import { HttpError } from "../server/http-error.ts";
 import { createLogger, logLevelFromEnv } from "../server/logger.ts";
-import { PostNotFoundError } from "../server/posts/types.ts";
 import { SyndicationInProgressError } from "../syndication/syndication.ts";
 import type { RunSummary } from "../syndication/types.ts";
 import { EndpointSyndicate, PACKAGE_NAME } from "./endpoint-syndicate.ts";

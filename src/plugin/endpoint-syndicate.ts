@@ -2,9 +2,9 @@
 // "@possekit/endpoint-syndicate". The core (src/syndication) does the work; this class wires it to
 // the host: routes, public webhook routes, navigation, views, locales and migrations.
 import { join } from "node:path";
-import type { EndpointPlugin, NavigationItem, PluginMeta, Server } from "../server/contract.ts";
+import type { EndpointPlugin, NavigationItem, PluginMeta, Server } from "../contract/plugin.ts";
+import type { PostChange } from "../contract/posts.ts";
 import { PACKAGE_ROOT } from "../server/package-root.ts";
-import type { PostChange } from "../server/posts/types.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
 import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";

@@ -1,7 +1,6 @@
 // Options of the endpoint plug-in (spec §2.1), validated at construction with errors that name the option.
 import { z } from "zod";
-import { formatIssues } from "../server/config/load.ts";
-import { OptionsError } from "../server/config/options-error.ts";
+import { parseOptions } from "../contract/options/option-schemas.ts";
 import { retryOptionsSchema, scheduleOptionsSchema } from "./schedule-options.ts";
 import { webhookOptionsSchema } from "./webhooks/options.ts";
 
@@ -32,11 +31,5 @@ export const endpointOptionsSchema = z.strictObject({
 export type EndpointOptions = z.infer<typeof endpointOptionsSchema>;
 
 export function parseEndpointOptions(options: unknown): EndpointOptions {
-  const parsed = endpointOptionsSchema.safeParse(options ?? {});
-  if (parsed.success) return parsed.data;
-  throw new OptionsError(
-    `option ${formatIssues(parsed.error.issues).join("; option ")}`,
-    parsed.error.issues,
-    endpointOptionsSchema,
-  );
+  return parseOptions("endpoint-syndicate", endpointOptionsSchema, options);
 }

@@ -3,7 +3,7 @@
 // "every awaiting post"; a body that names a post in a way not understood is refused, never a batch.
 import type { Request } from "express";
 import { z } from "zod";
-import { badRequest } from "../server/http-error.ts";
+import { badRequest } from "../contract/http-error.ts";
 
 const MAX_LENGTH = 2048;
 

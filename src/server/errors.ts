@@ -1,25 +1,10 @@
 // The one place errors become responses: JSON {error, error_description} for API clients, a
 // localised page for browsers, never a stack trace outside development.
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
-import { HttpError } from "./http-error.ts";
+import { errorCodeFor, HttpError } from "../contract/http-error.ts";
+import { PostNotFoundError } from "../contract/posts.ts";
 import type { Logger } from "./logger.ts";
 import { prefersHtml } from "./negotiate.ts";
-import { PostNotFoundError } from "./posts/types.ts";
-
-const ERROR_NAMES: Record<number, string> = {
-  400: "invalid_request",
-  401: "unauthorized",
-  403: "forbidden",
-  404: "not_found",
-  405: "method_not_allowed",
-  413: "payload_too_large",
-  415: "unsupported_media_type",
-  422: "unprocessable_entity",
-  429: "too_many_requests",
-  500: "server_error",
-  501: "not_implemented",
-  503: "service_unavailable",
-};
 
 /** body-parser and http-errors set `type` and `status` on what they throw. */
 function fromLibraryError(error: unknown): HttpError | null {
@@ -43,11 +28,7 @@ function fromLibraryError(error: unknown): HttpError | null {
       return new HttpError(413, "payload_too_large", "The request has too many parameters");
   }
   if (typeof status === "number" && status >= 400 && status < 500) {
-    return new HttpError(
-      status,
-      ERROR_NAMES[status] ?? "invalid_request",
-      "The request could not be understood",
-    );
+    return new HttpError(status, errorCodeFor(status), "The request could not be understood");
   }
   // A post deleted by another request while this one was working on it (e.g. a retry from the page).
   if (error instanceof PostNotFoundError) return new HttpError(404, "not_found", error.message);

@@ -2,23 +2,18 @@
 // database and the post service, and starts and stops the HTTP server.
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
+import type { Database, Migration } from "../contract/database.ts";
+import type { EndpointPlugin, HostConfigView, Plugin, Server } from "../contract/plugin.ts";
+import type { PostService } from "../contract/posts.ts";
+import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { tokenRegistryMigrations } from "./auth/token-registry.ts";
 import { TokenIssuer } from "./auth/tokens.ts";
 import { ConfigError, type HostConfig } from "./config/load.ts";
-import type {
-  EndpointPlugin,
-  HostConfigView,
-  Plugin,
-  Publication,
-  Server,
-  SyndicatorPlugin,
-} from "./contract.ts";
 import { FolderLock } from "./database/folder-lock.ts";
 import { migrate } from "./database/migrate.ts";
 import { openDatabase } from "./database/open.ts";
-import type { Database, Migration } from "./database/types.ts";
 import { I18n } from "./i18n.ts";
 import { indieauthMigrations } from "./indieauth/grant-store.ts";
 import type { Logger } from "./logger.ts";
@@ -27,7 +22,6 @@ import { PACKAGE_ROOT } from "./package-root.ts";
 import { loadPlugins } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
 import { createPostService } from "./posts/post-service.ts";
-import type { PostService } from "./posts/types.ts";
 import { publicationProblem } from "./publication-check.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";
 import { Views } from "./views.ts";

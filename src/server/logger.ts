@@ -1,10 +1,8 @@
-// A tiny levelled logger. Secrets never reach it: callers log ids and counts, not credentials.
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+// A tiny levelled logger, the host's implementation of the contract's Logger. Secrets never reach it:
+// callers log ids and counts, not credentials.
+import type { Logger } from "../contract/logger.ts";
+
+export type { Logger };
 
 type Level = "debug" | "info" | "warn" | "error" | "silent";
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };

@@ -1,4 +1,4 @@
-import type { EndpointPlugin, NavigationItem } from "./contract.ts";
+import type { EndpointPlugin, NavigationItem } from "../contract/plugin.ts";
 
 export interface NavigationLink {
   href: string;

@@ -2,9 +2,9 @@
 // export is a plug-in class. The plug-in is constructed with its options entry.
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { OptionsError } from "../contract/options/options-error.ts";
+import type { Plugin } from "../contract/plugin.ts";
 import { ConfigError } from "./config/load.ts";
-import { OptionsError } from "./config/options-error.ts";
-import type { Plugin } from "./contract.ts";
 
 type PluginClass = new (options: Record<string, unknown>) => Plugin;
 

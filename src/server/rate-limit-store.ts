@@ -4,7 +4,7 @@
 // atomic upsert that also starts a new window when the old one has passed, so concurrent hits on
 // several instances are all counted and none is lost. Works on PGlite and PostgreSQL alike.
 import type { ClientRateLimitInfo, Options, Store } from "express-rate-limit";
-import type { Database, Migration } from "./database/types.ts";
+import type { Database, Migration } from "../contract/database.ts";
 
 export const rateLimitMigrations: Migration[] = [
   {

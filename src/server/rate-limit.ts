@@ -8,7 +8,7 @@
 // - Sign-in attempts count per address.
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { ipKeyGenerator, MemoryStore, rateLimit, type Store } from "express-rate-limit";
-import { HttpError } from "./http-error.ts";
+import { HttpError } from "../contract/http-error.ts";
 
 export interface Limiter {
   /** Counts the request; past the limit answers 429 instead of going on. */

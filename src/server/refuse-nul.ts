@@ -2,7 +2,7 @@
 // surface as a database error (a 500) wherever that value reaches a query: a post URL looked up, a
 // target uid retried. No client has a reason to send one, so it is refused at the edge with a 400.
 import type { RequestHandler } from "express";
-import { badRequest } from "./http-error.ts";
+import { badRequest } from "../contract/http-error.ts";
 
 /** Whether any string (or object key) in the value holds U+0000. Iterative: bodies may nest deeply. */
 export function containsNul(value: unknown): boolean {

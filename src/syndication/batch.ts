@@ -1,7 +1,8 @@
 // A batch run: every awaiting post, oldest first, one at a time, under the lease. It goes on by
 // itself whoever listens: results are broadcast as each post finishes and not kept.
+
+import type { AwaitingCursor, Post, PostService } from "../contract/posts.ts";
 import type { Logger } from "../server/logger.ts";
-import type { AwaitingCursor, Post, PostService } from "../server/posts/types.ts";
 import { Broadcast } from "./broadcast.ts";
 import type { HeldLease } from "./lease.ts";
 import type { Ledger } from "./ledger.ts";

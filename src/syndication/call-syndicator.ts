@@ -1,7 +1,7 @@
 // Calls one syndicator under its own timeout. Whatever the syndicator does (throw, hang, ignore the
 // abort signal, return garbage) this settles within the timeout with an outcome, and never rejects.
 import { z } from "zod";
-import type { PostProperties, Publication, SyndicatorPlugin } from "../server/contract.ts";
+import type { PostProperties, Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import type { FollowUp } from "./types.ts";
 
 export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;

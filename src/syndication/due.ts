@@ -1,7 +1,7 @@
 // When the scheduler next has something to do: the earliest moment anything in the ledger, the
 // lease or the awaiting posts becomes due. One statement, served by partial indexes, so that an
 // idle server with many syndicated posts wakes cheaply.
-import type { Database } from "../server/database/types.ts";
+import type { Database } from "../contract/database.ts";
 
 export interface DueRules {
   /** `sending` rows older than this were left by a process that died. */

@@ -1,5 +1,5 @@
 // Errors the syndication core throws for its adapters to turn into answers. PostNotFoundError (no
-// post at that URL) comes from the post service: src/server/posts/types.ts.
+// post at that URL) comes from the post service: src/contract/posts.ts.
 import type { RunInProgress } from "./types.ts";
 
 /** A batch was asked for while another holds the lease (HTTP 409 with Retry-After). */

@@ -2,8 +2,9 @@
 // each copy needs and writes it to the ledger: an update where the copy would now differ, a delete
 // where the post was deleted, a cancelled send where the post was deleted before it went out.
 // `performFollowUps` then carries out what is due, claimed like sends, so that each is done once.
-import type { SyndicatorPlugin } from "../server/contract.ts";
-import type { Post } from "../server/posts/types.ts";
+
+import type { Post } from "../contract/posts.ts";
+import type { SyndicatorPlugin } from "../contract/syndicator.ts";
 import { callFollowUp } from "./call-syndicator.ts";
 import { copyDigest, previewFor } from "./copy-digest.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";

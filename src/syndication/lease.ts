@@ -1,7 +1,7 @@
 // The batch lease: at most one batch run at a time across every process and instance sharing the
 // database. It lives in a row that expires unless its holder renews it, so a process that dies
 // (SIGKILL, power loss) never wedges the endpoint: its lease simply lapses.
-import type { Database, Queryable } from "../server/database/types.ts";
+import type { Database, Queryable } from "../contract/database.ts";
 import type { Logger } from "../server/logger.ts";
 import type { RunInProgress, Trigger } from "./types.ts";
 

@@ -2,7 +2,7 @@
 // change of state is one conditional statement, so that instances sharing the database agree on
 // who may send what without any lock held in memory.
 import { randomBytes } from "node:crypto";
-import type { Database } from "../server/database/types.ts";
+import type { Database } from "../contract/database.ts";
 import type {
   Attempt,
   FollowUp,

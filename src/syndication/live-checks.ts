@@ -3,8 +3,8 @@
 // 404. The scheduler sends a new post only once its URL answered 2xx; until then the check is
 // repeated with the same backoff as a failed send, and after a day it waits for the user.
 
+import type { Database } from "../contract/database.ts";
 import { type OutgoingFetchPolicy, safeFetch } from "../net/safe-fetch.ts";
-import type { Database } from "../server/database/types.ts";
 import type { Backoff } from "./ledger.ts";
 
 /** A page that is online answers in far less; the whole check (redirects included) is bounded. */

@@ -1,6 +1,6 @@
 // The syndication endpoint's tables. They reference `posts`, so they run after the post service's
 // migrations. Never edit a migration once released: add a new one.
-import type { Migration } from "../server/database/types.ts";
+import type { Migration } from "../contract/database.ts";
 
 const runs = `
 CREATE TABLE syndication_runs (

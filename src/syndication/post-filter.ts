@@ -1,7 +1,7 @@
 // Finding posts for the Syndicate page: by state (needing the user, waiting for a run, awaiting, any
 // post with a target), by target, by a run that touched them, and by words of the title or the URL,
 // oldest first. One query for the page's ids and one for the count; the rows are read afterwards.
-import type { Queryable } from "../server/database/types.ts";
+import type { Queryable } from "../contract/database.ts";
 
 /**
  * `awaiting`: a configured target still lacks the post (the page's default list). `attention`: some

@@ -1,8 +1,8 @@
-// Reads what a stored post asks for and already has. Posts are JF2 (src/server/posts/types.ts):
+// Reads what a stored post asks for and already has. Posts are JF2 (src/contract/posts.ts):
 // both properties are arrays of strings, but a post written by hand or an older server may hold a
 // lone string, so both shapes are read; anything else is ignored.
 import { z } from "zod";
-import type { Post } from "../server/posts/types.ts";
+import type { Post } from "../contract/posts.ts";
 
 const strings = z.union([z.string().transform((value) => [value]), z.array(z.unknown())]);
 

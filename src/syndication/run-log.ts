@@ -1,6 +1,6 @@
 // The history of runs, batch and single, for the admin page: who started them, when, and how
 // they went.
-import type { Queryable } from "../server/database/types.ts";
+import type { Queryable } from "../contract/database.ts";
 import type { RunRecord, RunStatus, RunSummary, Trigger } from "./types.ts";
 
 interface RunRow {

@@ -1,8 +1,9 @@
 // Syndicates one post: every target it names is claimed in the ledger and called concurrently,
 // each under its own timeout; then the post is updated once with what was learnt.
-import type { Publication, SyndicatorPlugin } from "../server/contract.ts";
+
+import type { Post, PostService, PostUpdate } from "../contract/posts.ts";
+import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import type { Logger } from "../server/logger.ts";
-import type { Post, PostService, PostUpdate } from "../server/posts/types.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor } from "./copy-digest.ts";
 import { idempotencyKey } from "./idempotency-key.ts";

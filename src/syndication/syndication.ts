@@ -4,11 +4,11 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { z } from "zod";
+import type { Database } from "../contract/database.ts";
+import { type Post, PostNotFoundError, type PostService } from "../contract/posts.ts";
+import type { CopyPreview, Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
-import type { CopyPreview, Publication, SyndicatorPlugin } from "../server/contract.ts";
-import type { Database } from "../server/database/types.ts";
 import type { Logger } from "../server/logger.ts";
-import { type Post, PostNotFoundError, type PostService } from "../server/posts/types.ts";
 import { Batch, type BatchRun } from "./batch.ts";
 import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
 import { nextDue } from "./due.ts";

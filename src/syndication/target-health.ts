@@ -2,7 +2,7 @@
 // a post, its last error, since when it refuses our credentials (401, 403) and until when it
 // rate-limits us (429). Checks (verify) and sends both feed it; a success of either clears it. It is
 // kept in the database, so every instance and the page after a restart see the same.
-import type { Database } from "../server/database/types.ts";
+import type { Database } from "../contract/database.ts";
 import { clip } from "./ledger.ts";
 
 export interface TargetHealth {

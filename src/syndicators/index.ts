@@ -1,6 +1,6 @@
 // The syndicators that ship with possekit, by package name: the host loads the ones named in the
 // config's `plugins` list and constructs each with the options given under its package name.
-import type { SyndicatorPlugin } from "../server/contract.ts";
+import type { SyndicatorPlugin } from "../contract/syndicator.ts";
 import { BlueskySyndicator } from "./bluesky/index.ts";
 import { InternetArchiveSyndicator } from "./internet-archive/index.ts";
 import { MastodonSyndicator } from "./mastodon/index.ts";
@@ -15,5 +15,5 @@ export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
   [MicropubSyndicator.packageName]: MicropubSyndicator,
 };
 
-export { isPermanentStatus, SyndicationError } from "./syndication-error.ts";
+export { isPermanentStatus, SyndicationError } from "../contract/syndication-error.ts";
 export { BlueskySyndicator, InternetArchiveSyndicator, MastodonSyndicator, MicropubSyndicator };

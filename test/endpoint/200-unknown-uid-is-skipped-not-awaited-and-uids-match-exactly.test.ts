@@ -5,7 +5,7 @@
 // uid (https://…/@me against https://…/@me2) is not called in its place.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Database } from "../../src/server/database/types.ts";
+import type { Database } from "../../src/contract/database.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { engines } from "../helpers/databases.ts";

@@ -3,7 +3,7 @@
 // other changed posts are followed, and the posts awaiting their first send are sent, in the same run.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CopyChangeOptions, PostProperties, Publication } from "../../src/server/contract.ts";
+import type { CopyChangeOptions, PostProperties, Publication } from "../../src/contract/syndicator.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,

@@ -4,7 +4,7 @@
 // A send already in flight when the delete arrives lands, and its copy is then deleted.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CopyChangeOptions, PostProperties, Publication } from "../../src/server/contract.ts";
+import type { CopyChangeOptions, PostProperties, Publication } from "../../src/contract/syndicator.ts";
 import { Ledger } from "../../src/syndication/ledger.ts";
 import { syndicatePost } from "../../src/syndication/syndicate-post.ts";
 import { engines } from "../helpers/databases.ts";

@@ -3,7 +3,7 @@
 // once: the follow-up is claimed by one conditional statement, like a send.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CopyChangeOptions, PostProperties, Publication } from "../../src/server/contract.ts";
+import type { CopyChangeOptions, PostProperties, Publication } from "../../src/contract/syndicator.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,

@@ -2,9 +2,9 @@
 // Each PostgreSQL database gets a schema of its own, so test files never see each other's rows.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import type { Database } from "../../src/contract/database.ts";
 import { openPglite } from "../../src/server/database/pglite.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
-import type { Database } from "../../src/server/database/types.ts";
 
 export interface Engine {
   name: "pglite" | "postgres";

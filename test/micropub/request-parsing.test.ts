@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HttpError } from "../../src/server/http-error.ts";
+import { HttpError } from "../../src/contract/http-error.ts";
 import { readMicropubRequest } from "../../src/server/micropub/micropub-request.ts";
 
 /** The request as plain data: the reader keeps a client's keys in null-prototype objects. */

@@ -2,7 +2,7 @@
 // moment, "10" must come after "9", or pages skip and repeat posts (found by the benchmark).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { AwaitingCursor } from "../../src/server/posts/types.ts";
+import type { AwaitingCursor } from "../../src/contract/posts.ts";
 import { engines } from "../helpers/databases.ts";
 import { openPostService, type PostServiceFixture } from "./post-service-fixture.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Post } from "../../src/server/posts/types.ts";
+import type { Post } from "../../src/contract/posts.ts";
 import { engines } from "../helpers/databases.ts";
 import { openPostService, type PostServiceFixture } from "./post-service-fixture.ts";
 

@@ -5,7 +5,7 @@ import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import express from "express";
 import { z } from "zod";
-import type { EndpointPlugin, PluginMeta, Server } from "../../src/server/contract.ts";
+import type { EndpointPlugin, PluginMeta, Server } from "../../src/contract/plugin.ts";
 import { engines } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import type { Database } from "../../src/contract/database.ts";
 import { startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
-import type { Database } from "../../src/server/database/types.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import {

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Options } from "express-rate-limit";
+import type { Database } from "../../src/contract/database.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
-import type { Database } from "../../src/server/database/types.ts";
 import {
   DatabaseRateLimitStore,
   rateLimitMigrations,

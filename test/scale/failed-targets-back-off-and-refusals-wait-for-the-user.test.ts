@@ -4,8 +4,8 @@
 // Time is moved on by bringing next_attempt_at forward in the ledger, as the clock would.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { Database } from "../../src/contract/database.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
-import type { Database } from "../../src/server/database/types.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { createPostService } from "../../src/server/posts/post-service.ts";
 import { Syndication } from "../../src/syndication/syndication.ts";

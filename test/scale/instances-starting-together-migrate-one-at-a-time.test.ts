@@ -3,9 +3,9 @@
 // bookkeeping table the others are creating too.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Database, Migration } from "../../src/contract/database.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
-import type { Database, Migration } from "../../src/server/database/types.ts";
 import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { rateLimitMigrations } from "../../src/server/rate-limit-store.ts";
 import { syndicationMigrations } from "../../src/syndication/migrations.ts";

@@ -22,23 +22,23 @@ describe("schedule and retry options", () => {
     };
     assert.equal(
       message({ retry: { baseMs: 60_000, maxMs: 1_000 } }),
-      "option retry.maxMs: must be at least retry.baseMs; raise it or lower baseMs",
+      'endpoint-syndicate: option "retry.maxMs" must be at least retry.baseMs; raise it or lower baseMs',
     );
     assert.match(
       message({ schedule: { enabled: "yes" } }),
-      /^option schedule\.enabled: must be true or false/,
+      /^endpoint-syndicate: option "schedule\.enabled" must be true or false/,
     );
     assert.match(
       message({ schedule: { afterPublishMs: -1 } }),
-      /^option schedule\.afterPublishMs: must be a whole number of milliseconds from 0 to 2592000000/,
+      /^endpoint-syndicate: option "schedule\.afterPublishMs" must be a whole number of milliseconds from 0 to 2592000000/,
     );
     assert.match(
       message({ schedule: { when: true } }),
-      /^option schedule: has unknown option when; the schedule options are/,
+      /^endpoint-syndicate: option "schedule" has unknown option when; the schedule options are/,
     );
     assert.match(
       message({ retry: { baseMs: 0.5 } }),
-      /^option retry\.baseMs: must be a whole number of milliseconds/,
+      /^endpoint-syndicate: option "retry\.baseMs" must be a whole number of milliseconds/,
     );
   });
 });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { decodeJwt } from "jose";
-import type { Database } from "../../src/server/database/types.ts";
+import type { Database } from "../../src/contract/database.ts";
 import { sharedDatabase } from "../endpoint/endpoint-server.ts";
 import TestPlugin from "../fixtures/test-plugin/index.ts";
 import { engines } from "../helpers/databases.ts";

@@ -1,7 +1,7 @@
 // GET /health (issue 2): 200 with the database's state, without authentication.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Database } from "../../src/server/database/types.ts";
+import type { Database } from "../../src/contract/database.ts";
 import { engines, pgliteEngine } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { configFolder, type StartedHost, startHostFrom } from "./start-host.ts";

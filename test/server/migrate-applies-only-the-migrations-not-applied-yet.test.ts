@@ -2,8 +2,8 @@
 // migrations is read once, and only the missing ones run (each under the lock, checked again).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { Database } from "../../src/contract/database.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
-import type { Database } from "../../src/server/database/types.ts";
 import { engines } from "../helpers/databases.ts";
 
 const first = { id: "upgrade-test/001-notes", sql: "CREATE TABLE notes (id serial PRIMARY KEY, body text)" };

@@ -3,7 +3,7 @@
 // publication, the database (or null), a logger and the syndication targets.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Database } from "../../src/server/database/types.ts";
+import type { Database } from "../../src/contract/database.ts";
 import type TestPlugin from "../fixtures/test-plugin/index.ts";
 import { engines } from "../helpers/databases.ts";
 import {

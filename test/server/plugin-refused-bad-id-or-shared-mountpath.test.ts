@@ -2,7 +2,7 @@
 // the host refuses to start otherwise, saying which plug-in is wrong.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import type { Plugin } from "../../src/server/contract.ts";
+import type { Plugin } from "../../src/contract/plugin.ts";
 import TestPlugin from "../fixtures/test-plugin/index.ts";
 import { configFolder, startHostFrom } from "./start-host.ts";
 

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Database } from "../../src/contract/database.ts";
+import type { Plugin } from "../../src/contract/plugin.ts";
 import { loadConfig } from "../../src/server/config/load.ts";
-import type { Plugin } from "../../src/server/contract.ts";
-import type { Database } from "../../src/server/database/types.ts";
 import { Host } from "../../src/server/host.ts";
 import { createLogger, type Logger } from "../../src/server/logger.ts";
 

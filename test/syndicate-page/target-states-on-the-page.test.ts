@@ -3,9 +3,9 @@
 // configured), in a stable order, and never a link that is not http(s).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Post } from "../../src/contract/posts.ts";
+import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
 import { targetViews } from "../../src/plugin/page/target-view.ts";
-import type { SyndicatorPlugin } from "../../src/server/contract.ts";
-import type { Post } from "../../src/server/posts/types.ts";
 import type { LedgerEntry } from "../../src/syndication/types.ts";
 
 const NOW = new Date("2026-01-10T12:00:00Z");

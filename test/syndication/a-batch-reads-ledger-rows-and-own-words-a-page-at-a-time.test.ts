@@ -3,7 +3,7 @@
 // per-post cost). Each post still gets its own words, and none of another post's.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Database } from "../../src/server/database/types.ts";
+import type { Database } from "../../src/contract/database.ts";
 import { Syndication } from "../../src/syndication/syndication.ts";
 import { engines } from "../helpers/databases.ts";
 import {

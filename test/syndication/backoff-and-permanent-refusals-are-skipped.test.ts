@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,

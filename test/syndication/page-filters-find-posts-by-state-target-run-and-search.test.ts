@@ -4,8 +4,8 @@
 // posts a run skipped (item 4).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Post } from "../../src/server/posts/types.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
+import type { Post } from "../../src/contract/posts.ts";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { engines } from "../helpers/databases.ts";
 import { collect, openSyndication, type SyndicationFixture, TestTarget } from "./syndication-fixture.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { PostNotFoundError } from "../../src/server/posts/types.ts";
+import { PostNotFoundError } from "../../src/contract/posts.ts";
 import { TargetNotConfirmableError } from "../../src/syndication/syndication.ts";
 import type { SyndicationEvent } from "../../src/syndication/types.ts";
 import { engines } from "../helpers/databases.ts";

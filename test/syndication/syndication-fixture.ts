@@ -1,19 +1,20 @@
 // A migrated, empty database with the post service and the syndication core on it, and in-test
 // targets: SyndicatorPlugin objects standing in for external services (the HTTP fakes of the real
 // syndicators are tested with those syndicators).
+
+import type { Database } from "../../src/contract/database.ts";
+import type { Post, PostService } from "../../src/contract/posts.ts";
 import type {
   CopyPreview,
   PostProperties,
   Publication,
   SyndicateOptions,
   SyndicatorPlugin,
-} from "../../src/server/contract.ts";
+} from "../../src/contract/syndicator.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
-import type { Database } from "../../src/server/database/types.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { createPostService } from "../../src/server/posts/post-service.ts";
-import type { Post, PostService } from "../../src/server/posts/types.ts";
 import type { BatchRun } from "../../src/syndication/batch.ts";
 import { syndicationMigrations } from "../../src/syndication/migrations.ts";
 import { Syndication, type SyndicationOptions } from "../../src/syndication/syndication.ts";

@@ -4,9 +4,9 @@
 // ambiguous, and are refused rather than guessed.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
-import type { PostProperties } from "../../src/server/contract.ts";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
+import type { PostProperties } from "../../src/contract/syndicator.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { callOptions, note, publication } from "./fixtures.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
 import { callOptions, note, siteServedBy } from "./fixtures.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { recordKeyFor, tidPattern } from "../../src/syndicators/bluesky/record-key.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { callOptions, note, publication } from "./fixtures.ts";
 

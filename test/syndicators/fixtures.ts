@@ -1,5 +1,5 @@
 // What every syndicator test needs: a publication, posts as JF2 properties, and the call options.
-import type { PostProperties, Publication, SyndicateOptions } from "../../src/server/contract.ts";
+import type { PostProperties, Publication, SyndicateOptions } from "../../src/contract/syndicator.ts";
 
 export const publication: Publication = {
   me: "https://example.org/",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { InternetArchiveSyndicator } from "../../src/syndicators/internet-archive/index.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { type FakeArchive, startFakeArchive } from "../fakes/internet-archive.ts";
 import { callOptions, note, publication } from "./fixtures.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
 import { callOptions, note, siteServedBy } from "./fixtures.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { note, publication } from "./fixtures.ts";
 
 describe("Mastodon: the run's signal ends a call to an instance that hangs", () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { MicropubSyndicator } from "../../src/syndicators/micropub/index.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";
 import { callOptions, note, publication } from "./fixtures.ts";
 

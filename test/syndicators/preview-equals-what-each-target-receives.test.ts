@@ -3,8 +3,8 @@
 // compared with what the fake received: the text, the photos' alt text, the link card.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { CopyPreview, PostProperties, Publication } from "../../src/contract/syndicator.ts";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
-import type { CopyPreview, PostProperties, Publication } from "../../src/server/contract.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { InternetArchiveSyndicator } from "../../src/syndicators/internet-archive/index.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";

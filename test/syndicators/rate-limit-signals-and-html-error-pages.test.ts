@@ -2,10 +2,10 @@
 // page from a proxy reads as its status once, not as the page's text run together.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { refusal, retryAfterSeconds } from "../../src/syndicators/shared/http.ts";
-import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
 import { callOptions, note, publication } from "./fixtures.ts";
 
 const now = Date.parse("2026-11-23T14:00:00.000Z");

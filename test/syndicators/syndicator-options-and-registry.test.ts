@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Server, SyndicatorPlugin } from "../../src/server/contract.ts";
+import type { Server } from "../../src/contract/plugin.ts";
+import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
 import {
   BlueskySyndicator,
   builtInSyndicators,

@@ -2,8 +2,8 @@
 // first. Shared by the page itself and by the retry and confirm actions, which answer htmx with the
 // same section re-rendered.
 import type { Response } from "express";
-import { HttpError } from "../../server/http-error.ts";
-import type { Post } from "../../server/posts/types.ts";
+import { HttpError } from "../../contract/http-error.ts";
+import type { Post } from "../../contract/posts.ts";
 import type { Attempt } from "../../syndication/types.ts";
 import { type FollowUpView, followUpView } from "./follow-up-view.ts";
 import { type PostRowView, postRow } from "./post-row.ts";

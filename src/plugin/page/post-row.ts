@@ -1,7 +1,8 @@
 // A post as one row of the page (and the head of its results page): what it is called, when it was
 // published, where it lives, and the state of each of its targets.
-import type { SyndicatorPlugin } from "../../server/contract.ts";
-import type { Post } from "../../server/posts/types.ts";
+
+import type { Post } from "../../contract/posts.ts";
+import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
 import type { LiveCheck } from "../../syndication/syndication.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";

@@ -1,7 +1,8 @@
 // The preview of a post (issue 17): what each target would receive now, and the form that sets the
 // user's own words for one target. Shared by the page, its htmx fragments and the JSON answer.
-import type { CopyPreview } from "../../server/contract.ts";
-import type { Post } from "../../server/posts/types.ts";
+
+import type { Post } from "../../contract/posts.ts";
+import type { CopyPreview } from "../../contract/syndicator.ts";
 import type { TargetPreview } from "../../syndication/syndication.ts";
 import { postTitle } from "./post-title.ts";
 import type { PageServices } from "./services.ts";

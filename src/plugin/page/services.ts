@@ -1,10 +1,11 @@
 // What every route of the admin page needs from the server. Without a database there is no core and
 // no post service, and every page answers 501 in the reader's language.
 import type { Response } from "express";
-import type { Server, SyndicatorPlugin } from "../../server/contract.ts";
-import { HttpError } from "../../server/http-error.ts";
+import { HttpError } from "../../contract/http-error.ts";
+import type { Server } from "../../contract/plugin.ts";
+import type { PostService } from "../../contract/posts.ts";
+import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import type { Translate } from "../../server/i18n.ts";
-import type { PostService } from "../../server/posts/types.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { RouteContext } from "../routes/index.ts";
 

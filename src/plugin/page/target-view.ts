@@ -2,8 +2,9 @@
 // post's remaining mp-syndicate-to adds the targets nobody has tried yet. A failed row is told
 // apart by what happens next: retried on the next run, waiting for its next try, or refused for
 // good, so the reader knows whether to act.
-import type { SyndicatorPlugin } from "../../server/contract.ts";
-import type { Post } from "../../server/posts/types.ts";
+
+import type { Post } from "../../contract/posts.ts";
+import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
 

@@ -2,7 +2,7 @@
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path).
 import express, { type Router } from "express";
-import type { Server } from "../../server/contract.ts";
+import type { Server } from "../../contract/plugin.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
 import { syndicatePageRoute } from "./page.ts";

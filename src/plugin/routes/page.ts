@@ -3,7 +3,7 @@
 // and the recent runs. With nothing awaiting: the latest results instead.
 
 import type { Request, RequestHandler } from "express";
-import type { SyndicatorPlugin } from "../../server/contract.ts";
+import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { publicationProblem } from "../../server/publication-check.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { RunRecord } from "../../syndication/types.ts";

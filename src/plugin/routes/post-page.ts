@@ -2,7 +2,7 @@
 // finds the post by its address and sends the browser to that page.
 import type { RequestHandler } from "express";
 import { z } from "zod";
-import { HttpError } from "../../server/http-error.ts";
+import { HttpError } from "../../contract/http-error.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./index.ts";

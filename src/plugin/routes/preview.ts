@@ -8,12 +8,12 @@
 // shown it again with the refusal and the text as typed.
 import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
+import { insufficientScope } from "../../contract/http-error.ts";
+import type { Post } from "../../contract/posts.ts";
+import type { CopyPreview } from "../../contract/syndicator.ts";
 import { hasScope } from "../../server/auth/types.ts";
-import type { CopyPreview } from "../../server/contract.ts";
 import { setFlash } from "../../server/flash.ts";
-import { insufficientScope } from "../../server/http-error.ts";
 import type { Translate } from "../../server/i18n.ts";
-import type { Post } from "../../server/posts/types.ts";
 import { MAX_OWN_TEXT_LENGTH } from "../../syndication/own-texts.ts";
 import { findPostById } from "../page/post-results.ts";
 import {

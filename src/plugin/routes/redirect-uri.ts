@@ -3,7 +3,7 @@
 // send the user to another site.
 import type { Request } from "express";
 import { z } from "zod";
-import { badRequest } from "../../server/http-error.ts";
+import { badRequest } from "../../contract/http-error.ts";
 
 const MAX_LENGTH = 2048;
 

@@ -5,7 +5,7 @@
 // started itself (`own`) is followed by its own stream instead.
 import type { RequestHandler } from "express";
 import { z } from "zod";
-import type { Post } from "../../server/posts/types.ts";
+import type { Post } from "../../contract/posts.ts";
 import { isFiltered, listHref, listQuerySchema, loadPostList } from "../page/post-list.ts";
 import { postRow } from "../page/post-row.ts";
 import { renderView } from "../page/render.ts";

@@ -2,7 +2,7 @@
 // run, with trigger "webhook", the same lease and the same ledger. Forged or unsigned requests, and
 // deploys that are not production, start nothing.
 import type { RequestHandler } from "express";
-import { HttpError } from "../../server/http-error.ts";
+import { HttpError } from "../../contract/http-error.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult } from "../../syndication/types.ts";
 import { WebhookDeliveries } from "../webhooks/deliveries.ts";

@@ -3,7 +3,7 @@
 // ids are kept for a day in the database (shared by every instance), and a delivery whose id was
 // seen is a replay: answered, but nothing starts.
 import { createHash } from "node:crypto";
-import type { Queryable } from "../../server/database/types.ts";
+import type { Queryable } from "../../contract/database.ts";
 
 /** How long a delivery id is remembered; providers redeliver within minutes, not days. */
 export const DELIVERY_MEMORY_HOURS = 24;

@@ -1,7 +1,7 @@
 // Who is asking: a signed-in session (with CSRF protection on state-changing requests), or an access
 // token in the Authorization header, the form field access_token or the query parameter token.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { badRequest, HttpError, unauthorized } from "../http-error.ts";
+import { badRequest, HttpError, unauthorized } from "../../contract/http-error.ts";
 import { prefersHtml } from "../negotiate.ts";
 import { secretsEqual } from "./constant-time.ts";
 import type { SessionManager } from "./session.ts";

@@ -1,7 +1,7 @@
 // Sessions ended by signing out. A session is a signed cookie any instance accepts, so ending it
 // means remembering its id until it would have expired anyway: in the database, shared by every
 // instance, or in memory when the server runs without one.
-import type { Database, Migration } from "../database/types.ts";
+import type { Database, Migration } from "../../contract/database.ts";
 
 export interface SessionRevocations {
   revoke(sessionId: string, expiresAt: Date): Promise<void>;

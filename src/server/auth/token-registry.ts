@@ -2,7 +2,7 @@
 // those issued elsewhere (`possekit token`, which may run where the database is out of reach) from
 // their first use. A revoked id is refused on every instance until the token would have expired
 // anyway; expired rows are swept as new ones arrive.
-import type { Database, Migration } from "../database/types.ts";
+import type { Database, Migration } from "../../contract/database.ts";
 import type { TokenClaims } from "./tokens.ts";
 
 export interface KnownToken {

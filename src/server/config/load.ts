@@ -3,10 +3,10 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { z } from "zod";
+import { closest } from "../../contract/options/did-you-mean.ts";
+import { formatIssues } from "../../contract/options/options-error.ts";
 import { ConfigError } from "./config-error.ts";
 import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
-import { closest, unknownKeyLines } from "./did-you-mean.ts";
 import { keptSecret } from "./kept-secret.ts";
 import { type ConfigFile, configFileSchema } from "./schema.ts";
 
@@ -37,17 +37,6 @@ export interface HostConfig {
   generatedPassword?: string;
   /** Where a generated password is kept (not set when PASSWORD chose it): the sign-in page says so. */
   passwordFile?: string;
-}
-
-/** One line per problem, naming its path; with the schema, unknown keys get a "did you mean". */
-export function formatIssues(issues: z.core.$ZodIssue[], prefix = "", schema?: z.ZodType): string[] {
-  return issues.flatMap((issue) => {
-    if (schema && issue.code === "unrecognized_keys") return unknownKeyLines(schema, issue, prefix);
-    const path = issue.path.map(String).join(".");
-    // A problem with the whole of a prefixed entry (a plug-in's options) is named by the prefix.
-    const where = path ? `${prefix}${path}` : prefix.replace(/\.$/, "") || "(top level)";
-    return [`${where}: ${issue.message}`];
-  });
 }
 
 /** JSON.parse says where it stopped as a character position; people look for a line and column. */

@@ -1,4 +1,4 @@
-import type { Database, Migration } from "./types.ts";
+import type { Database, Migration } from "../../contract/database.ts";
 
 // A fixed key for pg_advisory_xact_lock, so that instances starting together migrate one at a time.
 const MIGRATION_LOCK_KEY = 727_274_001;

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { Database } from "./types.ts";
+import type { Database } from "../../contract/database.ts";
 
 // Only the engine in use is loaded: PGlite's WebAssembly is not compiled for a PostgreSQL server,
 // nor the pg driver for an embedded one.

@@ -2,9 +2,9 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, r
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
+import type { Database, Queryable, QueryResult } from "../../contract/database.ts";
 import { keepingTheLoopAlive } from "./keeping-the-loop-alive.ts";
 import { runPgliteChild, templatePath, unpackTemplate } from "./pglite-template.ts";
-import type { Database, Queryable, QueryResult } from "./types.ts";
 
 /**
  * PostgreSQL's settings for one user on a small machine, over PGlite's own start parameters. The

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Database, Queryable, QueryResult } from "./types.ts";
+import type { Database, Queryable, QueryResult } from "../../contract/database.ts";
 
 // int8 (bigint ids, counts) arrive as strings by default; counts we cast in SQL, ids stay strings.
 

@@ -4,7 +4,7 @@
 // Presenting a spent one again means it was copied: the whole grant (every token that came from the
 // same consent) is revoked.
 import { createHash, randomBytes } from "node:crypto";
-import type { Database, Migration } from "../database/types.ts";
+import type { Database, Migration } from "../../contract/database.ts";
 
 export const CODE_LIFETIME_MS = 10 * 60_000;
 

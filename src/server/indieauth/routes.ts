@@ -4,11 +4,11 @@
 // registry, so they are listed and revoked on the status page with every other token.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { z } from "zod";
+import { badRequest, forbidden, HttpError, unauthorized } from "../../contract/http-error.ts";
 import { passesCsrf } from "../auth/authenticate.ts";
 import type { SessionManager } from "../auth/session.ts";
 import type { TokenRegistry } from "../auth/token-registry.ts";
 import type { Host } from "../host.ts";
-import { badRequest, forbidden, HttpError, unauthorized } from "../http-error.ts";
 import { parseClientId, parseRedirectUri, sameOrigin } from "./client-id.ts";
 import { fetchClientInfo } from "./client-metadata.ts";
 import { type AuthorizationRequest, ConsentTickets } from "./consent-ticket.ts";

@@ -3,7 +3,7 @@
 // listing, with the type the bytes earned at upload, nosniff, and a sandbox in case a browser opens
 // one as a page. A name never changes its content, so it may be cached for a year.
 import { Router } from "express";
-import { notFound } from "../http-error.ts";
+import { notFound } from "../../contract/http-error.ts";
 import type { MediaStore } from "./media-store.ts";
 
 const YEAR_SECONDS = 365 * 24 * 60 * 60;

@@ -8,8 +8,11 @@ import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { HttpError } from "../http-error.ts";
-import { acceptedList, detectMediaType, type MediaType, mediaTypeOfExtension } from "./media-types.ts";
+import { HttpError } from "../../contract/http-error.ts";
+import type { MediaFile, MediaLibrary, MediaType, StoredMedia } from "../../contract/media.ts";
+import { acceptedList, detectMediaType, mediaTypeOfExtension } from "./media-types.ts";
+
+export type { MediaFile, MediaLibrary, StoredMedia };
 
 /** Where the host serves the files, below application.url. */
 export const MEDIA_PATH = "/media";
@@ -21,32 +24,6 @@ const PARTIAL_ABANDONED_MS = 60 * 60 * 1000;
 
 /** The only names a stored file has: random, with the extension its bytes earned. */
 const STORED_NAME = /^[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
-
-export interface StoredMedia {
-  name: string;
-  url: string;
-  type: MediaType;
-  bytes: number;
-}
-
-/** A stored file, read back by a syndicator to upload it elsewhere. */
-export interface MediaFile {
-  bytes: Uint8Array<ArrayBuffer>;
-  mimeType: string;
-  filename: string;
-}
-
-/** What plug-ins may do with uploaded files (Server.media). */
-export interface MediaLibrary {
-  /** Largest file kept, in bytes (media.maxBytes). */
-  readonly maxBytes: number;
-  /** Streams a file in: 413 past maxBytes, 415 unless `accepts` takes the type its bytes show. */
-  save(source: Readable, accepts: (type: MediaType) => boolean): Promise<StoredMedia>;
-  /** Removes a file saved by a request that then failed. */
-  remove(name: string): Promise<void>;
-  /** The file behind one of the server's own media URLs; undefined for any other URL. */
-  read(url: string): Promise<MediaFile | undefined>;
-}
 
 export const tooLarge = (maxBytes: number) =>
   new HttpError(

@@ -2,15 +2,9 @@
 // by the name or Content-Type the client gave: a PHP script sent as image/jpeg is still a script.
 // Text formats (SVG, HTML) have no magic number and are refused, so no upload can carry a script.
 
-export type MediaKind = "photo" | "video" | "audio";
+import type { MediaKind, MediaType } from "../../contract/media.ts";
 
-export interface MediaType {
-  /** The extension the file is stored under (and served by). */
-  ext: string;
-  /** The Content-Type it is served with. */
-  mime: string;
-  kind: MediaKind;
-}
+export type { MediaKind, MediaType };
 
 /** Keyed by file-type's extension. */
 const KNOWN: Record<string, MediaType> = Object.fromEntries(

@@ -1,10 +1,10 @@
 // Conversion between Micropub's microformats2 JSON (what clients send and q=source answers) and the
-// JF2 the host stores (src/server/posts/types.ts).
+// JF2 the host stores (src/contract/posts.ts).
 //
 //   mf2:  {"type": ["h-entry"], "properties": {"content": [{"html": "<p>Hi</p>"}], "photo": [{"value": "u", "alt": "a"}]}}
 //   JF2:  {"type": "entry", "content": {"html": "<p>Hi</p>", "text": "Hi"}, "photo": [{"url": "u", "alt": "a"}]}
-import { ALWAYS_ARRAY_PROPERTIES } from "../posts/jf2.ts";
-import { htmlToText } from "./html-text.ts";
+import { htmlToText } from "../../contract/html-to-text.ts";
+import { ALWAYS_ARRAY_PROPERTIES, MEDIA_PROPERTIES } from "../../contract/jf2.ts";
 
 export type Mf2Properties = Record<string, unknown[]>;
 
@@ -14,9 +14,6 @@ export interface Mf2Item {
 }
 
 export type Jf2Properties = Record<string, unknown>;
-
-/** Properties that name a file by URL: mf2 writes them as "url" or {"value", "alt"}, JF2 as {"url", "alt"}. */
-const MEDIA_PROPERTIES = new Set(["photo", "video", "audio"]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,6 +1,7 @@
-import type { Server, SyndicatorPlugin } from "../contract.ts";
-import { HttpError } from "../http-error.ts";
-import type { PostService } from "../posts/types.ts";
+import { HttpError } from "../../contract/http-error.ts";
+import type { Server } from "../../contract/plugin.ts";
+import type { PostService } from "../../contract/posts.ts";
+import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 
 /** What the routes need from the server, found at request time (plug-ins are initialised after routes exist). */
 export interface MicropubContext {

@@ -2,7 +2,7 @@
 // server through it, and the syndication endpoint later finds their mp-syndicate-to targets.
 import { Router } from "express";
 import { z } from "zod";
-import type { EndpointPlugin, PluginMeta, Server } from "../contract.ts";
+import type { EndpointPlugin, PluginMeta, Server } from "../../contract/plugin.ts";
 import { mediaUpload } from "./media-endpoint.ts";
 import { initialised, micropubConfiguration, micropubContext } from "./micropub-context.ts";
 import { micropubPost } from "./micropub-post.ts";

@@ -1,10 +1,10 @@
 // POST /micropub: create (form or JSON), update (JSON), delete and undelete (form or JSON).
 import type { Request, RequestHandler, Response } from "express";
+import { badRequest, HttpError, insufficientScope } from "../../contract/http-error.ts";
+import type { PostUpdate } from "../../contract/posts.ts";
 import { hasScope } from "../auth/types.ts";
-import { badRequest, HttpError, insufficientScope } from "../http-error.ts";
 import type { MediaLibrary } from "../media/media-store.ts";
 import { acceptedBy, type MediaKind, type MediaType } from "../media/media-types.ts";
-import type { PostUpdate } from "../posts/types.ts";
 import { closeIfUnread } from "./media-endpoint.ts";
 import { jf2Type, type Mf2Properties, mf2PropertiesToJf2, mf2ValuesToJf2 } from "./mf2-jf2.ts";
 import type { MicropubContext } from "./micropub-context.ts";

@@ -2,8 +2,8 @@
 // newest posts page by page). What configuration alone answers is answered without a database.
 import type { Request, RequestHandler } from "express";
 import { z } from "zod";
-import { badRequest } from "../http-error.ts";
-import type { Post } from "../posts/types.ts";
+import { badRequest } from "../../contract/http-error.ts";
+import type { Post } from "../../contract/posts.ts";
 import { jf2ToMf2Item, type Mf2Item } from "./mf2-jf2.ts";
 import { type MicropubConfiguration, type MicropubContext, withoutDatabase } from "./micropub-context.ts";
 import { asMicropubErrors } from "./service-errors.ts";

@@ -1,7 +1,7 @@
 // What a Micropub POST asks for, read from either encoding (W3C Micropub §3.3-3.7) and validated at
 // the edge. Property values stay in mf2 form here; mf2-jf2.ts converts them for storage.
 import { z } from "zod";
-import { badRequest } from "../http-error.ts";
+import { badRequest } from "../../contract/http-error.ts";
 import type { Mf2Properties } from "./mf2-jf2.ts";
 import { untrustedInput } from "./untrusted-input.ts";
 

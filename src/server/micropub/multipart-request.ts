@@ -4,7 +4,7 @@
 import { Busboy } from "@fastify/busboy";
 import type { Request } from "express";
 import { parse } from "qs";
-import { badRequest, HttpError } from "../http-error.ts";
+import { badRequest, HttpError } from "../../contract/http-error.ts";
 import type { MediaLibrary, StoredMedia } from "../media/media-store.ts";
 import type { MediaType } from "../media/media-types.ts";
 

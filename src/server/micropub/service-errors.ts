@@ -1,7 +1,7 @@
 // The post service's errors, as the Micropub answers clients understand.
-import { badRequest, HttpError } from "../http-error.ts";
+import { badRequest, HttpError } from "../../contract/http-error.ts";
+import { PostNotFoundError } from "../../contract/posts.ts";
 import { InvalidCursorError, InvalidPostError } from "../posts/errors.ts";
-import { PostNotFoundError } from "../posts/types.ts";
 
 export async function asMicropubErrors<T>(work: () => Promise<T>): Promise<T> {
   try {

@@ -3,8 +3,9 @@
 // syndication endpoint sends it instead of the text the target's template makes. Unlike a target
 // uid in mp-syndicate-to (kept, shown as "not configured"), a text for an unknown uid is refused:
 // words written for one target must not wait unseen under a misspelt name.
-import type { SyndicatorPlugin } from "../contract.ts";
-import { badRequest } from "../http-error.ts";
+
+import { badRequest } from "../../contract/http-error.ts";
+import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 
 export const SYNDICATE_TEXT = "mp-syndicate-text";
 const MAX_TEXT_LENGTH = 10_000;

@@ -1,7 +1,8 @@
 // The syndication targets Micropub clients may choose from (q=config, q=syndicate-to), and the check
 // of what a post names.
-import type { SyndicatorInfo, SyndicatorPlugin } from "../contract.ts";
-import { badRequest } from "../http-error.ts";
+
+import { badRequest } from "../../contract/http-error.ts";
+import type { SyndicatorInfo, SyndicatorPlugin } from "../../contract/syndicator.ts";
 
 export type SyndicateToEntry = Pick<SyndicatorInfo, "uid" | "name" | "service" | "user">;
 

@@ -3,7 +3,7 @@
 // property and never Object.prototype's member), and refused with a 400 when it nests deeper than
 // any mf2 needs (recursive readers further on would overflow the stack), names __proto__, or holds a
 // null (Micropub has no null values; a client that sends one means "nothing", which is delete).
-import { badRequest } from "../http-error.ts";
+import { badRequest } from "../../contract/http-error.ts";
 
 /** Objects and arrays inside one another; an h-entry with an author h-card in an org h-card needs about 12. */
 export const MAX_NESTING = 32;

@@ -1,53 +1,20 @@
+import { ALWAYS_ARRAY_PROPERTIES, sameValue, valuesOf } from "../../contract/jf2.ts";
+import type { PostStatus, PostUpdate } from "../../contract/posts.ts";
 import { InvalidPostError } from "./errors.ts";
-import type { PostStatus, PostUpdate } from "./types.ts";
 
-// The JF2 storage rules of src/server/posts/types.ts, as functions: every write goes through
+// The JF2 storage rules of src/contract/posts.ts, as functions: every write goes through
 // normalizeProperties, so that what is stored always has the same shape whoever wrote it.
 
 export type Properties = Record<string, unknown>;
-
-/** Properties stored as arrays even with one value. */
-export const ALWAYS_ARRAY_PROPERTIES: ReadonlySet<string> = new Set([
-  "category",
-  "syndication",
-  "mp-syndicate-to",
-  "photo",
-  "video",
-  "audio",
-  "in-reply-to",
-  "like-of",
-  "repost-of",
-  "bookmark-of",
-]);
 
 /** Set by the server; updates may change only those listed in UPDATABLE_SERVER_PROPERTIES, and only by replace. */
 const SERVER_PROPERTIES = new Set(["url", "type", "published", "post-status"]);
 const REPLACEABLE_SERVER_PROPERTIES = new Set(["published", "post-status"]);
 
-/** Property values compare by content, with object keys in any order. */
-export function sameValue(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
-}
-
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
-      const entries = Object.entries(inner as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1));
-      return Object.fromEntries(entries);
-    }
-    return inner;
-  });
-}
-
 function withoutDuplicates(values: unknown[]): unknown[] {
   const kept: unknown[] = [];
   for (const value of values) if (!kept.some((other) => sameValue(other, value))) kept.push(value);
   return kept;
-}
-
-function valuesOf(value: unknown): unknown[] {
-  if (value === undefined || value === null) return [];
-  return Array.isArray(value) ? value : [value];
 }
 
 /** The stored form of one property's values: an array for the always-array ones, else a plain value when single. */

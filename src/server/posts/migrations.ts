@@ -1,4 +1,4 @@
-import type { Migration } from "../database/types.ts";
+import type { Migration } from "../../contract/database.ts";
 
 // The awaiting-syndication predicate appears twice, here and in post-service.ts: PostgreSQL only uses a
 // partial index when the query's WHERE implies the index predicate, so both must say exactly the same.

@@ -1,10 +1,4 @@
-import type { Publication } from "../contract.ts";
-import type { Database, Queryable } from "../database/types.ts";
-import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { InvalidPostError } from "./errors.ts";
-import { applyUpdate, normalizeProperties, type Properties, parsePostStatus, parsePublished } from "./jf2.ts";
-import { AWAITING_SYNDICATION_PREDICATE } from "./migrations.ts";
-import { chooseSlug, createPostUrlBuilder, numberedSlug } from "./post-url.ts";
+import type { Database, Queryable } from "../../contract/database.ts";
 import {
   type AwaitingCursor,
   type CreatePostInput,
@@ -14,7 +8,13 @@ import {
   type PostService,
   type PostStatus,
   type PostUpdate,
-} from "./types.ts";
+} from "../../contract/posts.ts";
+import type { Publication } from "../../contract/syndicator.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { InvalidPostError } from "./errors.ts";
+import { applyUpdate, normalizeProperties, type Properties, parsePostStatus, parsePublished } from "./jf2.ts";
+import { AWAITING_SYNDICATION_PREDICATE } from "./migrations.ts";
+import { chooseSlug, createPostUrlBuilder, numberedSlug } from "./post-url.ts";
 
 interface PostRow {
   id: string;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Publication } from "../contract.ts";
+import type { Publication } from "../../contract/syndicator.ts";
 
 // New posts' URLs, from the publication's pattern, e.g. "{me}notes/{yyyy}/{MM}/{dd}/{slug}/".
 

@@ -2,11 +2,11 @@
 import { isAbsolute, relative } from "node:path";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { z } from "zod";
+import { HttpError } from "../../contract/http-error.ts";
 import { passesCsrf } from "../auth/authenticate.ts";
 import { secretsEqual } from "../auth/constant-time.ts";
 import type { SessionManager } from "../auth/session.ts";
 import type { Host } from "../host.ts";
-import { HttpError } from "../http-error.ts";
 
 const loginSchema = z.object({ password: z.string().max(1000), redirect: z.string().max(2048).optional() });
 

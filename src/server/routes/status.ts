@@ -4,10 +4,10 @@
 import { createHash } from "node:crypto";
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { z } from "zod";
+import { badRequest, forbidden } from "../../contract/http-error.ts";
 import type { TokenRegistry } from "../auth/token-registry.ts";
 import { setFlash } from "../flash.ts";
 import type { Host } from "../host.ts";
-import { badRequest, forbidden } from "../http-error.ts";
 
 const STATUS_SCOPE = ["create", "update"];
 const revokeSchema = z.object({ id: z.string().min(1).max(200) });

@@ -1,8 +1,8 @@
 // The XRPC methods a syndicator needs (https://docs.bsky.app/docs/api/), with answers validated.
 // XRPC errors are {"error": "<Name>", "message": "<text>"}; both reach the user's message.
 import { z } from "zod";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import { readJson, refusal, send, type Target, type TargetMessage } from "../shared/http.ts";
-import { SyndicationError } from "../syndication-error.ts";
 
 const sessionSchema = z.object({
   did: z.string().min(1),

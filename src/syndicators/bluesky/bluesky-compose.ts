@@ -1,11 +1,7 @@
 // What a post becomes on Bluesky: its text fitted to 300 graphemes, the photos with their alt text,
 // or a link card for the post. Made without any network call (facets, blobs and the card's picture
 // are added when sending), so the preview shows exactly what syndicate() then sends.
-import type { CopyPreview, PostProperties, Publication } from "../../server/contract.ts";
-import { copyText } from "../shared/copy-template.ts";
-import { cutToFit } from "../shared/fit-text.ts";
-import { countGraphemes } from "../shared/graphemes.ts";
-import { hashtags } from "../shared/hashtags.ts";
+
 import {
   categories,
   contentText,
@@ -14,7 +10,12 @@ import {
   type Photo,
   permalink,
   photos,
-} from "../shared/jf2.ts";
+} from "../../contract/jf2.ts";
+import type { CopyPreview, PostProperties, Publication } from "../../contract/syndicator.ts";
+import { copyText } from "../shared/copy-template.ts";
+import { cutToFit } from "../shared/fit-text.ts";
+import { countGraphemes } from "../shared/graphemes.ts";
+import { hashtags } from "../shared/hashtags.ts";
 import { previewFacets } from "./bluesky-facets.ts";
 import type { BlueskyOptions } from "./bluesky-options.ts";
 import { blueskyGraphemeLimit, fitBlueskyPostText, fitsBluesky } from "./bluesky-post-text.ts";

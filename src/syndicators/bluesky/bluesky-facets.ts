@@ -4,7 +4,7 @@
 // resolved; one that resolves to nobody stays plain text, as in the official client.
 import { createRequire } from "node:module";
 import type { AppBskyRichtextFacet, RichText as RichTextClass } from "@atproto/api";
-import type { CopyFacet } from "../../server/contract.ts";
+import type { CopyFacet } from "../../contract/syndicator.ts";
 
 export type Facet = Pick<AppBskyRichtextFacet.Main, "index" | "features">;
 

@@ -1,8 +1,14 @@
 // Options of @possekit/syndicator-bluesky. The app password comes from the environment
 // (BLUESKY_PASSWORD) unless given; without one the plug-in refuses to start.
 import { z } from "zod";
+import {
+  booleanOption,
+  fromEnv,
+  parseOptions,
+  requiredString,
+  serviceUrl,
+} from "../../contract/options/option-schemas.ts";
 import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
-import { booleanOption, fromEnv, parseOptions, requiredString, serviceUrl } from "../shared/options.ts";
 
 export const blueskyPluginId = "syndicator-bluesky";
 

@@ -2,24 +2,24 @@
 // password: its text with facets, its photos with alt text, or a link card for the post; likes,
 // reposts and replies of Bluesky posts become likes, reposts and replies.
 import { z } from "zod";
+import { firstUrl, postLanguage } from "../../contract/jf2.ts";
+import type { PluginMeta, Server } from "../../contract/plugin.ts";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
   CopyChangeOptions,
   CopyPreview,
-  PluginMeta,
   PostProperties,
   PreviewOptions,
   Publication,
-  Server,
   SyndicateOptions,
   SyndicatorInfo,
   SyndicatorPlugin,
-} from "../../server/contract.ts";
+} from "../../contract/syndicator.ts";
+import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { imageSize } from "../shared/image-size.ts";
-import { firstUrl, postLanguage } from "../shared/jf2.ts";
 import { type FetchedPhoto, fetchPhoto } from "../shared/photos.ts";
-import { SyndicationError } from "../syndication-error.ts";
 import { type BlobRef, BlueskyApi, type BlueskySession } from "./bluesky-api.ts";
 import { type BlueskyCopy, composeBluesky } from "./bluesky-compose.ts";
 import { detectFacets } from "./bluesky-facets.ts";
@@ -63,10 +63,8 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   /** The record key is derived from the idempotency key, so a repeat finds the first post. */
   readonly honoursIdempotencyKey = true;
   readonly #options: BlueskyOptions;
-  /** The host's `fetch.allowPrivate`, read in init(). */
-  #allowPrivateFetch = false;
-  /** The host's uploads, read from storage rather than fetched from ourselves. */
-  #media: Server["media"] | undefined;
+  /** The host's rules for fetching photos, read in init(). */
+  #host = HOST_NOT_JOINED;
   /** Bluesky limits sign-ins (30 per 5 minutes), so one session serves every post until it expires. */
   #session: Promise<BlueskySession> | undefined;
   readonly credentialSetting: string;
@@ -75,8 +73,10 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     this.#options = parseBlueskyOptions(options, env);
     const { password: _secret, ...rest } = this.#options;
     this.options = rest;
-    this.credentialSetting =
-      options.password === undefined ? "BLUESKY_PASSWORD" : `"${BlueskySyndicator.packageName}".password`;
+    this.credentialSetting = credentialSetting(BlueskySyndicator.packageName, options, {
+      options: ["password"],
+      environment: ["BLUESKY_PASSWORD"],
+    });
     const profile = `https://bsky.app/profile/${this.#options.handle}`;
     this.info = {
       uid: profile,
@@ -87,9 +87,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   }
 
   init(server: Server): void {
-    this.#allowPrivateFetch = server.config.fetch.allowPrivate;
-    this.#media = server.media;
-    server.addSyndicator(this);
+    this.#host = joinHost(server, this);
   }
 
   /** Signs in (or reuses the session, renewing it as a send would) and asks who it is: posts nothing. */
@@ -138,7 +136,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
           target,
           photo,
           maxDownloadBytes,
-          { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch, media: this.#media },
+          { ownSite: publication.me, allowPrivate: this.#host.allowPrivate, media: this.#host.media },
           downloadLimitReason,
         );
         const fitting = await fitBlob(target, fetched);
@@ -278,7 +276,11 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     link: string,
     featured: string | undefined,
   ): Promise<BlobRef | undefined> {
-    const policy = { ownSite: publication.me, allowPrivate: this.#allowPrivateFetch, media: this.#media };
+    const policy = {
+      ownSite: publication.me,
+      allowPrivate: this.#host.allowPrivate,
+      media: this.#host.media,
+    };
     try {
       const url = featured ?? (await cardImageOfPage(link, policy, target.signal));
       if (!url) return undefined;

@@ -1,8 +1,9 @@
 // The picture of a link card, as Bluesky's own client finds it: the page's `og:image` (or
 // `twitter:image`). The page comes from a post, so it is fetched under the outgoing-fetch rules,
 // and only its head is read.
+
+import { decodeEntities, attribute as rawAttribute } from "../../contract/html-to-text.ts";
 import { type OutgoingFetchPolicy, safeFetch } from "../../net/safe-fetch.ts";
-import { decodeEntities, attribute as rawAttribute } from "../shared/html-to-text.ts";
 
 /** Enough of a page for its <head>; the rest is never read. */
 const pageBytes = 512 * 1024;

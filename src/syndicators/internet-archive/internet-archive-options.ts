@@ -1,7 +1,7 @@
 // Options of @possekit/syndicator-internet-archive. The S3-style keys (https://archive.org/account/s3.php)
 // come from the environment unless given; both or neither, since one alone cannot sign in.
 import { z } from "zod";
-import { fromEnv, parseOptions, positiveInteger, serviceUrl } from "../shared/options.ts";
+import { fromEnv, parseOptions, positiveInteger, serviceUrl } from "../../contract/options/option-schemas.ts";
 
 export const internetArchivePluginId = "syndicator-internet-archive";
 

@@ -1,17 +1,18 @@
 // @possekit/syndicator-internet-archive: archives each post in the Wayback Machine with Save Page
 // Now, and returns the address of the capture.
+
+import { permalink } from "../../contract/jf2.ts";
+import type { PluginMeta, Server } from "../../contract/plugin.ts";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
   CopyPreview,
-  PluginMeta,
   PostProperties,
   Publication,
-  Server,
   SyndicateOptions,
   SyndicatorInfo,
   SyndicatorPlugin,
-} from "../../server/contract.ts";
-import { permalink } from "../shared/jf2.ts";
-import { SyndicationError } from "../syndication-error.ts";
+} from "../../contract/syndicator.ts";
+import { credentialSetting } from "../../contract/syndicator-kit.ts";
 import {
   type InternetArchiveOptions,
   internetArchivePluginId,
@@ -49,10 +50,10 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
       timeoutMs: this.#options.timeoutMs,
       signedIn: Boolean(this.#options.accessKey),
     };
-    this.credentialSetting =
-      options.accessKey === undefined
-        ? "INTERNET_ARCHIVE_ACCESS_KEY, INTERNET_ARCHIVE_SECRET_KEY"
-        : `"${InternetArchiveSyndicator.packageName}".accessKey, .secretKey`;
+    this.credentialSetting = credentialSetting(InternetArchiveSyndicator.packageName, options, {
+      options: ["accessKey", "secretKey"],
+      environment: ["INTERNET_ARCHIVE_ACCESS_KEY", "INTERNET_ARCHIVE_SECRET_KEY"],
+    });
     this.info = {
       uid: `${this.#options.serviceUrl}/`,
       name: "Internet Archive",

@@ -3,6 +3,7 @@
 // or "error" (with an error code in status_ext, e.g. "error:not-found").
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import {
   parseJson,
   readJson,
@@ -14,7 +15,6 @@ import {
   type TargetMessage,
   unreachable,
 } from "../shared/http.ts";
-import { SyndicationError } from "../syndication-error.ts";
 
 const jobSchema = z.looseObject({
   job_id: z.string().optional(),

@@ -2,9 +2,9 @@
 // syndicate() call: it carries that call's AbortSignal.
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import { readJson, refusal, send, type Target, unreachable } from "../shared/http.ts";
 import type { FetchedPhoto } from "../shared/photos.ts";
-import { SyndicationError } from "../syndication-error.ts";
 
 const statusSchema = z.object({
   id: z.string(),

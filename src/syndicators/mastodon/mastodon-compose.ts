@@ -1,10 +1,11 @@
 // What a post becomes on Mastodon: the status text fitted to the instance's limits, the photos with
 // their alt text, the language, or the status a like, boost or reply is about. Made without any
 // network call, so the preview shows exactly what syndicate() then sends (it sends this).
-import type { CopyPreview, PostProperties, Publication } from "../../server/contract.ts";
+
+import { categories, firstUrl, type Photo, permalink, photos, postLanguage } from "../../contract/jf2.ts";
+import type { CopyPreview, PostProperties, Publication } from "../../contract/syndicator.ts";
 import { copyText } from "../shared/copy-template.ts";
 import { hashtags } from "../shared/hashtags.ts";
-import { categories, firstUrl, type Photo, permalink, photos, postLanguage } from "../shared/jf2.ts";
 import { cutAltText } from "./mastodon-alt-text.ts";
 import { defaultLimits, type InstanceLimits } from "./mastodon-instance.ts";
 import { mastodonLength } from "./mastodon-length.ts";

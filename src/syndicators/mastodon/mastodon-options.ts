@@ -2,7 +2,6 @@
 // (MASTODON_ACCESS_TOKEN) unless given; without one the plug-in refuses to start, so a missing
 // secret is found when the server starts rather than when the first post is sent.
 import { z } from "zod";
-import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
 import {
   booleanOption,
   fromEnv,
@@ -10,7 +9,8 @@ import {
   parseOptions,
   requiredString,
   serviceUrl,
-} from "../shared/options.ts";
+} from "../../contract/options/option-schemas.ts";
+import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
 
 export const mastodonPluginId = "syndicator-mastodon";
 

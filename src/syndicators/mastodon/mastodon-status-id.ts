@@ -1,6 +1,6 @@
 // Likes, boosts and replies act on a status by its id on our instance. A status of our instance
 // shows its id in its address; any other is found (and fetched, if remote) through the search API.
-import { SyndicationError } from "../syndication-error.ts";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import type { MastodonApi } from "./mastodon-api.ts";
 
 /** The id in https://instance/@user/123 or https://instance/users/user/statuses/123 on our instance. */

@@ -1,8 +1,9 @@
 // The text of a status made from a post: its text, its hashtags and, when the text stands for more
 // (a title, a summary, or content that had to be cut), the permalink, all within Mastodon's limit.
+
+import type { PostText } from "../../contract/jf2.ts";
 import { type AppendUrl, linkRule } from "../shared/copy-template.ts";
 import { type FittedCopy, fitCopy } from "../shared/fit-copy.ts";
-import type { PostText } from "../shared/jf2.ts";
 import { mastodonLength } from "./mastodon-length.ts";
 
 export interface StatusTextInput {

@@ -1,21 +1,21 @@
 // @possekit/syndicator-mastodon: posts a status for each post (with up to 4 photos and their alt
 // text), or favourites, boosts or replies to a status when the post likes, reposts or replies to one.
+import type { PluginMeta, Server } from "../../contract/plugin.ts";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
   CopyChangeOptions,
   CopyPreview,
-  PluginMeta,
   PostProperties,
   PreviewOptions,
   Publication,
-  Server,
   SyndicateOptions,
   SyndicatorInfo,
   SyndicatorPlugin,
-} from "../../server/contract.ts";
+} from "../../contract/syndicator.ts";
+import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { fetchPhoto } from "../shared/photos.ts";
-import { SyndicationError } from "../syndication-error.ts";
 import { MastodonApi, statusUrl } from "./mastodon-api.ts";
 import { composeMastodon } from "./mastodon-compose.ts";
 import { InstanceLimitsCache } from "./mastodon-instance.ts";
@@ -39,10 +39,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   /** Mastodon keeps an Idempotency-Key for an hour; favourites and boosts are idempotent anyway. */
   readonly honoursIdempotencyKey = true;
   readonly #options: MastodonOptions;
-  /** The host's `fetch.allowPrivate`, read in init(). */
-  #allowPrivateFetch = false;
-  /** The host's uploads, read from storage rather than fetched from ourselves. */
-  #media: Server["media"] | undefined;
+  /** The host's rules for fetching photos, read in init(). */
+  #host = HOST_NOT_JOINED;
   readonly #limits: InstanceLimitsCache;
   readonly credentialSetting: string;
 
@@ -52,10 +50,10 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     // The template as written, not its compiled form.
     this.options = { url, user, ...rest, ...(template ? { template: options.template } : {}) };
     this.#limits = new InstanceLimitsCache(url);
-    this.credentialSetting =
-      options.accessToken === undefined
-        ? "MASTODON_ACCESS_TOKEN"
-        : `"${MastodonSyndicator.packageName}".accessToken`;
+    this.credentialSetting = credentialSetting(MastodonSyndicator.packageName, options, {
+      options: ["accessToken"],
+      environment: ["MASTODON_ACCESS_TOKEN"],
+    });
     const host = new URL(url).host;
     this.info = {
       uid: `${url}/@${user}`,
@@ -66,9 +64,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   }
 
   init(server: Server): void {
-    this.#allowPrivateFetch = server.config.fetch.allowPrivate;
-    this.#media = server.media;
-    server.addSyndicator(this);
+    this.#host = joinHost(server, this);
   }
 
   /** The token is accepted, and it is the configured account's: no status is posted. */
@@ -193,8 +189,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     for (const photo of copy.photos) {
       const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
         ownSite: publication.me,
-        allowPrivate: this.#allowPrivateFetch,
-        media: this.#media,
+        allowPrivate: this.#host.allowPrivate,
+        media: this.#host.media,
       });
       mediaIds.push(await api.uploadMedia(fetched));
     }

@@ -1,8 +1,8 @@
 // Options of @possekit/syndicator-micropub: another site's Micropub endpoint and a token it issued
 // (from MICROPUB_ACCESS_TOKEN unless given; without one the plug-in refuses to start).
 import { z } from "zod";
+import { fromEnv, parseOptions, requiredString, serviceUrl } from "../../contract/options/option-schemas.ts";
 import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
-import { fromEnv, parseOptions, requiredString, serviceUrl } from "../shared/options.ts";
 
 export const micropubPluginId = "syndicator-micropub";
 

@@ -2,8 +2,8 @@
 // encoding is the one every server understands; JSON is used only when it carries something form
 // encoding cannot: a photo's alt text, or content as HTML.
 import { z } from "zod";
-import type { PostProperties } from "../../server/contract.ts";
-import { categories, contentText, firstString, firstUrl, photos } from "../shared/jf2.ts";
+import { categories, contentText, firstString, firstUrl, photos } from "../../contract/jf2.ts";
+import type { PostProperties } from "../../contract/syndicator.ts";
 
 /** Properties whose one URL value is copied as is. */
 const responseProperties = ["in-reply-to", "like-of", "repost-of", "bookmark-of"] as const;

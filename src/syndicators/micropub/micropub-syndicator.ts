@@ -1,20 +1,20 @@
 // @possekit/syndicator-micropub: cross-posts each post to another site (micro.blog or any server
 // that speaks Micropub) and returns the address of the copy from the Location header.
 import { z } from "zod";
+import type { PluginMeta, Server } from "../../contract/plugin.ts";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
   CopyChangeOptions,
   CopyPreview,
-  PluginMeta,
   PostProperties,
   PreviewOptions,
   Publication,
-  Server,
   SyndicateOptions,
   SyndicatorInfo,
   SyndicatorPlugin,
-} from "../../server/contract.ts";
+} from "../../contract/syndicator.ts";
+import { credentialSetting } from "../../contract/syndicator-kit.ts";
 import { refusal, send, type Target, type TargetMessage } from "../shared/http.ts";
-import { SyndicationError } from "../syndication-error.ts";
 import { composeMicropub } from "./micropub-compose.ts";
 import { type MicropubOptions, micropubPluginId, parseMicropubOptions } from "./micropub-options.ts";
 import { type MicropubRequest, micropubUpdate } from "./micropub-request.ts";
@@ -54,10 +54,10 @@ export class MicropubSyndicator implements SyndicatorPlugin {
     const { micropubEndpoint } = this.#options;
     const endpoint = new URL(micropubEndpoint);
     const name = this.#options.name ?? `Micropub (${endpoint.host})`;
-    this.credentialSetting =
-      options.accessToken === undefined
-        ? "MICROPUB_ACCESS_TOKEN"
-        : `"${MicropubSyndicator.packageName}".accessToken`;
+    this.credentialSetting = credentialSetting(MicropubSyndicator.packageName, options, {
+      options: ["accessToken"],
+      environment: ["MICROPUB_ACCESS_TOKEN"],
+    });
     this.options = {
       micropubEndpoint,
       name,

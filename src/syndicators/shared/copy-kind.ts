@@ -1,8 +1,9 @@
 // What a post's copy is on a service: a like of another post, a repost (boost) of it, or a post of
 // its own. A like-of wins over a repost-of, as every syndicator sends it. Deleting a copy needs only
 // this, not the whole composed copy.
-import type { PostProperties, Publication } from "../../server/contract.ts";
-import { firstUrl } from "./jf2.ts";
+
+import { firstUrl } from "../../contract/jf2.ts";
+import type { PostProperties, Publication } from "../../contract/syndicator.ts";
 
 export type CopyKind = "like" | "repost" | "post";
 

@@ -4,8 +4,15 @@
 // start with the option named instead of failing the first post.
 import nunjucks from "nunjucks";
 import { z } from "zod";
-import type { PostProperties } from "../../server/contract.ts";
-import { categories, contentText, firstString, type PostText, permalink, postText } from "./jf2.ts";
+import {
+  categories,
+  contentText,
+  firstString,
+  type PostText,
+  permalink,
+  postText,
+} from "../../contract/jf2.ts";
+import type { PostProperties } from "../../contract/syndicator.ts";
 
 export type AppendUrl = "always" | "ifCut" | "never";
 

@@ -11,7 +11,7 @@
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { SyndicationError } from "../syndication-error.ts";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import type { DownscaleJob, DownscaleReply } from "./downscale-worker.ts";
 import type { Target } from "./http.ts";
 import { imageSize } from "./image-size.ts";

@@ -2,7 +2,7 @@
 // (no answer, a refusal, an answer we cannot read) becomes a SyndicationError that starts with the
 // target's name and carries the target's own message.
 import type { z } from "zod";
-import { isPermanentStatus, SyndicationError } from "../syndication-error.ts";
+import { isPermanentStatus, SyndicationError } from "../../contract/syndication-error.ts";
 
 /** Who we are talking to, for error messages: "Mastodon", "Bluesky", … */
 export interface Target {

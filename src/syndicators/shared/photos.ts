@@ -1,10 +1,11 @@
 // Targets want the photo's bytes, not its address: each photo is fetched from the site first, under
 // the outgoing-fetch rules (src/net/safe-fetch.ts), since the address comes from the post.
+
+import type { Photo } from "../../contract/jf2.ts";
+import { SyndicationError } from "../../contract/syndication-error.ts";
 import { OutgoingFetchError, type OutgoingFetchPolicy, safeFetch } from "../../net/safe-fetch.ts";
 import type { MediaLibrary } from "../../server/media/media-store.ts";
-import { SyndicationError } from "../syndication-error.ts";
 import { type Target, unreachable } from "./http.ts";
-import type { Photo } from "./jf2.ts";
 
 /** Where photos come from: the server's own uploads (read from storage), else the web, under the rules. */
 export interface PhotoSources extends OutgoingFetchPolicy {

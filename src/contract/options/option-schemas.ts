@@ -1,7 +1,7 @@
 // Plug-in options come from the user's config file and the environment: they are validated once,
 // at construction, and every refusal names the plug-in and the option so the user knows what to fix.
 import { z } from "zod";
-import { OptionsError } from "../../server/config/options-error.ts";
+import { OptionsError } from "./options-error.ts";
 
 /** Hosts where plain http is acceptable: local sandboxes and test fakes, never the internet. */
 const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -57,7 +57,8 @@ export function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefine
 }
 
 function describeIssue(pluginId: string, issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") {
+  // A nested object's own message (e.g. which options it has) says more than the bare keys.
+  if (issue.code === "unrecognized_keys" && issue.path.length === 0) {
     const keys = issue.keys.map((key) => `"${key}"`).join(", ");
     return `${pluginId}: unknown option ${keys}`;
   }

@@ -1,5 +1,7 @@
 // An error that knows its HTTP answer. Thrown by the host and by plug-ins; the host's error handler
 // turns it into {"error", "error_description"} for API clients or a localised page for browsers.
+// It has the shape Indiekit's error handler reads too (`status`, `code`, `message`), so a plug-in
+// that throws it answers the same under either host.
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -16,6 +18,11 @@ export class HttpError extends Error {
     this.name = "HttpError";
   }
 
+  /** The machine-readable code (the same as `error`): what Indiekit's error handler reads. */
+  get code(): string {
+    return this.error;
+  }
+
   /** The description on a browser's page, in the reader's language: a locale key and its values. */
   pageMessage?: { key: string; values: Record<string, string> };
 
@@ -24,6 +31,26 @@ export class HttpError extends Error {
     this.pageMessage = { key, values };
     return this;
   }
+}
+
+/** The OAuth/Micropub-style code for a status, for errors that come without one. */
+const ERROR_CODES: Record<number, string> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  422: "unprocessable_entity",
+  429: "too_many_requests",
+  500: "server_error",
+  501: "not_implemented",
+  503: "service_unavailable",
+};
+
+export function errorCodeFor(status: number): string {
+  return ERROR_CODES[status] ?? (status >= 500 ? "server_error" : "invalid_request");
 }
 
 export const badRequest = (description: string) => new HttpError(400, "invalid_request", description);

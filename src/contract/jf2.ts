@@ -1,9 +1,11 @@
-// Reading the JF2 properties of a post (see src/server/posts/types.ts). Posts come from our own
-// database, but their properties were once a client's Micropub request, so every value is checked
-// for its shape here rather than trusted, and single values and one-item arrays are read alike.
+// The one set of JF2 helpers (https://jf2.spec.indieweb.org/) host and plug-ins share: reading a
+// post's properties (see src/contract/posts.ts), and the primitives the host's storage rules and its
+// mf2 conversion are built on. Posts come from our own database, but their properties were once a
+// client's Micropub request, so every value is checked for its shape here rather than trusted, and
+// single values and one-item arrays are read alike.
 import { z } from "zod";
-import type { PostProperties } from "../../server/contract.ts";
 import { htmlToText } from "./html-to-text.ts";
+import type { PostProperties } from "./syndicator.ts";
 
 export interface Photo {
   /** Absolute URL. */
@@ -31,10 +33,44 @@ const photoSchema = z.union([
     .transform(({ value, alt }) => ({ url: value, alt })),
 ]);
 
-function values(properties: PostProperties, name: string): unknown[] {
-  const value = properties[name];
+/** Properties stored as arrays even with one value (the host's storage rules, src/server/posts/jf2.ts). */
+export const ALWAYS_ARRAY_PROPERTIES: ReadonlySet<string> = new Set([
+  "category",
+  "syndication",
+  "mp-syndicate-to",
+  "photo",
+  "video",
+  "audio",
+  "in-reply-to",
+  "like-of",
+  "repost-of",
+  "bookmark-of",
+]);
+
+/** Properties that name a file by URL: JF2 writes them as "url" or {"url", "alt"}, mf2 as "url" or {"value", "alt"}. */
+export const MEDIA_PROPERTIES: ReadonlySet<string> = new Set(["photo", "video", "audio"]);
+
+/** A property's values as a list, whether stored as one value or an array (none: empty). */
+export function valuesOf(value: unknown): unknown[] {
   if (value === undefined || value === null) return [];
   return Array.isArray(value) ? value : [value];
+}
+
+const values = (properties: PostProperties, name: string): unknown[] => valuesOf(properties[name]);
+
+/** Property values compare by content, with object keys in any order. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
+      const entries = Object.entries(inner as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1));
+      return Object.fromEntries(entries);
+    }
+    return inner;
+  });
 }
 
 /** The first value of a property that is a non-empty string. */

@@ -1,0 +1,110 @@
+// The plug-in contract (spec §2.4, §4.3) as types: what every plug-in is, what an endpoint adds, and
+// the server as a plug-in sees it in init(). Plug-ins import only from src/contract, never from the
+// host's internals.
+import type { Router } from "express";
+import type { Database, Migration } from "./database.ts";
+import type { Logger } from "./logger.ts";
+import type { MediaLibrary } from "./media.ts";
+import type { PostService } from "./posts.ts";
+import type { Publication, SyndicatorPlugin } from "./syndicator.ts";
+
+export interface NavigationItem {
+  /** Value of the link's href attribute. */
+  href: string;
+  /** A locale key path, translated by the host (spec §2.4). */
+  text: string;
+  /** Hidden when the server runs without a database. */
+  requiresDatabase?: boolean;
+  /**
+   * A count shown beside the item on signed-in pages (0 hides it), e.g. posts that need the user.
+   * `text` is a locale key with plural forms and `{count}`: what a screen reader says.
+   */
+  badge?: { count(): Promise<number>; text: string };
+}
+
+export interface PluginMeta {
+  /** Absolute path of the plug-in's module (import.meta.url), used to find its views and locales. */
+  url?: string;
+  description?: string;
+}
+
+export interface Plugin {
+  /** Kebab-cased identifier. */
+  id: string;
+  name: string;
+  meta: PluginMeta | (() => PluginMeta);
+  options?: Record<string, unknown>;
+  init(server: Server): void | Promise<void>;
+  /** What /health reports of the plug-in under its id (keep it quick: /health is polled). */
+  health?(): Promise<Record<string, unknown>> | Record<string, unknown>;
+}
+
+export interface EndpointPlugin extends Plugin {
+  mountPath: string;
+  navigationItems?: NavigationItem | NavigationItem[];
+  /** Behind authentication, then rate-limited per credential. Paths are relative to mountPath. */
+  routes?: Router;
+  /**
+   * No authentication: the routes check who sent a request themselves (a webhook's signature) and
+   * fail with an HttpError through next() when it does not verify. Only such failures (4xx) count,
+   * per address, against application.rateLimit.public. Paths are relative to mountPath.
+   */
+  routesPublic?: Router;
+  /** Served beneath /.well-known/, whatever the mountPath. */
+  routesWellKnown?: Router;
+}
+
+export interface ViewLocation {
+  /** A folder of nunjucks templates. */
+  path: string;
+}
+
+/** The server as a plug-in sees it in init(). */
+export interface Server {
+  readonly config: HostConfigView;
+  readonly publication: Publication;
+  /** null when the server runs without a database (application.database: false). */
+  readonly database: Database | null;
+  /** null without a database. */
+  readonly posts: PostService | null;
+  /**
+   * Uploaded files (media.folder), served at <application.url>/media/. A syndicator reads a photo
+   * of the server's own through `read` instead of fetching it over HTTP.
+   */
+  readonly media: MediaLibrary;
+  readonly logger: Logger;
+  readonly endpoints: readonly EndpointPlugin[];
+  readonly syndicators: readonly SyndicatorPlugin[];
+  /** Options given to a plug-in in the config file under its package name, or {}. */
+  pluginOptions(packageName: string): Record<string, unknown>;
+  addEndpoint(plugin: EndpointPlugin): void;
+  addSyndicator(plugin: SyndicatorPlugin): void;
+  addViews(folder: string): void;
+  /** A folder holding <lang>.json files, deep-merged into the host's. */
+  addLocales(folder: string): void;
+  addMigrations(migrations: Migration[]): void;
+  /**
+   * Called once when the server is about to listen (after migrations, before the first request),
+   * never by commands that only open the database: a plug-in resolves what a crash left and starts
+   * its background work (the syndication scheduler) here.
+   */
+  onStart(handler: () => Promise<void> | void): void;
+  /** Called before the database closes on shutdown; lets a plug-in finish or hand back what it holds. */
+  onShutdown(handler: () => Promise<void> | void): void;
+}
+
+/** The parts of the host configuration plug-ins may read. */
+export interface HostConfigView {
+  application: {
+    name: string;
+    url: string;
+    locale: string | undefined;
+    production: boolean;
+  };
+  secrets: {
+    /** The WEBHOOK_SECRET, or undefined when not set. Never log it. */
+    webhookSecret: string | undefined;
+  };
+  /** The `fetch` section: rules for fetching URLs that come from posts (src/net/safe-fetch.ts). */
+  fetch: { allowPrivate: boolean };
+}

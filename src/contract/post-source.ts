@@ -1,0 +1,65 @@
+// The post-source port: the only way the syndication core reaches posts. possekit's host implements
+// it over its own posts (src/server/posts/post-source.ts); a feed, a remote Micropub server or
+// Indiekit implement it next. The core reads posts, pages through those awaiting syndication, and
+// writes the links of their copies back, all through these methods.
+//
+// Besides the methods, a source in the same database names its posts to the core's SQL through one
+// relation, POST_SOURCE_RELATION, which the core only reads (joins, counts, and a share lock while it
+// claims a send, so that a post deleted meanwhile is never sent). Its columns:
+//
+//   id bigint            the post's id (Post.id)         url text                 its URL
+//   status text          'published' or 'draft'          published timestamptz    when it was published
+//   deleted_at timestamptz  null unless deleted          properties jsonb         its JF2 properties
+//
+// The host's is a view over its `posts` table (host migration 002). Its `mp-syndicate-to` is
+// always an array, as the awaiting predicate's partial index needs.
+import type { AwaitingCursor, Post, PostChange, PostUpdate } from "./posts.ts";
+
+/** The relation (a table or a view) through which the core's SQL reads the source's posts. */
+export const POST_SOURCE_RELATION = "post_source";
+
+export interface PostSource {
+  /**
+   * Awaiting posts with their targets: published, not deleted, naming at least one of `onlyTargets`
+   * (all targets when absent) in `mp-syndicate-to`; oldest first (published, then id), strictly
+   * after `after` when given. What a run walks through, a page at a time.
+   */
+  nextAwaitingSyndication(
+    after?: AwaitingCursor,
+    limit?: number,
+    onlyTargets?: readonly string[],
+  ): Promise<Post[]>;
+  /** How many posts nextAwaitingSyndication would walk through from the start. */
+  countAwaitingSyndication(onlyTargets?: readonly string[]): Promise<number>;
+  /** One page of the awaiting posts for the page's list, oldest first. */
+  listAwaitingSyndication(options: {
+    offset: number;
+    limit: number;
+    onlyTargets?: readonly string[];
+  }): Promise<Post[]>;
+  /**
+   * Posts not deleted (drafts included), newest first. `before` is the opaque cursor returned as
+   * `next` (older posts); `after` the one returned as `previous` (newer posts, still newest first).
+   */
+  list(options: { limit: number; before?: string; after?: string }): Promise<{
+    posts: Post[];
+    next?: string;
+    previous?: string;
+  }>;
+  /** Reads one post by its id (deleted posts included, flagged). */
+  findById(id: string): Promise<Post | null>;
+  /** Reads one post by its exact URL (deleted posts included, flagged). */
+  findByUrl(url: string): Promise<Post | null>;
+  /**
+   * Writes back what syndication changed, as a Micropub update would: the copies' links
+   * (`syndication`), the targets still asked for (`mp-syndicate-to`), the user's own words for a
+   * copy. Throws PostNotFoundError for an unknown URL.
+   */
+  update(url: string, update: PostUpdate): Promise<Post>;
+  /**
+   * Calls `listener` after each change the source makes or learns of in this process (the
+   * scheduler wakes for a new post, and to follow an edit or a delete). Returns the function that
+   * stops it. Changes made by other processes reach the core through the database.
+   */
+  onChange?(listener: (change: PostChange) => void): () => void;
+}
