@@ -1,5 +1,7 @@
 // possekit serve | token | migrate | syndicate | demo
+
 import { parseArgs } from "node:util";
+import { builtInPlugins } from "./built-in-plugins.ts";
 import { ConfigError } from "./server/config/config-error.ts";
 import type { HostConfig } from "./server/config/load.ts";
 import { DatabaseHeldError } from "./server/database/folder-lock.ts";
@@ -68,7 +70,7 @@ async function loadOrExplain(
 async function serve(config: HostConfig): Promise<number> {
   const logger = createLogger(logLevelFromEnv());
   const Host = await loadHost();
-  const host = new Host(config, { logger });
+  const host = new Host(config, { logger, builtInPlugins });
   try {
     await host.prepare();
   } catch (error) {
@@ -204,7 +206,7 @@ async function run(argv: string[]): Promise<number> {
         return 1;
       }
       const Host = await loadHost();
-      const host = new Host(config, { logger: createLogger(logLevelFromEnv()) });
+      const host = new Host(config, { logger: createLogger(logLevelFromEnv()), builtInPlugins });
       try {
         await host.prepare();
       } catch (error) {
@@ -218,7 +220,7 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     case "syndicate": {
-      const { syndicateFromCli } = await import("./plugin/cli-syndicate.ts");
+      const { syndicateFromCli } = await import("./cli-syndicate.ts");
       return syndicateFromCli(config, typeof values.url === "string" ? values.url : undefined);
     }
   }

@@ -1,10 +1,12 @@
 // `npm run demo`: the whole thing working in a minute, with no account and no network. A local
 // sandbox Mastodon is the target, an in-memory database holds a few sample posts awaiting
 // syndication, and the server prints how to sign in.
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { builtInPlugins } from "./built-in-plugins.ts";
 import { startMastodonSandbox } from "./sandbox/mastodon-server.ts";
 import { loadConfig } from "./server/config/load.ts";
 import { firstFreePorts } from "./server/free-port.ts";
@@ -60,7 +62,7 @@ export async function runDemo(options: { port?: number; sandboxPort?: number } =
     },
   });
   const mastodon = new MastodonSyndicator({ url: sandbox.url, user: sandbox.user, accessToken });
-  const host = new Host(config, { logger, plugins: [mastodon] });
+  const host = new Host(config, { logger, plugins: [mastodon], builtInPlugins });
   await host.prepare();
   const posts = host.posts;
   if (!posts) throw new Error("the demo needs its database");

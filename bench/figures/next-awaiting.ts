@@ -3,8 +3,9 @@
 // it independent of the number of posts already syndicated; EXPLAIN shows the plan that does it.
 import { performance } from "node:perf_hooks";
 import type { Database } from "../../src/contract/database.ts";
-import type { AwaitingCursor, PostService } from "../../src/contract/posts.ts";
+import type { AwaitingCursor } from "../../src/contract/posts.ts";
 import { createPostService, postQueries } from "../../src/server/posts/post-service.ts";
+import type { PostService } from "../../src/server/posts/post-service-interface.ts";
 import { benchPublication } from "../fixtures/bench-targets.ts";
 import { type BenchContext, postgresSkipNote, postgresUrl } from "../lib/context.ts";
 import { ENGINE_LABEL, type EngineName, openBenchDatabase } from "../lib/databases.ts";

@@ -5,7 +5,7 @@ import type { Router } from "express";
 import type { Database, Migration } from "./database.ts";
 import type { Logger } from "./logger.ts";
 import type { MediaLibrary } from "./media.ts";
-import type { PostService } from "./posts.ts";
+import type { PostSource } from "./post-source.ts";
 import type { Publication, SyndicatorPlugin } from "./syndicator.ts";
 
 export interface NavigationItem {
@@ -65,8 +65,11 @@ export interface Server {
   readonly publication: Publication;
   /** null when the server runs without a database (application.database: false). */
   readonly database: Database | null;
-  /** null without a database. */
-  readonly posts: PostService | null;
+  /**
+   * The host's posts as the syndication core reads them and writes their links back (the
+   * post-source port); null without a database. The host's own post service stays the host's.
+   */
+  readonly postSource: PostSource | null;
   /**
    * Uploaded files (media.folder), served at <application.url>/media/. A syndicator reads a photo
    * of the server's own through `read` instead of fetching it over HTTP.

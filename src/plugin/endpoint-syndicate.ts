@@ -85,11 +85,11 @@ export class EndpointSyndicate implements EndpointPlugin {
     this.server = server;
     server.addViews(join(PACKAGE_ROOT, "views"));
     server.addLocales(join(PACKAGE_ROOT, "locales"));
-    if (server.database && server.posts) {
+    if (server.database && server.postSource) {
       server.addMigrations(syndicationMigrations);
       this.syndication = new Syndication({
         database: server.database,
-        posts: server.posts,
+        posts: server.postSource,
         syndicators: () => server.syndicators,
         publication: server.publication,
         logger: server.logger,
@@ -127,7 +127,7 @@ export class EndpointSyndicate implements EndpointPlugin {
           ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
         });
         this.scheduler = scheduler;
-        const stopListening = server.posts.onChange?.((change) => {
+        const stopListening = server.postSource.onChange?.((change) => {
           if (mayBecomeDue(change)) scheduler.nudge();
         });
         server.onStart(() => scheduler.start());

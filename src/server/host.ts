@@ -4,7 +4,7 @@ import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type { Database, Migration } from "../contract/database.ts";
 import type { EndpointPlugin, HostConfigView, Plugin, Server } from "../contract/plugin.ts";
-import type { PostService } from "../contract/posts.ts";
+import type { PostSource } from "../contract/post-source.ts";
 import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
@@ -19,9 +19,11 @@ import { indieauthMigrations } from "./indieauth/grant-store.ts";
 import type { Logger } from "./logger.ts";
 import { MediaStore } from "./media/media-store.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
-import { loadPlugins } from "./plugins.ts";
+import { type BuiltInPlugins, hostPlugins, loadPlugins } from "./plugins.ts";
 import { postMigrations } from "./posts/migrations.ts";
 import { createPostService } from "./posts/post-service.ts";
+import type { PostService } from "./posts/post-service-interface.ts";
+import { hostPostSource } from "./posts/post-source.ts";
 import { publicationProblem } from "./publication-check.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";
 import { Views } from "./views.ts";
@@ -35,6 +37,11 @@ export interface HostOptions {
   plugins?: Plugin[];
   /** An already open database to use instead of the configured one (tests). */
   database?: Database;
+  /**
+   * Plug-ins the config may name by package name besides the host's own Micropub endpoint: the
+   * command line passes those this package ships (src/built-in-plugins.ts).
+   */
+  builtInPlugins?: BuiltInPlugins;
 }
 
 export class Host implements Server {
@@ -48,7 +55,9 @@ export class Host implements Server {
   readonly syndicators: SyndicatorPlugin[] = [];
   readonly plugins: Plugin[] = [];
   database: Database | null = null;
+  /** The host's own post service (the Micropub endpoint's); plug-ins get `postSource`. */
   posts: PostService | null = null;
+  postSource: PostSource | null = null;
   private readonly migrations: Migration[] = [
     ...postMigrations,
     ...rateLimitMigrations,
@@ -146,7 +155,10 @@ export class Host implements Server {
     ]);
     if (opened.status === "rejected") throw opened.reason;
     if (loaded.status === "rejected") throw loaded.reason;
-    if (this.database) this.posts = createPostService(this.database, this.publication);
+    if (this.database) {
+      this.posts = createPostService(this.database, this.publication);
+      this.postSource = hostPostSource(this.posts);
+    }
     const fromConfig = loaded.value;
     for (const plugin of [...fromConfig, ...(this.options.plugins ?? [])]) {
       if (!KEBAB_CASE.test(plugin.id)) throw new Error(`Plug-in id "${plugin.id}" must be kebab-case`);
@@ -181,7 +193,8 @@ export class Host implements Server {
     const names = this.hostConfig.file.plugins.includes(MICROPUB_PACKAGE)
       ? this.hostConfig.file.plugins
       : [MICROPUB_PACKAGE, ...this.hostConfig.file.plugins];
-    return loadPlugins(names, (name) => this.pluginOptions(name), this.hostConfig.baseDir).catch(
+    const builtIns = { ...this.options.builtInPlugins, ...hostPlugins };
+    return loadPlugins(names, (name) => this.pluginOptions(name), this.hostConfig.baseDir, builtIns).catch(
       (error: unknown) => {
         throw error instanceof ConfigError ? new ConfigError(error.problems, this.hostConfig.source) : error;
       },

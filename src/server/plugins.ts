@@ -1,26 +1,31 @@
-// Finds a plug-in named in the config: a built-in package name, or a path to a module whose default
-// export is a plug-in class. The plug-in is constructed with its options entry.
+// Finds a plug-in named in the config: a package the host was given by name (its own Micropub
+// endpoint, and those the caller installs: src/built-in-plugins.ts), or a module, by package name or
+// path, whose default export is a plug-in class. The plug-in is constructed with its options entry.
+// The host knows no plug-in of the package itself: the command line hands them over.
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { OptionsError } from "../contract/options/options-error.ts";
 import type { Plugin } from "../contract/plugin.ts";
 import { ConfigError } from "./config/load.ts";
 
-type PluginClass = new (options: Record<string, unknown>) => Plugin;
+export type PluginClass = new (options: Record<string, unknown>) => Plugin;
 
-async function builtIn(name: string): Promise<PluginClass | undefined> {
-  if (name === "@possekit/endpoint-syndicate") return (await import("../index.ts")).default;
-  if (name === "@possekit/endpoint-micropub") return (await import("./micropub/index.ts")).default;
-  const { builtInSyndicators } = await import("../syndicators/index.ts");
-  return builtInSyndicators[name];
-}
+/** Plug-ins found by package name without importing it, each loaded only when it is named. */
+export type BuiltInPlugins = Readonly<Record<string, () => Promise<PluginClass>>>;
+
+/** The host's own: posts enter the server through its Micropub endpoint. */
+export const hostPlugins: BuiltInPlugins = {
+  "@possekit/endpoint-micropub": async () => (await import("./micropub/index.ts")).default,
+};
 
 export async function loadPlugin(
   name: string,
   options: Record<string, unknown>,
   baseDir: string,
+  builtIns: BuiltInPlugins = hostPlugins,
 ): Promise<Plugin> {
-  let PluginConstructor = await builtIn(name);
+  const builtIn = Object.hasOwn(builtIns, name) ? builtIns[name] : undefined;
+  let PluginConstructor = await builtIn?.();
   if (!PluginConstructor) {
     const isPath = name.startsWith(".") || isAbsolute(name);
     const specifier = isPath ? pathToFileURL(resolve(baseDir, name)).href : name;
@@ -50,8 +55,11 @@ export async function loadPlugins(
   names: readonly string[],
   optionsFor: (name: string) => Record<string, unknown>,
   baseDir: string,
+  builtIns: BuiltInPlugins = hostPlugins,
 ): Promise<Plugin[]> {
-  const loaded = await Promise.allSettled(names.map((name) => loadPlugin(name, optionsFor(name), baseDir)));
+  const loaded = await Promise.allSettled(
+    names.map((name) => loadPlugin(name, optionsFor(name), baseDir, builtIns)),
+  );
   const problems = loaded.flatMap((result) => {
     if (result.status === "fulfilled") return [];
     const error: unknown = result.reason;

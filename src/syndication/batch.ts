@@ -1,8 +1,9 @@
 // A batch run: every awaiting post, oldest first, one at a time, under the lease. It goes on by
 // itself whoever listens: results are broadcast as each post finishes and not kept.
 
-import type { AwaitingCursor, Post, PostService } from "../contract/posts.ts";
-import type { Logger } from "../server/logger.ts";
+import type { Logger } from "../contract/logger.ts";
+import type { PostSource } from "../contract/post-source.ts";
+import type { AwaitingCursor, Post } from "../contract/posts.ts";
 import { Broadcast } from "./broadcast.ts";
 import type { HeldLease } from "./lease.ts";
 import type { Ledger } from "./ledger.ts";
@@ -28,7 +29,7 @@ export interface BatchRun {
 }
 
 export interface BatchDependencies {
-  posts: PostService;
+  posts: PostSource;
   ledger: Ledger;
   runLog: RunLog;
   logger: Logger;

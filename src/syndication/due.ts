@@ -27,7 +27,7 @@ export async function nextDue(database: Database, rules: DueRules): Promise<Date
   const result = await database.query<{ due: Date | null }>(
     `SELECT LEAST(
        (SELECT min(COALESCE(t.next_attempt_at, now()))
-          FROM syndication_targets t JOIN posts p ON p.id = t.post_id
+          FROM syndication_targets t JOIN post_source p ON p.id = t.post_id
          WHERE (t.state IN ('pending', 'skipped') OR (t.state = 'failed' AND NOT t.permanent))
            AND p.status = 'published' AND p.deleted_at IS NULL
            AND p.properties->'mp-syndicate-to' ? t.target_uid),
@@ -46,7 +46,7 @@ export async function nextDue(database: Database, rules: DueRules): Promise<Date
        (SELECT min(GREATEST(
                  p.published + $2::float8 * interval '1 millisecond',
                  CASE WHEN gated.gated THEN c.next_check_at END))
-          FROM posts p
+          FROM post_source p
           LEFT JOIN syndication_live_checks c ON c.post_id = p.id
           CROSS JOIN LATERAL (
             SELECT $3::boolean AND (c.live_at IS NULL)

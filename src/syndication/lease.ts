@@ -2,7 +2,7 @@
 // database. It lives in a row that expires unless its holder renews it, so a process that dies
 // (SIGKILL, power loss) never wedges the endpoint: its lease simply lapses.
 import type { Database, Queryable } from "../contract/database.ts";
-import type { Logger } from "../server/logger.ts";
+import type { Logger } from "../contract/logger.ts";
 import type { RunInProgress, Trigger } from "./types.ts";
 
 export const DEFAULT_LEASE_MS = 30_000;

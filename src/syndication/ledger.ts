@@ -327,7 +327,7 @@ export class Ledger {
       `WITH claimed AS (
          INSERT INTO syndication_targets AS t
            (post_id, target_uid, state, attempts, idempotency_key, claimed_by, claimed_at)
-         SELECT $1::bigint, $2, 'sending', 1, $3, $4, now() FROM posts
+         SELECT $1::bigint, $2, 'sending', 1, $3, $4, now() FROM post_source
           WHERE id = $1::bigint AND deleted_at IS NULL FOR SHARE
          ON CONFLICT (post_id, target_uid) DO UPDATE
            SET state = 'sending', attempts = t.attempts + 1, claimed_by = EXCLUDED.claimed_by,
@@ -564,7 +564,7 @@ export class Ledger {
     const result = await this.database.query<{ needing_user: number; failed_or_unknown: number }>(
       `SELECT count(DISTINCT t.post_id) FILTER (WHERE t.state = 'unknown' OR t.permanent)::int AS needing_user,
               count(DISTINCT t.post_id)::int AS failed_or_unknown
-         FROM syndication_targets t JOIN posts p ON p.id = t.post_id
+         FROM syndication_targets t JOIN post_source p ON p.id = t.post_id
         WHERE t.state IN ('failed', 'unknown') AND p.deleted_at IS NULL
           AND t.target_uid = ANY($1::text[]) AND p.properties->'mp-syndicate-to' ? t.target_uid`,
       [[...targetUids]],
@@ -649,7 +649,7 @@ export class Ledger {
          UPDATE syndication_operations AS o
             SET state = 'sending', attempts = o.attempts + 1, claimed_by = $4, claimed_at = now(),
                 url = c.url, updated_at = now()
-           FROM syndication_targets c, posts p
+           FROM syndication_targets c, post_source p
           WHERE o.post_id = $1::bigint AND o.target_uid = $2 AND o.operation = $3
             AND c.post_id = o.post_id AND c.target_uid = o.target_uid AND c.state = 'syndicated'
             AND p.id = o.post_id AND (p.deleted_at IS NOT NULL) = (o.operation = 'delete')

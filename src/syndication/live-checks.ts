@@ -149,7 +149,7 @@ export class LiveChecks {
   /** How many posts gave up waiting for their page (they need the user). */
   async countGaveUp(): Promise<number> {
     const result = await this.database.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM syndication_live_checks c JOIN posts p ON p.id = c.post_id
+      `SELECT count(*)::int AS count FROM syndication_live_checks c JOIN post_source p ON p.id = c.post_id
         WHERE c.gave_up AND p.deleted_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM syndication_targets t WHERE t.post_id = c.post_id)`,
     );

@@ -1,5 +1,5 @@
 // The syndication endpoint's tables. They reference `posts`, so they run after the post service's
-// migrations. Never edit a migration once released: add a new one.
+// migrations (and after the post-source view and events of host migration 002). Never edit a migration once released: add a new one.
 import type { Migration } from "../contract/database.ts";
 
 const runs = `
@@ -246,6 +246,38 @@ CREATE TRIGGER syndication_links_written_back AFTER UPDATE ON posts FOR EACH ROW
   EXECUTE FUNCTION syndication_note_links_written_back();
 `;
 
+// The core hears of a post's change through the post-source port's trigger functions (host migration
+// 002) instead of triggers of its own on the host's table: it fills them in with what 008 and 014's
+// functions did, and drops those triggers, so that its SQL names the source's relation only.
+const postSourceEvents = `
+DROP TRIGGER syndication_post_changed ON posts;
+DROP TRIGGER syndication_links_written_back ON posts;
+CREATE OR REPLACE FUNCTION post_source_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- A post with copies or sends, or a deleted post that was to be sent (its sends are cancelled).
+  IF EXISTS (SELECT 1 FROM syndication_targets WHERE post_id = NEW.id)
+     OR (NEW.deleted_at IS NOT NULL AND jsonb_typeof(NEW.properties->'mp-syndicate-to') = 'array'
+         AND jsonb_array_length(NEW.properties->'mp-syndicate-to') > 0) THEN
+    INSERT INTO syndication_post_changes (post_id) VALUES (NEW.id)
+      ON CONFLICT (post_id) DO UPDATE SET noticed_at = clock_timestamp();
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE OR REPLACE FUNCTION post_source_links_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- A copy's link counts as written back once the post holds it, whoever put it there.
+  -- ? matches an element of an array or a lone string, as a post's syndication may be either.
+  UPDATE syndication_targets SET written_back = true
+   WHERE post_id = NEW.id AND state = 'syndicated' AND NOT written_back
+     AND NEW.properties->'syndication' ? url;
+  RETURN NULL;
+END
+$$;
+DROP FUNCTION syndication_note_post_change();
+DROP FUNCTION syndication_note_links_written_back();
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -261,4 +293,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/012-own-texts", sql: ownTexts },
   { id: "endpoint-syndicate/013-follow-ups", sql: followUps },
   { id: "endpoint-syndicate/014-written-back-trigger", sql: writtenBackTrigger },
+  { id: "endpoint-syndicate/015-post-source-events", sql: postSourceEvents },
 ];

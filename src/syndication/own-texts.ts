@@ -1,8 +1,10 @@
 // The user's own words for one post on one target (issue 17): saved from the preview on the page,
 // or given by a Micropub client in the post property `mp-syndicate-text` (an object keyed by target
 // uid). What the page saved wins; resetting removes both, so the target's template applies again.
+
 import type { Database } from "../contract/database.ts";
-import type { Post, PostService } from "../contract/posts.ts";
+import type { PostSource } from "../contract/post-source.ts";
+import type { Post } from "../contract/posts.ts";
 
 export const OWN_TEXT_PROPERTY = "mp-syndicate-text";
 /** Longer than any service takes (Mastodon instances allow a few thousand characters at most). */
@@ -29,7 +31,7 @@ export function propertyTexts(post: Post): Map<string, string> {
 export class OwnTexts {
   constructor(
     private readonly database: Database,
-    private readonly posts: PostService,
+    private readonly posts: PostSource,
   ) {}
 
   /** Every own text of a post, by target uid. */

@@ -104,12 +104,12 @@ export async function findPosts(
   params.push(page.offset, page.limit);
   const [list, count] = await Promise.all([
     database.query<{ id: string }>(
-      `SELECT p.id::text AS id FROM posts p WHERE ${condition}
+      `SELECT p.id::text AS id FROM post_source p WHERE ${condition}
         ORDER BY p.published, p.id OFFSET $${params.length - 1} LIMIT $${params.length}`,
       params,
     ),
     database.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM posts p WHERE ${condition}`,
+      `SELECT count(*)::int AS count FROM post_source p WHERE ${condition}`,
       countParams,
     ),
   ]);

@@ -3,7 +3,7 @@
 // maxSleepMs so that work written by other instances is found, and never polls: one query per
 // wake-up. When something is due it starts an ordinary batch under the shared lease, recorded with
 // the trigger `schedule`; if another run holds the lease it simply looks again when that lapses.
-import type { Logger } from "../server/logger.ts";
+import type { Logger } from "../contract/logger.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "./errors.ts";
 import type { Syndication } from "./syndication.ts";
 import type { RunSummary } from "./types.ts";

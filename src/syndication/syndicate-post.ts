@@ -1,9 +1,10 @@
 // Syndicates one post: every target it names is claimed in the ledger and called concurrently,
 // each under its own timeout; then the post is updated once with what was learnt.
 
-import type { Post, PostService, PostUpdate } from "../contract/posts.ts";
+import type { Logger } from "../contract/logger.ts";
+import type { PostSource } from "../contract/post-source.ts";
+import type { Post, PostUpdate } from "../contract/posts.ts";
 import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
-import type { Logger } from "../server/logger.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor } from "./copy-digest.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
@@ -20,7 +21,7 @@ const BUSY_NOTE = "Being sent by another run right now";
 
 export interface PostSyndicationContext {
   ledger: Ledger;
-  posts: PostService;
+  posts: PostSource;
   syndicators: readonly SyndicatorPlugin[];
   publication: Publication;
   logger: Logger;

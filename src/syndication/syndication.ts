@@ -5,10 +5,11 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { z } from "zod";
 import type { Database } from "../contract/database.ts";
-import { type Post, PostNotFoundError, type PostService } from "../contract/posts.ts";
+import type { Logger } from "../contract/logger.ts";
+import type { PostSource } from "../contract/post-source.ts";
+import { type Post, PostNotFoundError } from "../contract/posts.ts";
 import type { CopyPreview, Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
-import type { Logger } from "../server/logger.ts";
 import { Batch, type BatchRun } from "./batch.ts";
 import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
 import { nextDue } from "./due.ts";
@@ -89,7 +90,7 @@ export interface SyndicationOptions {
 
 export interface SyndicationDependencies {
   database: Database;
-  posts: PostService;
+  posts: PostSource;
   /** Read at every post, so that targets added after start-up are used. */
   syndicators: () => readonly SyndicatorPlugin[];
   publication: Publication;

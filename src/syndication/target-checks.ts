@@ -1,8 +1,9 @@
 // "Is this target usable?" asked of the target itself, without sending a post: each syndicator's
 // verify() (Mastodon's verify_credentials, a Bluesky session, the archive's keys, Micropub's
 // q=config), under a time limit, side by side. What it finds is recorded in the target health.
+
+import type { Logger } from "../contract/logger.ts";
 import type { SyndicatorPlugin } from "../contract/syndicator.ts";
-import type { Logger } from "../server/logger.ts";
 import { failureOf, type SyndicatorFailure } from "./call-syndicator.ts";
 import {
   healthState,

@@ -1,6 +1,7 @@
 // Issue 4, Also: `possekit syndicate [--url URL]` runs the same core from the command line (cron),
 // printing a JSON line per post as it finishes and then a summary line, and exiting 0; while a
 // batch lease is held by another process it exits 3 and sends nothing.
+
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { builtInPlugins } from "../../src/built-in-plugins.ts";
 import { loadConfig } from "../../src/server/config/load.ts";
 import { Host } from "../../src/server/host.ts";
 import { createLogger } from "../../src/server/logger.ts";
@@ -59,7 +61,10 @@ for (const engine of engines) {
 
     /** The host of the config file, prepared (database migrated) but not listening. */
     const prepareHost = async () => {
-      const host = new Host(loadConfig({ configPath, env, cwd: dir }), { logger: createLogger("silent") });
+      const host = new Host(loadConfig({ configPath, env, cwd: dir }), {
+        logger: createLogger("silent"),
+        builtInPlugins,
+      });
       await host.prepare();
       assert.ok(host.posts);
       return host;

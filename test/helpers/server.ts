@@ -1,10 +1,12 @@
 // Starts the real host on 127.0.0.1 (a real HTTP server on a free port) with a fresh database, for
 // tests that talk HTTP to it as any client would.
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { builtInPlugins } from "../../src/built-in-plugins.ts";
 import type { Plugin } from "../../src/contract/plugin.ts";
 import { loadConfig } from "../../src/server/config/load.ts";
 import { Host } from "../../src/server/host.ts";
@@ -76,6 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const host = new Host(config, {
     logger: createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "error"),
+    builtInPlugins,
     ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(database ? { database } : {}),
   });

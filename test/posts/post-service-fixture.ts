@@ -1,11 +1,11 @@
 // A migrated, empty database with a post service on it, for the post service's tests.
 
 import type { Database } from "../../src/contract/database.ts";
-import type { PostService } from "../../src/contract/posts.ts";
 import type { Publication } from "../../src/contract/syndicator.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
 import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { createPostService } from "../../src/server/posts/post-service.ts";
+import type { PostService } from "../../src/server/posts/post-service-interface.ts";
 import type { Engine } from "../helpers/databases.ts";
 
 export const publication: Publication = {

@@ -32,7 +32,7 @@ function rawPath(
   });
 }
 
-/** An endpoint plug-in whose one route updates the post named in the body through the post service. */
+/** An endpoint plug-in whose one route updates the post named in the body through the post source. */
 class DeletedPostProbe implements EndpointPlugin {
   readonly id = "deleted-post-probe";
   readonly name = "Deleted post probe";
@@ -43,7 +43,7 @@ class DeletedPostProbe implements EndpointPlugin {
   constructor() {
     this.routes.post("/", async (req, res) => {
       const { url } = z.object({ url: z.string() }).parse(req.body);
-      await this.server?.posts?.update(url, { add: { category: ["probe"] } });
+      await this.server?.postSource?.update(url, { add: { category: ["probe"] } });
       res.json({ updated: url });
     });
   }

@@ -1,6 +1,6 @@
 // Plug-in contract (issue 2): plug-ins named by path in the config file's "plugins" list are
 // constructed with their options entry, and init() receives the server: its configuration, the
-// publication, the database (or null), a logger and the syndication targets.
+// publication, the database (or null), the post source (or null), a logger and the syndication targets.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Database } from "../../src/contract/database.ts";
@@ -79,6 +79,15 @@ for (const engine of engines) {
       assert.ok(rows.some((row) => row.id === "test-plugin/001-notes"));
     });
 
+    it("reads posts through the post-source port, which neither creates nor deletes posts", async () => {
+      const { server } = installed(started).received ?? assert.fail("init was not called");
+      const source = server.postSource ?? assert.fail("a server with a database has a post source");
+      assert.equal(await source.findByUrl("https://blog.example/nothing-here/"), null);
+      assert.deepEqual(await source.countAwaitingSyndication(), 0);
+      for (const method of ["create", "delete", "undelete", "categories"])
+        assert.equal(method in source, false, `the post source has no ${method}()`);
+    });
+
     it("receives a logger that writes where the host logs", () => {
       const { server } = installed(started).received ?? assert.fail("init was not called");
       server.logger.warn("a line from the plug-in", { count: 1 });
@@ -106,9 +115,9 @@ describe("a plug-in's init() when the server runs without a database", () => {
     folder.remove();
   });
 
-  it("receives null for the database and the post service", () => {
+  it("receives null for the database and the post source", () => {
     const { server, database } = installed(started).received ?? assert.fail("init was not called");
     assert.equal(database, null);
-    assert.equal(server.posts, null);
+    assert.equal(server.postSource, null);
   });
 });

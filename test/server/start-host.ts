@@ -1,11 +1,13 @@
 // Starts the host from a real config file in a temporary folder (plug-ins named by path, options
 // entries keyed by that name), for tests that need what test/helpers/server.ts does not offer: a
 // config file on disk, a logger to read, or a host that must fail to prepare.
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { builtInPlugins } from "../../src/built-in-plugins.ts";
 import type { Database } from "../../src/contract/database.ts";
 import type { Plugin } from "../../src/contract/plugin.ts";
 import { loadConfig } from "../../src/server/config/load.ts";
@@ -64,6 +66,7 @@ export async function startHostFrom(
   const config = loadConfig({ configPath: folder.configPath, env: folder.env, cwd: folder.dir });
   const host = new Host(config, {
     logger: options.logger ?? createLogger("silent"),
+    builtInPlugins,
     ...(options.database ? { database: options.database } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),
   });

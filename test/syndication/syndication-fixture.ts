@@ -3,7 +3,7 @@
 // syndicators are tested with those syndicators).
 
 import type { Database } from "../../src/contract/database.ts";
-import type { Post, PostService } from "../../src/contract/posts.ts";
+import type { Post } from "../../src/contract/posts.ts";
 import type {
   CopyPreview,
   PostProperties,
@@ -15,6 +15,7 @@ import { migrate } from "../../src/server/database/migrate.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { createPostService } from "../../src/server/posts/post-service.ts";
+import type { PostService } from "../../src/server/posts/post-service-interface.ts";
 import type { BatchRun } from "../../src/syndication/batch.ts";
 import { syndicationMigrations } from "../../src/syndication/migrations.ts";
 import { Syndication, type SyndicationOptions } from "../../src/syndication/syndication.ts";

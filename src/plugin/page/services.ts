@@ -1,9 +1,10 @@
 // What every route of the admin page needs from the server. Without a database there is no core and
 // no post service, and every page answers 501 in the reader's language.
+
 import type { Response } from "express";
 import { HttpError } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
-import type { PostService } from "../../contract/posts.ts";
+import type { PostSource } from "../../contract/post-source.ts";
 import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import type { Translate } from "../../server/i18n.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
@@ -11,7 +12,7 @@ import type { RouteContext } from "../routes/index.ts";
 
 export interface PageServices {
   syndication: Syndication;
-  posts: PostService;
+  posts: PostSource;
   server: Server;
   mountPath: string;
   /** Read at every request, so that targets added after start-up are listed. */
@@ -28,12 +29,12 @@ export function translatorOf(res: Response): Translate {
 export function pageServices(context: RouteContext, res: Response): PageServices {
   const syndication = context.syndication();
   const server = context.server();
-  if (!syndication || !server?.posts) {
+  if (!syndication || !server?.postSource) {
     throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
   }
   return {
     syndication,
-    posts: server.posts,
+    posts: server.postSource,
     server,
     mountPath: context.mountPath,
     syndicators: server.syndicators,

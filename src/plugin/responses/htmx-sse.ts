@@ -7,7 +7,7 @@
 //
 // Rows are rendered one after another in the order of the results; the run never waits for them.
 import type { Request, Response } from "express";
-import type { Logger } from "../../server/logger.ts";
+import type { Logger } from "../../contract/logger.ts";
 import { countInto, emptySummary } from "../../syndication/post-result.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
 import { isFiltered, listQuerySchema, loadPostList } from "../page/post-list.ts";

@@ -1,7 +1,7 @@
 import { HttpError } from "../../contract/http-error.ts";
-import type { Server } from "../../contract/plugin.ts";
-import type { PostService } from "../../contract/posts.ts";
 import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
+import type { HostServer } from "../host-server.ts";
+import type { PostService } from "../posts/post-service-interface.ts";
 
 /** What the routes need from the server, found at request time (plug-ins are initialised after routes exist). */
 export interface MicropubContext {
@@ -18,7 +18,7 @@ export interface MicropubConfiguration {
   posts: PostService | undefined;
 }
 
-export function initialised(server: Server | null): Server {
+export function initialised(server: HostServer | null): HostServer {
   if (!server)
     throw new HttpError(
       503,
@@ -28,7 +28,7 @@ export function initialised(server: Server | null): Server {
   return server;
 }
 
-export function micropubConfiguration(server: Server | null, mountPath: string): MicropubConfiguration {
+export function micropubConfiguration(server: HostServer | null, mountPath: string): MicropubConfiguration {
   const found = initialised(server);
   const base = found.config.application.url.replace(/\/+$/, "");
   return {
@@ -46,7 +46,7 @@ export const withoutDatabase = () =>
     "This server runs without a database, and Micropub needs one to keep posts; configure application.database",
   );
 
-export function micropubContext(server: Server | null): MicropubContext {
+export function micropubContext(server: HostServer | null): MicropubContext {
   const found = initialised(server);
   if (!found.posts) throw withoutDatabase();
   return { posts: found.posts, syndicators: found.syndicators };

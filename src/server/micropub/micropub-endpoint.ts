@@ -2,7 +2,8 @@
 // server through it, and the syndication endpoint later finds their mp-syndicate-to targets.
 import { Router } from "express";
 import { z } from "zod";
-import type { EndpointPlugin, PluginMeta, Server } from "../../contract/plugin.ts";
+import type { EndpointPlugin, PluginMeta } from "../../contract/plugin.ts";
+import type { HostServer } from "../host-server.ts";
 import { mediaUpload } from "./media-endpoint.ts";
 import { initialised, micropubConfiguration, micropubContext } from "./micropub-context.ts";
 import { micropubPost } from "./micropub-post.ts";
@@ -24,7 +25,7 @@ export class MicropubEndpoint implements EndpointPlugin {
   readonly mountPath: string;
   /** Behind the host's authentication, which sets req.auth and removes access_token from the body. */
   readonly routes: Router;
-  private server: Server | null = null;
+  private server: HostServer | null = null;
 
   constructor(options: Record<string, unknown> = {}) {
     const parsed = optionsSchema.safeParse(options);
@@ -47,7 +48,8 @@ export class MicropubEndpoint implements EndpointPlugin {
     return { url: import.meta.url, description: "Creates, updates and deletes posts from Micropub clients" };
   }
 
-  init(server: Server): void {
+  /** The host's own endpoint: it gets the post service, which no other plug-in does. */
+  init(server: HostServer): void {
     this.server = server;
     server.addEndpoint(this);
   }

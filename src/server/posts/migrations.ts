@@ -31,4 +31,35 @@ CREATE INDEX posts_newest_first ON posts (published DESC, id DESC);
 CREATE INDEX posts_awaiting_syndication ON posts (published, id) WHERE ${AWAITING_SYNDICATION_PREDICATE};
 `,
   },
+  {
+    // The post-source port's SQL face (src/contract/post-source.ts): the relation the syndication
+    // core reads posts through, and the two events it hears of a post's change. The trigger functions
+    // do nothing until a plug-in that listens replaces them (CREATE OR REPLACE); the WHEN clauses are
+    // evaluated without calling them, so a write-back of links costs two jsonb subtractions.
+    id: "host/002-post-source",
+    sql: `
+CREATE VIEW post_source AS
+  SELECT id, url, status, published, deleted_at, properties FROM posts;
+CREATE FUNCTION post_source_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN NULL;
+END
+$$;
+CREATE FUNCTION post_source_links_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN NULL;
+END
+$$;
+-- Deleted or restored, or changed in anything but what syndication writes back.
+CREATE TRIGGER post_source_changed AFTER UPDATE ON posts FOR EACH ROW
+  WHEN (OLD.deleted_at IS DISTINCT FROM NEW.deleted_at
+        OR (OLD.properties - '{syndication,mp-syndicate-to}'::text[])
+           IS DISTINCT FROM (NEW.properties - '{syndication,mp-syndicate-to}'::text[]))
+  EXECUTE FUNCTION post_source_changed();
+-- Its links to copies (syndication) changed, whoever wrote them.
+CREATE TRIGGER post_source_links_changed AFTER UPDATE ON posts FOR EACH ROW
+  WHEN (OLD.properties->'syndication' IS DISTINCT FROM NEW.properties->'syndication')
+  EXECUTE FUNCTION post_source_links_changed();
+`,
+  },
 ];

@@ -1,11 +1,9 @@
 import type { Database, Queryable } from "../../contract/database.ts";
 import {
   type AwaitingCursor,
-  type CreatePostInput,
   type Post,
   type PostChange,
   PostNotFoundError,
-  type PostService,
   type PostStatus,
   type PostUpdate,
 } from "../../contract/posts.ts";
@@ -14,6 +12,7 @@ import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { InvalidPostError } from "./errors.ts";
 import { applyUpdate, normalizeProperties, type Properties, parsePostStatus, parsePublished } from "./jf2.ts";
 import { AWAITING_SYNDICATION_PREDICATE } from "./migrations.ts";
+import type { CreatePostInput, PostService } from "./post-service-interface.ts";
 import { chooseSlug, createPostUrlBuilder, numberedSlug } from "./post-url.ts";
 
 interface PostRow {

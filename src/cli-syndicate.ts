@@ -1,19 +1,20 @@
 // `possekit syndicate [--url URL]`: the same core, under the same lease, from the command line (cron).
 // Prints a JSON line per post as it finishes, then a summary line.
 
-import { HttpError } from "../contract/http-error.ts";
-import { PostNotFoundError } from "../contract/posts.ts";
-import { TokenIssuer } from "../server/auth/tokens.ts";
-import type { HostConfig } from "../server/config/load.ts";
-import { DatabaseHeldError, folderHolder } from "../server/database/folder-lock.ts";
-import { Host } from "../server/host.ts";
-import { createLogger, logLevelFromEnv } from "../server/logger.ts";
-import { SyndicationInProgressError } from "../syndication/syndication.ts";
-import type { RunSummary } from "../syndication/types.ts";
-import { EndpointSyndicate, PACKAGE_NAME } from "./endpoint-syndicate.ts";
-import { parseEndpointOptions } from "./options.ts";
-import { summarize } from "./responses/result-sink.ts";
-import { checkSourceUrl } from "./source-url.ts";
+import { builtInPlugins } from "./built-in-plugins.ts";
+import { HttpError } from "./contract/http-error.ts";
+import { PostNotFoundError } from "./contract/posts.ts";
+import { EndpointSyndicate, PACKAGE_NAME } from "./plugin/endpoint-syndicate.ts";
+import { parseEndpointOptions } from "./plugin/options.ts";
+import { summarize } from "./plugin/responses/result-sink.ts";
+import { checkSourceUrl } from "./plugin/source-url.ts";
+import { TokenIssuer } from "./server/auth/tokens.ts";
+import type { HostConfig } from "./server/config/load.ts";
+import { DatabaseHeldError, folderHolder } from "./server/database/folder-lock.ts";
+import { Host } from "./server/host.ts";
+import { createLogger, logLevelFromEnv } from "./server/logger.ts";
+import { SyndicationInProgressError } from "./syndication/syndication.ts";
+import type { RunSummary } from "./syndication/types.ts";
 
 export const EXIT = { ok: 0, error: 1, someFailed: 2, inProgress: 3, notFound: 4 } as const;
 
@@ -37,7 +38,7 @@ export async function syndicateFromCli(config: HostConfig, url: string | undefin
   const embedded = !/^postgres(ql)?:\/\//.test(config.database) && config.database !== "memory:";
   const holder = embedded ? folderHolder(config.database) : null;
   if (holder?.url) return syndicateThroughServer(config, holder.url, url);
-  const host = new Host(config, { logger: createLogger(logLevelFromEnv()) });
+  const host = new Host(config, { logger: createLogger(logLevelFromEnv()), builtInPlugins });
   try {
     try {
       await host.prepare();
