@@ -4,11 +4,11 @@
 import { join } from "node:path";
 import type { EndpointPlugin, NavigationItem, PluginMeta, Server } from "../contract/plugin.ts";
 import type { PostChange } from "../contract/posts.ts";
-import { PACKAGE_ROOT } from "../server/package-root.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
 import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
 import { type EndpointOptions, parseEndpointOptions } from "./options.ts";
+import { PACKAGE_ROOT } from "./package-root.ts";
 import { authenticatedRoutes, publicRoutes } from "./routes/index.ts";
 
 export const PACKAGE_NAME = "@possekit/endpoint-syndicate";

@@ -3,6 +3,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { prefersHtml } from "../contract/negotiate.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { SessionManager } from "./auth/session.ts";
 import { sessionRevocations } from "./auth/session-revocations.ts";
@@ -15,7 +16,6 @@ import { indieauthRoutes, metadataRoute } from "./indieauth/routes.ts";
 import { mediaFiles } from "./media/media-files.ts";
 import { MEDIA_PATH } from "./media/media-store.ts";
 import { type NavigationLink, navigationFor, withBadges } from "./navigation.ts";
-import { prefersHtml } from "./negotiate.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { countingFailures, credentialKey, limiter } from "./rate-limit.ts";
 import { rateLimitStore } from "./rate-limit-store.ts";

@@ -2,9 +2,9 @@
 // localised page for browsers, never a stack trace outside development.
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
 import { errorCodeFor, HttpError } from "../contract/http-error.ts";
+import { prefersHtml } from "../contract/negotiate.ts";
 import { PostNotFoundError } from "../contract/posts.ts";
 import type { Logger } from "./logger.ts";
-import { prefersHtml } from "./negotiate.ts";
 
 /** body-parser and http-errors set `type` and `status` on what they throw. */
 function fromLibraryError(error: unknown): HttpError | null {

@@ -4,19 +4,15 @@
 // (a forged "Syndicated" or a phishing link planted by another site that can set cookies for us).
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Request, Response } from "express";
+import { FLASH_SETTER, type Flash } from "../contract/flash.ts";
+import { prefersHtml } from "../contract/negotiate.ts";
 import { parseCookies } from "./auth/session.ts";
-import { prefersHtml } from "./negotiate.ts";
 
 const FLASH_COOKIE = "possekit_flash";
 /** Where the request's signing key waits for setFlash (res.locals, set by startFlash for every request). */
 const KEY_LOCAL = "flashKey";
 
-export interface Flash {
-  kind: "success" | "error" | "info" | "warning";
-  text: string;
-  /** A link after the text, to a page of this server (a local path). */
-  link?: { href: string; text: string };
-}
+export type { Flash };
 
 const KINDS = ["success", "error", "info", "warning"];
 
@@ -35,6 +31,8 @@ const signature = (key: Buffer, value: string) => createHmac("sha256", key).upda
 /** For every request, before the routes: keeps the key for setFlash, and takes a page's flash. */
 export function startFlash(req: Request, res: Response, key: Buffer): void {
   res.locals[KEY_LOCAL] = key;
+  // How a plug-in's route keeps one (src/contract/flash.ts), without reaching into the host.
+  res.locals[FLASH_SETTER] = (flash: Flash) => setFlash(res, flash);
   if (req.method === "GET" && prefersHtml(req)) res.locals.flash = takeFlash(req, res);
 }
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Database, Migration } from "../contract/database.ts";
 import type { EndpointPlugin, HostConfigView, Plugin, Server } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
+import { publicationProblem } from "../contract/publication-check.ts";
 import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
@@ -24,7 +25,6 @@ import { postMigrations } from "./posts/migrations.ts";
 import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/post-service-interface.ts";
 import { hostPostSource } from "./posts/post-source.ts";
-import { publicationProblem } from "./publication-check.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";
 import { Views } from "./views.ts";
 

@@ -1,7 +1,9 @@
 // Localisation: <lang>.json files from the host and from plug-ins, deep-merged; keys are dotted
 // paths; {name} placeholders; plural forms as objects keyed by Intl.PluralRules categories.
+
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Translate } from "../contract/i18n.ts";
 
 type Messages = { [key: string]: string | Messages };
 
@@ -30,7 +32,7 @@ export function frenchSpacing(text: string): string {
     .replace(/[ \u00a0\u202f]?»/g, `${NARROW_NO_BREAK_SPACE}»`);
 }
 
-export type Translate = (key: string, values?: Record<string, string | number>) => string;
+export type { Translate };
 
 export class I18n {
   private readonly catalogs = new Map<string, Messages>();

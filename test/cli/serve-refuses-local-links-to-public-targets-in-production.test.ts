@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { publicationProblem } from "../../src/server/publication-check.ts";
+import { publicationProblem } from "../../src/contract/publication-check.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { PLUGIN_PACKAGE } from "../endpoint/endpoint-server.ts";
 import { startTestServer } from "../helpers/server.ts";

@@ -3,6 +3,7 @@
 // compared with what the fake received: the text, the photos' alt text, the link card.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { countGraphemes } from "../../src/contract/graphemes.ts";
 import type { CopyPreview, PostProperties, Publication } from "../../src/contract/syndicator.ts";
 import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
@@ -10,7 +11,6 @@ import { InternetArchiveSyndicator } from "../../src/syndicators/internet-archiv
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { mastodonLength } from "../../src/syndicators/mastodon/mastodon-length.ts";
 import { MicropubSyndicator } from "../../src/syndicators/micropub/index.ts";
-import { countGraphemes } from "../../src/syndicators/shared/graphemes.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type FakeArchive, startFakeArchive } from "../fakes/internet-archive.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";

@@ -1,9 +1,9 @@
 // What a post is called on the page: its name, else the start of its summary or content. A note has
 // no name, so the reader recognises it by its first words.
 
+import { graphemes } from "../../contract/graphemes.ts";
 import { postText } from "../../contract/jf2.ts";
 import type { Post } from "../../contract/posts.ts";
-import { graphemes } from "../../syndicators/shared/graphemes.ts";
 
 const EXCERPT_GRAPHEMES = 120;
 

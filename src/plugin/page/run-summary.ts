@@ -1,8 +1,8 @@
 // The end of a run in words, the same wherever it is shown (the form's flash, the live announcement,
 // the status of a run started elsewhere): every count, skipped posts included, in a warning style
 // whenever something still needs attention, with a link to those posts.
-import type { Flash } from "../../server/flash.ts";
-import type { Translate } from "../../server/i18n.ts";
+import type { Flash } from "../../contract/flash.ts";
+import type { Translate } from "../../contract/i18n.ts";
 import { needsAttention } from "../../syndication/post-result.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
 

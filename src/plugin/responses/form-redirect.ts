@@ -1,7 +1,7 @@
 // A browser's form post without JavaScript: once the run is over, back to the page with the outcome.
 import type { Response } from "express";
-import { setFlash } from "../../server/flash.ts";
-import type { Translate } from "../../server/i18n.ts";
+import { setFlash } from "../../contract/flash.ts";
+import type { Translate } from "../../contract/i18n.ts";
 import type { PostResult } from "../../syndication/types.ts";
 import { asFlash, batchSummaryView, singleSummaryView } from "../page/run-summary.ts";
 import type { ResultSink } from "./result-sink.ts";

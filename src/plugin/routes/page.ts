@@ -3,8 +3,8 @@
 // and the recent runs. With nothing awaiting: the latest results instead.
 
 import type { Request, RequestHandler } from "express";
+import { publicationProblem } from "../../contract/publication-check.ts";
 import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
-import { publicationProblem } from "../../server/publication-check.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { RunRecord } from "../../syndication/types.ts";
 import { isFiltered, listHref, listQuerySchema, loadPostList, POST_STATES } from "../page/post-list.ts";

@@ -4,11 +4,11 @@
 // the page with the outcome as a flash message.
 import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
+import { hasScope } from "../../contract/auth.ts";
+import { type Flash, setFlash } from "../../contract/flash.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
+import type { Translate } from "../../contract/i18n.ts";
 import type { Post } from "../../contract/posts.ts";
-import { hasScope } from "../../server/auth/types.ts";
-import { type Flash, setFlash } from "../../server/flash.ts";
-import type { Translate } from "../../server/i18n.ts";
 import { TargetNotConfirmableError, TargetNotSkippableError } from "../../syndication/syndication.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
 import { renderView } from "../page/render.ts";

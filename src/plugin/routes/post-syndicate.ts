@@ -1,11 +1,11 @@
 // POST {mountPath}: with source_url, that one post now; without, every awaiting post, oldest first,
 // under the batch lease. Answers JSON, NDJSON, server-sent events or a redirect, as the client asks.
 import type { Request, RequestHandler, Response } from "express";
+import { hasScope } from "../../contract/auth.ts";
+import { setFlash } from "../../contract/flash.ts";
 import { HttpError, insufficientScope, notFound } from "../../contract/http-error.ts";
+import type { Translate } from "../../contract/i18n.ts";
 import { PostNotFoundError } from "../../contract/posts.ts";
-import { hasScope } from "../../server/auth/types.ts";
-import { setFlash } from "../../server/flash.ts";
-import type { Translate } from "../../server/i18n.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";

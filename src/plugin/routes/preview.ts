@@ -8,12 +8,12 @@
 // shown it again with the refusal and the text as typed.
 import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
+import { hasScope } from "../../contract/auth.ts";
+import { setFlash } from "../../contract/flash.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
+import type { Translate } from "../../contract/i18n.ts";
 import type { Post } from "../../contract/posts.ts";
 import type { CopyPreview } from "../../contract/syndicator.ts";
-import { hasScope } from "../../server/auth/types.ts";
-import { setFlash } from "../../server/flash.ts";
-import type { Translate } from "../../server/i18n.ts";
 import { MAX_OWN_TEXT_LENGTH } from "../../syndication/own-texts.ts";
 import { findPostById } from "../page/post-results.ts";
 import {

@@ -3,10 +3,10 @@
 // page's targets section (htmx), or a redirect back to the page with the outcome (a form).
 import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
+import { hasScope } from "../../contract/auth.ts";
+import { setFlash } from "../../contract/flash.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
-import { hasScope } from "../../server/auth/types.ts";
-import { setFlash } from "../../server/flash.ts";
-import { prefersHtml } from "../../server/negotiate.ts";
+import { prefersHtml } from "../../contract/negotiate.ts";
 import type { TargetStatus } from "../../syndication/syndication.ts";
 import { renderView } from "../page/render.ts";
 import { pageServices, translatorOf } from "../page/services.ts";

@@ -1,13 +1,13 @@
 // Who is asking: a signed-in session (with CSRF protection on state-changing requests), or an access
 // token in the Authorization header, the form field access_token or the query parameter token.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { AuthMethod } from "../../contract/auth.ts";
 import { badRequest, HttpError, unauthorized } from "../../contract/http-error.ts";
-import { prefersHtml } from "../negotiate.ts";
+import { prefersHtml } from "../../contract/negotiate.ts";
 import { secretsEqual } from "./constant-time.ts";
 import type { SessionManager } from "./session.ts";
 import type { TokenRegistry } from "./token-registry.ts";
 import type { TokenIssuer } from "./tokens.ts";
-import type { AuthMethod } from "./types.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const ALL_SCOPES = ["create", "update", "delete", "draft", "media"];

@@ -2,8 +2,8 @@
 // named "file", stored and answered 201 with its URL in Location; a client then names that URL
 // in a post. The scope "media" is enough (or "create", which may upload with a post anyway).
 import type { Request, RequestHandler, Response } from "express";
+import { hasScope } from "../../contract/auth.ts";
 import { badRequest, HttpError, insufficientScope } from "../../contract/http-error.ts";
-import { hasScope } from "../auth/types.ts";
 import type { MediaLibrary } from "../media/media-store.ts";
 import { acceptsAnyMedia } from "../media/media-types.ts";
 import { readMultipart } from "./multipart-request.ts";

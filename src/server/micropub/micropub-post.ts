@@ -1,8 +1,8 @@
 // POST /micropub: create (form or JSON), update (JSON), delete and undelete (form or JSON).
 import type { Request, RequestHandler, Response } from "express";
+import { hasScope } from "../../contract/auth.ts";
 import { badRequest, HttpError, insufficientScope } from "../../contract/http-error.ts";
 import type { PostUpdate } from "../../contract/posts.ts";
-import { hasScope } from "../auth/types.ts";
 import type { MediaLibrary } from "../media/media-store.ts";
 import { acceptedBy, type MediaKind, type MediaType } from "../media/media-types.ts";
 import { closeIfUnread } from "./media-endpoint.ts";

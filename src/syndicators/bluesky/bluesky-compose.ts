@@ -2,6 +2,7 @@
 // or a link card for the post. Made without any network call (facets, blobs and the card's picture
 // are added when sending), so the preview shows exactly what syndicate() then sends.
 
+import { countGraphemes } from "../../contract/graphemes.ts";
 import {
   categories,
   contentText,
@@ -14,7 +15,6 @@ import {
 import type { CopyPreview, PostProperties, Publication } from "../../contract/syndicator.ts";
 import { copyText } from "../shared/copy-template.ts";
 import { cutToFit } from "../shared/fit-text.ts";
-import { countGraphemes } from "../shared/graphemes.ts";
 import { hashtags } from "../shared/hashtags.ts";
 import { previewFacets } from "./bluesky-facets.ts";
 import type { BlueskyOptions } from "./bluesky-options.ts";

@@ -2,10 +2,10 @@
 // counts 300 graphemes (and at most 3000 UTF-8 bytes) and links count in full. Its facets are found
 // in the finished text (bluesky-facets.ts).
 
+import { countGraphemes, utf8Length } from "../../contract/graphemes.ts";
 import type { PostText } from "../../contract/jf2.ts";
 import { type AppendUrl, linkRule } from "../shared/copy-template.ts";
 import { type FittedCopy, fitCopy } from "../shared/fit-copy.ts";
-import { countGraphemes, utf8Length } from "../shared/graphemes.ts";
 
 export const blueskyGraphemeLimit = 300;
 export const blueskyByteLimit = 3000;

@@ -1,6 +1,6 @@
 // How Mastodon counts a status (its StatusLengthValidator): in graphemes, every link as 23
 // characters whatever its length, and a mention of a remote account without its domain.
-import { countGraphemes } from "../shared/graphemes.ts";
+import { countGraphemes } from "../../contract/graphemes.ts";
 import { findUrls } from "../shared/urls.ts";
 
 export const mastodonUrlLength = 23;

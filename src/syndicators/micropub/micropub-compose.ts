@@ -2,9 +2,9 @@
 // it, or as the `template` renders it (with the URL when `appendUrl` is "always"), or in the user's
 // own words. Made without any network call, so the preview shows what syndicate() then sends.
 
+import { countGraphemes } from "../../contract/graphemes.ts";
 import { contentText, firstUrl, permalink, photos } from "../../contract/jf2.ts";
 import type { CopyPreview, PostProperties, Publication } from "../../contract/syndicator.ts";
-import { countGraphemes } from "../shared/graphemes.ts";
 import type { MicropubOptions } from "./micropub-options.ts";
 import {
   type MicropubProperties,

@@ -1,6 +1,6 @@
 // Cutting a text to a target's limit. Links are never cut in half (a half link counts differently
 // and leads nowhere), the cut prefers the end of a word, and an ellipsis shows that text is missing.
-import { graphemes } from "./graphemes.ts";
+import { graphemes } from "../../contract/graphemes.ts";
 import { findUrls } from "./urls.ts";
 
 export const ellipsis = "…";

@@ -2,9 +2,9 @@
 // the outgoing-fetch rules (src/net/safe-fetch.ts), since the address comes from the post.
 
 import type { Photo } from "../../contract/jf2.ts";
+import type { MediaLibrary } from "../../contract/media.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import { OutgoingFetchError, type OutgoingFetchPolicy, safeFetch } from "../../net/safe-fetch.ts";
-import type { MediaLibrary } from "../../server/media/media-store.ts";
 import { type Target, unreachable } from "./http.ts";
 
 /** Where photos come from: the server's own uploads (read from storage), else the web, under the rules. */
