@@ -6,7 +6,7 @@ import type { PostSource } from "../contract/post-source.ts";
 import type { AwaitingCursor, Post } from "../contract/posts.ts";
 import { Broadcast } from "./broadcast.ts";
 import type { HeldLease } from "./lease.ts";
-import type { Ledger } from "./ledger.ts";
+import type { Ledger } from "./ledger/ledger.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import type { RunLog } from "./run-log.ts";

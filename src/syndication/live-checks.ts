@@ -5,7 +5,7 @@
 
 import type { Database } from "../contract/database.ts";
 import { type OutgoingFetchPolicy, safeFetch } from "../net/safe-fetch.ts";
-import type { Backoff } from "./ledger.ts";
+import type { Backoff } from "./ledger/claims.ts";
 
 /** A page that is online answers in far less; the whole check (redirects included) is bounded. */
 const CHECK_TIMEOUT_MS = 10_000;

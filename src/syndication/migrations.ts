@@ -256,7 +256,8 @@ CREATE OR REPLACE FUNCTION post_source_changed() RETURNS trigger LANGUAGE plpgsq
 BEGIN
   -- A post with copies or sends, or a deleted post that was to be sent (its sends are cancelled).
   IF EXISTS (SELECT 1 FROM syndication_targets WHERE post_id = NEW.id)
-     OR (NEW.deleted_at IS NOT NULL AND jsonb_typeof(NEW.properties->'mp-syndicate-to') = 'array'
+     OR (NEW.deleted_at IS NOT NULL
+         AND jsonb_typeof(NEW.properties->'mp-syndicate-to') = 'array'
          AND jsonb_array_length(NEW.properties->'mp-syndicate-to') > 0) THEN
     INSERT INTO syndication_post_changes (post_id) VALUES (NEW.id)
       ON CONFLICT (post_id) DO UPDATE SET noticed_at = clock_timestamp();
@@ -269,8 +270,8 @@ BEGIN
   -- A copy's link counts as written back once the post holds it, whoever put it there.
   -- ? matches an element of an array or a lone string, as a post's syndication may be either.
   UPDATE syndication_targets SET written_back = true
-   WHERE post_id = NEW.id AND state = 'syndicated' AND NOT written_back
-     AND NEW.properties->'syndication' ? url;
+    WHERE post_id = NEW.id AND state = 'syndicated' AND NOT written_back
+      AND NEW.properties->'syndication' ? url;
   RETURN NULL;
 END
 $$;

@@ -22,7 +22,8 @@ import {
 import { performFollowUps, planFollowUps } from "./follow-ups.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
-import { type Backoff, DEFAULT_BACKOFF, Ledger } from "./ledger.ts";
+import { type Backoff, DEFAULT_BACKOFF } from "./ledger/claims.ts";
+import { Ledger } from "./ledger/ledger.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { type OwnText, OwnTexts } from "./own-texts.ts";
 import { PostChanges } from "./post-changes.ts";

@@ -3,7 +3,7 @@
 // rate-limits us (429). Checks (verify) and sends both feed it; a success of either clears it. It is
 // kept in the database, so every instance and the page after a restart see the same.
 import type { Database } from "../contract/database.ts";
-import { clip } from "./ledger.ts";
+import { clip } from "./ledger/rows.ts";
 
 export interface TargetHealth {
   uid: string;

@@ -3,7 +3,7 @@
 // confirm where the copy is: the target becomes syndicated with that link.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Ledger } from "../../src/syndication/ledger.ts";
+import { Ledger } from "../../src/syndication/ledger/ledger.ts";
 import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
 describe("a target of unknown outcome, confirmed from the results page", () => {

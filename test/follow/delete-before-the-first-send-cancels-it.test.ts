@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { CopyChangeOptions, PostProperties, Publication } from "../../src/contract/syndicator.ts";
-import { Ledger } from "../../src/syndication/ledger.ts";
+import { Ledger } from "../../src/syndication/ledger/ledger.ts";
 import { syndicatePost } from "../../src/syndication/syndicate-post.ts";
 import { engines } from "../helpers/databases.ts";
 import {

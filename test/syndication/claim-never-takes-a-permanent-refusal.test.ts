@@ -3,7 +3,7 @@
 // on its own: syndicatePost's pre-check in JavaScript hides it, and only a race would show it.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Ledger } from "../../src/syndication/ledger.ts";
+import { Ledger } from "../../src/syndication/ledger/ledger.ts";
 import { engines } from "../helpers/databases.ts";
 import { ledgerRow, openSyndication, type SyndicationFixture } from "./syndication-fixture.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { idempotencyKey } from "../../src/syndication/idempotency-key.ts";
-import { Ledger } from "../../src/syndication/ledger.ts";
+import { Ledger } from "../../src/syndication/ledger/ledger.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,

@@ -1,0 +1,64 @@
+// What a claim asks for and what it hands out: the right to send one (post, target), or to carry out
+// one follow-up, held until its outcome is recorded; and how failures back off.
+import type { FollowUp, LedgerEntry, Operation, OperationEntry, Trigger } from "../types.ts";
+
+export interface ClaimRequest {
+  postId: string;
+  targetUid: string;
+  /** Used only when the row is created; an existing row keeps its own key. */
+  idempotencyKey: string;
+  /** The instance claiming (a nonce is added so that each claim is told apart). */
+  holder: string;
+  runId: string | null;
+  trigger: Trigger;
+  /**
+   * A user's retry: also claims rows in backoff, refused permanently, or of unknown outcome.
+   * Never rows being sent or already syndicated.
+   */
+  force?: boolean;
+}
+
+/** The right to send one (post, target), held until recordSuccess or recordFailure. */
+export interface Claim {
+  entry: LedgerEntry;
+  /** The attempts-history row of this send. */
+  attemptId: string;
+  /** The claimed_by value; the outcome is recorded only while the row still carries it. */
+  token: string;
+  trigger: Trigger;
+}
+
+/** The right to carry out one follow-up (update or delete of a copy), like a Claim for a send. */
+export interface OperationClaim {
+  entry: OperationEntry;
+  attemptId: string;
+  token: string;
+  trigger: Trigger;
+}
+
+export interface OperationClaimRequest {
+  postId: string;
+  targetUid: string;
+  operation: FollowUp;
+  holder: string;
+  runId: string | null;
+  trigger: Trigger;
+  /** A user's retry: also claims rows refused permanently or of unknown outcome. */
+  force?: boolean;
+}
+
+export interface StaleResolution {
+  postId: string;
+  targetUid: string;
+  operation: Operation;
+  /** pending: will be sent again with the same key; unknown: waits for the user. */
+  state: "pending" | "unknown";
+}
+
+/** How failed sends back off: attempt n waits min(2^n × baseMs, maxMs) (the `retry` options). */
+export interface Backoff {
+  baseMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: Backoff = { baseMs: 60_000, maxMs: 86_400_000 };

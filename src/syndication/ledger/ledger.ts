@@ -1,0 +1,259 @@
+// The ledger: a row per (post, target) saying what was sent, and a history of attempts. Every
+// change of state is one conditional statement, so that instances sharing the database agree on
+// who may send what without any lock held in memory.
+//
+// The ledger is a folder by concern: rows.ts (columns and mapping), claims.ts (what a claim is),
+// books.ts (the statements sends and follow-ups share), reads.ts (what the page reads),
+// follow-ups.ts (updates and deletes of copies), and here the sends themselves.
+import { randomBytes } from "node:crypto";
+import type { Database } from "../../contract/database.ts";
+import type { LedgerEntry, Operation } from "../types.ts";
+import { claimRow, FOLLOW_UPS, failureSql, held, SENDS, staleSql, unknownSql } from "./books.ts";
+import {
+  type Backoff,
+  type Claim,
+  type ClaimRequest,
+  DEFAULT_BACKOFF,
+  type OperationClaim,
+  type StaleResolution,
+} from "./claims.ts";
+import { LedgerFollowUps } from "./follow-ups.ts";
+import {
+  clip,
+  MAX_ERROR_LENGTH,
+  RESENDING_NOTE,
+  TARGET_COLUMNS,
+  type TargetRow,
+  toEntry,
+  UNKNOWN_OUTCOME_ERROR,
+} from "./rows.ts";
+
+export class Ledger extends LedgerFollowUps {
+  constructor(
+    database: Database,
+    private readonly backoff: Backoff = DEFAULT_BACKOFF,
+  ) {
+    super(database);
+  }
+
+  /**
+   * Atomically moves the row to `sending` (creating it if needed) when it may be sent now: pending
+   * or failed, not refused permanently, and due (no next_attempt_at, or it has passed), and its
+   * post not deleted. Returns null when it may not: syndicated, being sent by someone else,
+   * waiting, unknown, or the post deleted (the post's row is read under a share lock, so that a
+   * delete committed while the claim waits is seen: a deleted post is never sent). Under
+   * concurrency exactly one claimer gets the row, on PGlite and across PostgreSQL instances.
+   */
+  async claim(request: ClaimRequest): Promise<Claim | null> {
+    const token = `${request.holder}/${randomBytes(4).toString("hex")}`;
+    const row = await claimRow<TargetRow>(
+      this.database,
+      `WITH claimed AS (
+         INSERT INTO syndication_targets AS t
+           (post_id, target_uid, state, attempts, idempotency_key, claimed_by, claimed_at)
+         SELECT $1::bigint, $2, 'sending', 1, $3, $4, now() FROM post_source
+          WHERE id = $1::bigint AND deleted_at IS NULL FOR SHARE
+         ON CONFLICT (post_id, target_uid) DO UPDATE
+           SET state = 'sending', attempts = t.attempts + 1, claimed_by = EXCLUDED.claimed_by,
+               claimed_at = now(), updated_at = now()
+           WHERE (t.state IN ('pending', 'failed', 'skipped') AND NOT t.permanent
+                  AND (t.next_attempt_at IS NULL OR t.next_attempt_at <= now()))
+              OR ($5::boolean AND t.state IN ('pending', 'failed', 'unknown', 'skipped'))
+         RETURNING ${TARGET_COLUMNS}
+       ), attempt AS (
+         INSERT INTO syndication_attempts (post_id, target_uid, run_id, trigger, outcome)
+         SELECT post_id::bigint, target_uid, $6::bigint, $7, 'sending' FROM claimed
+         RETURNING id::text AS attempt_id
+       )
+       SELECT claimed.*, attempt.attempt_id FROM claimed, attempt`,
+      [request.postId, request.targetUid, request.idempotencyKey, token],
+      request,
+    );
+    return row ? { entry: toEntry(row), attemptId: row.attempt_id, token, trigger: request.trigger } : null;
+  }
+
+  /** The target returned `url`. Recorded even if the row was meanwhile marked unknown. */
+  async recordSuccess(claim: Claim, url: string, digest: string | null = null): Promise<LedgerEntry | null> {
+    const result = await this.database.query<TargetRow>(
+      `WITH attempt AS (
+         UPDATE syndication_attempts SET outcome = 'syndicated', url = $3, finished_at = now()
+          WHERE id = $5::bigint
+       )
+       UPDATE syndication_targets
+          SET state = 'syndicated', url = $3, last_error = NULL, permanent = false,
+              next_attempt_at = NULL, written_back = false, checkpoint = NULL, digest = $6,
+              updated_at = now()
+        WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4
+          AND state IN ('sending', 'unknown')
+        RETURNING ${TARGET_COLUMNS}`,
+      [claim.entry.postId, claim.entry.targetUid, url, claim.token, claim.attemptId, digest],
+    );
+    const row = result.rows[0];
+    return row ? toEntry(row) : null;
+  }
+
+  /**
+   * The send failed. A permanent refusal waits for the user; otherwise attempt n waits
+   * min(2^n × retry.baseMs, retry.maxMs) (2^n minutes up to a day by default), or until `retryAt`
+   * when the target named a later time (its rate-limit reset), before a run may claim it again.
+   */
+  async recordFailure(
+    claim: Claim | OperationClaim,
+    {
+      error,
+      permanent,
+      retryAt,
+      status,
+    }: { error: string; permanent: boolean; retryAt?: Date; status?: number },
+  ): Promise<{ lastError: string | null } | null> {
+    const row = held(claim);
+    const result = await this.database.query<{ last_error: string | null }>(failureSql(row.book), [
+      row.postId,
+      row.targetUid,
+      clip(error),
+      permanent,
+      row.token,
+      row.attemptId,
+      retryAt?.toISOString() ?? null,
+      status ?? null,
+      this.backoff.baseMs,
+      this.backoff.maxMs,
+      row.operation,
+    ]);
+    const updated = result.rows[0];
+    return updated ? { lastError: updated.last_error } : null;
+  }
+
+  /**
+   * Records a send whose outcome nobody knows (it timed out, or the connection broke after the
+   * request went out) to a target without idempotency: like a send interrupted by a crash, it is
+   * never sent again automatically; the user confirms the copy or sends it again.
+   */
+  async recordUnknown(
+    claim: Claim | OperationClaim,
+    error: string,
+  ): Promise<{ lastError: string | null } | null> {
+    const row = held(claim);
+    const message = clip(`${error}; ${UNKNOWN_OUTCOME_ERROR}`);
+    const result = await this.database.query<{ last_error: string | null }>(unknownSql(row.book), [
+      row.postId,
+      row.targetUid,
+      message,
+      row.token,
+      row.attemptId,
+      row.operation,
+    ]);
+    const updated = result.rows[0];
+    return updated ? { lastError: updated.last_error } : null;
+  }
+
+  /**
+   * Rows left `sending` for longer than `olderThanMs` belong to a process that died mid-send.
+   * Targets that honour the idempotency key get them back as pending (the next claim sends again
+   * with the same key); for the others nobody knows whether the copy exists, so they become
+   * `unknown` and are never sent again automatically.
+   */
+  async resolveStale(
+    olderThanMs: number,
+    idempotentUids: readonly string[],
+    postId?: string,
+  ): Promise<StaleResolution[]> {
+    const resolved: StaleResolution[] = [];
+    for (const book of [SENDS, FOLLOW_UPS]) {
+      const result = await this.database.query<{
+        post_id: string;
+        target_uid: string;
+        state: "pending" | "unknown";
+        operation: Operation;
+      }>(staleSql(book), [
+        olderThanMs,
+        idempotentUids,
+        RESENDING_NOTE,
+        UNKNOWN_OUTCOME_ERROR,
+        postId ?? null,
+      ]);
+      for (const row of result.rows)
+        resolved.push({
+          postId: row.post_id,
+          targetUid: row.target_uid,
+          state: row.state,
+          operation: row.operation,
+        });
+    }
+    return resolved;
+  }
+
+  /**
+   * The user confirms the target holds the post at `url` (after an unknown outcome, or a failure
+   * that in fact went through). Null when there is no such row or it is being sent right now.
+   */
+  async markSyndicated(postId: string, targetUid: string, url: string): Promise<LedgerEntry | null> {
+    const result = await this.database.query<TargetRow>(
+      `UPDATE syndication_targets
+          SET state = 'syndicated', url = $3, last_error = NULL, permanent = false,
+              next_attempt_at = NULL, updated_at = now()
+        WHERE post_id = $1::bigint AND target_uid = $2 AND state IN ('pending', 'failed', 'unknown', 'syndicated')
+        RETURNING ${TARGET_COLUMNS}`,
+      [postId, targetUid, url],
+    );
+    const row = result.rows[0];
+    return row ? toEntry(row) : null;
+  }
+
+  /**
+   * The user chose not to send the post to this target ("Skip for this post"), whatever happened
+   * before: a failure, an unknown outcome, or nothing yet. Null when it has the post or is being
+   * sent right now. Should the post name the target again, it is claimed like a pending one.
+   */
+  async markSkipped(postId: string, targetUid: string, idempotencyKey: string): Promise<LedgerEntry | null> {
+    const result = await this.database.query<TargetRow>(
+      `INSERT INTO syndication_targets AS t (post_id, target_uid, state, attempts, idempotency_key)
+       VALUES ($1::bigint, $2, 'skipped', 0, $3)
+       ON CONFLICT (post_id, target_uid) DO UPDATE
+         SET state = 'skipped', permanent = false, next_attempt_at = NULL, updated_at = now()
+         WHERE t.state IN ('pending', 'failed', 'unknown', 'skipped')
+       RETURNING ${TARGET_COLUMNS}`,
+      [postId, targetUid, idempotencyKey],
+    );
+    const row = result.rows[0];
+    return row ? toEntry(row) : null;
+  }
+
+  /**
+   * The user asks for another try: failed (in backoff or refused permanently) and unknown rows
+   * become pending and due now. `targetUids` limits it to those targets. Returns the rows changed.
+   */
+  async retry(postId: string, targetUids?: readonly string[]): Promise<LedgerEntry[]> {
+    const result = await this.database.query<TargetRow>(
+      `UPDATE syndication_targets
+          SET state = 'pending', permanent = false, next_attempt_at = NULL, updated_at = now()
+        WHERE post_id = $1::bigint AND state IN ('failed', 'unknown')
+          AND ($2::text[] IS NULL OR target_uid = ANY($2::text[]))
+        RETURNING ${TARGET_COLUMNS}`,
+      [postId, targetUids ?? null],
+    );
+    return result.rows.map(toEntry);
+  }
+
+  /** Keeps a syndicator's note of progress with a send it holds (see SyndicateOptions.checkpoint). */
+  async saveCheckpoint(claim: Claim, value: string): Promise<void> {
+    await this.database.query(
+      `UPDATE syndication_targets SET checkpoint = $3
+        WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4 AND state = 'sending'`,
+      [claim.entry.postId, claim.entry.targetUid, value.slice(0, MAX_ERROR_LENGTH), claim.token],
+    );
+  }
+
+  /**
+   * The copies' URLs are in the post now. From here on the post is the user's: a URL they remove
+   * is not written back again (only a URL the post never received is repaired from the ledger).
+   */
+  async markWrittenBack(postId: string, targetUids: readonly string[]): Promise<void> {
+    if (targetUids.length === 0) return;
+    await this.database.query(
+      `UPDATE syndication_targets SET written_back = true
+        WHERE post_id = $1::bigint AND target_uid = ANY($2::text[]) AND state = 'syndicated'`,
+      [postId, targetUids],
+    );
+  }
+}
