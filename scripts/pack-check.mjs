@@ -66,7 +66,7 @@ check(
   "the tarball lacks the empty database a first start copies (dist/pgdata-pglite-<version>.tar.br)",
 );
 const unwanted = files.filter((path) =>
-  /^(src|test|bench|docs|interop|scripts|\.ci|data)\/|\.test\.|^dist\/\.built-from\.json$|^tsconfig|^biome\.json$/.test(
+  /^(src|dev|test|bench|docs|interop|scripts|\.ci|data)\/|^dist\/(sandbox\/|demo\.)|\.test\.|^dist\/\.built-from\.json$|^tsconfig|^biome\.json$/.test(
     path,
   ),
 );

@@ -1,4 +1,4 @@
-// possekit serve | token | migrate | syndicate | demo
+// possekit serve | token | migrate | syndicate (the demo is a development command: npm run demo)
 
 import { parseArgs } from "node:util";
 import { builtInPlugins } from "./built-in-plugins.ts";
@@ -22,7 +22,6 @@ Commands:
   token       Print an access token for scripts
   migrate     Apply database migrations and exit
   syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
-  demo        Run the server with sample posts and a local sandbox Mastodon as the target
 
 Run possekit <command> --help for a command's options.`,
   serve: `Usage: possekit serve [--config PATH] [--port N]
@@ -39,10 +38,6 @@ Applies the database migrations of the host and of every installed plug-in, then
 Without --url: works through every post awaiting syndication, oldest first, under the same lock as
 the endpoint (exits 3 when a run is already in progress). With --url: syndicates that one post.
 Prints one JSON line per post as it finishes, then a summary line.`,
-  demo: `Usage: possekit demo [--port N]
-
-Starts the server with an in-memory database, a few sample posts awaiting syndication, and a local
-sandbox Mastodon-compatible server as the target: no account and no network needed.`,
 };
 
 const common = {
@@ -189,10 +184,6 @@ async function run(argv: string[]): Promise<number> {
   const configPath = typeof values.config === "string" ? values.config : undefined;
   const port = typeof values.port === "string" ? values.port : undefined;
 
-  if (command === "demo") {
-    const { runDemo } = await import("./demo.ts");
-    return runDemo({ ...(port ? { port: Number(port) } : {}) });
-  }
   if (command === "token") return token(values, configPath);
   const config = await loadOrExplain(configPath, port ? { port } : {});
   if (!config) return 1;

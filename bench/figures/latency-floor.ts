@@ -3,8 +3,8 @@
 // the endpoint adds around its targets.
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { Database } from "../../src/contract/database.ts";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { createPostService } from "../../src/server/posts/post-service.ts";
 import { Syndication } from "../../src/syndication/syndication.ts";

@@ -2,7 +2,7 @@
 // answer (the connection is cut after the PDS answered): the syndicator cannot know whether the
 // post was made, as after a timeout or a dropped connection in real life.
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
-import { listen, readBody } from "../../src/sandbox/http-kit.ts";
+import { listen, readBody } from "../../dev/sandbox/http-kit.ts";
 
 export interface LosingProxy {
   url: string;

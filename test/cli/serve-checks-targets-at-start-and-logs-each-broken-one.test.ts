@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";
 import { configFolder } from "../server/start-host.ts";

@@ -3,7 +3,7 @@
 // the same post on a server configured with `fetch.allowPrivate: true` (a home network) goes out.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { listen, type RunningServer } from "../../src/sandbox/http-kit.ts";
+import { listen, type RunningServer } from "../../dev/sandbox/http-kit.ts";
 import { jpegBytes } from "../fakes/photo-server.ts";
 import { pgliteEngine } from "../helpers/databases.ts";
 import {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { MicropubSyndicator } from "../../src/syndicators/micropub/index.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";

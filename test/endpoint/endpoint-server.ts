@@ -3,10 +3,10 @@
 // read it back with q=source, and ask the endpoint to syndicate.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { Database } from "../../src/contract/database.ts";
 import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import type { Syndication } from "../../src/syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";

@@ -8,7 +8,7 @@
 // with an explicit error instead, which `duplicateRecordError` can imitate.
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { bearerToken, hold, listen, readBody, sameSecret, sendJson } from "../../src/sandbox/http-kit.ts";
+import { bearerToken, hold, listen, readBody, sameSecret, sendJson } from "../../dev/sandbox/http-kit.ts";
 
 export interface FakePdsOptions {
   handle: string;

@@ -5,7 +5,7 @@
 // real service does, an unknown job id stays "pending".
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { hold, listen, readBody, sameSecret, sendJson } from "../../src/sandbox/http-kit.ts";
+import { hold, listen, readBody, sameSecret, sendJson } from "../../dev/sandbox/http-kit.ts";
 
 export interface FakeArchiveOptions {
   /** When given, requests must carry exactly these keys. */

@@ -5,7 +5,7 @@
 // 204 No Content) and a delete (action=delete, form or JSON; 204) act on them as the spec says; an
 // update or delete of a URL it does not hold is 400 invalid_request, as the spec's errors say.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { bearerToken, listen, readBody, sameSecret, sendJson } from "../../src/sandbox/http-kit.ts";
+import { bearerToken, listen, readBody, sameSecret, sendJson } from "../../dev/sandbox/http-kit.ts";
 
 export interface MicropubRequestRecord {
   contentType: string;

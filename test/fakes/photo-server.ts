@@ -1,5 +1,5 @@
 // A tiny static server for the photos of test posts: what a syndicator fetches before uploading.
-import { listen } from "../../src/sandbox/http-kit.ts";
+import { listen } from "../../dev/sandbox/http-kit.ts";
 
 /** The smallest well-formed JPEG header bytes; the fakes only pass bytes on, nobody decodes them. */
 export const jpegBytes = Buffer.from([

@@ -3,8 +3,8 @@
 // files' types and sizes, and the headers that matter. Two clients sending the same request in
 // different encodings are recorded alike.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { listen, readBody } from "../../src/sandbox/http-kit.ts";
-import { boundaryOf, parseMultipart } from "../../src/sandbox/multipart.ts";
+import { listen, readBody } from "../../dev/sandbox/http-kit.ts";
+import { boundaryOf, parseMultipart } from "../../dev/sandbox/multipart.ts";
 
 export interface RecordedRequest {
   method: string;

@@ -1,8 +1,8 @@
 // The real host with the syndication endpoint and its scheduler running (nobody clicks), a sandbox
 // Mastodon server, and a photo server on the home network: what the follow-up tests act on through
 // the host's own /micropub endpoint.
-import { listen, type RunningServer } from "../../src/sandbox/http-kit.ts";
-import type { SandboxRequest } from "../../src/sandbox/mastodon-server.ts";
+import { listen, type RunningServer } from "../../dev/sandbox/http-kit.ts";
+import type { SandboxRequest } from "../../dev/sandbox/mastodon-server.ts";
 import {
   closeAll,
   type EndpointServer,

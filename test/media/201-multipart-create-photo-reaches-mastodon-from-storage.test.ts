@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { pngBytes } from "../fakes/png.ts";
 import { engines } from "../helpers/databases.ts";

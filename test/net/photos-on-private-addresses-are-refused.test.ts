@@ -4,11 +4,11 @@
 import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
 import { after, before, describe, it } from "node:test";
+import { listen, type RunningServer } from "../../dev/sandbox/http-kit.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { isPrivateAddress } from "../../src/net/private-addresses.ts";
 import { OutgoingFetchError, safeFetch } from "../../src/net/safe-fetch.ts";
-import { listen, type RunningServer } from "../../src/sandbox/http-kit.ts";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { callOptions, note, publication } from "../syndicators/fixtures.ts";
 

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { Database } from "../../src/contract/database.ts";
-import { startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";

@@ -2,7 +2,7 @@
 // the scale tests start, and the few HTTP calls they make (create a post through Micropub, ask an
 // instance to syndicate).
 import { randomBytes } from "node:crypto";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { engines } from "../helpers/databases.ts";

@@ -3,7 +3,7 @@
 // form-encoded create with the right Bearer token (201 with a Location), records its content, and
 // can be told to create the next post but never answer — as when the sender dies mid-request.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { bearerToken, hold, listen, readBody, sameSecret, sendJson } from "../../src/sandbox/http-kit.ts";
+import { bearerToken, hold, listen, readBody, sameSecret, sendJson } from "../../dev/sandbox/http-kit.ts";
 
 export interface HangingMicropubTarget {
   url: string;

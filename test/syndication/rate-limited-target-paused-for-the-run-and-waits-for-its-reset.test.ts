@@ -3,7 +3,7 @@
 // limited, not the post); the other target goes on. A 401 pauses the target the same way.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { engines } from "../helpers/databases.ts";
 import { collect, ledgerRow, openSyndication, type SyndicationFixture } from "./syndication-fixture.ts";

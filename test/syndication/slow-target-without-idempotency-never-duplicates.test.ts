@@ -3,7 +3,7 @@
 // itself; only the user's retry sends it again. Mastodon, which keeps the key, is simply resent.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { MicropubSyndicator } from "../../src/syndicators/micropub/index.ts";
 import { engines } from "../helpers/databases.ts";

@@ -3,8 +3,8 @@
 // edit keeps the status's media while a like has nothing to edit.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
 import { callOptions, note, siteServedBy } from "./fixtures.ts";

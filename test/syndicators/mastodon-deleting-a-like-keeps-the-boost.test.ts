@@ -3,8 +3,8 @@
 // posts keeps the boost when the like post is deleted, and the favourite when the boost post is.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { callOptions, note, publication } from "./fixtures.ts";
 

@@ -2,7 +2,7 @@
 // (falling back to v1), not to a fixed 500, and alt text to the instance's description limit.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { mastodonLength } from "../../src/syndicators/mastodon/mastodon-length.ts";
 import { startPhotoServer } from "../fakes/photo-server.ts";

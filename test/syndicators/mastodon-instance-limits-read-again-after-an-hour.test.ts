@@ -1,7 +1,7 @@
 // The instance's limits are kept for an hour (an instance changes them rarely), then read again.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { InstanceLimitsCache } from "../../src/syndicators/mastodon/mastodon-instance.ts";
 
 const minute = 60 * 1000;

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createRestAPIClient } from "masto";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
 import { type RecordedRequest, type RecordingProxy, startRecordingProxy } from "../fakes/recording-proxy.ts";

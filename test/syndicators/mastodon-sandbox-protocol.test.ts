@@ -1,7 +1,7 @@
 // The sandbox answers as Mastodon does, so that what passes against it passes against an instance.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 
 describe("The sandbox Mastodon speaks Mastodon's API", () => {
   let sandbox: MastodonSandbox;

@@ -3,9 +3,9 @@
 // compared with what the fake received: the text, the photos' alt text, the link card.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { countGraphemes } from "../../src/contract/graphemes.ts";
 import type { CopyPreview, PostProperties, Publication } from "../../src/contract/syndicator.ts";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { InternetArchiveSyndicator } from "../../src/syndicators/internet-archive/index.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";

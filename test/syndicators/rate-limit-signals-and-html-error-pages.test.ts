@@ -2,8 +2,8 @@
 // page from a proxy reads as its status once, not as the page's text run together.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
-import { type MastodonSandbox, startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { refusal, retryAfterSeconds } from "../../src/syndicators/shared/http.ts";
 import { callOptions, note, publication } from "./fixtures.ts";

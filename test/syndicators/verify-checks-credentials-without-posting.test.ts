@@ -3,8 +3,8 @@
 // (getSession after signing in), the archive's keys (/save/status/user), Micropub's q=config.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
-import { startMastodonSandbox } from "../../src/sandbox/mastodon-server.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { InternetArchiveSyndicator } from "../../src/syndicators/internet-archive/index.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";

@@ -6,13 +6,13 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { builtInPlugins } from "./built-in-plugins.ts";
+import { builtInPlugins } from "../src/built-in-plugins.ts";
+import { loadConfig } from "../src/server/config/load.ts";
+import { firstFreePorts } from "../src/server/free-port.ts";
+import { Host } from "../src/server/host.ts";
+import { createLogger, logLevelFromEnv } from "../src/server/logger.ts";
+import { MastodonSyndicator } from "../src/syndicators/mastodon/index.ts";
 import { startMastodonSandbox } from "./sandbox/mastodon-server.ts";
-import { loadConfig } from "./server/config/load.ts";
-import { firstFreePorts } from "./server/free-port.ts";
-import { Host } from "./server/host.ts";
-import { createLogger, logLevelFromEnv } from "./server/logger.ts";
-import { MastodonSyndicator } from "./syndicators/mastodon/index.ts";
 
 const SAMPLE_POSTS = [
   {
