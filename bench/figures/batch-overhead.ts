@@ -217,7 +217,7 @@ function findings(measurements: readonly BatchMeasurement[], missed: ReadonlySet
     const flush = pg.roundTrips.commitMs;
     const list = suggestions(pg, true);
     out.push(
-      `**Per-post overhead on PostgreSQL** (src/syndication/syndicate-post.ts, src/syndication/ledger.ts): a post ` +
+      `**Per-post overhead on PostgreSQL** (src/syndication/syndicate-post.ts, src/syndication/ledger/): a post ` +
         `with one target makes ${pg.commitsPerPost.toFixed(1)} durable commits and ${pg.statementsPerPost.toFixed(1)} ` +
         `statements (${costs(pg)}); each commit waits for the WAL to reach the disk: ${ms(flush)} here against ` +
         `${ms(pg.roundTrips.selectMs)} for a read.` +

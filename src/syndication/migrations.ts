@@ -294,5 +294,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/012-own-texts", sql: ownTexts },
   { id: "endpoint-syndicate/013-follow-ups", sql: followUps },
   { id: "endpoint-syndicate/014-written-back-trigger", sql: writtenBackTrigger },
-  { id: "endpoint-syndicate/015-post-source-events", sql: postSourceEvents },
+  { id: "endpoint-syndicate/016-post-source-events", sql: postSourceEvents },
 ];

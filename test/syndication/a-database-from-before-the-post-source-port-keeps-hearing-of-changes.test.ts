@@ -1,6 +1,6 @@
 // Issue 33, the post-source port: the core no longer keeps triggers of its own on the host's posts
 // table; it hears of a post's change through the port's trigger functions (host migration 002, core
-// migration 015). A database made before them, with the old triggers, is upgraded in place: after
+// migration 016). A database made before them, with the old triggers, is upgraded in place: after
 // the upgrade an edit of a post is still noticed, and a link written back still marks its copy,
 // once each, whoever wrote it.
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { syndicationMigrations } from "../../src/syndication/migrations.ts";
 import { engines } from "../helpers/databases.ts";
 
-const before015 = syndicationMigrations.filter((m) => m.id < "endpoint-syndicate/015");
+const beforePort = syndicationMigrations.filter((m) => m.id < "endpoint-syndicate/016");
 const hostBefore002 = postMigrations.filter((m) => m.id === "host/001-posts");
 
 async function triggersOnPosts(database: Database): Promise<string[]> {
@@ -27,7 +27,7 @@ for (const engine of engines) {
     let database: Database;
     before(async () => {
       database = await engine.open();
-      await migrate(database, [...hostBefore002, ...before015]);
+      await migrate(database, [...hostBefore002, ...beforePort]);
       await database.query(
         `INSERT INTO posts (id, url, slug, properties, status, published)
          VALUES (1, 'https://blog.example/a/', 'a', '{"content": "A", "mp-syndicate-to": []}', 'published', now())`,

@@ -5,6 +5,7 @@ import express, { type Router } from "express";
 import type { Server } from "../../contract/plugin.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
+import { coreErrors } from "../responses/core-errors.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -46,6 +47,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/text/check", checkTextRoute(context));
   router.post("/posts/:id/text/reset", resetTextRoute(context));
   router.post("/posts/:id/text", saveTextRoute(context));
+  router.use(coreErrors);
   return router;
 }
 
@@ -55,5 +57,6 @@ export function publicRoutes(context: RouteContext): Router {
   router.post("/webhook/netlify", webhookRoute(context, "netlify"));
   router.post("/webhook/github", webhookRoute(context, "github"));
   router.post("/webhook", webhookRoute(context, "generic"));
+  router.use(coreErrors);
   return router;
 }

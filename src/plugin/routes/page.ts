@@ -47,66 +47,62 @@ export async function recentRunsWorthListing(syndication: Syndication): Promise<
 }
 
 export function syndicatePageRoute(context: RouteContext): RequestHandler {
-  return async (req: Request, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      const { syndication, posts, syndicators, mountPath } = services;
-      const query = listQuerySchema.parse(req.query);
-      // The filter form sends its empty fields too: the list's own short address is the link to keep.
-      if (Object.values(req.query).some((value) => value === "")) {
-        res.redirect(302, listHref(mountPath, query));
-        return;
-      }
-      const [list, status, runs, needingAttention, targetStates] = await Promise.all([
-        loadPostList(services, query),
-        runStatusView(syndication),
-        recentRunsWorthListing(syndication),
-        syndication.postsNeedingAttention(),
-        syndication.targets(),
-      ]);
-      const { rows, total, page, pages, offset } = list;
-      const filtered = isFiltered(query);
-      const here = { ...query, page };
-
-      // Nothing waits: show what happened to the newest posts that were sent somewhere.
-      let latest: Awaited<ReturnType<typeof postRows>> = [];
-      if (total === 0 && !filtered) {
-        const newest = (await posts.list({ limit: LATEST_RESULTS })).posts.filter(
-          (post) => post.status === "published",
-        );
-        const entries = await syndication.summaryForPosts(newest.map((post) => post.id));
-        const sent = newest.filter((post) => (entries.get(post.id)?.length ?? 0) > 0);
-        latest = await postRows(sent, async () => entries, syndicators, mountPath);
-      }
-
-      res.setHeader("Cache-Control", "no-store");
-      res.render("syndicate/page.njk", {
-        title: translatorOf(res)("syndicate.title"),
-        mountPath,
-        redirectUri: listHref(mountPath, here),
-        query: here,
-        statusAt: new Date().toISOString(),
-        filtered,
-        states: POST_STATES,
-        pageHref: (changes: Record<string, unknown>) => listHref(mountPath, here, changes),
-        total,
-        page,
-        pages,
-        offset,
-        rows,
-        latest,
-        status,
-        runs,
-        targets: configuredTargets(syndicators),
-        targetStates,
-        needingAttention: needingAttention.all,
-        // Refused at start in production; in development the page says it where the user looks.
-        localLinks: publicationProblem(services.server.publication.me, syndicators)
-          ? services.server.publication.me
-          : null,
-      });
-    } catch (error) {
-      next(error);
+  return async (req: Request, res) => {
+    const services = pageServices(context, res);
+    const { syndication, posts, syndicators, mountPath } = services;
+    const query = listQuerySchema.parse(req.query);
+    // The filter form sends its empty fields too: the list's own short address is the link to keep.
+    if (Object.values(req.query).some((value) => value === "")) {
+      res.redirect(302, listHref(mountPath, query));
+      return;
     }
+    const [list, status, runs, needingAttention, targetStates] = await Promise.all([
+      loadPostList(services, query),
+      runStatusView(syndication),
+      recentRunsWorthListing(syndication),
+      syndication.postsNeedingAttention(),
+      syndication.targets(),
+    ]);
+    const { rows, total, page, pages, offset } = list;
+    const filtered = isFiltered(query);
+    const here = { ...query, page };
+
+    // Nothing waits: show what happened to the newest posts that were sent somewhere.
+    let latest: Awaited<ReturnType<typeof postRows>> = [];
+    if (total === 0 && !filtered) {
+      const newest = (await posts.list({ limit: LATEST_RESULTS })).posts.filter(
+        (post) => post.status === "published",
+      );
+      const entries = await syndication.summaryForPosts(newest.map((post) => post.id));
+      const sent = newest.filter((post) => (entries.get(post.id)?.length ?? 0) > 0);
+      latest = await postRows(sent, async () => entries, syndicators, mountPath);
+    }
+
+    res.setHeader("Cache-Control", "no-store");
+    res.render("syndicate/page.njk", {
+      title: translatorOf(res)("syndicate.title"),
+      mountPath,
+      redirectUri: listHref(mountPath, here),
+      query: here,
+      statusAt: new Date().toISOString(),
+      filtered,
+      states: POST_STATES,
+      pageHref: (changes: Record<string, unknown>) => listHref(mountPath, here, changes),
+      total,
+      page,
+      pages,
+      offset,
+      rows,
+      latest,
+      status,
+      runs,
+      targets: configuredTargets(syndicators),
+      targetStates,
+      needingAttention: needingAttention.all,
+      // Refused at start in production; in development the page says it where the user looks.
+      localLinks: publicationProblem(services.server.publication.me, syndicators)
+        ? services.server.publication.me
+        : null,
+    });
   };
 }

@@ -93,22 +93,18 @@ interface Action<Body> {
  * not exist), the form parsed, and the outcome answered as htmx or as a flash and a redirect.
  */
 function postAction<Body>(context: RouteContext, action: Action<Body>): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      requireUpdateScope(req);
-      const t = translatorOf(res);
-      const post = await findPostById(services, res, String(req.params.id), {
-        deleted: action.deletedPosts ?? false,
-      });
-      const parsed = action.schema.safeParse(req.body ?? {});
-      const outcome: ActionOutcome = parsed.success
-        ? await action.act({ services, post, body: parsed.data, t })
-        : { flash: { kind: "error", text: t(action.invalid.text) }, status: action.invalid.status };
-      await answer(req, res, services, post.id, outcome.flash, outcome.status);
-    } catch (error) {
-      next(error);
-    }
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    requireUpdateScope(req);
+    const t = translatorOf(res);
+    const post = await findPostById(services, res, String(req.params.id), {
+      deleted: action.deletedPosts ?? false,
+    });
+    const parsed = action.schema.safeParse(req.body ?? {});
+    const outcome: ActionOutcome = parsed.success
+      ? await action.act({ services, post, body: parsed.data, t })
+      : { flash: { kind: "error", text: t(action.invalid.text) }, status: action.invalid.status };
+    await answer(req, res, services, post.id, outcome.flash, outcome.status);
   };
 }
 

@@ -10,41 +10,33 @@ import type { RouteContext } from "./index.ts";
 const byUrlSchema = z.object({ url: z.string().min(1).max(2048) });
 
 export function postPageRoute(context: RouteContext): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      // A deleted post's page stays: it shows what happened to its copies.
-      const post = await findPostById(services, res, String(req.params.id), { deleted: true });
-      const view = await postResultsView(services, post);
-      const t = translatorOf(res);
-      res.setHeader("Cache-Control", "no-store");
-      res.render("syndicate/post.njk", {
-        ...view,
-        title: view.row.title ?? t("syndicate.post.untitled"),
-        // One date format on the page: with seconds, as attempts of one post often fall within a minute.
-        formatPrecise: res.locals.formatPreciseDate,
-        formatDate: res.locals.formatPreciseDate,
-      });
-    } catch (error) {
-      next(error);
-    }
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    // A deleted post's page stays: it shows what happened to its copies.
+    const post = await findPostById(services, res, String(req.params.id), { deleted: true });
+    const view = await postResultsView(services, post);
+    const t = translatorOf(res);
+    res.setHeader("Cache-Control", "no-store");
+    res.render("syndicate/post.njk", {
+      ...view,
+      title: view.row.title ?? t("syndicate.post.untitled"),
+      // One date format on the page: with seconds, as attempts of one post often fall within a minute.
+      formatPrecise: res.locals.formatPreciseDate,
+      formatDate: res.locals.formatPreciseDate,
+    });
   };
 }
 
 export function postByUrlRoute(context: RouteContext): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      const t = translatorOf(res);
-      const parsed = byUrlSchema.safeParse(req.query);
-      if (!parsed.success) throw new HttpError(400, "invalid_request", t("syndicate.urlRequired"));
-      const post = await services.posts.findByUrl(parsed.data.url);
-      if (!post || post.deleted) {
-        throw new HttpError(404, "not_found", t("syndicate.notFoundUrl", { url: parsed.data.url }));
-      }
-      res.redirect(303, `${services.mountPath}/posts/${encodeURIComponent(post.id)}`);
-    } catch (error) {
-      next(error);
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    const t = translatorOf(res);
+    const parsed = byUrlSchema.safeParse(req.query);
+    if (!parsed.success) throw new HttpError(400, "invalid_request", t("syndicate.urlRequired"));
+    const post = await services.posts.findByUrl(parsed.data.url);
+    if (!post || post.deleted) {
+      throw new HttpError(404, "not_found", t("syndicate.notFoundUrl", { url: parsed.data.url }));
     }
+    res.redirect(303, `${services.mountPath}/posts/${encodeURIComponent(post.id)}`);
   };
 }

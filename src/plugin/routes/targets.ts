@@ -38,14 +38,10 @@ export function targetJson(target: TargetStatus) {
 }
 
 export function targetsRoute(context: RouteContext): RequestHandler {
-  return async (_req, res, next) => {
-    try {
-      const { syndication } = pageServices(context, res);
-      res.setHeader("Cache-Control", "no-store");
-      res.json({ targets: (await syndication.targets()).map(targetJson) });
-    } catch (error) {
-      next(error);
-    }
+  return async (_req, res) => {
+    const { syndication } = pageServices(context, res);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ targets: (await syndication.targets()).map(targetJson) });
   };
 }
 
@@ -55,40 +51,36 @@ export function renderTargets(res: Response, mountPath: string, targets: TargetS
 }
 
 export function checkTargetsRoute(context: RouteContext): RequestHandler {
-  return async (req: Request, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
-      const t = translatorOf(res);
-      const parsed = checkSchema.safeParse(req.body ?? {});
-      const uid = parsed.success ? parsed.data.target_uid : undefined;
-      const known = services.syndicators.some((s) => s.info.uid === uid);
-      if (!parsed.success || (uid !== undefined && !known)) {
-        res.status(400).json({
-          error: "invalid_request",
-          error_description: "target_uid must be the uid of a configured target",
-        });
-        return;
-      }
-      const targets = await services.syndication.checkTargets(uid === undefined ? undefined : [uid]);
-      const broken = targets.filter((target) => target.state !== "ok" && target.state !== "unchecked");
-      const text =
-        broken.length === 0
-          ? t("syndicate.targets.allOk")
-          : t("syndicate.targets.someBroken", { count: broken.length });
-      res.setHeader("Cache-Control", "no-store");
-      if (req.get("hx-request") === "true") {
-        res.type("html").send(await renderTargets(res, services.mountPath, targets, text));
-        return;
-      }
-      if (prefersHtml(req)) {
-        setFlash(res, { kind: broken.length === 0 ? "success" : "error", text });
-        res.redirect(303, `${services.mountPath}#targets-heading`);
-        return;
-      }
-      res.json({ targets: targets.map(targetJson) });
-    } catch (error) {
-      next(error);
+  return async (req: Request, res) => {
+    const services = pageServices(context, res);
+    if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+    const t = translatorOf(res);
+    const parsed = checkSchema.safeParse(req.body ?? {});
+    const uid = parsed.success ? parsed.data.target_uid : undefined;
+    const known = services.syndicators.some((s) => s.info.uid === uid);
+    if (!parsed.success || (uid !== undefined && !known)) {
+      res.status(400).json({
+        error: "invalid_request",
+        error_description: "target_uid must be the uid of a configured target",
+      });
+      return;
     }
+    const targets = await services.syndication.checkTargets(uid === undefined ? undefined : [uid]);
+    const broken = targets.filter((target) => target.state !== "ok" && target.state !== "unchecked");
+    const text =
+      broken.length === 0
+        ? t("syndicate.targets.allOk")
+        : t("syndicate.targets.someBroken", { count: broken.length });
+    res.setHeader("Cache-Control", "no-store");
+    if (req.get("hx-request") === "true") {
+      res.type("html").send(await renderTargets(res, services.mountPath, targets, text));
+      return;
+    }
+    if (prefersHtml(req)) {
+      setFlash(res, { kind: broken.length === 0 ? "success" : "error", text });
+      res.redirect(303, `${services.mountPath}#targets-heading`);
+      return;
+    }
+    res.json({ targets: targets.map(targetJson) });
   };
 }

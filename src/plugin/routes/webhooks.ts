@@ -3,7 +3,7 @@
 // deploys that are not production, start nothing.
 import type { RequestHandler } from "express";
 import { HttpError } from "../../contract/http-error.ts";
-import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
+import { SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult } from "../../syndication/types.ts";
 import { WebhookDeliveries } from "../webhooks/deliveries.ts";
 import { RawBodyError, readRawBody } from "../webhooks/raw-body.ts";
@@ -59,11 +59,6 @@ export function webhookRoute(context: RouteContext, provider: WebhookProvider): 
       try {
         run = await syndication.startBatch("webhook");
       } catch (error) {
-        if (error instanceof SyndicationInProgressError) {
-          throw new HttpError(409, "syndication_in_progress", "Syndication is already in progress", {
-            "Retry-After": String(error.retryAfterSeconds),
-          });
-        }
         if (error instanceof SyndicationShuttingDownError) {
           // Nothing was carried out: the resend this answer asks for must not count as a replay.
           await deliveries?.forget(verdict.deliveryKeys);
