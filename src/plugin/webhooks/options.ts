@@ -7,7 +7,6 @@ import { DEFAULT_MAX_BODY_BYTES } from "./raw-body.ts";
 export const DEFAULT_WEBHOOK_CONTEXTS: readonly string[] = ["production"];
 const MIN_BODY_BYTES = 1_000;
 const MAX_BODY_BYTES = 10_000_000;
-const PACKAGE_NAME = "@possekit/endpoint-syndicate";
 
 const contextsMessage =
   'must be a list of deploy context names, such as ["production"] or ["production", "branch-deploy"]. ' +
@@ -50,26 +49,3 @@ export const webhookOptionsSchema = z
   .prefault({});
 
 export type WebhookOptions = z.output<typeof webhookOptionsSchema>;
-
-/** A configuration mistake in the webhook options; the message names the option. */
-export class WebhookOptionsError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`The ${PACKAGE_NAME} configuration is invalid:\n${problems.map((p) => `- ${p}`).join("\n")}`);
-    this.name = "WebhookOptionsError";
-  }
-}
-
-/** Reads the plug-in's `webhook` option (undefined when absent). Throws WebhookOptionsError. */
-export function parseWebhookOptions(value: unknown): WebhookOptions {
-  const parsed = webhookOptionsSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new WebhookOptionsError(
-    parsed.error.issues.map((issue) => `${optionName(issue.path)}: ${issue.message}`),
-  );
-}
-
-function optionName(path: readonly PropertyKey[]): string {
-  // Entries of contexts are reported as the list itself: the fix is to the list.
-  const named = path.filter((part): part is string => typeof part === "string");
-  return ["webhook", ...named].join(".");
-}
