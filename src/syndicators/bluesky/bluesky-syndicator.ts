@@ -25,6 +25,7 @@ import { type BlueskyCopy, composeBluesky } from "./bluesky-compose.ts";
 import { detectFacets } from "./bluesky-facets.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
+import { BlueskySessions, isSessionError } from "./bluesky-session.ts";
 import { cardImageOfPage } from "./link-card-image.ts";
 import { recordKeyFor, recordKeyRange } from "./record-key.ts";
 
@@ -46,8 +47,6 @@ const maxImageBytes = 1_000_000;
 /** A photo up to this size is fetched and, when over maxImageBytes, downscaled to fit. */
 const maxDownloadBytes = 20_000_000;
 const downloadLimitReason = `possekit downscales photos of up to ${maxDownloadBytes} bytes to Bluesky's ${maxImageBytes}; upload a smaller photo`;
-/** XRPC errors that mean "sign in again", not "this post was refused". */
-const sessionErrors = new Set(["ExpiredToken", "InvalidToken"]);
 
 export class BlueskySyndicator implements SyndicatorPlugin {
   static readonly packageName = "@possekit/syndicator-bluesky";
@@ -65,12 +64,13 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   readonly #options: BlueskyOptions;
   /** The host's rules for fetching photos, read in init(). */
   #host = HOST_NOT_JOINED;
-  /** Bluesky limits sign-ins (30 per 5 minutes), so one session serves every post until it expires. */
-  #session: Promise<BlueskySession> | undefined;
+  /** One session for every post (bluesky-session.ts). */
+  readonly #sessions: BlueskySessions;
   readonly credentialSetting: string;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseBlueskyOptions(options, env);
+    this.#sessions = new BlueskySessions(this.#options.handle, this.#options.password);
     const { password: _secret, ...rest } = this.#options;
     this.options = rest;
     this.credentialSetting = credentialSetting(BlueskySyndicator.packageName, options, {
@@ -93,7 +93,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   /** Signs in (or reuses the session, renewing it as a send would) and asks who it is: posts nothing. */
   async verify({ signal }: { signal: AbortSignal }): Promise<void> {
     const api = new BlueskyApi(this.#options.serviceUrl, { name: "Bluesky", signal });
-    await this.#withSession(api, (session) => api.getSession(session));
+    await this.#sessions.use(api, (session) => api.getSession(session));
   }
 
   /** What syndicate() would send now: the text, the photos with their alt text, the link card. */
@@ -112,7 +112,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     const likeOf = firstUrl(properties, "like-of", publication.me);
     const repostOf = firstUrl(properties, "repost-of", publication.me);
     const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
-    return this.#withSession(api, async (session) => {
+    return this.#sessions.use(api, async (session) => {
       for (const [url, what, subjectCollection] of [
         [likeOf, "like", likeCollection],
         [repostOf, "repost", repostCollection],
@@ -192,7 +192,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       );
     }
     const kind = copyKind(properties, publication);
-    await this.#withSession(api, async (session) => {
+    await this.#sessions.use(api, async (session) => {
       const did = await this.#didOf(api, session, address.actor, url);
       // A post possekit made has a record key from recordKeyFor(); one made in an app has not.
       const ourPost =
@@ -288,8 +288,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       return await api.uploadBlob(session, image.bytes, image.mimeType);
     } catch (error) {
       // Out of time, or the session expired: the post cannot go on without it either.
-      if (api.aborted || (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")))
-        throw error;
+      if (api.aborted || isSessionError(error)) throw error;
       return undefined;
     }
   }
@@ -309,8 +308,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     try {
       await api.createRecord(session, recordCollection, rkey, record);
     } catch (error) {
-      if (api.aborted || (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")))
-        throw error;
+      if (api.aborted || isSessionError(error)) throw error;
       const existing = await api.getRecord(session.did, recordCollection, rkey).catch(() => undefined);
       if (!existing) throw error;
     }
@@ -365,56 +363,6 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       };
     }
     return record;
-  }
-
-  /**
-   * Runs `work` with a session. When Bluesky says it has expired, the session is renewed once with
-   * its refresh token (sign-ins are limited, refreshes are what the official client does), or, when
-   * the refresh token has expired too, by signing in again.
-   */
-  async #withSession<T>(api: BlueskyApi, work: (session: BlueskySession) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const session = await this.#currentSession(api);
-      try {
-        return await work(session);
-      } catch (error) {
-        const expired = error instanceof SyndicationError && sessionErrors.has(error.code ?? "");
-        if (!expired || attempt > 0) throw error;
-        this.#renew(api, session);
-      }
-    }
-  }
-
-  /** Replaces an expired session (once, however many posts noticed it) by its refreshed successor. */
-  #renew(api: BlueskyApi, expired: BlueskySession): void {
-    const current = this.#session;
-    if (!current) return;
-    const renewing = current.then((session) =>
-      session === expired
-        ? api.refreshSession(session).catch((error: unknown) => {
-            if (error instanceof SyndicationError && sessionErrors.has(error.code ?? "")) {
-              return api.createSession(this.#options.handle, this.#options.password);
-            }
-            throw error;
-          })
-        : session,
-    );
-    this.#session = renewing;
-    renewing.catch(() => {
-      if (this.#session === renewing) this.#session = undefined;
-    });
-  }
-
-  #currentSession(api: BlueskyApi): Promise<BlueskySession> {
-    if (!this.#session) {
-      const signingIn = api.createSession(this.#options.handle, this.#options.password);
-      this.#session = signingIn;
-      // A failed sign-in is not kept: the next post tries again.
-      signingIn.catch(() => {
-        if (this.#session === signingIn) this.#session = undefined;
-      });
-    }
-    return this.#session;
   }
 }
 
