@@ -11,6 +11,7 @@ import { errorHandler, notFoundHandler } from "./errors.ts";
 import { flashKey, startFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
 import { INDIEAUTH_PATH, METADATA_PATH } from "./indieauth/endpoints.ts";
+import { grantStore } from "./indieauth/grant-store.ts";
 import { indieauthRoutes, metadataRoute } from "./indieauth/routes.ts";
 import { mediaFiles } from "./media/media-files.ts";
 import { MEDIA_PATH } from "./media/media-store.ts";
@@ -111,7 +112,10 @@ export function buildApp(host: Host): Express {
   const registry = tokenRegistry(host.database);
   // The IndieAuth server checks who asks itself (session and CSRF, codes, tokens): public routes,
   // whose refusals count per address like the other public routes'.
-  app.use(INDIEAUTH_PATH, indieauthRoutes(host, sessions, registry), publicFailures.countFailure);
+  // One grant store for both: without a database it lives in memory, and the status page's
+  // revocations must reach the refresh tokens the token endpoint spends.
+  const grants = grantStore(host.database);
+  app.use(INDIEAUTH_PATH, indieauthRoutes(host, sessions, registry, grants), publicFailures.countFailure);
   // A request without a valid credential counts against its address, in a bucket of its own; one
   // with a credential counts against that credential only.
   const authenticated = countingFailures(
@@ -137,7 +141,7 @@ export function buildApp(host: Host): Express {
       next();
     }, next);
   };
-  app.use("/status", authenticated, perCredential, signedInLocals, statusRoutes(host, registry));
+  app.use("/status", authenticated, perCredential, signedInLocals, statusRoutes(host, registry, grants));
   for (const endpoint of host.endpoints) {
     if (endpoint.routes)
       app.use(endpoint.mountPath, authenticated, perCredential, signedInLocals, endpoint.routes);
