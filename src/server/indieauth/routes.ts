@@ -153,8 +153,17 @@ export function indieauthRoutes(
         throw badRequest(
           `redirect_uri ${redirectUri.href} is not on the host of client_id ${clientId.href}, and the client does not list it`,
         );
-      const back = (error: string, description: string) =>
-        redirectError(res, redirectUri.href, state, error, description);
+      // An error goes back to redirect_uri only once the client is verified: its own page, fetched
+      // from client_id, answered as a client (RFC 6749 §4.1.2.1). Otherwise anyone could make this
+      // server bounce a visitor to any address of theirs (an open redirect): the owner sees a page.
+      const back = (error: string, description: string) => {
+        if (client.fetched) return redirectError(res, redirectUri.href, state, error, description);
+        throw new HttpError(
+          400,
+          error,
+          `${description}; the client could not be verified, so you are not sent back to it`,
+        ).localized("indieauth.unverifiedClient", { reason: description, client: clientId.host });
+      };
       if (query.data.response_type !== "code")
         return back("unsupported_response_type", 'response_type must be "code"');
       if (!state) return back("invalid_request", "state is missing");
