@@ -1,6 +1,7 @@
 // The shape of possekit.config.json. Every field has a default, so no file at all runs a working server.
 import { isIP } from "node:net";
 import { z } from "zod";
+import { MAX_TOKEN_LIFETIME_DAYS } from "../auth/token-signer.ts";
 
 const urlWithoutTrailingSlash = z
   .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL, e.g. https://example.org" })
@@ -50,7 +51,15 @@ export const applicationSchema = z.strictObject({
   /** Largest request body accepted, in bytes. */
   bodyLimit: z.number().int().positive().default(100_000),
   /** Lifetime of tokens issued by the status page and `possekit token`, in days. */
-  tokenLifetimeDays: z.number().int().positive().default(90),
+  tokenLifetimeDays: z
+    .number()
+    .int()
+    .positive()
+    .max(
+      MAX_TOKEN_LIFETIME_DAYS,
+      `at most ${MAX_TOKEN_LIFETIME_DAYS} days (ten years); write a number of days from 1 to ${MAX_TOKEN_LIFETIME_DAYS}`,
+    )
+    .default(90),
   /**
    * Behind a reverse proxy: trust X-Forwarded-For from this many proxies, or from these addresses
    * (express "trust proxy"). Never `true`: any client could then choose its own address.
