@@ -97,6 +97,8 @@ export function buildApp(host: Host): Express {
   }
 
   const bodyLimit = application.bodyLimit;
+  // The multipart reader counts text fields against the same limit (micropub/multipart-request.ts).
+  app.locals.bodyLimit = bodyLimit;
   app.use(express.urlencoded({ extended: true, limit: bodyLimit, parameterLimit: 1000 }));
   app.use(express.json({ limit: bodyLimit, type: ["application/json", "application/*+json"] }));
   app.use(refuseNulCharacters());
