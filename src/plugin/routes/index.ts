@@ -1,8 +1,10 @@
 // The endpoint's routers. Authenticated: the page, POST (single or batch), the per-post page.
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path).
-import express, { type Router } from "express";
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { mayReadPosts } from "../../server/auth/reading-scopes.ts";
 import type { Server } from "../../server/contract.ts";
+import { insufficientScope } from "../../server/http-error.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
 import { syndicatePageRoute } from "./page.ts";
@@ -27,8 +29,19 @@ export interface RouteContext {
   server: () => Server | null;
 }
 
+/**
+ * The pages and their data show every post, drafts included: a token reads them only with create,
+ * update or delete (a media- or draft-only token is for writing; docs/security.md).
+ */
+function readingNeedsAReadingScope(req: Request, _res: Response, next: NextFunction): void {
+  if ((req.method === "GET" || req.method === "HEAD") && !mayReadPosts(req.auth))
+    next(insufficientScope("update"));
+  else next();
+}
+
 export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
+  router.use(readingNeedsAReadingScope);
   router.post("/", postSyndicateRoute(context));
   router.post("/retry", postSyndicateRoute(context, { retryAll: true }));
   router.get("/", syndicatePageRoute(context));
