@@ -66,6 +66,9 @@ for (const engine of engines) {
       const again = await refresh(newest.refresh_token);
       assert.equal(again.status, 400);
       assert.equal(again.body.error, "invalid_grant");
+      // The refresh tokens themselves are marked revoked too, not only refused through the registry.
+      const live = await sql("SELECT token_hash FROM indieauth_refresh_tokens WHERE revoked_at IS NULL");
+      assert.equal(live.rows.length, 0, "no refresh token of the grant is left unrevoked");
       const page = await statusPage();
       // The page lists the grant as revoked: the client's grant with both of its tokens, in one group.
       const grant = /<tbody data-grant-id="[^"]+"[^>]*>([\s\S]*?)<\/tbody>/g;
