@@ -48,6 +48,7 @@ const UNIT = [
   "test/syndicators/invalid-template-fails-at-start-naming-the-option.test.ts",
   "test/syndicators/plain-text-from-html.test.ts",
   "test/syndicators/syndicator-options-and-registry.test.ts",
+  "test/webhooks/forged-webhooks-never-start-a-run.test.ts",
   "test/webhooks/github-deployment-status-decision.test.ts",
   "test/webhooks/hub-signature-256-verification.test.ts",
   "test/webhooks/netlify-deploy-decision.test.ts",
@@ -133,7 +134,10 @@ function parse(argv) {
     else if (arg === "--list") options.list = true;
     else if (arg.startsWith("--")) {
       options.runner.push(arg);
-      if (RUNNER_FLAGS_WITH_VALUE.has(arg) && i + 1 < argv.length) options.runner.push(argv[(i += 1)]);
+      if (RUNNER_FLAGS_WITH_VALUE.has(arg) && i + 1 < argv.length) {
+        i += 1;
+        options.runner.push(argv[i]);
+      }
     } else options.filters.push(arg);
   }
   return options;
