@@ -9,7 +9,7 @@
 //   npm test -- test/cli serve       only files whose path contains one of the words, from every tier
 //   npm test -- --test-name-pattern=lease --watch    any other --flag goes to node --test
 //   node scripts/test.mjs --postgres the files that prove what PostgreSQL decides (CI's PostgreSQL part)
-//   node scripts/test.mjs --list     prints each file's tier and runs nothing
+//   node scripts/test.mjs --list [...]       prints the files chosen, with their tiers; runs nothing
 //
 // A file's tier: SYSTEM and UNIT below (folders or files, by path prefix); any other file under
 // test/ is integration, so a new test always runs. A name in a list that matches no file fails the
@@ -72,6 +72,9 @@ const POSTGRES = [
   /exactly-once/,
   /^test\/scale\//,
 ];
+
+/** Several server processes sharing one database: PostgreSQL only (left out, saying so, without it). */
+const NEEDS_POSTGRES = [/^test\/scale\//, /-on-postgresql-/];
 
 const TIERS = ["unit", "integration", "system"];
 
@@ -163,10 +166,6 @@ const main = () => {
     }
   }
   const tierOfFile = new Map(all.map((file) => [file, tierOf(file)]));
-  if (options.list) {
-    for (const file of all) console.log(`${tierOfFile.get(file).padEnd(12)} ${file}`);
-    return 0;
-  }
   // Words name files in every tier (a mutant's tests, `npm test -- test/cli`); without words,
   // `npm test` is unit + integration.
   const tiers =
@@ -181,18 +180,23 @@ const main = () => {
     console.error("No test files matched.");
     return 1;
   }
+  if (options.list) {
+    for (const file of files) console.log(`${tierOfFile.get(file).padEnd(12)} ${file}`);
+    return 0;
+  }
   if (files.some((file) => file.includes("/e2e/"))) process.env.CHROMIUM_PATH = ensureChromium();
 
   // PostgreSQL runs only when asked for (TEST_DATABASE_URL): a server that merely listens on 5432
   // no longer doubles every database test.
   if (!process.env.TEST_DATABASE_URL) {
-    const scale = files.filter((file) => file.startsWith("test/scale/"));
-    if (scale.length > 0) {
+    const left = files.filter((file) => NEEDS_POSTGRES.some((pattern) => pattern.test(file)));
+    if (left.length > 0) {
       console.log(
-        `test/scale needs PostgreSQL (several server processes share one database): leaving out ${scale.length} ` +
-          "files; set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to run them.",
+        `${left.length} files run several server processes on one database, which needs PostgreSQL ` +
+          "(test/scale and the *-on-postgresql-* files): left out; set " +
+          "TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to run them (CI's postgres part does).",
       );
-      files.splice(0, files.length, ...files.filter((file) => !file.startsWith("test/scale/")));
+      files.splice(0, files.length, ...files.filter((file) => !left.includes(file)));
       if (files.length === 0) return 1;
     }
   } else {
