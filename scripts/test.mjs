@@ -37,6 +37,7 @@ const SYSTEM = [
  * needs more fails here instead of slowing the tier down.
  */
 const UNIT = [
+  "src/",
   "test/cli/serve-config-mistakes-checked-in-process.test.ts",
   "test/micropub/mf2-jf2-conversion.test.ts",
   "test/micropub/request-parsing.test.ts",
@@ -83,6 +84,16 @@ function findTests(folder) {
     const path = join(folder, name);
     if (statSync(path).isDirectory()) return findTests(path);
     return name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/** *.test.ts files outside test/, src/ and interop/ (and the folders no test lives in). */
+function findStray(folder) {
+  const skipped = new Set(["node_modules", ".git", "test", "src", "interop", "dist", "data"]);
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = folder === "." ? entry.name : join(folder, entry.name);
+    if (entry.isDirectory()) return skipped.has(path) || entry.name.startsWith(".") ? [] : findStray(path);
+    return entry.name.endsWith(".test.ts") ? [path] : [];
   });
 }
 
@@ -157,11 +168,23 @@ const main = () => {
     console.error(error.message);
     process.exit(2);
   }
-  const all = findTests("test").sort();
+  // Tests live under test/ or beside the code in src/; a test file anywhere else belongs to no tier
+  // (interop/ has its own command, npm run test:interop) and stops the run rather than be ignored.
+  const all = [...findTests("test"), ...(existsSync("src") ? findTests("src") : [])].sort();
+  const stray = findStray(".");
+  if (stray.length > 0) {
+    console.error(
+      `Test files in no tier (move them under test/ or beside their code in src/):\n  ${stray.join("\n  ")}`,
+    );
+    process.exit(2);
+  }
   // Every name in the lists must still match a file: a renamed file would leave its tier silently.
+  // (A folder need only exist: src/ holds no test yet.)
   for (const entry of [...SYSTEM, ...UNIT]) {
-    if (!all.some((file) => (entry.endsWith("/") ? file.startsWith(entry) : file === entry))) {
-      console.error(`scripts/test.mjs names ${entry}, which matches no test file: update the list.`);
+    if (entry.endsWith("/") ? !existsSync(entry) : !all.includes(entry)) {
+      console.error(
+        `scripts/test.mjs names ${entry}, which matches no test file or folder: update the list.`,
+      );
       process.exit(2);
     }
   }
