@@ -4,23 +4,14 @@
 // several frame (SOF) headers. The worker checks again before it decodes: a bomb is a failed photo.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { crc32, deflateSync } from "node:zlib";
+import { deflateSync } from "node:zlib";
 import { createJimp } from "@jimp/core";
 import jpeg from "@jimp/js-jpeg";
 import { downscalePhoto } from "../../src/syndicators/shared/downscale-photo.ts";
 import { downscale } from "../../src/syndicators/shared/downscale-worker.ts";
 import { imageSize } from "../../src/syndicators/shared/image-size.ts";
 import { SyndicationError } from "../../src/syndicators/syndication-error.ts";
-import { pngBytes } from "../fakes/png.ts";
-
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
+import { chunk, pngBytes } from "../fakes/png.ts";
 
 const ihdr = (width: number, height: number) => {
   const header = Buffer.alloc(13);
