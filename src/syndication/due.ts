@@ -10,7 +10,7 @@ export interface DueRules {
   afterPublishMs: number;
   /** schedule.whenLive: a new post (no ledger rows yet) waits for its next live check. */
   whenLive: boolean;
-  /** The configured targets: a post naming only unknown targets is never due. */
+  /** The configured targets that may be sent to now (not paused): a post naming only others is never due. */
   targetUids: readonly string[];
 }
 
@@ -29,6 +29,7 @@ export async function nextDue(database: Database, rules: DueRules): Promise<Date
        (SELECT min(COALESCE(t.next_attempt_at, now()))
           FROM syndication_targets t JOIN posts p ON p.id = t.post_id
          WHERE (t.state IN ('pending', 'skipped') OR (t.state = 'failed' AND NOT t.permanent))
+           AND t.target_uid = ANY($4::text[])
            AND p.status = 'published' AND p.deleted_at IS NULL
            AND p.properties->'mp-syndicate-to' ? t.target_uid),
        (SELECT min(t.claimed_at) + $1::int * interval '1 millisecond'

@@ -84,6 +84,8 @@ export class Scheduler {
       this.nudged = false;
       let due: Date | null = null;
       try {
+        // A refused target is checked when its check is due (with backoff), never by a run.
+        await this.syndication.checkPausedTargets();
         due = await this.syndication.nextDue();
         this.current.nextDueAt = due;
       } catch (error) {

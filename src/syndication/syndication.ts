@@ -38,7 +38,7 @@ import {
 } from "./syndicate-post.ts";
 import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { TargetHealthStore } from "./target-health.ts";
-import { TargetPauses } from "./target-pauses.ts";
+import { type TargetPause, TargetPauses } from "./target-pauses.ts";
 import type {
   Attempt,
   LedgerEntry,
@@ -71,6 +71,7 @@ export {
 export type { LeaseStatus } from "./lease.ts";
 export type { LiveCheck } from "./live-checks.ts";
 export type { TargetStatus } from "./target-checks.ts";
+export type { TargetPause } from "./target-pauses.ts";
 
 export interface SyndicationOptions {
   /** How long one target may take before it counts as failed (default 30 s). */
@@ -85,6 +86,8 @@ export interface SyndicationOptions {
   schedule?: ScheduleRules;
   /** The rules for fetching a post's own URL in the live check (`fetch.allowPrivate`). */
   fetchPolicy?: OutgoingFetchPolicy;
+  /** The time in milliseconds, for when pauses end (tests inject one; default Date.now). */
+  clock?: () => number;
 }
 
 export interface SyndicationDependencies {
@@ -111,6 +114,8 @@ export class Syndication {
   readonly leaseMs: number;
   readonly scheduleRules: ScheduleRules;
   private readonly ledger: Ledger;
+  private readonly backoff: Backoff;
+  private readonly clock: () => number;
   private readonly liveChecks: LiveChecks;
   private readonly health: TargetHealthStore;
   private readonly runLog: RunLog;
@@ -128,6 +133,8 @@ export class Syndication {
     this.leaseMs = durationSchema.parse(options.leaseMs ?? DEFAULT_LEASE_MS);
     this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     const backoff = options.retry ?? DEFAULT_BACKOFF;
+    this.backoff = backoff;
+    this.clock = options.clock ?? Date.now;
     this.scheduleRules = options.schedule ?? { whenLive: true, afterPublishMs: 0 };
     this.ledger = new Ledger(deps.database, backoff);
     this.liveChecks = new LiveChecks(deps.database, backoff);
@@ -220,7 +227,7 @@ export class Syndication {
         this.runLog.start("batch", trigger, this.holder, tx),
       );
       if (held) {
-        const pauses = new TargetPauses();
+        const pauses = await this.pausesFor(trigger, force);
         const batch = new Batch(
           {
             posts: this.deps.posts,
@@ -271,10 +278,59 @@ export class Syndication {
     trigger: Trigger,
     options: { retryFailed?: boolean } = {},
   ): Promise<PostResult> {
+    return this.syndicateOne(url, trigger, options.retryFailed ?? false, false);
+  }
+
+  private async syndicateOne(url: string, trigger: Trigger, force: boolean, userRetry: boolean) {
     const post = await this.deps.posts.findByUrl(url);
     if (!post || post.deleted) throw new PostNotFoundError(url);
-    const force = options.retryFailed ?? false;
-    return this.single(post, trigger, (runId) => this.syndicateStored(post, runId, trigger, force));
+    return this.single(post, trigger, async (runId) =>
+      this.syndicateStored(post, runId, trigger, force, await this.pausesFor(trigger, force || userRetry)),
+    );
+  }
+
+  /**
+   * The targets paused now (refused, rate limited: see target-pauses.ts), read from the target
+   * health that every instance shares. A run someone asked for first checks the refused targets
+   * that can be checked, so that a click after fixing the credentials sends at once; a user's retry
+   * also sends to a refused target that cannot be checked, as its check.
+   */
+  private async pausesFor(trigger: Trigger, userRetry: boolean): Promise<TargetPauses> {
+    // Someone asked for this run (not the scheduler, not a webhook): one check each, no post.
+    if (userRetry || (trigger !== "schedule" && trigger !== "webhook")) await this.checkRefusedTargets();
+    return TargetPauses.lasting(
+      this.deps.syndicators(),
+      await this.health.all(),
+      this.backoff,
+      this.clock,
+      userRetry,
+    );
+  }
+
+  /** Checks every refused target that can be checked (a user's retry comes after a fix). */
+  private async checkRefusedTargets(): Promise<void> {
+    const health = await this.health.all();
+    const refused = this.deps
+      .syndicators()
+      .filter((s) => health.get(s.info.uid)?.refusedSince && typeof s.verify === "function");
+    if (refused.length > 0) await checkTargets(refused, this.health, this.deps.logger, this.targetTimeoutMs);
+  }
+
+  /**
+   * The scheduler's check of refused targets (issue 32): each whose next check is due is asked
+   * (verify) and what it says recorded; a success ends its pause on every instance. Returns how
+   * many were checked.
+   */
+  async checkPausedTargets(): Promise<number> {
+    const now = this.clock();
+    const syndicators = this.deps.syndicators();
+    const pauses = TargetPauses.lasting(syndicators, await this.health.all(), this.backoff, this.clock);
+    const due = syndicators.filter((s) => {
+      const pause = pauses.get(s.info.uid, now);
+      return pause?.kind === "refused" && (pause.checkAt?.getTime() ?? 0) <= now;
+    });
+    if (due.length > 0) await checkTargets(due, this.health, this.deps.logger, this.targetTimeoutMs);
+    return due.length;
   }
 
   /**
@@ -315,7 +371,7 @@ export class Syndication {
     const post = await this.deps.posts.findByUrl(url);
     if (!post || post.deleted) throw new PostNotFoundError(url);
     await this.ledger.retry(post.id, targetUids);
-    return this.syndicatePost(url, trigger);
+    return this.syndicateOne(url, trigger, false, true);
   }
 
   /**
@@ -413,13 +469,34 @@ export class Syndication {
    * When the scheduler next has something to do (see nextDue in due.ts): a moment, possibly
    * past, or null when nothing waits at all.
    */
-  nextDue(): Promise<Date | null> {
-    return nextDue(this.deps.database, {
+  async nextDue(): Promise<Date | null> {
+    // A paused target makes nothing due: its posts wait until the pause ends or its check is due.
+    const pauses = TargetPauses.lasting(
+      this.deps.syndicators(),
+      await this.health.all(),
+      this.backoff,
+      this.clock,
+    );
+    const paused = new Set(pauses.uids());
+    const due = await nextDue(this.deps.database, {
       staleMs: this.staleMs,
       afterPublishMs: this.scheduleRules.afterPublishMs,
       whenLive: this.scheduleRules.whenLive,
-      targetUids: this.deps.syndicators().map((syndicator) => syndicator.info.uid),
+      targetUids: this.targetUids().filter((uid) => !paused.has(uid)),
     });
+    const moments = [...(due ? [due] : []), ...pauses.ends()];
+    return moments.length === 0 ? null : new Date(Math.min(...moments.map((moment) => moment.getTime())));
+  }
+
+  /** The targets paused now, by uid, with what the page says of each. */
+  async pausedTargets(): Promise<Map<string, TargetPause>> {
+    const pauses = TargetPauses.lasting(
+      this.deps.syndicators(),
+      await this.health.all(),
+      this.backoff,
+      this.clock,
+    );
+    return new Map(pauses.entries());
   }
 
   /** The ids of one page of posts matching the page's filter, oldest first, and how many match. */
