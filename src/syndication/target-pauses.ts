@@ -70,10 +70,11 @@ export function lastingPause(
       checkAt,
     };
   }
+  // Kept until `until`: TargetPauses.get drops it then.
   const until = health.rateLimitedUntil;
-  if (until && until.getTime() > now)
-    return { kind: "rate_limited", reason: rateLimitedReason(name, health.error, until), until };
-  return undefined;
+  return until
+    ? { kind: "rate_limited", reason: rateLimitedReason(name, health.error, until), until }
+    : undefined;
 }
 
 export class TargetPauses {
