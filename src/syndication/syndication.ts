@@ -11,7 +11,7 @@ import type { Logger } from "../server/logger.ts";
 import { type Post, PostNotFoundError, type PostService } from "../server/posts/types.ts";
 import { Batch, type BatchRun } from "./batch.ts";
 import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
-import { nextDue } from "./due.ts";
+import { type DueRules, nextDue, nextLiveCheck } from "./due.ts";
 import {
   SyndicationInProgressError,
   SyndicationShuttingDownError,
@@ -22,6 +22,7 @@ import { performFollowUps, planFollowUps } from "./follow-ups.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF, Ledger } from "./ledger.ts";
+import { sweepLiveChecks } from "./live-check-sweep.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { type OwnText, OwnTexts } from "./own-texts.ts";
 import { PostChanges } from "./post-changes.ts";
@@ -214,6 +215,9 @@ export class Syndication {
   async startBatch(trigger: Trigger, options: { retryFailed?: boolean } = {}): Promise<BatchRun> {
     const force = options.retryFailed ?? false;
     if (this.shuttingDown) throw new SyndicationShuttingDownError();
+    // A scheduled run of this process yields the lease at once to a run someone asked for (issue
+    // 32): it stops after the post it is on, and the asked-for run sends what it would have.
+    if (trigger !== "schedule") await this.stopScheduledBatches();
     // Refusals are the common answer under contention, so they are made as cheap as possible:
     // from memory when this process runs the batch, else from one read of the lease. The
     // transaction in acquire stays the arbiter whenever the lease looks free.
@@ -470,7 +474,41 @@ export class Syndication {
    * past, or null when nothing waits at all.
    */
   async nextDue(): Promise<Date | null> {
-    // A paused target makes nothing due: its posts wait until the pause ends or its check is due.
+    return (await this.dueMoments()).next;
+  }
+
+  /**
+   * What the scheduler needs at a wake-up: `run`, when a run next has something to send (a paused
+   * target makes nothing due); `next`, the earliest of that, the next live check of a new post
+   * (made by sweepLiveChecks, not by a run) and the end of a pause.
+   */
+  async dueMoments(): Promise<{ run: Date | null; next: Date | null }> {
+    const { rules, pauses } = await this.dueRules();
+    const [run, check] = await Promise.all([
+      nextDue(this.deps.database, rules),
+      nextLiveCheck(this.deps.database, rules),
+    ]);
+    const moments = [run, check, ...pauses.ends()].filter((moment): moment is Date => moment !== null);
+    const next = moments.length === 0 ? null : new Date(Math.min(...moments.map((m) => m.getTime())));
+    return { run, next };
+  }
+
+  /**
+   * The scheduler's live checks of new posts (schedule.whenLive), outside any run: no lease, no
+   * run record, no event (see live-check-sweep.ts). Returns how many pages were checked.
+   */
+  async sweepLiveChecks(): Promise<number> {
+    if (!this.scheduleRules.whenLive) return 0;
+    const { rules } = await this.dueRules();
+    return sweepLiveChecks({
+      database: this.deps.database,
+      liveChecks: this.liveChecks,
+      checkLive: (url) => this.checkLive(url),
+      rules,
+    });
+  }
+
+  private async dueRules(): Promise<{ rules: DueRules; pauses: TargetPauses }> {
     const pauses = TargetPauses.lasting(
       this.deps.syndicators(),
       await this.health.all(),
@@ -478,14 +516,26 @@ export class Syndication {
       this.clock,
     );
     const paused = new Set(pauses.uids());
-    const due = await nextDue(this.deps.database, {
+    const rules: DueRules = {
       staleMs: this.staleMs,
       afterPublishMs: this.scheduleRules.afterPublishMs,
       whenLive: this.scheduleRules.whenLive,
       targetUids: this.targetUids().filter((uid) => !paused.has(uid)),
-    });
-    const moments = [...(due ? [due] : []), ...pauses.ends()];
-    return moments.length === 0 ? null : new Date(Math.min(...moments.map((moment) => moment.getTime())));
+    };
+    return { rules, pauses };
+  }
+
+  private checkLive(url: string): Promise<LiveAnswer> {
+    return this.deps.checkLive
+      ? this.deps.checkLive(url)
+      : fetchLive(url, this.deps.options?.fetchPolicy ?? { ownSite: this.deps.publication.me });
+  }
+
+  /** Stops this process's scheduled batches and waits for them to release the lease. */
+  private async stopScheduledBatches(): Promise<void> {
+    const scheduled = [...this.batches].filter((batch) => batch.trigger === "schedule" && !batch.finished);
+    for (const batch of scheduled) batch.stop();
+    await Promise.allSettled(scheduled.map((batch) => batch.done));
   }
 
   /** The targets paused now, by uid, with what the page says of each. */
@@ -628,28 +678,29 @@ export class Syndication {
     );
   }
 
-  /** A scheduled run's post: held back while it is not due yet (see schedule-gate.ts). */
+  /**
+   * A scheduled run's post: held back while it is not due yet (see schedule-gate.ts), and then not
+   * reported at all: waiting is not a result, nor something for the user to attend to (issue 32).
+   */
   private async syndicateWhenDue(
     post: Post,
     runId: string,
     pauses: TargetPauses,
     known?: KnownOfPost,
-  ): Promise<PostResult> {
+  ): Promise<PostResult | null> {
     const names = new Map(this.deps.syndicators().map((s) => [s.info.uid, s.info.name]));
     const held = await holdBack(
       {
         ledger: this.ledger,
         liveChecks: this.liveChecks,
-        checkLive:
-          this.deps.checkLive ??
-          ((url) => fetchLive(url, this.deps.options?.fetchPolicy ?? { ownSite: this.deps.publication.me })),
+        checkLive: (url) => this.checkLive(url),
         rules: this.scheduleRules,
         nameOf: (uid) => names.get(uid) ?? uid,
       },
       post,
       known?.entries,
     );
-    return held ?? this.syndicateStored(post, runId, "schedule", false, pauses, known);
+    return held ? null : this.syndicateStored(post, runId, "schedule", false, pauses, known);
   }
 
   /**
