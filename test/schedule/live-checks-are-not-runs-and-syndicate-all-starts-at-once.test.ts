@@ -38,7 +38,7 @@ for (const engine of engines) {
         INSERT INTO posts (url, slug, type, properties, status, published)
         SELECT 'https://example.org/notes/' || n || '/', 'p' || n, 'entry',
                jsonb_build_object('type', 'entry', 'content', 'post ' || n, 'post-status', 'published',
-                                  'url', 'https://example.org/notes/' || n || '/',
+                                  'url', 'https://example.org/notes/' || n || '/', 'published', '2024-01-01T00:00:00Z',
                                   'mp-syndicate-to', jsonb_build_array('${target.info.uid}')),
                'published', timestamptz '2024-01-01' + n * interval '1 minute'
           FROM generate_series(1, ${POSTS}) AS n`);
