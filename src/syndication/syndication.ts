@@ -18,6 +18,7 @@ import {
   TargetNotConfirmableError,
   TargetNotSkippableError,
 } from "./errors.ts";
+import type { FailureNotices } from "./failure-notices.ts";
 import { performFollowUps, planFollowUps } from "./follow-ups.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
@@ -101,8 +102,12 @@ export interface SyndicationDependencies {
   options?: SyndicationOptions;
   /** Whether a post's URL answers 2xx; a GET under the outgoing-fetch rules unless given (tests). */
   checkLive?: (url: string) => Promise<LiveAnswer>;
+  /** Where failures that need the user are told, without their opening the page (notifications). */
+  notices?: FailureNotices;
 }
 
+/** A pause longer than this is told to the user (once per streak), whatever its cause. */
+const PAUSED_LONG_MS = 86_400_000;
 /** How many changed posts, or posts with follow-ups due, are read at a time. */
 const FOLLOW_PAGE = 100;
 const durationSchema = z.number().int().positive().max(2_147_483_647);
@@ -317,7 +322,8 @@ export class Syndication {
     const refused = this.deps
       .syndicators()
       .filter((s) => health.get(s.info.uid)?.refusedSince && typeof s.verify === "function");
-    if (refused.length > 0) await checkTargets(refused, this.health, this.deps.logger, this.targetTimeoutMs);
+    if (refused.length > 0)
+      await checkTargets(refused, this.health, this.deps.logger, this.targetTimeoutMs, this.deps.notices);
   }
 
   /**
@@ -328,12 +334,25 @@ export class Syndication {
   async checkPausedTargets(): Promise<number> {
     const now = this.clock();
     const syndicators = this.deps.syndicators();
-    const pauses = TargetPauses.lasting(syndicators, await this.health.all(), this.backoff, this.clock);
+    const health = await this.health.all();
+    const pauses = TargetPauses.lasting(syndicators, health, this.backoff, this.clock);
+    for (const syndicator of syndicators) {
+      const { uid, name } = syndicator.info;
+      const since = health.get(uid)?.refusedSince ?? health.get(uid)?.errorAt;
+      if (pauses.get(uid, now) && since && now - since.getTime() > PAUSED_LONG_MS)
+        this.deps.notices?.failure({
+          kind: "paused_long",
+          targetUid: uid,
+          targetName: name,
+          error: pauses.get(uid, now)?.reason ?? "",
+        });
+    }
     const due = syndicators.filter((s) => {
       const pause = pauses.get(s.info.uid, now);
       return pause?.kind === "refused" && (pause.checkAt?.getTime() ?? 0) <= now;
     });
-    if (due.length > 0) await checkTargets(due, this.health, this.deps.logger, this.targetTimeoutMs);
+    if (due.length > 0)
+      await checkTargets(due, this.health, this.deps.logger, this.targetTimeoutMs, this.deps.notices);
     return due.length;
   }
 
@@ -408,7 +427,7 @@ export class Syndication {
    */
   async checkTargets(uids?: readonly string[]): Promise<TargetStatus[]> {
     const chosen = this.deps.syndicators().filter((s) => !uids || uids.includes(s.info.uid));
-    await checkTargets(chosen, this.health, this.deps.logger, this.targetTimeoutMs);
+    await checkTargets(chosen, this.health, this.deps.logger, this.targetTimeoutMs, this.deps.notices);
     return this.targets();
   }
 
@@ -647,6 +666,7 @@ export class Syndication {
       targetTimeoutMs: this.targetTimeoutMs,
       health: this.health,
       ownTexts: this.ownTexts,
+      ...(this.deps.notices ? { notices: this.deps.notices } : {}),
     };
   }
 
