@@ -198,6 +198,39 @@ for (const engine of engines) {
   });
 }
 
+describe("the outgoing webhook follows the outgoing-fetch rules", () => {
+  it("is never sent to a private address unless fetch.allowPrivate says so", async () => {
+    const hook = await startHook();
+    const database = await engines[0]?.open();
+    assert.ok(database);
+    const { migrate } = await import("../../src/server/database/migrate.ts");
+    const { postMigrations } = await import("../../src/server/posts/migrations.ts");
+    const { syndicationMigrations } = await import("../../src/syndication/migrations.ts");
+    await migrate(database, [...postMigrations, ...syndicationMigrations]);
+    const warnings: string[] = [];
+    const notifier = new Notifier({
+      database,
+      settings: notificationSettings(
+        { NOTIFY_WEBHOOK_URL: hook.url, NOTIFY_WEBHOOK_SECRET: SECRET },
+        publication.me,
+      ),
+      logger: {
+        ...silent,
+        warn: (message: string, fields?: Record<string, unknown>) =>
+          warnings.push(`${message} ${JSON.stringify(fields)}`),
+      },
+      fetchPolicy: {},
+      pageUrl: "https://example.org/syndicate",
+    });
+    notifier.failure({ kind: "refused", targetUid: "t", targetName: "T", error: "401" });
+    await notifier.idle();
+    assert.equal(hook.calls.length, 0, "no request reached 127.0.0.1");
+    assert.match(warnings.join("\n"), /A notification by webhook could not be delivered.*private/i);
+    await database.close();
+    await new Promise((resolve) => hook.server.close(() => resolve(undefined)));
+  });
+});
+
 describe("notification settings", () => {
   const site = "https://example.org/";
   const mistakes: [Record<string, string>, RegExp][] = [
