@@ -18,6 +18,7 @@ import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
 import { peakRss } from "./figures/peak-rss.ts";
 import { schedulerFigures } from "./figures/scheduler.ts";
+import { syndicateAllFigures } from "./figures/syndicate-all.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { type EngineName, probePostgres } from "./lib/databases.ts";
 import { type BenchReport, consoleTable, type FigureSection, writeReport } from "./lib/report.ts";
@@ -31,6 +32,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "crash-recovery": crashRecovery,
   "peak-rss": peakRss,
   scheduler: schedulerFigures,
+  "syndicate-all": syndicateAllFigures,
   footprint,
 };
 

@@ -42,8 +42,11 @@ export interface BatchDependencies {
   targetUids(): string[];
   /** What the ledger and the page hold for each of these posts, by post id, in one go. */
   knownOf(posts: readonly Post[]): Promise<Map<string, KnownOfPost>>;
-  /** `known`, when given, was read with the post; else the post's rows are read first. */
-  syndicate(post: Post, runId: string, known?: KnownOfPost): Promise<PostResult>;
+  /**
+   * `known`, when given, was read with the post; else the post's rows are read first. Null: the
+   * post is not due yet (a scheduled run), and nothing is reported for it.
+   */
+  syndicate(post: Post, runId: string, known?: KnownOfPost): Promise<PostResult | null>;
   /**
    * Follows the posts changed since their copies were made (issue 17): hands each post's result to
    * `report`; false when stopped before the end.
@@ -184,7 +187,7 @@ export class Batch implements BatchRun {
   }
 
   private async process(post: Post, summary: RunSummary, known: KnownOfPost | undefined): Promise<void> {
-    let result: PostResult;
+    let result: PostResult | null;
     try {
       result = await this.deps.syndicate(post, this.id, known);
     } catch (error) {
@@ -204,7 +207,7 @@ export class Batch implements BatchRun {
         })),
       };
     }
-    this.report(result, summary);
+    if (result) this.report(result, summary);
   }
 
   private report(result: PostResult, summary: RunSummary): void {

@@ -246,6 +246,20 @@ CREATE TRIGGER syndication_links_written_back AFTER UPDATE ON posts FOR EACH ROW
   EXECUTE FUNCTION syndication_note_links_written_back();
 `;
 
+// A failing streak per (kind, target) that the user was told of (issue 32: notifications): the first
+// failure of a streak inserts the row and is the one message; later ones only count; the target's
+// recovery deletes its rows and is the one "recovered" message. Shared by every instance.
+const notificationStreaks = `
+CREATE TABLE syndication_notification_streaks (
+  kind text NOT NULL,
+  target_uid text NOT NULL,
+  failures integer NOT NULL DEFAULT 1,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  last_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (target_uid, kind)
+);
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -261,4 +275,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/012-own-texts", sql: ownTexts },
   { id: "endpoint-syndicate/013-follow-ups", sql: followUps },
   { id: "endpoint-syndicate/014-written-back-trigger", sql: writtenBackTrigger },
+  { id: "endpoint-syndicate/015-notification-streaks", sql: notificationStreaks },
 ];

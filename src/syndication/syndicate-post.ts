@@ -5,6 +5,7 @@ import type { Logger } from "../server/logger.ts";
 import type { Post, PostService, PostUpdate } from "../server/posts/types.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor } from "./copy-digest.ts";
+import { type FailureNotices, noticeKindOf } from "./failure-notices.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { type Claim, type Ledger, type OperationClaim, UNKNOWN_OUTCOME_ERROR } from "./ledger.ts";
 import type { OwnText, OwnTexts } from "./own-texts.ts";
@@ -30,6 +31,8 @@ export interface PostSyndicationContext {
   health?: TargetHealthStore;
   /** The user's own words per target, sent instead of the template's text. */
   ownTexts?: OwnTexts;
+  /** Where failures that need the user are told (e-mail, webhook), and recoveries. */
+  notices?: FailureNotices;
 }
 
 export interface PostSyndicationRun {
@@ -193,6 +196,7 @@ async function send(
   });
   if (outcome.ok) {
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
+    context.notices?.recovered(uid, name);
     try {
       // What the copy holds, so that an edit of the post that changes it is followed (issue 17).
       const digest = digestFor(syndicator, post.properties, context.publication, text);
@@ -210,7 +214,7 @@ async function send(
     }
     return { uid, name, status: "syndicated", url: outcome.url };
   }
-  const error = await recordFailed(context, syndicator, claim, outcome, pauses);
+  const error = await recordFailed(context, syndicator, claim, outcome, pauses, post.url);
   return { uid, name, status: "failed", error };
 }
 
@@ -225,6 +229,8 @@ export async function recordFailed(
   claim: Claim | OperationClaim,
   outcome: SyndicatorFailure,
   pauses: TargetPauses | undefined,
+  /** The post's URL, named in a notice. */
+  postUrl?: string,
 ): Promise<string> {
   const { uid, name } = syndicator.info;
   const unknown = outcome.uncertain && syndicator.honoursIdempotencyKey !== true;
@@ -240,6 +246,16 @@ export async function recordFailed(
     await noteHealth(context, uid, () => context.health?.recordFailure(uid, outcome, { checked: false }));
   const pause = TargetPauses.after(outcome, name, syndicator.credentialSetting);
   if (pause) pauses?.pause(uid, pause);
+  const kind = noticeKindOf({ ...outcome, unknown });
+  if (kind)
+    context.notices?.failure({
+      kind,
+      targetUid: uid,
+      targetName: name,
+      error: outcome.error,
+      ...(postUrl ? { postUrl } : {}),
+      ...(syndicator.credentialSetting ? { setting: syndicator.credentialSetting } : {}),
+    });
   if (unknown) {
     const entry = await context.ledger.recordUnknown(claim, outcome.error);
     return entry?.lastError ?? outcome.error;

@@ -81,8 +81,7 @@ for (const engine of engines) {
         logger: silent,
         // The fixture's clock, which nothing moves: the page never goes stale, however slow the
         // machine (on the wall clock a loaded machine took over a second and read posts again).
-        now: fixture.clock.now,
-        options: { targetTimeoutMs: 30_000 },
+        options: { targetTimeoutMs: 30_000, clock: fixture.clock.now },
       });
       try {
         const { results } = await collect(await syndication.startBatch("manual"));

@@ -148,12 +148,11 @@ export async function openSyndication<Target extends SyndicatorPlugin = TestTarg
     const created = new Syndication({
       database,
       posts,
-      now: clock.now,
       syndicators: () => targets,
       publication,
       logger: silent,
       // Long enough that a target held at a gate never times out on a loaded machine.
-      options: { targetTimeoutMs: 30_000, ...options, ...extra },
+      options: { targetTimeoutMs: 30_000, clock: clock.now, ...options, ...extra },
     });
     instances.push(created);
     return created;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { htmlToText } from "../../src/syndicators/shared/html-to-text.ts";
 import { postText } from "../../src/syndicators/shared/jf2.ts";
+import { htmlToText } from "../../src/syndicators/shared/plain-text.ts";
 
 describe("Post text for a copy", () => {
   it("prefers the name, then the summary, then the content", () => {

@@ -3,7 +3,7 @@
 import type { SyndicatorPlugin } from "../../server/contract.ts";
 import type { Post } from "../../server/posts/types.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
-import type { LiveCheck } from "../../syndication/syndication.ts";
+import type { LiveCheck, TargetPause } from "../../syndication/syndication.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
 import { postTitle } from "./post-title.ts";
 import { type TargetView, targetViews } from "./target-view.ts";
@@ -51,9 +51,10 @@ export function postRow(
   mountPath: string,
   now: Date = new Date(),
   check?: LiveCheck,
+  paused?: ReadonlyMap<string, TargetPause>,
 ): PostRowView {
   const title = postTitle(post);
-  const targets = targetViews(post, entries, syndicators, now);
+  const targets = targetViews(post, entries, syndicators, now, paused);
   const awaiting = post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
   const overall: RowOverall = targets.some((target) => NEEDS_USER.has(target.kind))
     ? "attention"
@@ -81,14 +82,16 @@ export async function postRows(
   syndicators: readonly SyndicatorPlugin[],
   mountPath: string,
   liveChecksForPosts?: (ids: readonly string[]) => Promise<Map<string, LiveCheck>>,
+  pausedTargets?: () => Promise<Map<string, TargetPause>>,
 ): Promise<PostRowView[]> {
   const ids = posts.map((post) => post.id);
-  const [entries, checks] = await Promise.all([
+  const [entries, checks, paused] = await Promise.all([
     summaryForPosts(ids),
     liveChecksForPosts ? liveChecksForPosts(ids) : new Map<string, LiveCheck>(),
+    pausedTargets ? pausedTargets() : new Map<string, TargetPause>(),
   ]);
   const now = new Date();
   return posts.map((post) =>
-    postRow(post, entries.get(post.id) ?? [], syndicators, mountPath, now, checks.get(post.id)),
+    postRow(post, entries.get(post.id) ?? [], syndicators, mountPath, now, checks.get(post.id), paused),
   );
 }

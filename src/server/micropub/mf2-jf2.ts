@@ -3,8 +3,9 @@
 //
 //   mf2:  {"type": ["h-entry"], "properties": {"content": [{"html": "<p>Hi</p>"}], "photo": [{"value": "u", "alt": "a"}]}}
 //   JF2:  {"type": "entry", "content": {"html": "<p>Hi</p>", "text": "Hi"}, "photo": [{"url": "u", "alt": "a"}]}
+
+import { htmlToText } from "../../syndicators/shared/plain-text.ts";
 import { ALWAYS_ARRAY_PROPERTIES } from "../posts/jf2.ts";
-import { htmlToText } from "./html-text.ts";
 
 export type Mf2Properties = Record<string, unknown[]>;
 
