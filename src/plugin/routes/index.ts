@@ -15,6 +15,7 @@ import {
   previewPageRoute,
   resetTextRoute,
   saveTextRoute,
+  sendTextRoute,
 } from "./preview.ts";
 import { runStatusRoute } from "./run-status.ts";
 import { checkTargetsRoute, targetsRoute } from "./targets.ts";
@@ -46,6 +47,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/text/check", checkTextRoute(context));
   router.post("/posts/:id/text/reset", resetTextRoute(context));
   router.post("/posts/:id/text", saveTextRoute(context));
+  router.post("/posts/:id/send", sendTextRoute(context));
   return router;
 }
 
