@@ -4,6 +4,7 @@
 // filtered ones ask the syndication core, which knows the ledger.
 import { z } from "zod";
 import type { PostState } from "../../syndication/post-filter.ts";
+import { holdsOf, markHeld } from "./held-back.ts";
 import { type PostRowView, postRows } from "./post-row.ts";
 import type { PageServices } from "./services.ts";
 
@@ -83,14 +84,18 @@ export async function loadPostList(services: PageServices, query: ListQuery): Pr
     const loaded = await Promise.all(ids.map((id) => posts.findById(id)));
     found = loaded.filter((post): post is Found[number] => post !== null && !post.deleted);
   }
-  const rows = await postRows(
-    found,
-    (ids) => syndication.summaryForPosts(ids),
-    syndicators,
-    mountPath,
-    (ids) => syndication.liveChecksForPosts(ids),
-  );
-  return { rows, total, page, pages, offset };
+  const [rows, targets] = await Promise.all([
+    postRows(
+      found,
+      (ids) => syndication.summaryForPosts(ids),
+      syndicators,
+      mountPath,
+      (ids) => syndication.liveChecksForPosts(ids),
+    ),
+    found.length > 0 ? syndication.targets() : [],
+  ]);
+  const holds = holdsOf(targets);
+  return { rows: rows.map((row) => markHeld(row, holds)), total, page, pages, offset };
 }
 
 function pageOf(page: number) {

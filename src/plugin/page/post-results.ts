@@ -6,6 +6,7 @@ import { HttpError } from "../../server/http-error.ts";
 import type { Post } from "../../server/posts/types.ts";
 import type { Attempt } from "../../syndication/types.ts";
 import { type FollowUpView, followUpView } from "./follow-up-view.ts";
+import { holdsOf, markHeld } from "./held-back.ts";
 import { type PostRowView, postRow } from "./post-row.ts";
 import { type PageServices, translatorOf } from "./services.ts";
 import { httpUrlOrNull, RETRYABLE_KINDS, SKIPPABLE_KINDS, type TargetStateKind } from "./target-view.ts";
@@ -52,14 +53,15 @@ export async function findPostById(
 }
 
 export async function postResultsView(services: PageServices, post: Post): Promise<PostResultsView> {
-  const [entries, attempts, ownTexts, operations] = await Promise.all([
+  const [entries, attempts, ownTexts, operations, targets] = await Promise.all([
     services.syndication.entriesForPost(post.id),
     services.syndication.attemptsForPost(post.id, HISTORY_LIMIT),
     services.syndication.ownTextsForPost(post),
     services.syndication.operationsForPost(post.id),
+    services.syndication.targets(),
   ]);
   const followUps = operations.map((entry) => followUpView(entry, services.syndicators));
-  const row = postRow(post, entries, services.syndicators, services.mountPath);
+  const row = markHeld(postRow(post, entries, services.syndicators, services.mountPath), holdsOf(targets));
   const names = new Map(row.targets.map((target) => [target.uid, target.name]));
   return {
     row,

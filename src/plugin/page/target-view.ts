@@ -17,7 +17,9 @@ export type TargetStateKind =
   | "refused"
   | "unknown"
   | "unconfigured"
-  | "skipped";
+  | "skipped"
+  /** Waits because its target takes no post now (see held-back.ts). */
+  | "held";
 
 export interface TargetView {
   uid: string;
@@ -35,6 +37,8 @@ export interface TargetView {
   updatedAt: Date | null;
   /** An id for the target's element on the results page. */
   anchor: string;
+  /** Why and until when the target holds the post (kind "held"). */
+  hold?: { reason: "refused" | "ratelimited"; until: Date | null };
 }
 
 /** The kinds the user may skip for a post, or say they posted themselves ("for any failure"). */

@@ -10,6 +10,7 @@ import type { Request, Response } from "express";
 import type { Logger } from "../../server/logger.ts";
 import { countInto, emptySummary } from "../../syndication/post-result.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
+import { type Hold, holdsOf, markHeld } from "../page/held-back.ts";
 import { isFiltered, listQuerySchema, loadPostList } from "../page/post-list.ts";
 import { postRow } from "../page/post-row.ts";
 import { renderView } from "../page/render.ts";
@@ -21,6 +22,9 @@ import { recentRunsWorthListing } from "../routes/page.ts";
 import { redirectUriOf } from "../routes/redirect-uri.ts";
 import type { ResultSink } from "./result-sink.ts";
 import { startEventStream } from "./streams.ts";
+
+/** How long the targets' holds read for one row are good for the next rows of the stream. */
+const HOLDS_FRESH_MS = 2_000;
 
 /** A long run says how far it has got in the live region every this many posts. */
 export const ANNOUNCE_EVERY = 5;
@@ -58,6 +62,14 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
     });
   };
 
+  // Which targets hold posts back, read again at most every few seconds however many rows stream.
+  let holds: { at: number; value: Promise<Map<string, Hold>> } | null = null;
+  const currentHolds = () => {
+    if (!holds || Date.now() - holds.at > HOLDS_FRESH_MS)
+      holds = { at: Date.now(), value: services.syndication.targets().then(holdsOf) };
+    return holds.value;
+  };
+
   // The batch this stream follows, as the lease names it: once it has ended, the status says so.
   let batchRunId: string | undefined;
   const status = () => runStatusView(services.syndication, batchRunId);
@@ -86,13 +98,16 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
         const post = await services.posts.findByUrl(result.url);
         const row =
           post && !post.deleted
-            ? postRow(
-                post,
-                await services.syndication.entriesForPost(post.id),
-                services.syndicators,
-                services.mountPath,
-                new Date(),
-                (await services.syndication.liveChecksForPosts([post.id])).get(post.id),
+            ? markHeld(
+                postRow(
+                  post,
+                  await services.syndication.entriesForPost(post.id),
+                  services.syndicators,
+                  services.mountPath,
+                  new Date(),
+                  (await services.syndication.liveChecksForPosts([post.id])).get(post.id),
+                ),
+                await currentHolds(),
               )
             : null;
         mine.title = row?.title ?? null;
@@ -117,10 +132,11 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
     },
     end: async (summary: RunSummary) => {
       enqueue("summary", async () => {
-        const [list, runs, ended] = await Promise.all([
+        const [list, runs, ended, attention] = await Promise.all([
           loadPostList(services, view),
           recentRunsWorthListing(services.syndication),
           status(),
+          services.syndication.postsNeedingAttention(),
         ]);
         const summaryView =
           single && last
@@ -137,6 +153,9 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
           runs,
           total: list.total,
           filtered: isFiltered(view),
+          // The retry comes with the summary that needs it, not only after a reload.
+          needingAttention: attention.all,
+          redirectUri,
           reloadHref: redirectUri,
           statusAt: new Date().toISOString(),
         });

@@ -6,6 +6,7 @@
 import type { RequestHandler } from "express";
 import { z } from "zod";
 import type { Post } from "../../server/posts/types.ts";
+import { holdsOf, markHeld } from "../page/held-back.ts";
 import { isFiltered, listHref, listQuerySchema, loadPostList } from "../page/post-list.ts";
 import { postRow } from "../page/post-row.ts";
 import { renderView } from "../page/render.ts";
@@ -89,15 +90,22 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
         const posts = (await Promise.all(changed.map((id) => services.posts.findById(id)))).filter(
           (post): post is Post => post !== null && !post.deleted,
         );
-        const checks = await syndication.liveChecksForPosts(posts.map((post) => post.id));
+        const [checks, targets] = await Promise.all([
+          syndication.liveChecksForPosts(posts.map((post) => post.id)),
+          syndication.targets(),
+        ]);
+        const holds = holdsOf(targets);
         rows = posts.map((post) =>
-          postRow(
-            post,
-            entries.get(post.id) ?? [],
-            services.syndicators,
-            mountPath,
-            now,
-            checks.get(post.id),
+          markHeld(
+            postRow(
+              post,
+              entries.get(post.id) ?? [],
+              services.syndicators,
+              mountPath,
+              now,
+              checks.get(post.id),
+            ),
+            holds,
           ),
         );
       }
@@ -105,9 +113,10 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
       // The end of a run started elsewhere: announced once, with the list's new count.
       let ending: Record<string, unknown> | null = null;
       if (elsewhere && endedNow) {
-        const [list, runs] = await Promise.all([
+        const [list, runs, attention] = await Promise.all([
           loadPostList(services, view),
           recentRunsWorthListing(syndication),
+          syndication.postsNeedingAttention(),
         ]);
         ending = {
           summary: endedNow.record
@@ -115,6 +124,7 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
             : null,
           total: list.total,
           runs,
+          needingAttention: attention.all,
         };
       }
 
