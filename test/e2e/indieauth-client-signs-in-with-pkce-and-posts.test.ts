@@ -140,7 +140,7 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
     await page.getByLabel("Password").press("Enter");
     await page.waitForURL((url) => url.pathname === "/auth");
 
-    assert.equal(await shownText(page.getByRole("heading", { level: 1 })), "Sign in to Quill Test?");
+    assert.equal(await shownText(page.getByRole("heading", { level: 1 })), "Let Quill Test sign you in?");
     const logo = page.locator(".consent-logo");
     assert.equal(await logo.getAttribute("src"), "https://client.example/logo.png");
     assert.equal(await logo.evaluate((image: HTMLImageElement) => image.naturalWidth), 96);

@@ -122,7 +122,7 @@ describe("the preview sends what it shows (JavaScript)", () => {
     await row.getByRole("button", { name: /^Syndicate/ }).click();
     const refusal = page.locator("#run-announcer .flash-error");
     await refusal.waitFor();
-    assert.match(await shownText(refusal), /^Nothing was sent\. Not saved: the text is 501 long/);
+    assert.match(await shownText(refusal), /^Nothing was sent\. Not saved: the text has 501 characters/);
     assert.equal(world.social.statuses.length, before);
   });
 });

@@ -80,7 +80,7 @@ describe("hostile requests, rate limits and slow or huge client pages", () => {
     );
     const took = Date.now() - started;
     assert.equal(slow.status, 200);
-    assert.match(await slow.text(), /Sign in to 127\.0\.0\.1:\d+\?/);
+    assert.match(await slow.text(), /Let 127\.0\.0\.1:\d+ sign you in\?/);
     assert.ok(
       took >= CLIENT_METADATA_TIMEOUT_MS - 200 && took < CLIENT_METADATA_TIMEOUT_MS + 3000,
       `took ${took} ms`,

@@ -74,8 +74,11 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
   let batchRunId: string | undefined;
   const status = () => runStatusView(services.syndication, batchRunId);
 
+  // The posts that awaited when the run started: the one progress line counts up to it.
+  let total: number | undefined;
   if (!single) {
     enqueue("start", async () => {
+      total = await services.posts.countAwaitingSyndication(services.syndication.targetUids());
       const started = await status();
       batchRunId = started.inProgress?.runId;
       return renderView(res, "syndicate/events/started.njk", {
@@ -113,18 +116,19 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
         mine.title = row?.title ?? null;
         // In a batch, the live region hears of each failure as it happens, and of the count now and
         // then; a single post's outcome is announced at the end.
-        let announce: { kind: string; text: string } | null = null;
+        let announce: { kind: string; text: string; quiet?: boolean } | null = null;
         if (!single && (result.status === "failed" || result.status === "partial")) {
           announce = singleSummaryView(t, result, mine.title ?? result.url, "live");
         } else if (!single && counts.posts % ANNOUNCE_EVERY === 0) {
-          announce = { kind: "info", text: progressText(t, counts) };
+          // Heard, not shown: the progress line above is the one visible count.
+          announce = { kind: "info", text: progressText(t, counts, total), quiet: true };
         }
         return renderView(res, "syndicate/events/result.njk", {
           live: true,
           mountPath: services.mountPath,
           redirectUri,
           row,
-          progressText: progressText(t, counts),
+          progressText: progressText(t, counts, total),
           single,
           announce,
         });

@@ -5,6 +5,7 @@ import express, { type Router } from "express";
 import type { Server } from "../../server/contract.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
+import { errorHelp } from "../page/error-help.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -30,6 +31,11 @@ export interface RouteContext {
 
 export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
+  // Every page and fragment explains network codes the same way (issue 32).
+  router.use((_req, res, next) => {
+    res.locals.errorHelp = errorHelp;
+    next();
+  });
   router.post("/", postSyndicateRoute(context));
   router.post("/retry", postSyndicateRoute(context, { retryAll: true }));
   router.get("/", syndicatePageRoute(context));
