@@ -283,7 +283,10 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
     await german.getByLabel("Passwort").fill(server.password);
     await german.getByLabel("Passwort").press("Enter");
     await german.waitForURL((url) => url.pathname === "/auth");
-    assert.equal(await shownText(german.getByRole("heading", { level: 1 })), "Quill Test die Anmeldung mit Ihrer Website erlauben?");
+    assert.equal(
+      await shownText(german.getByRole("heading", { level: 1 })),
+      "Quill Test die Anmeldung mit Ihrer Website erlauben?",
+    );
     assert.ok(await german.getByRole("button", { name: "Erlauben" }).isVisible());
     assert.ok(await german.getByRole("button", { name: "Ablehnen" }).isVisible());
     await context.close();

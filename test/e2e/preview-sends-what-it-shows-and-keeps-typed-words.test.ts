@@ -112,6 +112,26 @@ describe("the preview sends what it shows (JavaScript)", () => {
     await otherPage.context().close();
   });
 
+  it("fits the preview page and an open row preview on a 360 px phone", async () => {
+    const row = rowOf(page, "Kingfisher at the lock");
+    const href = await row.locator("h3 a").getAttribute("href");
+    await page.goto(`${world.server.url}${href}/preview`);
+    await page.locator(".preview-shown img").waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, "preview-1280.png"), fullPage: true });
+    await page.setViewportSize({ width: 360, height: 800 });
+    const sideways = () =>
+      page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(await sideways(), 0, "the preview page does not scroll sideways");
+    await page.screenshot({ path: join(SCREENSHOTS, "preview-360.png"), fullPage: true });
+    await page.goto(`${world.server.url}/syndicate`);
+    await rowOf(page, "Kingfisher at the lock").locator("a.target-preview").first().click();
+    await page.locator(".post-preview .preview-shown").waitFor();
+    assert.equal(await sideways(), 0, "a row's open preview does not scroll sideways");
+    await page.screenshot({ path: join(SCREENSHOTS, "syndicate-preview-in-row-360.png"), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: join(SCREENSHOTS, "syndicate-1280.png"), fullPage: true });
+  });
+
   it("refuses the row's send when the typed words are over the limit, and sends nothing", async () => {
     await world.publish("Grebes, courting.", [world.socialUid]);
     await page.goto(`${world.server.url}/syndicate`);
