@@ -16,6 +16,7 @@ import { footprint } from "./figures/footprint.ts";
 import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
+import { pageFirstPaint } from "./figures/page-first-paint.ts";
 import { peakRss } from "./figures/peak-rss.ts";
 import { schedulerFigures } from "./figures/scheduler.ts";
 import type { BenchContext } from "./lib/context.ts";
@@ -32,6 +33,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "peak-rss": peakRss,
   scheduler: schedulerFigures,
   footprint,
+  "page-first-paint": pageFirstPaint,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]
