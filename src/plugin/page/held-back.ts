@@ -23,9 +23,10 @@ export function holdsOf(targets: readonly TargetStatus[]): Map<string, Hold> {
 }
 
 /**
- * Marks each target of the row that waits only because its target holds it ("pending", or waiting
- * for the target's reset time) as held, and drops the live-check line when every target the post
- * waits for is held: the post waits for them, not for its page.
+ * Marks each target of the row that was not tried yet and waits only because its target holds it
+ * ("pending") as held, and drops the live-check line when every target the post waits for is held
+ * or rate limited: the post waits for them, not for its page. A target that answered this post's
+ * send with 429 keeps its own "Rate limited" state and reset time.
  */
 export function markHeld<Row extends PostRowView>(row: Row, holds: ReadonlyMap<string, Hold>): Row {
   if (holds.size === 0) return row;
@@ -34,7 +35,8 @@ export function markHeld<Row extends PostRowView>(row: Row, holds: ReadonlyMap<s
   const targets = row.targets.map((target) => {
     if (target.kind === "pending" || target.kind === "ratelimited" || target.kind === "backoff") waiting++;
     const hold = holds.get(target.uid);
-    if (!hold || (target.kind !== "pending" && target.kind !== "ratelimited")) return target;
+    if (target.kind === "ratelimited" && hold) held++;
+    if (!hold || target.kind !== "pending") return target;
     held++;
     return { ...target, kind: "held" as const, hold };
   });
