@@ -16,6 +16,7 @@ import { footprint } from "./figures/footprint.ts";
 import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
+import { pageFirstPaint } from "./figures/page-first-paint.ts";
 import { peakRss } from "./figures/peak-rss.ts";
 import { schedulerFigures } from "./figures/scheduler.ts";
 import { syndicateAllFigures } from "./figures/syndicate-all.ts";
@@ -34,6 +35,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   scheduler: schedulerFigures,
   "syndicate-all": syndicateAllFigures,
   footprint,
+  "page-first-paint": pageFirstPaint,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]

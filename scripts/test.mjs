@@ -45,6 +45,8 @@ const UNIT = [
   "test/schedule/schedule-and-retry-options-say-what-to-write.test.ts",
   "test/server/config-validated-at-start.test.ts",
   "test/server/database-lock-file-and-its-folder-are-the-owners-alone.test.ts",
+  "test/syndicate-page/copy-shown-with-links-hashtags-and-mentions.test.ts",
+  "test/syndicate-page/network-errors-are-explained.test.ts",
   "test/syndicate-page/target-states-on-the-page.test.ts",
   "test/syndication/idempotency-key-is-stable-per-post-and-target.test.ts",
   "test/syndicators/area-resize-averages-what-each-pixel-covers.test.ts",

@@ -41,7 +41,7 @@ for (const engine of engines) {
       assert.match(html, /Mastodon: 429 Too many requests/);
       assert.match(
         html,
-        /class="flash flash-error target-rate-limited"[^>]*>\s*<p>\S+ is rate limited until [^<]*: Mastodon: 429 Too many requests\. Posts wait until then/,
+        /class="flash flash-warning target-rate-limited"[^>]*>\s*<p>\S+ asked us to slow down \(HTTP 429, too many requests\)\. Its posts are held back and go out by themselves in 2 hours/,
       );
     });
 

@@ -71,8 +71,18 @@ export function postRow(
     overall,
     targets,
     detailsHref: `${mountPath}/posts/${encodeURIComponent(post.id)}`,
-    live: awaiting ? liveWait(check, entries, now) : null,
+    // A post that waits only for paused targets waits for them, not for its page to go live.
+    live: awaiting && !waitsOnlyForPaused(targets) ? liveWait(check, entries, now) : null,
   };
+}
+
+/** The kinds of a target the post still waits for; of those, the ones that wait for their target. */
+const WAITING = new Set(["pending", "backoff", "ratelimited", "paused"]);
+const HELD_BY_TARGET = new Set(["ratelimited", "paused"]);
+
+function waitsOnlyForPaused(targets: readonly TargetView[]): boolean {
+  const waiting = targets.filter((target) => WAITING.has(target.kind));
+  return waiting.length > 0 && waiting.every((target) => HELD_BY_TARGET.has(target.kind));
 }
 
 /** Rows for many posts with one ledger query. */

@@ -7,6 +7,7 @@ import type { Server } from "../../server/contract.ts";
 import { insufficientScope } from "../../server/http-error.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
+import { errorHelp } from "../page/error-help.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -17,6 +18,7 @@ import {
   previewPageRoute,
   resetTextRoute,
   saveTextRoute,
+  sendTextRoute,
 } from "./preview.ts";
 import { runStatusRoute } from "./run-status.ts";
 import { checkTargetsRoute, targetsRoute } from "./targets.ts";
@@ -42,6 +44,11 @@ function readingNeedsAReadingScope(req: Request, _res: Response, next: NextFunct
 export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
   router.use(readingNeedsAReadingScope);
+  // Every page and fragment explains network codes the same way (issue 32).
+  router.use((_req, res, next) => {
+    res.locals.errorHelp = errorHelp;
+    next();
+  });
   router.post("/", postSyndicateRoute(context));
   router.post("/retry", postSyndicateRoute(context, { retryAll: true }));
   router.get("/", syndicatePageRoute(context));
@@ -59,6 +66,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/text/check", checkTextRoute(context));
   router.post("/posts/:id/text/reset", resetTextRoute(context));
   router.post("/posts/:id/text", saveTextRoute(context));
+  router.post("/posts/:id/send", sendTextRoute(context));
   return router;
 }
 

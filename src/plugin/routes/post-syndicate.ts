@@ -11,6 +11,8 @@ import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
 import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
+import { pageServices, translatorOf } from "../page/services.ts";
+import { keepTypedText, typedTextOf } from "../page/typed-text.ts";
 import { formRedirectSink } from "../responses/form-redirect.ts";
 import { htmxSseSink } from "../responses/htmx-sse.ts";
 import { jsonSink } from "../responses/json.ts";
@@ -47,6 +49,35 @@ function chooseSink(req: Request, res: Response, context: RouteContext, single: 
 }
 
 /**
+ * The row's preview was open with text in it (issue 32): that text is saved with the send when it
+ * differs from the target's; when the service would refuse it, nothing is sent and the user is told
+ * why (true). A post that does not exist is left to the send's own answer.
+ */
+async function refusedTypedText(req: Request, res: Response, context: RouteContext, sourceUrl: string) {
+  const typed = typedTextOf(req.body);
+  if (!typed) return false;
+  const services = pageServices(context, res);
+  const post = await services.posts.findByUrl(sourceUrl);
+  if (!post || post.deleted) return false;
+  const t = translatorOf(res);
+  const kept = await keepTypedText(services, t, post, typed);
+  if (kept.kind !== "refused") return false;
+  const text = t("syndicate.preview.notSent", { reason: kept.text });
+  if (req.get("hx-request")) {
+    const html = await renderView(res, "syndicate/_summary.njk", {
+      summaryView: { kind: "error", text, link: null },
+    });
+    res.status(422).type("html").send(html);
+  } else if (wantsFormRedirect(req)) {
+    setFlash(res, { kind: "error", text });
+    res.redirect(303, redirectUriOf(req) ?? context.mountPath);
+  } else {
+    throw new HttpError(422, "invalid_request", text);
+  }
+  return true;
+}
+
+/**
  * `retryAll`: POST {mountPath}/retry, the same batch that also sends every target that needs the
  * user (refused, of unknown outcome, waiting for its next try), after the user fixed the cause.
  */
@@ -80,6 +111,8 @@ export function postSyndicateRoute(options: RouteContext, { retryAll = false } =
       redirectUriOf(req);
 
       if (sourceUrl) {
+        // Words typed into the row's open preview go with the send, or stop it when refused.
+        if (await refusedTypedText(req, res, options, sourceUrl)) return;
         let result: PostResult;
         try {
           result = await syndication.syndicatePost(sourceUrl, "manual");

@@ -4,20 +4,20 @@
 //   POST {mountPath}/posts/<id>/text/check       htmx, live: the count against the limit (nothing saved)
 //   POST {mountPath}/posts/<id>/text             save the text for one target (refused when over)
 //   POST {mountPath}/posts/<id>/text/reset       back to the target's template
+//   POST {mountPath}/posts/<id>/send             save the text shown (when it differs) and send it now
 // htmx gets the target's section re-rendered; a form without JavaScript is sent back to the page, or
 // shown it again with the refusal and the text as typed.
 import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 import { hasScope } from "../../server/auth/types.ts";
-import type { CopyPreview } from "../../server/contract.ts";
 import { setFlash } from "../../server/flash.ts";
 import { insufficientScope } from "../../server/http-error.ts";
 import type { Translate } from "../../server/i18n.ts";
 import type { Post } from "../../server/posts/types.ts";
 import { MAX_OWN_TEXT_LENGTH } from "../../syndication/own-texts.ts";
+import type { TargetResult } from "../../syndication/types.ts";
 import { findPostById } from "../page/post-results.ts";
 import {
-  normaliseText,
   type PreviewPageView,
   type PreviewTargetView,
   previewJson,
@@ -25,12 +25,14 @@ import {
 } from "../page/preview-view.ts";
 import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
+import { shownCopy } from "../page/shown-copy.ts";
+import { keepTypedText, normaliseText, refusalOf, typedTextForm } from "../page/typed-text.ts";
 import type { RouteContext } from "./index.ts";
 
 const previewQuery = z.strictObject({ url: z.string().trim().min(1).max(2048) });
 const targetQuery = z.object({ target_uid: z.string().min(1).max(2048).optional() });
 const uid = z.string().min(1).max(2048);
-const textForm = z.object({ target_uid: uid, text: z.string().max(MAX_OWN_TEXT_LENGTH) });
+const textForm = typedTextForm;
 const resetForm = z.object({ target_uid: uid });
 
 const isHtmx = (req: Request) => req.get("hx-request") === "true";
@@ -109,7 +111,13 @@ async function answer(
   services: PageServices,
   post: Post,
   targetUid: string,
-  outcome: { kind: "success" | "error"; text: string; draft?: string; status?: number },
+  outcome: {
+    kind: "success" | "error" | "warning" | "info";
+    text: string;
+    href?: string;
+    draft?: string;
+    status?: number;
+  },
 ): Promise<void> {
   const view = await previewPageView(services, post);
   const index = view.targets.findIndex((target) => target.uid === targetUid);
@@ -126,9 +134,9 @@ async function answer(
       : services.syndication.previewText(post, targetUid, outcome.draft);
   const target: PreviewTargetView = {
     ...found,
-    ...(draftPreview ? { preview: draftPreview } : {}),
+    ...(draftPreview ? { preview: draftPreview, shown: shownCopy(draftPreview.text ?? "") } : {}),
     ...(outcome.draft === undefined ? {} : { draft: outcome.draft }),
-    message: { kind: outcome.kind, text: outcome.text },
+    message: { kind: outcome.kind, text: outcome.text, ...(outcome.href ? { href: outcome.href } : {}) },
   };
   if (isHtmx(req)) {
     await renderSection(res, view, target, outcome.status);
@@ -139,6 +147,7 @@ async function answer(
     await renderPage(res, view, outcome.status);
     return;
   }
+  // The copy's address is shown in its section: a flash links only to this server's pages.
   setFlash(res, { kind: outcome.kind, text: outcome.text });
   res.redirect(303, `${view.previewHref}#${target.anchor}`);
 }
@@ -152,9 +161,20 @@ export function checkTextRoute(context: RouteContext): RequestHandler {
       const preview = parsed.success
         ? services.syndication.previewText(post, parsed.data.target_uid, normaliseText(parsed.data.text))
         : null;
-      const html = await renderView(res, "syndicate/_preview-count.njk", {
+      const anchor = typeof req.query.anchor === "string" ? req.query.anchor.replace(/[^\w-]/g, "") : "";
+      const service = parsed.success
+        ? services.syndicators.find((s) => s.info.uid === parsed.data.target_uid)?.info
+        : undefined;
+      // The count for the text box, and the copy as the service shows it beside it.
+      const html = await renderView(res, "syndicate/_preview-check.njk", {
         preview,
-        anchor: typeof req.query.anchor === "string" ? req.query.anchor.replace(/[^\w-]/g, "") : "",
+        anchor,
+        target: {
+          anchor,
+          preview,
+          shown: shownCopy(preview?.text ?? ""),
+          service: service?.service?.name ?? service?.name ?? "",
+        },
       });
       res.setHeader("Cache-Control", "no-store");
       res.status(200).type("html").send(html);
@@ -213,27 +233,17 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
       return;
     }
     await services.syndication.saveOwnText(post, targetUid, text);
+    // A copy that is out already follows its post: the save edits it (or the service cannot).
+    const view = (await previewPageView(services, post)).targets.find((target) => target.uid === targetUid);
+    const live = view?.state === "syndicated";
     await answer(req, res, services, post, targetUid, {
       kind: "success",
-      text: t("syndicate.preview.saved", { target: name }),
+      text: live
+        ? t(view?.canEdit ? "syndicate.preview.savedLive" : "syndicate.preview.savedCannotEdit", {
+            target: name,
+          })
+        : t("syndicate.preview.saved", { target: name }),
     });
-  });
-}
-
-/** Why a text cannot be saved for a target, or undefined when it can. */
-function refusalOf(
-  t: Translate,
-  target: string,
-  text: string,
-  preview: CopyPreview | null,
-): string | undefined {
-  if (preview?.text === undefined) return t("syndicate.preview.cannotEdit", { target });
-  if (!text.trim()) return t("syndicate.preview.empty");
-  if (!preview.over) return undefined;
-  return t("syndicate.preview.refusedOver", {
-    target,
-    count: preview.length?.count ?? 0,
-    limit: preview.length?.limit ?? 0,
   });
 }
 
@@ -249,5 +259,53 @@ export function resetTextRoute(context: RouteContext): RequestHandler {
       kind: "success",
       text: t("syndicate.preview.resetDone", { target: name }),
     });
+  });
+}
+
+/** What one target's send came to, in words: the copy's address, or why it was not made. */
+function sentMessage(t: Translate, name: string, result: TargetResult | undefined) {
+  if (result?.status === "syndicated" || result?.status === "already_syndicated")
+    return {
+      kind: "success" as const,
+      text: t("syndicate.preview.sentNow", { target: name }),
+      href: result.url,
+    };
+  if (result?.status === "failed")
+    return {
+      kind: "error" as const,
+      text: t("syndicate.preview.sendFailed", { target: name, error: result.error ?? "" }),
+    };
+  return { kind: "warning" as const, text: t("syndicate.preview.sendWaits", { target: name }) };
+}
+
+/**
+ * "Send this": the text the preview shows is saved when it differs from the target's (refused like
+ * a save), then the post is sent now, this target made due even if it was waiting for its next try.
+ */
+export function sendTextRoute(context: RouteContext): RequestHandler {
+  return ownTextRoute(context, async (req, res, { services, t, post }) => {
+    const parsed = textForm.safeParse(req.body ?? {});
+    const targetUid = parsed.success ? parsed.data.target_uid : String(req.body?.target_uid ?? "");
+    if (!parsed.success) {
+      const text = t("syndicate.preview.invalidText", { max: MAX_OWN_TEXT_LENGTH });
+      await answer(req, res, services, post, targetUid, { kind: "error", text, status: 400 });
+      return;
+    }
+    const typed = { targetUid, text: normaliseText(parsed.data.text) };
+    const kept = await keepTypedText(services, t, post, typed);
+    if (kept.kind === "refused") {
+      await answer(req, res, services, post, targetUid, {
+        kind: "error",
+        text: t("syndicate.preview.notSent", { reason: kept.text }),
+        draft: typed.text,
+        status: 422,
+      });
+      return;
+    }
+    const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+    const result = await services.syndication.retry(post.url, [targetUid]);
+    const current = await findPostById(services, res, post.id);
+    const mine = result.targets.find((target) => target.uid === targetUid);
+    await answer(req, res, services, current, targetUid, sentMessage(t, name, mine));
   });
 }

@@ -89,7 +89,10 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
         const posts = (await Promise.all(changed.map((id) => services.posts.findById(id)))).filter(
           (post): post is Post => post !== null && !post.deleted,
         );
-        const checks = await syndication.liveChecksForPosts(posts.map((post) => post.id));
+        const [checks, paused] = await Promise.all([
+          syndication.liveChecksForPosts(posts.map((post) => post.id)),
+          syndication.pausedTargets(),
+        ]);
         rows = posts.map((post) =>
           postRow(
             post,
@@ -98,6 +101,7 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
             mountPath,
             now,
             checks.get(post.id),
+            paused,
           ),
         );
       }
@@ -105,9 +109,10 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
       // The end of a run started elsewhere: announced once, with the list's new count.
       let ending: Record<string, unknown> | null = null;
       if (elsewhere && endedNow) {
-        const [list, runs] = await Promise.all([
+        const [list, runs, attention] = await Promise.all([
           loadPostList(services, view),
           recentRunsWorthListing(syndication),
+          syndication.postsNeedingAttention(),
         ]);
         ending = {
           summary: endedNow.record
@@ -115,6 +120,7 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
             : null,
           total: list.total,
           runs,
+          needingAttention: attention.all,
         };
       }
 
