@@ -167,7 +167,11 @@ export const publicationSchema = z.strictObject({
   preset: z.enum(PRESETS, { error: 'must be "hugo", "jekyll" or "eleventy"' }).optional(),
   /** Per post type: path and URL templates over the preset's. */
   postTypes: z
-    .partialRecord(z.enum(POST_TYPES, { error: 'must be "note", "article" or "photo"' }), postTypeSchema)
+    .strictObject({
+      note: postTypeSchema.optional(),
+      article: postTypeSchema.optional(),
+      photo: postTypeSchema.optional(),
+    })
     .default({}),
   /** The site's URL; defaults to the application URL. Used with a trailing slash as {me}. */
   me: urlWithoutTrailingSlash.optional(),

@@ -54,6 +54,7 @@ export function statusRoutes(host: Host, registry: TokenRegistry): Router {
         endpoints: host.endpoints,
         syndicators: host.syndicators.map((s) => s.info),
         database: host.database?.engine ?? "none",
+        publishing: await host.publishing?.summary(),
       });
     } catch (error) {
       next(error);

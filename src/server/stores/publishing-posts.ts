@@ -160,7 +160,7 @@ export class PublishingPosts implements PostService {
    * Finishes what the store was left with (a commit not pushed), then retries the queued changes
    * that are due, all in one change. Called at start and by the host's timer.
    */
-  async retryPending(): Promise<number> {
+  async retryPending(now = this.now()): Promise<number> {
     if (!this.opened) {
       try {
         await this.store.open?.();
@@ -172,7 +172,6 @@ export class PublishingPosts implements PostService {
         return 0;
       }
     }
-    const now = this.now();
     const { rows } = await this.database.query<{ post_id: string; attempts: number }>(
       "SELECT post_id::text AS post_id, attempts FROM publication_pending WHERE next_attempt_at <= $1::timestamptz ORDER BY post_id LIMIT 500",
       [now.toISOString()],
