@@ -26,7 +26,7 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 export class PublishingPosts implements PostService {
   private readonly listeners = new Set<(change: PostChange) => void>();
   /** The posts changed inside the current writeTogether, by id. */
-  private readonly together = new AsyncLocalStorage<Map<string, StoreAction>>();
+  private readonly together = new AsyncLocalStorage<Set<string>>();
   private opened = false;
 
   constructor(
@@ -96,7 +96,7 @@ export class PublishingPosts implements PostService {
   private async reach(post: Post, action: StoreAction): Promise<StoreError | undefined> {
     const together = this.together.getStore();
     if (together) {
-      together.set(post.id, together.get(post.id) ?? action);
+      together.add(post.id);
       return undefined;
     }
     try {
@@ -117,7 +117,7 @@ export class PublishingPosts implements PostService {
    */
   async writeTogether<T>(work: () => Promise<T>): Promise<T> {
     if (this.together.getStore()) return work();
-    const changed = new Map<string, StoreAction>();
+    const changed = new Set<string>();
     try {
       return await this.together.run(changed, work);
     } finally {
@@ -125,15 +125,15 @@ export class PublishingPosts implements PostService {
     }
   }
 
-  private async flush(changed: Map<string, StoreAction>): Promise<void> {
+  private async flush(changed: Set<string>): Promise<void> {
     if (changed.size === 0) return;
-    const ids = [...changed.keys()];
+    const ids = [...changed];
     try {
       const posts = (await Promise.all(ids.map((id) => this.inner.findById(id)))).filter(
         (post): post is Post => post !== null,
       );
-      const actions = new Set(changed.values());
-      await this.store.publish(posts, actions.size === 1 ? ([...actions][0] ?? "Update") : "Update");
+      // What a run changes is the links it writes back (and the targets it has done with).
+      await this.store.publish(posts, "Syndication links");
       await this.database.query("DELETE FROM publication_pending WHERE post_id = ANY($1::bigint[])", [ids]);
     } catch (error) {
       this.logger.error("The site's store refused the links written back; retrying later", {
