@@ -32,6 +32,28 @@ function ensureChromium() {
   return path;
 }
 
+/**
+ * The publishing end-to-end test builds a real site with Hugo: found at HUGO_PATH or /usr/bin/hugo,
+ * else installed from Debian's packages when we are root, like Chromium.
+ */
+function ensureHugo() {
+  const path = process.env.HUGO_PATH ?? "/usr/bin/hugo";
+  if (existsSync(path)) return path;
+  if (process.getuid?.() !== 0) {
+    console.error(`Hugo is not at ${path}. Install it (apt-get install hugo) or set HUGO_PATH.`);
+    process.exit(1);
+  }
+  console.log("Installing Debian's hugo for the publishing test…");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
+  const install = spawnSync("apt-get", ["install", "-y", "-qq", "hugo"], { stdio: "inherit", env });
+  if (install.status !== 0 || !existsSync(path)) {
+    console.error("Could not install hugo; the publishing end-to-end test cannot run.");
+    process.exit(1);
+  }
+  return path;
+}
+
 /** The machine's own PostgreSQL, when one answers: every database test then runs on both engines. */
 async function findLocalPostgres() {
   const url = "postgres://postgres@127.0.0.1:5432/test";
@@ -57,6 +79,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 if (files.some((file) => file.includes("/e2e/"))) process.env.CHROMIUM_PATH = ensureChromium();
+if (files.some((file) => file.includes("hugo"))) process.env.HUGO_PATH = ensureHugo();
 
 if (!process.env.TEST_DATABASE_URL) {
   const local = await findLocalPostgres();
