@@ -22,7 +22,14 @@ describe("npm run demo", () => {
     const port = await freePort();
     url = `http://localhost:${port}`;
     demo = spawn(process.execPath, [`${PACKAGE_ROOT}/bin/possekit.js`, "demo"], {
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", POSSEKIT_SOURCE: "1", PORT: String(port), PASSWORD, LOG_LEVEL: "warn" },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        POSSEKIT_SOURCE: "1",
+        PORT: String(port),
+        PASSWORD,
+        LOG_LEVEL: "warn",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     demo.stdout?.on("data", (chunk: Buffer) => {
@@ -31,7 +38,11 @@ describe("npm run demo", () => {
     demo.stderr?.on("data", (chunk: Buffer) => {
       output += chunk.toString();
     });
-    await eventually(async () => (output.includes("possekit demo is running") ? true : undefined), "the demo to start", 60_000);
+    await eventually(
+      async () => (output.includes("possekit demo is running") ? true : undefined),
+      "the demo to start",
+      60_000,
+    );
   });
   after(async () => {
     const exited = new Promise((resolve) => demo.once("exit", resolve));
