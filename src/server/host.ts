@@ -165,6 +165,13 @@ export class Host implements Server {
     if (this.database) {
       const posts = createPostService(this.database, this.hostConfig.publication);
       const store = openStore(this.hostConfig, this.database, this.logger);
+      // Uploads go into the site's repository too, and are named by their URL there.
+      const { mediaUrl, publishMedia } = store;
+      if (mediaUrl && publishMedia)
+        this.media.publishTo({
+          url: (name) => mediaUrl.call(store, name),
+          publish: (files) => publishMedia.call(store, files),
+        });
       this.publishing = new PublishingPosts(posts, store, this.database, this.logger);
       this.posts = this.publishing;
     }

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
+import { pngBytes } from "../fakes/png.ts";
 import { type GitRemote, git, startGitRemote } from "./git-remote.ts";
 import { type PublishingWorld, startPublishingWorld } from "./publishing-world.ts";
 
@@ -83,6 +84,29 @@ describe("the git store", () => {
     assert.equal((await update({ action: "undelete", url })).status, 204);
     assert.equal(remote.log()[0], `Undelete ${url}`);
     assert.ok(remote.file("content/notes/moved.md"));
+  });
+  it("adds an upload to the repository, named by its URL on the site", async () => {
+    const png = pngBytes(3, 2);
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(png)], { type: "image/png" }), "dot.png");
+    const response = await fetch(`${world.server.url}/micropub/media`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${world.token}` },
+      body: form,
+    });
+    assert.equal(response.status, 201);
+    const location = response.headers.get("location") ?? "";
+    const match = new RegExp(`^${world.server.url}/media/([A-Za-z0-9_-]+\\.png)$`).exec(location);
+    assert.ok(match, location);
+    const name = match[1] ?? "";
+    assert.equal(remote.log()[0], `Media ${name}`);
+    assert.equal(
+      Number(git(remote.url, "cat-file", "-s", `main:static/media/${name}`)),
+      png.length,
+      "the file is in the repository",
+    );
+    const stored = await world.server.host.media.read(location);
+    assert.deepEqual(Buffer.from(stored?.bytes ?? []), png, "a syndicator reads it by its site URL");
   });
 });
 
