@@ -17,6 +17,7 @@ import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
 import { peakRss } from "./figures/peak-rss.ts";
+import { publishing } from "./figures/publishing.ts";
 import { schedulerFigures } from "./figures/scheduler.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { type EngineName, probePostgres } from "./lib/databases.ts";
@@ -32,6 +33,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "peak-rss": peakRss,
   scheduler: schedulerFigures,
   footprint,
+  publishing,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]

@@ -18,6 +18,7 @@ describe("a server killed between a commit and its push", () => {
   const hold = join(folder, "hold-pushes");
   const refuse = join(folder, "refuse-pushes");
   const refused = join(folder, "a-push-was-refused");
+  const holding = join(folder, "a-push-is-held");
   const children: ChildServer[] = [];
   after(async () => {
     for (const child of children) await child.stop();
@@ -40,7 +41,7 @@ describe("a server killed between a commit and its push", () => {
     const hook = join(remote.url, "hooks", "pre-receive");
     writeFileSync(
       hook,
-      `#!/bin/sh\nwhile [ -e '${hold}' ]; do sleep 0.05; done\nif [ -e '${refuse}' ]; then touch '${refused}'; exit 1; fi\nexit 0\n`,
+      `#!/bin/sh\ntouch '${holding}'\nwhile [ -e '${hold}' ]; do sleep 0.05; done\nif [ -e '${refuse}' ]; then touch '${refused}'; exit 1; fi\nexit 0\n`,
     );
     chmodSync(hook, 0o755);
     const first = await start();
@@ -53,16 +54,11 @@ describe("a server killed between a commit and its push", () => {
       body: new URLSearchParams({ h: "entry", content: "Committed, then killed", "mp-slug": "killed" }),
     }).catch(() => undefined);
 
-    // The working copy has the commit: the push is under way, held by the remote.
+    // The commit is made and its push is under way, held by the remote.
+    await eventually(async () => (existsSync(holding) ? true : undefined), "the push held by the remote");
     const workdirs = join(dataDir, "site-repository");
-    const workdir = await eventually(async () => {
-      const found = existsSync(workdirs) ? readdirSync(workdirs).map((name) => join(workdirs, name)) : [];
-      const copy = found[0];
-      if (!copy) return undefined;
-      const subject = git(copy, "log", "-1", "--format=%s").trim();
-      return subject === `Create ${SHARED_ME}/notes/killed/` ? copy : undefined;
-    }, "the commit in the working copy");
-    assert.ok(workdir);
+    const workdir = readdirSync(workdirs).map((name) => join(workdirs, name))[0] ?? "";
+    assert.equal(git(workdir, "log", "-1", "--format=%s").trim(), `Create ${SHARED_ME}/notes/killed/`);
     await first.kill("SIGKILL");
     await request;
     rmSync(hold); // the push left behind by the killed process is refused

@@ -82,11 +82,6 @@ export class GitWriter implements FileWriter {
     return (await this.git(["rev-parse", "--verify", "--quiet", "HEAD"], { allowFailure: true })).code === 0;
   }
 
-  private async head(): Promise<string | null> {
-    const result = await this.git(["rev-parse", "--verify", "--quiet", "HEAD"], { allowFailure: true });
-    return result.code === 0 ? result.stdout.trim() : null;
-  }
-
   /** Pushes the branch; a refusal because the remote moved on is fetched, rebased and pushed again. */
   private async push(): Promise<void> {
     const { branch } = this.options;
@@ -137,23 +132,28 @@ export class GitWriter implements FileWriter {
   apply(changes: readonly FileChange[], message: string): Promise<void> {
     return this.serial(async () => {
       await this.prepare();
-      const before = await this.head();
       const folder = this.options.folder;
       const inRepository = changes.map((change) => ({
         ...change,
         path: folder ? `${folder}/${change.path}` : change.path,
       }));
+      // Three git processes a change (add, commit, push): the push is what takes the time.
       try {
         await applyFiles(this.options.workdir, inRepository);
         await this.git(["add", "--all", "--", ...inRepository.map((change) => change.path)]);
-        const staged = await this.git(["diff", "--cached", "--quiet"], { allowFailure: true });
-        if (staged.code === 0) return;
-        await this.git(["commit", "--quiet", "--no-verify", "-m", message]);
+        const committed = await this.git(["commit", "--quiet", "--no-verify", "-m", message], {
+          allowFailure: true,
+        });
+        if (committed.code !== 0) {
+          // The files were already as written: nothing to commit, nothing to push.
+          if (/nothing to commit|nothing added to commit|no changes added/.test(committed.stdout)) return;
+          throw new GitError(["commit"], committed);
+        }
         this.unpushed = true;
         await this.push();
         this.lastError = undefined;
       } catch (error) {
-        await this.undo(before);
+        await this.undo();
         this.lastError = (error as Error).message;
         if (error instanceof StoreError) throw error;
         throw new StoreError(`The site's repository refused the change: ${(error as Error).message}`);
@@ -161,11 +161,17 @@ export class GitWriter implements FileWriter {
     });
   }
 
-  /** Puts the working copy back where it was before a change that failed. */
-  private async undo(before: string | null): Promise<void> {
+  /**
+   * Puts the working copy back where the remote is (as last fetched or pushed): every change before
+   * this one was pushed, so that is where it stood, the remote's newer commits included.
+   */
+  private async undo(): Promise<void> {
+    const remote = `refs/remotes/origin/${this.options.branch}`;
     try {
-      if (before) await this.git(["reset", "--quiet", "--hard", before]);
+      const known = await this.git(["rev-parse", "--verify", "--quiet", remote], { allowFailure: true });
+      if (known.code === 0) await this.git(["reset", "--quiet", "--hard", remote]);
       else {
+        // An empty remote: no commit of ours is kept either.
         await this.git(["update-ref", "-d", "HEAD"], { allowFailure: true });
         await this.git(["rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "."]);
       }
