@@ -2,6 +2,7 @@
 // `npm test`: finds every test file and runs them with Node's test runner through tsx.
 // Browser tests need Chromium: found at CHROMIUM_PATH or /usr/bin/chromium, else installed from
 // Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
+// The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -14,41 +15,23 @@ function findTests(folder) {
   });
 }
 
-function ensureChromium() {
-  const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  if (existsSync(path)) return path;
-  if (process.getuid?.() !== 0) {
-    console.error(`Chromium is not at ${path}. Install it (apt-get install chromium) or set CHROMIUM_PATH.`);
-    process.exit(1);
-  }
-  console.log("Installing Debian's chromium for the browser tests…");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
-  const install = spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env });
-  if (install.status !== 0 || !existsSync(path)) {
-    console.error("Could not install chromium; the browser tests cannot run.");
-    process.exit(1);
-  }
-  return path;
-}
-
 /**
- * The publishing end-to-end test builds a real site with Hugo: found at HUGO_PATH or /usr/bin/hugo,
- * else installed from Debian's packages when we are root, like Chromium.
+ * A program the tests need (Chromium for the browser tests, Hugo for the publishing test): found at
+ * its path, else installed from Debian's package when we are root.
  */
-function ensureHugo() {
-  const path = process.env.HUGO_PATH ?? "/usr/bin/hugo";
+function ensureDebianProgram(pkg, variable, fallback, forWhat) {
+  const path = process.env[variable] ?? fallback;
   if (existsSync(path)) return path;
   if (process.getuid?.() !== 0) {
-    console.error(`Hugo is not at ${path}. Install it (apt-get install hugo) or set HUGO_PATH.`);
+    console.error(`${pkg} is not at ${path}. Install it (apt-get install ${pkg}) or set ${variable}.`);
     process.exit(1);
   }
-  console.log("Installing Debian's hugo for the publishing test…");
+  console.log(`Installing Debian's ${pkg} for ${forWhat}…`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
-  const install = spawnSync("apt-get", ["install", "-y", "-qq", "hugo"], { stdio: "inherit", env });
+  const install = spawnSync("apt-get", ["install", "-y", "-qq", pkg], { stdio: "inherit", env });
   if (install.status !== 0 || !existsSync(path)) {
-    console.error("Could not install hugo; the publishing end-to-end test cannot run.");
+    console.error(`Could not install ${pkg}; ${forWhat} cannot run.`);
     process.exit(1);
   }
   return path;
@@ -78,8 +61,15 @@ if (files.length === 0) {
   console.error("No test files matched.");
   process.exit(1);
 }
-if (files.some((file) => file.includes("/e2e/"))) process.env.CHROMIUM_PATH = ensureChromium();
-if (files.some((file) => file.includes("hugo"))) process.env.HUGO_PATH = ensureHugo();
+if (files.some((file) => file.includes("/e2e/")))
+  process.env.CHROMIUM_PATH = ensureDebianProgram(
+    "chromium",
+    "CHROMIUM_PATH",
+    "/usr/bin/chromium",
+    "the browser tests",
+  );
+if (files.some((file) => file.includes("hugo")))
+  process.env.HUGO_PATH = ensureDebianProgram("hugo", "HUGO_PATH", "/usr/bin/hugo", "the publishing test");
 
 if (!process.env.TEST_DATABASE_URL) {
   const local = await findLocalPostgres();

@@ -91,6 +91,16 @@ function withoutEmpty(record: Record<string, unknown>): Record<string, unknown> 
   );
 }
 
+/** The keys all three generators read alike; each preset adds its own. */
+const sharedFrontMatter = (v: FrontMatterValues): Record<string, unknown> => ({
+  title: v.title,
+  date: v.date,
+  tags: v.tags,
+  syndication: v.syndication,
+  photo: v.photo,
+  ...v.contexts,
+});
+
 const hugo: Preset = {
   name: "hugo",
   types: {
@@ -100,16 +110,10 @@ const hugo: Preset = {
   },
   drafts: "front-matter",
   media: { path: "static/media/{name}", url: "{me}media/{name}" },
-  frontMatter: (v) =>
-    withoutEmpty({
-      title: v.title,
-      date: v.date,
-      draft: v.draft,
-      tags: v.tags,
-      syndication: v.syndication,
-      photo: v.photo,
-      ...v.contexts,
-    }),
+  frontMatter: (v) => {
+    const { title, date, ...rest } = sharedFrontMatter(v);
+    return withoutEmpty({ title, date, draft: v.draft, ...rest });
+  },
 };
 
 const jekyll: Preset = {
@@ -121,16 +125,7 @@ const jekyll: Preset = {
   },
   drafts: { path: "_drafts/{slug}.md" },
   media: { path: "media/{name}", url: "{me}media/{name}" },
-  frontMatter: (v) =>
-    withoutEmpty({
-      layout: "post",
-      title: v.title,
-      date: v.date,
-      tags: v.tags,
-      syndication: v.syndication,
-      photo: v.photo,
-      ...v.contexts,
-    }),
+  frontMatter: (v) => withoutEmpty({ layout: "post", ...sharedFrontMatter(v) }),
 };
 
 const eleventy: Preset = {
@@ -142,15 +137,7 @@ const eleventy: Preset = {
   },
   drafts: "none",
   media: { path: "media/{name}", url: "{me}media/{name}" },
-  frontMatter: (v) =>
-    withoutEmpty({
-      title: v.title,
-      date: v.date,
-      tags: v.tags,
-      syndication: v.syndication,
-      photo: v.photo,
-      ...v.contexts,
-    }),
+  frontMatter: (v) => withoutEmpty(sharedFrontMatter(v)),
 };
 
 export const PRESETS: Record<PresetName, Preset> = { hugo, jekyll, eleventy };
