@@ -159,7 +159,7 @@ export function postPages(site: PagesSite): RequestHandler {
       if (withSlash?.status === "published" && !withSlash.deleted)
         return res.redirect(301, new URL(withSlash.url).pathname);
     }
-    if (!post || post.status !== "published") return next();
+    if (post?.status !== "published") return next();
     if (post.deleted) {
       res.status(410);
       return res.render("pages/gone.njk", { title: res.locals.t("pages.gone") });
