@@ -34,6 +34,8 @@ export interface BatchDependencies {
   lease: HeldLease;
   /** `sending` rows older than this were left by a process that died mid-send. */
   staleMs: number;
+  /** The time in milliseconds (Date.now; a test's clock, so that a page goes stale without a sleep). */
+  now(): number;
   /** Uids of the targets that honour the idempotency key (their stale rows are sent again). */
   idempotentUids(): string[];
   /** Uids of the configured targets: a post naming none of them is not walked. */
@@ -162,13 +164,13 @@ export class Batch implements BatchRun {
       for (;;) {
         // Only posts naming a configured target: one naming only removed targets does not wait.
         const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE, this.deps.targetUids());
-        const listedAt = Date.now();
+        const listedAt = this.deps.now();
         const known = await this.deps.knownOf(page.filter((listed) => !tried.has(listed.id)));
         for (const listed of page) {
           if (tried.has(listed.id)) continue;
           if (this.shouldStop()) return false;
           tried.add(listed.id);
-          const fresh = Date.now() - listedAt < FRESH_MS;
+          const fresh = this.deps.now() - listedAt < FRESH_MS;
           const post = fresh ? listed : await this.deps.posts.findById(listed.id);
           if (!post || !isAwaiting(post)) continue;
           await this.process(post, summary, fresh ? known.get(post.id) : undefined);

@@ -97,6 +97,8 @@ export interface SyndicationDependencies {
   options?: SyndicationOptions;
   /** Whether a post's URL answers 2xx; a GET under the outgoing-fetch rules unless given (tests). */
   checkLive?: (url: string) => Promise<LiveAnswer>;
+  /** The time in milliseconds: Date.now unless given (tests move a clock instead of sleeping). */
+  now?: () => number;
 }
 
 /** How many changed posts, or posts with follow-ups due, are read at a time. */
@@ -229,6 +231,7 @@ export class Syndication {
             logger: this.deps.logger,
             lease: held,
             staleMs: this.staleMs,
+            now: this.deps.now ?? Date.now,
             idempotentUids: () => this.idempotentUids(),
             targetUids: () => this.targetUids(),
             follow: (runId, report, shouldStop) =>
