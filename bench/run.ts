@@ -18,6 +18,7 @@ import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
 import { pageFirstPaint } from "./figures/page-first-paint.ts";
 import { peakRss } from "./figures/peak-rss.ts";
+import { publishing } from "./figures/publishing.ts";
 import { schedulerFigures } from "./figures/scheduler.ts";
 import { syndicateAllFigures } from "./figures/syndicate-all.ts";
 import type { BenchContext } from "./lib/context.ts";
@@ -36,6 +37,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "syndicate-all": syndicateAllFigures,
   footprint,
   "page-first-paint": pageFirstPaint,
+  publishing,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]

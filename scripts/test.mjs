@@ -16,6 +16,7 @@
 // run: a list that silently names nothing would let a tier shrink unseen.
 // Browser tests need Chromium: found at CHROMIUM_PATH or /usr/bin/chromium, else installed from
 // Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
+// The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -29,6 +30,9 @@ const SYSTEM = [
   "test/schedule/sigkill-mid-run-restart-completes-without-duplicates.test.ts",
   "test/schedule/two-instances-on-postgresql-send-each-due-post-once.test.ts",
   "test/follow/two-instances-on-postgresql-carry-out-each-follow-up-once.test.ts",
+  "test/publishing/demo-posts-go-live-and-show-their-copies-with-nobody-clicking.test.ts",
+  "test/publishing/git-store-pushes-at-start-what-a-killed-process-committed.test.ts",
+  "test/publishing/hugo-site-built-from-the-remote-shows-the-post-and-its-copy.test.ts",
 ];
 
 /**
@@ -42,6 +46,8 @@ const UNIT = [
   "test/micropub/mf2-jf2-conversion.test.ts",
   "test/micropub/request-parsing.test.ts",
   "test/net/every-iana-special-purpose-range-is-private.test.ts",
+  "test/publishing/paths-stay-inside-the-repository-and-front-matter-cannot-be-injected.test.ts",
+  "test/publishing/publication-store-options-say-what-to-write.test.ts",
   "test/schedule/schedule-and-retry-options-say-what-to-write.test.ts",
   "test/server/config-validated-at-start.test.ts",
   "test/server/database-lock-file-and-its-folder-are-the-owners-alone.test.ts",
@@ -112,19 +118,23 @@ function tierOf(file) {
   return inFolder(SYSTEM) ? "system" : inFolder(UNIT) ? "unit" : "integration";
 }
 
-function ensureChromium() {
-  const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/**
+ * A program the tests need (Chromium for the browser tests, Hugo for the publishing test): found at
+ * its path, else installed from Debian's package when we are root.
+ */
+function ensureDebianProgram(pkg, variable, fallback, forWhat) {
+  const path = process.env[variable] ?? fallback;
   if (existsSync(path)) return path;
   if (process.getuid?.() !== 0) {
-    console.error(`Chromium is not at ${path}. Install it (apt-get install chromium) or set CHROMIUM_PATH.`);
+    console.error(`${pkg} is not at ${path}. Install it (apt-get install ${pkg}) or set ${variable}.`);
     process.exit(1);
   }
-  console.log("Installing Debian's chromium for the browser tests…");
+  console.log(`Installing Debian's ${pkg} for ${forWhat}…`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
-  const install = spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env });
+  const install = spawnSync("apt-get", ["install", "-y", "-qq", pkg], { stdio: "inherit", env });
   if (install.status !== 0 || !existsSync(path)) {
-    console.error("Could not install chromium; the browser tests cannot run.");
+    console.error(`Could not install ${pkg}; ${forWhat} cannot run.`);
     process.exit(1);
   }
   return path;
@@ -211,7 +221,15 @@ const main = () => {
     for (const file of files) console.log(`${tierOfFile.get(file).padEnd(12)} ${file}`);
     return 0;
   }
-  if (files.some((file) => file.includes("/e2e/"))) process.env.CHROMIUM_PATH = ensureChromium();
+  if (files.some((file) => file.includes("/e2e/")))
+    process.env.CHROMIUM_PATH = ensureDebianProgram(
+      "chromium",
+      "CHROMIUM_PATH",
+      "/usr/bin/chromium",
+      "the browser tests",
+    );
+  if (files.some((file) => file.includes("hugo")))
+    process.env.HUGO_PATH = ensureDebianProgram("hugo", "HUGO_PATH", "/usr/bin/hugo", "the publishing test");
 
   // PostgreSQL runs only when asked for (TEST_DATABASE_URL): a server that merely listens on 5432
   // no longer doubles every database test.

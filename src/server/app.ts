@@ -25,6 +25,7 @@ import { healthRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import { statusRoutes } from "./routes/status.ts";
+import { pagesFeeds, postPages } from "./stores/pages-routes.ts";
 import { localeMiddleware } from "./views.ts";
 
 const htmxFolder = dirname(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"));
@@ -76,6 +77,14 @@ export function buildApp(host: Host): Express {
     next();
   });
   app.get("/health", healthRoute(host));
+  const pagesSite = {
+    posts: () => host.posts,
+    name: host.publication.name,
+    me: host.publication.me,
+    url: application.url,
+  };
+  // The pages store's feeds are public, like the posts.
+  if (host.hostConfig.store.type === "pages") app.use(pagesFeeds(pagesSite));
   // Uploaded files are public (they are published with posts), like the assets.
   app.use(MEDIA_PATH, mediaFiles(host.media));
 
@@ -148,6 +157,10 @@ export function buildApp(host: Host): Express {
     if (endpoint.routes)
       app.use(endpoint.mountPath, authenticated, perCredential, signedInLocals, endpoint.routes);
   }
+
+  // The pages store (the embedded default) serves the posts themselves, after every other route: a
+  // post's URL never hides a host or plug-in route.
+  if (host.hostConfig.store.type === "pages") app.use(postPages(pagesSite));
 
   app.use(notFoundHandler());
   app.use(errorHandler(host.logger, !host.hostConfig.production));

@@ -117,12 +117,14 @@ export class Batch implements BatchRun {
           resend: resolved.filter((r) => r.state === "pending").length,
           unknown: resolved.filter((r) => r.state === "unknown").length,
         });
-      completed =
+      // The run's write-backs reach the site's store as one change when it ends (issue 28).
+      const work = async () =>
         (await deps.follow(
           this.id,
           (result) => this.report(result, summary),
           () => this.shouldStop(),
         )) && (await this.walk(summary));
+      completed = await (deps.posts.writeTogether ? deps.posts.writeTogether(work) : work());
     } catch (error) {
       failure = error;
       deps.logger.error("The syndication run stopped on an error", {

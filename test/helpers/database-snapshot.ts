@@ -19,6 +19,7 @@ import type { Database, Migration, Queryable } from "../../src/server/database/t
 import { indieauthMigrations } from "../../src/server/indieauth/grant-store.ts";
 import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { rateLimitMigrations } from "../../src/server/rate-limit-store.ts";
+import { storeMigrations } from "../../src/server/stores/migrations.ts";
 import { syndicationMigrations } from "../../src/syndication/migrations.ts";
 
 /**
@@ -27,6 +28,7 @@ import { syndicationMigrations } from "../../src/syndication/migrations.ts";
  */
 export const SNAPSHOT_MIGRATIONS: Migration[] = [
   ...postMigrations,
+  ...storeMigrations,
   ...rateLimitMigrations,
   ...sessionRevocationMigrations,
   ...tokenRegistryMigrations,

@@ -103,6 +103,12 @@ export interface PostService {
    * h-card is not a category to offer.
    */
   categories(options: { filter?: string; limit: number }): Promise<string[]>;
+  /**
+   * Runs `work`; the changes it makes reach the site's content store together when it ends, as one
+   * change (one commit), not one per post. A syndication run writes its copies' links back inside
+   * it, so that a batch causes one deploy (issue 28). Absent: each change reaches the store by itself.
+   */
+  writeTogether?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export class PostNotFoundError extends Error {

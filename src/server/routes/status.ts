@@ -79,6 +79,7 @@ export function statusRoutes(host: Host, registry: TokenRegistry, grants: GrantS
         endpoints: host.endpoints,
         syndicators: host.syndicators.map((s) => s.info),
         database: host.database?.engine ?? "none",
+        publishing: await host.publishing?.summary(),
       });
     } catch (error) {
       next(error);
