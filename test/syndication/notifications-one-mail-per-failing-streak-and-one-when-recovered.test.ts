@@ -183,6 +183,42 @@ for (const engine of engines) {
       );
     });
 
+    it("a target paused for more than a day is mailed once, found by the scheduler's check", async () => {
+      let now = Date.now();
+      const checked = new TestTarget("https://checked.example/@me", { name: "Checked" });
+      Object.assign(checked, {
+        verify: async () => {
+          throw new SyndicationError("Checked: 401 The access token is invalid", {
+            status: 401,
+            permanent: true,
+          });
+        },
+      });
+      const clocked = new Syndication({
+        database: fixture.database,
+        posts: fixture.posts,
+        syndicators: () => [checked],
+        publication,
+        logger: silent,
+        notices: notifier,
+        options: { clock: () => now },
+      });
+      await clocked.checkTargets();
+      await notifier.idle();
+      const before = smtp.mails.length;
+      assert.match(textOf(smtp.mails.at(-1) as Mail), /Subject: possekit: Checked refused the credentials/);
+      now += 25 * 3_600_000;
+      await clocked.checkPausedTargets();
+      await clocked.checkPausedTargets();
+      await notifier.idle();
+      assert.equal(smtp.mails.length, before + 1, "one mail, however often the scheduler looks");
+      assert.match(
+        textOf(smtp.mails.at(-1) as Mail),
+        /Subject: possekit: Checked has been paused for more than a day/,
+      );
+      await clocked.shutdown();
+    });
+
     it("a refusal is switched off for the webhook but mailed; a new streak mails again", async () => {
       target.behaviour = () => {
         throw new SyndicationError("Social: 401 The access token is invalid", {
@@ -190,9 +226,10 @@ for (const engine of engines) {
           permanent: true,
         });
       };
+      const mails = smtp.mails.length;
       await failPosts(1, 25);
-      assert.equal(smtp.mails.length, 3);
-      assert.match(textOf(smtp.mails[2] as Mail), /Subject: possekit: Social refused the credentials/);
+      assert.equal(smtp.mails.length, mails + 1);
+      assert.match(textOf(smtp.mails.at(-1) as Mail), /Subject: possekit: Social refused the credentials/);
       assert.equal(hook.calls.length, 2, "refused is not among NOTIFY_WEBHOOK_EVENTS");
     });
   });
