@@ -56,7 +56,9 @@ export async function startSyndicateWorld(
   });
   const otherTarget = new MastodonSyndicator({ url: other.url, user: "bob", accessToken: "other-token" });
   const server = await startTestServer({
-    config: { ...options.serverConfig },
+    // The scheduler off unless a test turns it on: a post served by possekit's own pages store is
+    // live at once, and the scheduler would send it before the test's click.
+    config: { "@possekit/endpoint-syndicate": { schedule: { enabled: false } }, ...options.serverConfig },
     plugins: options.targets === false ? [] : [socialTarget, otherTarget],
   });
   const browser = await chromium.launch({
