@@ -16,8 +16,11 @@ import { footprint } from "./figures/footprint.ts";
 import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
+import { pageFirstPaint } from "./figures/page-first-paint.ts";
 import { peakRss } from "./figures/peak-rss.ts";
+import { publishing } from "./figures/publishing.ts";
 import { schedulerFigures } from "./figures/scheduler.ts";
+import { syndicateAllFigures } from "./figures/syndicate-all.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { type EngineName, probePostgres } from "./lib/databases.ts";
 import { type BenchReport, consoleTable, type FigureSection, writeReport } from "./lib/report.ts";
@@ -31,7 +34,10 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "crash-recovery": crashRecovery,
   "peak-rss": peakRss,
   scheduler: schedulerFigures,
+  "syndicate-all": syndicateAllFigures,
   footprint,
+  "page-first-paint": pageFirstPaint,
+  publishing,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]

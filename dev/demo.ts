@@ -1,7 +1,6 @@
 // `npm run demo`: the whole thing working in a minute, with no account and no network. A local
 // sandbox Mastodon is the target, an in-memory database holds a few sample posts awaiting
-// syndication, and the server prints how to sign in.
-
+// syndication, the pages store serves them (live at once), and the server prints how to sign in.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,7 +87,9 @@ possekit demo is running.
   Then click:        Syndicate, then "Syndicate all"
   Sandbox Mastodon:  ${sandbox.url}/@${sandbox.user}   (where the copies appear)
 
-${SAMPLE_POSTS.length} sample posts are awaiting syndication. Everything is in memory: stop with Ctrl+C.
+${SAMPLE_POSTS.length} sample posts are live on the demo server (${config.application.url}/, the pages store) and
+go to the sandbox by themselves in a moment, or at once with "Syndicate all"; each post's page then
+links to its copy. Everything is in memory: stop with Ctrl+C.
 `);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());

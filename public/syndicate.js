@@ -47,3 +47,44 @@ document.addEventListener("htmx:after:request", (event) => {
   ctx.swap = "innerHTML";
   ctx.select = "[role=alert] p:not(:last-child)";
 });
+
+// 4. Words typed into a preview are never dropped (issue 32). The row's Syndicate button sends the
+//    text of the preview open in its row with the post (the server saves it when it differs, or
+//    refuses to send when the service would refuse it); replacing a preview that holds unsaved words
+//    with another one, or leaving the page, asks first.
+const unsavedIn = (root) =>
+  [...root.querySelectorAll("form[data-unsaved-guard] textarea")].filter(
+    (box) => box.value !== box.defaultValue,
+  );
+const unsavedMessage = () =>
+  document.querySelector("[data-unsaved-message]")?.getAttribute("data-unsaved-message") ?? "";
+document.addEventListener("htmx:config:request", (event) => {
+  const ctx = event.detail?.ctx;
+  const source = ctx?.sourceElement;
+  if (!ctx || !(source instanceof Element)) return;
+  if (source instanceof HTMLFormElement && source.id.startsWith("syndicate-form-")) {
+    const preview = source.closest(".post-row")?.querySelector(".post-preview form[data-unsaved-guard]");
+    const text = preview?.querySelector("textarea[name=text]");
+    const uid = preview?.querySelector("input[name=target_uid]");
+    if (text && uid) {
+      ctx.request.body.set("target_uid", uid.value);
+      ctx.request.body.set("text", text.value);
+    }
+    return;
+  }
+  const target = ctx.target instanceof Element ? ctx.target : null;
+  const replaced = target?.closest(".post-preview") ?? target?.querySelector?.(".post-preview") ?? null;
+  const container = replaced ?? (target?.classList.contains("post-preview") ? target : null);
+  if (!container || container.contains(source)) return;
+  if (unsavedIn(container).length > 0 && !window.confirm(unsavedMessage())) event.preventDefault();
+});
+let submitting = false;
+// A form that leaves the page (htmx did not take it) carries its words: no question then.
+document.addEventListener("submit", (event) => {
+  submitting = !event.defaultPrevented;
+});
+window.addEventListener("beforeunload", (event) => {
+  if (submitting || unsavedIn(document).length === 0) return;
+  event.preventDefault();
+  event.returnValue = unsavedMessage();
+});

@@ -7,6 +7,7 @@
 //
 //   npm run test:mutation                   every mutant
 //   npm run test:mutation -- csrf-prefix    only mutants whose id contains one of these words
+//   npm run test:mutation -- --exact a b    only the mutants with exactly these ids (CI's choice)
 //   MUTATION_BASELINE=1 npm run test:mutation   first checks that the guarding tests pass unchanged
 //                                               (CI needs no baseline: npm test has just passed)
 //
@@ -34,8 +35,11 @@ const timeoutMs = Number(process.env.MUTATION_TIMEOUT_MS ?? 240_000);
 const SKIPPED = new Set(["node_modules", ".git", "bench", "docs", "data", "dist"]);
 
 const all = JSON.parse(readFileSync(join(root, LIST), "utf8"));
-const wanted = process.argv.slice(2);
-const mutants = all.filter((m) => wanted.length === 0 || wanted.some((word) => m.id.includes(word)));
+const exact = process.argv.includes("--exact");
+const wanted = process.argv.slice(2).filter((word) => word !== "--exact");
+const mutants = all.filter(
+  (m) => wanted.length === 0 || wanted.some((word) => (exact ? m.id === word : m.id.includes(word))),
+);
 if (mutants.length === 0) {
   console.error(`No mutant in ${LIST} matches ${wanted.join(", ")}.`);
   process.exit(1);

@@ -1,10 +1,93 @@
 #!/usr/bin/env node
-// `npm test`: finds every test file and runs them with Node's test runner through tsx.
+// `npm test` and its tiers (docs/testing.md): finds the test files, picks those of the tiers asked
+// for, and runs them with Node's test runner through tsx.
+//
+//   npm test                         unit + integration (PGlite; PostgreSQL too with TEST_DATABASE_URL)
+//   npm run test:unit                pure modules: no database, no server, no child process (≤ 30 s)
+//   npm run test:integration         database and HTTP, in process
+//   npm run test:system              processes: the possekit command, the browser, several instances
+//   npm test -- test/cli serve       only files whose path contains one of the words, from every tier
+//   npm test -- --test-name-pattern=lease --watch    any other --flag goes to node --test
+//   node scripts/test.mjs --postgres the files that prove what PostgreSQL decides (CI's PostgreSQL part)
+//   node scripts/test.mjs --list [...]       prints the files chosen, with their tiers; runs nothing
+//
+// A file's tier: SYSTEM and UNIT below (folders or files, by path prefix); any other file under
+// test/ is integration, so a new test always runs. A name in a list that matches no file fails the
+// run: a list that silently names nothing would let a tier shrink unseen.
 // Browser tests need Chromium: found at CHROMIUM_PATH or /usr/bin/chromium, else installed from
 // Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
+// The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+
+/** Processes: the command as a user runs it, a real browser, several server instances. */
+const SYSTEM = [
+  "test/cli/",
+  "test/e2e/",
+  "test/scale/",
+  "test/endpoint/cli-syndicate-prints-ndjson-and-exits-3-while-a-run-holds-the-lease.test.ts",
+  "test/schedule/sigkill-mid-run-restart-completes-without-duplicates.test.ts",
+  "test/schedule/two-instances-on-postgresql-send-each-due-post-once.test.ts",
+  "test/follow/two-instances-on-postgresql-carry-out-each-follow-up-once.test.ts",
+  "test/publishing/demo-posts-go-live-and-show-their-copies-with-nobody-clicking.test.ts",
+  "test/publishing/git-store-pushes-at-start-what-a-killed-process-committed.test.ts",
+  "test/publishing/hugo-site-built-from-the-remote-shows-the-post-and-its-copy.test.ts",
+];
+
+/**
+ * Pure modules: no database, no listening socket, no connection, no child process. The unit tier
+ * runs them with test/helpers/unit-tier-guard.mjs, which makes any of those throw, so a file that
+ * needs more fails here instead of slowing the tier down.
+ */
+const UNIT = [
+  "src/",
+  "test/cli/serve-config-mistakes-checked-in-process.test.ts",
+  "test/micropub/mf2-jf2-conversion.test.ts",
+  "test/micropub/request-parsing.test.ts",
+  "test/net/every-iana-special-purpose-range-is-private.test.ts",
+  "test/publishing/paths-stay-inside-the-repository-and-front-matter-cannot-be-injected.test.ts",
+  "test/publishing/publication-store-options-say-what-to-write.test.ts",
+  "test/schedule/schedule-and-retry-options-say-what-to-write.test.ts",
+  "test/server/config-validated-at-start.test.ts",
+  "test/server/database-lock-file-and-its-folder-are-the-owners-alone.test.ts",
+  "test/syndicate-page/copy-shown-with-links-hashtags-and-mentions.test.ts",
+  "test/syndicate-page/network-errors-are-explained.test.ts",
+  "test/syndicate-page/target-states-on-the-page.test.ts",
+  "test/syndication/idempotency-key-is-stable-per-post-and-target.test.ts",
+  "test/syndicators/area-resize-averages-what-each-pixel-covers.test.ts",
+  "test/syndicators/image-size-from-header.test.ts",
+  "test/syndicators/invalid-template-fails-at-start-naming-the-option.test.ts",
+  "test/syndicators/plain-text-from-html.test.ts",
+  "test/syndicators/syndicator-options-and-registry.test.ts",
+  "test/webhooks/forged-webhooks-never-start-a-run.test.ts",
+  "test/webhooks/github-deployment-status-decision.test.ts",
+  "test/webhooks/hub-signature-256-verification.test.ts",
+  "test/webhooks/netlify-deploy-decision.test.ts",
+  "test/webhooks/netlify-jws-verification.test.ts",
+  "test/webhooks/webhook-options-errors.test.ts",
+];
+
+/**
+ * What PostgreSQL decides itself (CI runs these with TEST_DATABASE_URL and TEST_ENGINES=postgres):
+ * the lease, the claim, the ledger's queries, the migrations' lock, and several instances sharing
+ * one database.
+ */
+const POSTGRES = [
+  /lease/,
+  /claim/,
+  /ledger/,
+  /migrat/,
+  /postgresql/,
+  /racing/,
+  /exactly-once/,
+  /^test\/scale\//,
+];
+
+/** Several server processes sharing one database: PostgreSQL only (left out, saying so, without it). */
+const NEEDS_POSTGRES = [/^test\/scale\//, /-on-postgresql-/];
+
+const TIERS = ["unit", "integration", "system"];
 
 function findTests(folder) {
   return readdirSync(folder).flatMap((name) => {
@@ -14,74 +97,198 @@ function findTests(folder) {
   });
 }
 
-function ensureChromium() {
-  const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** *.test.ts files outside test/, src/ and interop/ (and the folders no test lives in). */
+function findStray(folder) {
+  const skipped = new Set(["node_modules", ".git", "test", "src", "interop", "dist", "data"]);
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = folder === "." ? entry.name : join(folder, entry.name);
+    if (entry.isDirectory()) return skipped.has(path) || entry.name.startsWith(".") ? [] : findStray(path);
+    return entry.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+function tierOf(file) {
+  // A file named in a list wins over a folder named in another (test/cli/ is system, but its
+  // in-process file is unit); a file named in two lists is a mistake.
+  const named = [SYSTEM, UNIT].map((list) => list.includes(file));
+  if (named[0] && named[1]) throw new Error(`${file} is listed in two tiers (scripts/test.mjs)`);
+  if (named[0]) return "system";
+  if (named[1]) return "unit";
+  const inFolder = (list) => list.some((entry) => entry.endsWith("/") && file.startsWith(entry));
+  return inFolder(SYSTEM) ? "system" : inFolder(UNIT) ? "unit" : "integration";
+}
+
+/**
+ * A program the tests need (Chromium for the browser tests, Hugo for the publishing test): found at
+ * its path, else installed from Debian's package when we are root.
+ */
+function ensureDebianProgram(pkg, variable, fallback, forWhat) {
+  const path = process.env[variable] ?? fallback;
   if (existsSync(path)) return path;
   if (process.getuid?.() !== 0) {
-    console.error(`Chromium is not at ${path}. Install it (apt-get install chromium) or set CHROMIUM_PATH.`);
+    console.error(`${pkg} is not at ${path}. Install it (apt-get install ${pkg}) or set ${variable}.`);
     process.exit(1);
   }
-  console.log("Installing Debian's chromium for the browser tests…");
+  console.log(`Installing Debian's ${pkg} for ${forWhat}…`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
-  const install = spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env });
+  const install = spawnSync("apt-get", ["install", "-y", "-qq", pkg], { stdio: "inherit", env });
   if (install.status !== 0 || !existsSync(path)) {
-    console.error("Could not install chromium; the browser tests cannot run.");
+    console.error(`Could not install ${pkg}; ${forWhat} cannot run.`);
     process.exit(1);
   }
   return path;
 }
 
-/** The machine's own PostgreSQL, when one answers: every database test then runs on both engines. */
-async function findLocalPostgres() {
-  const url = "postgres://postgres@127.0.0.1:5432/test";
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+/** Node's test runner flags that take their value as the next argument. */
+const RUNNER_FLAGS_WITH_VALUE = new Set([
+  "--test-name-pattern",
+  "--test-skip-pattern",
+  "--test-reporter",
+  "--test-reporter-destination",
+  "--test-concurrency",
+  "--test-timeout",
+  "--test-shard",
+]);
+
+function parse(argv) {
+  const options = { tiers: null, postgres: false, list: false, runner: [], filters: [] };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg.startsWith("--tier=")) {
+      options.tiers = arg.slice("--tier=".length).split(",");
+      const unknown = options.tiers.filter((tier) => tier !== "all" && !TIERS.includes(tier));
+      if (unknown.length > 0)
+        throw new Error(`--tier: ${unknown.join(", ")} is not one of ${TIERS.join(", ")}, all`);
+      if (options.tiers.includes("all")) options.tiers = TIERS;
+    } else if (arg === "--postgres") options.postgres = true;
+    else if (arg === "--list") options.list = true;
+    else if (arg.startsWith("--")) {
+      options.runner.push(arg);
+      if (RUNNER_FLAGS_WITH_VALUE.has(arg) && i + 1 < argv.length) {
+        i += 1;
+        options.runner.push(argv[i]);
+      }
+    } else options.filters.push(arg);
+  }
+  return options;
+}
+
+const main = () => {
+  let options;
   try {
-    await client.connect();
-    await client.query("SELECT 1");
-    return url;
-  } catch {
-    return undefined;
-  } finally {
-    await client.end().catch(() => {});
+    options = parse(process.argv.slice(2));
+  } catch (error) {
+    console.error(error.message);
+    process.exit(2);
   }
-}
-
-const filter = process.argv.slice(2);
-const files = findTests("test")
-  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
-  .sort();
-if (files.length === 0) {
-  console.error("No test files matched.");
-  process.exit(1);
-}
-if (files.some((file) => file.includes("/e2e/"))) process.env.CHROMIUM_PATH = ensureChromium();
-
-if (!process.env.TEST_DATABASE_URL) {
-  const local = await findLocalPostgres();
-  if (local) {
-    process.env.TEST_DATABASE_URL = local;
-    console.log(`PostgreSQL answers at ${local}: database tests run on PGlite and PostgreSQL.`);
-  }
-}
-if (!process.env.TEST_DATABASE_URL) {
-  const scale = files.filter((file) => file.includes("/scale/"));
-  if (scale.length > 0) {
+  // Tests live under test/ or beside the code in src/; a test file anywhere else belongs to no tier
+  // (interop/ has its own command, npm run test:interop) and stops the run rather than be ignored.
+  const all = [...findTests("test"), ...(existsSync("src") ? findTests("src") : [])].sort();
+  const stray = findStray(".");
+  if (stray.length > 0) {
     console.error(
-      `test/scale needs PostgreSQL (several server processes share one database): set TEST_DATABASE_URL,\n` +
-        `or run PostgreSQL at 127.0.0.1:5432 with a database "test". Leaving out ${scale.length} files.`,
+      `Test files in no tier (move them under test/ or beside their code in src/):\n  ${stray.join("\n  ")}`,
     );
-    files.splice(0, files.length, ...files.filter((file) => !file.includes("/scale/")));
+    process.exit(2);
   }
-}
+  // Every name in the lists must still match a file: a renamed file would leave its tier silently.
+  // (A folder need only exist: src/ holds no test yet.)
+  for (const entry of [...SYSTEM, ...UNIT]) {
+    if (entry.endsWith("/") ? !existsSync(entry) : !all.includes(entry)) {
+      console.error(
+        `scripts/test.mjs names ${entry}, which matches no test file or folder: update the list.`,
+      );
+      process.exit(2);
+    }
+  }
+  const tierOfFile = new Map(all.map((file) => [file, tierOf(file)]));
+  // Words name files in every tier (a mutant's tests, `npm test -- test/cli`); without words,
+  // `npm test` is unit + integration.
+  const tiers =
+    options.tiers ?? (options.filters.length > 0 || options.postgres ? TIERS : ["unit", "integration"]);
+  const files = all.filter(
+    (file) =>
+      tiers.includes(tierOfFile.get(file)) &&
+      (options.filters.length === 0 || options.filters.some((word) => file.includes(word))) &&
+      (!options.postgres || POSTGRES.some((pattern) => pattern.test(file))),
+  );
+  if (files.length === 0) {
+    console.error("No test files matched.");
+    return 1;
+  }
+  if (options.list) {
+    for (const file of files) console.log(`${tierOfFile.get(file).padEnd(12)} ${file}`);
+    return 0;
+  }
+  if (files.some((file) => file.includes("/e2e/")))
+    process.env.CHROMIUM_PATH = ensureDebianProgram(
+      "chromium",
+      "CHROMIUM_PATH",
+      "/usr/bin/chromium",
+      "the browser tests",
+    );
+  if (files.some((file) => file.includes("hugo")))
+    process.env.HUGO_PATH = ensureDebianProgram("hugo", "HUGO_PATH", "/usr/bin/hugo", "the publishing test");
 
-// The timeout guards against a hang, not a slow machine: the fuzz and load files take minutes when
-// the two cores are shared with other work, and set tighter limits on their own tests.
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=600000", ...files],
-  // POSSEKIT_SOURCE: the possekit commands the tests start run src/ too, never a build in dist/.
-  { stdio: "inherit", env: { ...process.env, NODE_ENV: "test", POSSEKIT_SOURCE: "1" } },
-);
-process.exit(result.status ?? 1);
+  // PostgreSQL runs only when asked for (TEST_DATABASE_URL): a server that merely listens on 5432
+  // no longer doubles every database test.
+  if (!process.env.TEST_DATABASE_URL) {
+    const left = files.filter((file) => NEEDS_POSTGRES.some((pattern) => pattern.test(file)));
+    if (left.length > 0) {
+      console.log(
+        `${left.length} files run several server processes on one database, which needs PostgreSQL ` +
+          "(test/scale and the *-on-postgresql-* files): left out; set " +
+          "TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to run them (CI's postgres part does).",
+      );
+      files.splice(0, files.length, ...files.filter((file) => !left.includes(file)));
+      if (files.length === 0) return 1;
+    }
+  } else {
+    console.log(
+      process.env.TEST_ENGINES === "postgres"
+        ? "Database tests run on PostgreSQL only (TEST_ENGINES=postgres)."
+        : "Database tests run on PGlite and PostgreSQL (TEST_DATABASE_URL).",
+    );
+  }
+
+  const env = { ...process.env, NODE_ENV: "test", POSSEKIT_SOURCE: "1" };
+  // The embedded databases open from one migrated snapshot, made here once per run (or found).
+  if (files.some((file) => tierOfFile.get(file) !== "unit") && !env.POSSEKIT_TEST_SNAPSHOT) {
+    const made = spawnSync(process.execPath, ["--import", "tsx", "test/helpers/database-snapshot.ts"], {
+      env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    if (made.status !== 0) {
+      console.error("Could not make the tests' database snapshot (above).");
+      return 1;
+    }
+    env.POSSEKIT_TEST_SNAPSHOT = made.stdout.trim();
+  }
+  // Only unit files: the guard makes a database, a socket or a child process throw.
+  const guard = files.every((file) => tierOfFile.get(file) === "unit")
+    ? ["--import", "./test/helpers/unit-tier-guard.mjs"]
+    : [];
+
+  // The timeout guards against a hang, not a slow machine: the fuzz and load files take minutes when
+  // the two cores are shared with other work, and set tighter limits on their own tests.
+  const result = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      ...guard,
+      "--test",
+      "--test-concurrency=2",
+      "--test-timeout=600000",
+      ...options.runner,
+      ...files,
+    ],
+    // POSSEKIT_SOURCE: the possekit commands the tests start run src/ too, never a build in dist/.
+    { stdio: "inherit", env },
+  );
+  return result.status ?? 1;
+};
+
+process.exit(main());

@@ -2,7 +2,7 @@
 
 import { parseArgs } from "node:util";
 import { builtInPlugins } from "./built-in-plugins.ts";
-import { ConfigError } from "./server/config/config-error.ts";
+import { ConfigError } from "./contract/config-error.ts";
 import type { HostConfig } from "./server/config/load.ts";
 import { DatabaseHeldError } from "./server/database/folder-lock.ts";
 import type { Host as HostType } from "./server/host.ts";
@@ -128,12 +128,14 @@ async function token(
     .split(/\s+/)
     .filter(Boolean);
   const days = typeof values.days === "string" ? Number(values.days) : settings.tokenLifetimeDays;
-  if (!Number.isInteger(days) || days < 1) {
-    process.stderr.write("--days must be a whole number of days, 1 or more\n");
+  // The same signer as the server's issuer, with SECRET and the publication's URL.
+  const { MAX_TOKEN_LIFETIME_DAYS, TokenSigner } = await import("./server/auth/token-signer.ts");
+  if (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_LIFETIME_DAYS) {
+    process.stderr.write(
+      `--days must be a whole number of days from 1 to ${MAX_TOKEN_LIFETIME_DAYS} (the largest, ten years)\n`,
+    );
     return 1;
   }
-  // The same signer as the server's issuer, with SECRET and the publication's URL.
-  const { TokenSigner } = await import("./server/auth/token-signer.ts");
   const signer = new TokenSigner(settings.secret, settings.me);
   process.stdout.write(`${await signer.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`);
   return 0;

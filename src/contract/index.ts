@@ -9,13 +9,13 @@
  * import { HttpError, parseOptions, postText } from "@possekit/endpoint-syndicate/contract";
  */
 export * from "./database.ts";
-export * from "./html-to-text.ts";
 export * from "./http-error.ts";
 export * from "./jf2.ts";
 export * from "./logger.ts";
 export * from "./media.ts";
 export * from "./options/option-schemas.ts";
 export * from "./options/options-error.ts";
+export * from "./plain-text.ts";
 export * from "./plugin.ts";
 export * from "./posts.ts";
 export * from "./syndication-error.ts";

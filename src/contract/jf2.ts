@@ -4,7 +4,7 @@
 // client's Micropub request, so every value is checked for its shape here rather than trusted, and
 // single values and one-item arrays are read alike.
 import { z } from "zod";
-import { htmlToText } from "./html-to-text.ts";
+import { htmlToText } from "./plain-text.ts";
 import type { PostProperties } from "./syndicator.ts";
 
 export interface Photo {
@@ -109,7 +109,11 @@ export function firstUrl(properties: PostProperties, name: string, base: string)
   return undefined;
 }
 
-/** The content as plain text: its `text`, else its HTML made plain. */
+/**
+ * The content as plain text. HTML, when the post has it, is what the post shows, so it is made
+ * plain here, with the one converter (plain-text.ts): a stored `text` may have been written by an
+ * older, worse converter, or by a client that dropped the links, and is used only without HTML.
+ */
 export function contentText(properties: PostProperties): string | undefined {
   for (const value of values(properties, "content")) {
     const parsed = contentSchema.safeParse(value);
@@ -118,7 +122,7 @@ export function contentText(properties: PostProperties): string | undefined {
     const text =
       typeof content === "string"
         ? content
-        : content.text?.trim() || (content.html ? htmlToText(content.html) : "");
+        : (content.html?.trim() ? htmlToText(content.html) : "") || (content.text ?? "");
     if (text.trim()) return text.trim();
   }
   return undefined;

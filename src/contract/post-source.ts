@@ -57,6 +57,12 @@ export interface PostSource {
    */
   update(url: string, update: PostUpdate): Promise<Post>;
   /**
+   * Runs `work`; the changes it makes reach the site's content store together when it ends, as one
+   * change (one commit), not one per post. A syndication run writes its copies' links back inside
+   * it, so that a batch causes one deploy (issue 28). Absent: each change reaches the store by itself.
+   */
+  writeTogether?<T>(work: () => Promise<T>): Promise<T>;
+  /**
    * Calls `listener` after each change the source makes or learns of in this process (the
    * scheduler wakes for a new post, and to follow an edit or a delete). Returns the function that
    * stops it. Changes made by other processes reach the core through the database.

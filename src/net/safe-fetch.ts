@@ -28,6 +28,9 @@ export interface SafeFetchOptions {
   /** The caller's own cancellation (a target's timeout). */
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** POST sends `body` (a webhook out); a POST is never redirected. Default GET. */
+  method?: "GET" | "POST";
+  body?: string;
 }
 
 export interface SafeResponse {
@@ -114,13 +117,20 @@ interface Hop {
   response: IncomingMessage;
 }
 
-function request(url: URL, guarded: boolean, headers: Record<string, string>, signal: AbortSignal) {
+function request(
+  url: URL,
+  guarded: boolean,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  method: "GET" | "POST" = "GET",
+  body?: string,
+) {
   const client = url.protocol === "https:" ? https : http;
   return new Promise<Hop>((resolve, reject) => {
     const outgoing = client.request(
       url,
       {
-        method: "GET",
+        method,
         headers: { "user-agent": "possekit", ...headers },
         signal,
         agent: false,
@@ -129,7 +139,7 @@ function request(url: URL, guarded: boolean, headers: Record<string, string>, si
       (response) => resolve({ response }),
     );
     outgoing.on("error", reject);
-    outgoing.end();
+    outgoing.end(method === "POST" ? body : undefined);
   });
 }
 
@@ -200,7 +210,7 @@ function describeCause(error: unknown): string {
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeResponse> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_OUTGOING_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const maxRedirects = options.method === "POST" ? 0 : (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS);
   let current: URL;
   try {
     current = new URL(url);
@@ -218,7 +228,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
 
     let hop: Hop;
     try {
-      hop = await request(current, guarded, options.headers ?? {}, signal);
+      hop = await request(current, guarded, options.headers ?? {}, signal, options.method, options.body);
     } catch (error) {
       if (error instanceof RefusedAddress) throw refused(href);
       if (options.signal?.aborted) throw options.signal.reason ?? error;

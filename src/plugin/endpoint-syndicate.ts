@@ -2,8 +2,15 @@
 // "@possekit/endpoint-syndicate". The core (src/syndication) does the work; this class wires it to
 // the host: routes, public webhook routes, navigation, views, locales and migrations.
 import { join } from "node:path";
+import { ConfigError } from "../contract/config-error.ts";
 import type { EndpointPlugin, NavigationItem, PluginMeta, Server } from "../contract/plugin.ts";
 import type { PostChange } from "../contract/posts.ts";
+import {
+  type NotificationSettings,
+  NotificationSettingsError,
+  notificationSettings,
+} from "../notifications/notification-settings.ts";
+import { Notifier } from "../notifications/notifier.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
 import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
@@ -87,7 +94,10 @@ export class EndpointSyndicate implements EndpointPlugin {
     server.addLocales(join(PACKAGE_ROOT, "locales"));
     if (server.database && server.postSource) {
       server.addMigrations(syndicationMigrations);
+      const notifier = notifierFor(server, this.mountPath);
+      if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
       this.syndication = new Syndication({
+        ...(notifier ? { notices: notifier } : {}),
         database: server.database,
         posts: server.postSource,
         syndicators: () => server.syndicators,
@@ -140,6 +150,29 @@ export class EndpointSyndicate implements EndpointPlugin {
     }
     server.addEndpoint(this);
   }
+}
+
+/**
+ * The notifier the environment asks for (NOTIFY_SMTP_URL, NOTIFY_WEBHOOK_URL: docs/notifications.md),
+ * or none. A mistake in those variables stops the start with one line naming the variable.
+ */
+function notifierFor(server: Server, mountPath: string): Notifier | undefined {
+  let settings: NotificationSettings;
+  try {
+    settings = notificationSettings(process.env, server.publication.me);
+  } catch (error) {
+    if (error instanceof NotificationSettingsError) throw new ConfigError([error.message]);
+    throw error;
+  }
+  if (!settings.email && !settings.webhook) return undefined;
+  if (!server.database) return undefined;
+  return new Notifier({
+    database: server.database,
+    settings,
+    logger: server.logger,
+    fetchPolicy: { allowPrivate: server.config.fetch.allowPrivate },
+    pageUrl: `${server.config.application.url}${mountPath}`,
+  });
 }
 
 /** One line per target that would not take a post, naming the setting to fix; none for the others. */

@@ -12,6 +12,7 @@ import { errorHandler, notFoundHandler } from "./errors.ts";
 import { flashKey, startFlash } from "./flash.ts";
 import type { Host } from "./host.ts";
 import { INDIEAUTH_PATH, METADATA_PATH } from "./indieauth/endpoints.ts";
+import { grantStore } from "./indieauth/grant-store.ts";
 import { indieauthRoutes, metadataRoute } from "./indieauth/routes.ts";
 import { mediaFiles } from "./media/media-files.ts";
 import { MEDIA_PATH } from "./media/media-store.ts";
@@ -24,6 +25,7 @@ import { healthRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import { statusRoutes } from "./routes/status.ts";
+import { pagesFeeds, postPages } from "./stores/pages-routes.ts";
 import { localeMiddleware } from "./views.ts";
 
 const htmxFolder = dirname(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"));
@@ -75,6 +77,14 @@ export function buildApp(host: Host): Express {
     next();
   });
   app.get("/health", healthRoute(host));
+  const pagesSite = {
+    posts: () => host.posts,
+    name: host.publication.name,
+    me: host.publication.me,
+    url: application.url,
+  };
+  // The pages store's feeds are public, like the posts.
+  if (host.hostConfig.store.type === "pages") app.use(pagesFeeds(pagesSite));
   // Uploaded files are public (they are published with posts), like the assets.
   app.use(MEDIA_PATH, mediaFiles(host.media));
 
@@ -96,6 +106,8 @@ export function buildApp(host: Host): Express {
   }
 
   const bodyLimit = application.bodyLimit;
+  // The multipart reader counts text fields against the same limit (micropub/multipart-request.ts).
+  app.locals.bodyLimit = bodyLimit;
   app.use(express.urlencoded({ extended: true, limit: bodyLimit, parameterLimit: 1000 }));
   app.use(express.json({ limit: bodyLimit, type: ["application/json", "application/*+json"] }));
   app.use(refuseNulCharacters());
@@ -111,7 +123,10 @@ export function buildApp(host: Host): Express {
   const registry = tokenRegistry(host.database);
   // The IndieAuth server checks who asks itself (session and CSRF, codes, tokens): public routes,
   // whose refusals count per address like the other public routes'.
-  app.use(INDIEAUTH_PATH, indieauthRoutes(host, sessions, registry), publicFailures.countFailure);
+  // One grant store for both: without a database it lives in memory, and the status page's
+  // revocations must reach the refresh tokens the token endpoint spends.
+  const grants = grantStore(host.database);
+  app.use(INDIEAUTH_PATH, indieauthRoutes(host, sessions, registry, grants), publicFailures.countFailure);
   // A request without a valid credential counts against its address, in a bucket of its own; one
   // with a credential counts against that credential only.
   const authenticated = countingFailures(
@@ -137,11 +152,15 @@ export function buildApp(host: Host): Express {
       next();
     }, next);
   };
-  app.use("/status", authenticated, perCredential, signedInLocals, statusRoutes(host, registry));
+  app.use("/status", authenticated, perCredential, signedInLocals, statusRoutes(host, registry, grants));
   for (const endpoint of host.endpoints) {
     if (endpoint.routes)
       app.use(endpoint.mountPath, authenticated, perCredential, signedInLocals, endpoint.routes);
   }
+
+  // The pages store (the embedded default) serves the posts themselves, after every other route: a
+  // post's URL never hides a host or plug-in route.
+  if (host.hostConfig.store.type === "pages") app.use(postPages(pagesSite));
 
   app.use(notFoundHandler());
   app.use(errorHandler(host.logger, !host.hostConfig.production));

@@ -26,7 +26,13 @@ import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/post-service-interface.ts";
 import { hostPostSource } from "./posts/post-source.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";
+import { storeMigrations } from "./stores/migrations.ts";
+import { openStore } from "./stores/open-store.ts";
+import { PublishingPosts } from "./stores/publishing-posts.ts";
 import { Views } from "./views.ts";
+
+/** How often changes the site's store refused are tried again (each waits its own back-off too). */
+const STORE_RETRY_MS = 30_000;
 
 const MICROPUB_PACKAGE = "@possekit/endpoint-micropub";
 const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -58,8 +64,12 @@ export class Host implements Server {
   /** The host's own post service (the Micropub endpoint's); plug-ins get `postSource`. */
   posts: PostService | null = null;
   postSource: PostSource | null = null;
+  /** The post service with every change taken to the content store (publication.store). */
+  publishing: PublishingPosts | null = null;
+  private storeRetry: NodeJS.Timeout | null = null;
   private readonly migrations: Migration[] = [
     ...postMigrations,
+    ...storeMigrations,
     ...rateLimitMigrations,
     ...sessionRevocationMigrations,
     ...tokenRegistryMigrations,
@@ -156,7 +166,17 @@ export class Host implements Server {
     if (opened.status === "rejected") throw opened.reason;
     if (loaded.status === "rejected") throw loaded.reason;
     if (this.database) {
-      this.posts = createPostService(this.database, this.publication);
+      const posts = createPostService(this.database, this.hostConfig.publication);
+      const store = openStore(this.hostConfig, this.database, this.logger);
+      // Uploads go into the site's repository too, and are named by their URL there.
+      const { mediaUrl, publishMedia } = store;
+      if (mediaUrl && publishMedia)
+        this.media.publishTo({
+          url: (name) => mediaUrl.call(store, name),
+          publish: (files) => publishMedia.call(store, files),
+        });
+      this.publishing = new PublishingPosts(posts, store, this.database, this.logger);
+      this.posts = this.publishing;
       this.postSource = hostPostSource(this.posts);
     }
     const fromConfig = loaded.value;
@@ -221,6 +241,19 @@ export class Host implements Server {
     const abandoned = await this.media.sweepAbandoned();
     if (abandoned > 0)
       this.logger.info("Removed partial uploads left by an earlier process", { count: abandoned });
+    // What a stopped process left in the store (a commit not pushed) is finished before new changes.
+    const publishing = this.publishing;
+    if (publishing) {
+      await publishing.retryPending();
+      this.storeRetry = setInterval(() => {
+        publishing
+          .retryPending()
+          .catch((error: unknown) =>
+            this.logger.error("Retrying the site's store failed", { error: (error as Error).message }),
+          );
+      }, STORE_RETRY_MS);
+      this.storeRetry.unref();
+    }
     for (const handler of this.startHandlers) await handler();
     const app = buildApp(this);
     const { port: wanted, host } = this.hostConfig.application;
@@ -269,6 +302,7 @@ export class Host implements Server {
   async stop(): Promise<void> {
     const server = this.httpServer;
     this.httpServer = null;
+    if (this.storeRetry) clearInterval(this.storeRetry);
     if (server) {
       const closed = new Promise<void>((done) => server.close(() => done()));
       // A keep-alive connection busy when the close began turns idle once its response is sent; close

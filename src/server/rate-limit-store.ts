@@ -34,7 +34,15 @@ export interface DatabaseRateLimitStoreOptions {
   prefix: string;
   /** Reports a failed sweep of expired rows (never a reason to fail a request). */
   onSweepError?: (error: unknown) => void;
+  /**
+   * The time to count at, in milliseconds; the database's clock (now()) unless given: tests pass
+   * theirs, so that a window passes without waiting for it.
+   */
+  now?: () => number;
 }
+
+// $n::timestamptz is null unless a clock was given: then the database's clock decides.
+const NOW = (n: number) => `COALESCE($${n}::timestamptz, now())`;
 
 export class DatabaseRateLimitStore implements Store {
   /** Counts live in the shared database: a key counted here is seen by every instance. */
@@ -43,6 +51,7 @@ export class DatabaseRateLimitStore implements Store {
   private windowMs = 60_000;
   private hitsSinceSweep = 0;
   private readonly onSweepError: (error: unknown) => void;
+  private readonly clock: (() => number) | undefined;
 
   constructor(
     private readonly database: Database,
@@ -51,6 +60,12 @@ export class DatabaseRateLimitStore implements Store {
     if (!options.prefix) throw new Error("A database rate-limit store needs a prefix of its own");
     this.prefix = options.prefix;
     this.onSweepError = options.onSweepError ?? (() => {});
+    this.clock = options.now;
+  }
+
+  /** The moment to count at, as a query parameter: null lets the database's clock decide. */
+  private at(): string | null {
+    return this.clock ? new Date(this.clock()).toISOString() : null;
   }
 
   /** express-rate-limit passes its options once: the window length is all the store needs. */
@@ -60,8 +75,8 @@ export class DatabaseRateLimitStore implements Store {
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
     const result = await this.database.query<HitsRow>(
-      "SELECT hits, reset_at FROM rate_limit_hits WHERE key = $1 AND reset_at > now()",
-      [this.prefix + key],
+      `SELECT hits, reset_at FROM rate_limit_hits WHERE key = $1 AND reset_at > ${NOW(2)}`,
+      [this.prefix + key, this.at()],
     );
     const row = result.rows[0];
     return row ? { totalHits: row.hits, resetTime: row.reset_at } : undefined;
@@ -71,12 +86,12 @@ export class DatabaseRateLimitStore implements Store {
     // The database's clock decides when a window ends, so instances with skewed clocks agree.
     const result = await this.database.query<HitsRow>(
       `INSERT INTO rate_limit_hits AS r (key, hits, reset_at)
-       VALUES ($1, 1, now() + $2::int * interval '1 millisecond')
+       VALUES ($1, 1, ${NOW(3)} + $2::int * interval '1 millisecond')
        ON CONFLICT (key) DO UPDATE
-         SET hits = CASE WHEN r.reset_at <= now() THEN 1 ELSE r.hits + 1 END,
-             reset_at = CASE WHEN r.reset_at <= now() THEN EXCLUDED.reset_at ELSE r.reset_at END
+         SET hits = CASE WHEN r.reset_at <= ${NOW(3)} THEN 1 ELSE r.hits + 1 END,
+             reset_at = CASE WHEN r.reset_at <= ${NOW(3)} THEN EXCLUDED.reset_at ELSE r.reset_at END
        RETURNING hits, reset_at`,
-      [this.prefix + key, this.windowMs],
+      [this.prefix + key, this.windowMs, this.at()],
     );
     this.sweepNowAndThen();
     const row = result.rows[0];
@@ -86,8 +101,8 @@ export class DatabaseRateLimitStore implements Store {
 
   async decrement(key: string): Promise<void> {
     await this.database.query(
-      "UPDATE rate_limit_hits SET hits = hits - 1 WHERE key = $1 AND hits > 0 AND reset_at > now()",
-      [this.prefix + key],
+      `UPDATE rate_limit_hits SET hits = hits - 1 WHERE key = $1 AND hits > 0 AND reset_at > ${NOW(2)}`,
+      [this.prefix + key, this.at()],
     );
   }
 
@@ -104,7 +119,9 @@ export class DatabaseRateLimitStore implements Store {
     this.hitsSinceSweep += 1;
     if (this.hitsSinceSweep < SWEEP_EVERY) return;
     this.hitsSinceSweep = 0;
-    this.database.query("DELETE FROM rate_limit_hits WHERE reset_at <= now()").catch(this.onSweepError);
+    this.database
+      .query(`DELETE FROM rate_limit_hits WHERE reset_at <= ${NOW(1)}`, [this.at()])
+      .catch(this.onSweepError);
   }
 }
 

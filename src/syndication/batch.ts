@@ -36,14 +36,19 @@ export interface BatchDependencies {
   lease: HeldLease;
   /** `sending` rows older than this were left by a process that died mid-send. */
   staleMs: number;
+  /** The time in milliseconds (Date.now; a test's clock, so that a page goes stale without a sleep). */
+  now(): number;
   /** Uids of the targets that honour the idempotency key (their stale rows are sent again). */
   idempotentUids(): string[];
   /** Uids of the configured targets: a post naming none of them is not walked. */
   targetUids(): string[];
   /** What the ledger and the page hold for each of these posts, by post id, in one go. */
   knownOf(posts: readonly Post[]): Promise<Map<string, KnownOfPost>>;
-  /** `known`, when given, was read with the post; else the post's rows are read first. */
-  syndicate(post: Post, runId: string, known?: KnownOfPost): Promise<PostResult>;
+  /**
+   * `known`, when given, was read with the post; else the post's rows are read first. Null: the
+   * post is not due yet (a scheduled run), and nothing is reported for it.
+   */
+  syndicate(post: Post, runId: string, known?: KnownOfPost): Promise<PostResult | null>;
   /**
    * Follows the posts changed since their copies were made (issue 17): hands each post's result to
    * `report`; false when stopped before the end.
@@ -114,12 +119,14 @@ export class Batch implements BatchRun {
           resend: resolved.filter((r) => r.state === "pending").length,
           unknown: resolved.filter((r) => r.state === "unknown").length,
         });
-      completed =
+      // The run's write-backs reach the site's store as one change when it ends (issue 28).
+      const work = async () =>
         (await deps.follow(
           this.id,
           (result) => this.report(result, summary),
           () => this.shouldStop(),
         )) && (await this.walk(summary));
+      completed = await (deps.posts.writeTogether ? deps.posts.writeTogether(work) : work());
     } catch (error) {
       failure = error;
       deps.logger.error("The syndication run stopped on an error", {
@@ -162,13 +169,13 @@ export class Batch implements BatchRun {
       for (;;) {
         // Only posts naming a configured target: one naming only removed targets does not wait.
         const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE, this.deps.targetUids());
-        const listedAt = Date.now();
+        const listedAt = this.deps.now();
         const known = await this.deps.knownOf(page.filter((listed) => !tried.has(listed.id)));
         for (const listed of page) {
           if (tried.has(listed.id)) continue;
           if (this.shouldStop()) return false;
           tried.add(listed.id);
-          const fresh = Date.now() - listedAt < FRESH_MS;
+          const fresh = this.deps.now() - listedAt < FRESH_MS;
           const post = fresh ? listed : await this.deps.posts.findById(listed.id);
           if (!post || !isAwaiting(post)) continue;
           await this.process(post, summary, fresh ? known.get(post.id) : undefined);
@@ -184,7 +191,7 @@ export class Batch implements BatchRun {
   }
 
   private async process(post: Post, summary: RunSummary, known: KnownOfPost | undefined): Promise<void> {
-    let result: PostResult;
+    let result: PostResult | null;
     try {
       result = await this.deps.syndicate(post, this.id, known);
     } catch (error) {
@@ -204,7 +211,7 @@ export class Batch implements BatchRun {
         })),
       };
     }
-    this.report(result, summary);
+    if (result) this.report(result, summary);
   }
 
   private report(result: PostResult, summary: RunSummary): void {

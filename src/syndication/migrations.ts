@@ -246,6 +246,20 @@ CREATE TRIGGER syndication_links_written_back AFTER UPDATE ON posts FOR EACH ROW
   EXECUTE FUNCTION syndication_note_links_written_back();
 `;
 
+// A failing streak per (kind, target) that the user was told of (issue 32: notifications): the first
+// failure of a streak inserts the row and is the one message; later ones only count; the target's
+// recovery deletes its rows and is the one "recovered" message. Shared by every instance.
+const notificationStreaks = `
+CREATE TABLE syndication_notification_streaks (
+  kind text NOT NULL,
+  target_uid text NOT NULL,
+  failures integer NOT NULL DEFAULT 1,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  last_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (target_uid, kind)
+);
+`;
+
 // The core hears of a post's change through the post-source port's trigger functions (host migration
 // 002) instead of triggers of its own on the host's table: it fills them in with what 008 and 014's
 // functions did, and drops those triggers, so that its SQL names the source's relation only.
@@ -294,5 +308,6 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/012-own-texts", sql: ownTexts },
   { id: "endpoint-syndicate/013-follow-ups", sql: followUps },
   { id: "endpoint-syndicate/014-written-back-trigger", sql: writtenBackTrigger },
+  { id: "endpoint-syndicate/015-notification-streaks", sql: notificationStreaks },
   { id: "endpoint-syndicate/016-post-source-events", sql: postSourceEvents },
 ];

@@ -83,24 +83,30 @@ export class Scheduler {
       this.current.wakeUps += 1;
       this.nudged = false;
       let due: Date | null = null;
+      let runDue: Date | null = null;
       try {
-        due = await this.syndication.nextDue();
+        // A refused target is checked when its check is due (with backoff), and the pages of new
+        // posts when theirs is: neither is a run, neither takes the lease (issue 32).
+        await this.syndication.checkPausedTargets();
+        await this.syndication.sweepLiveChecks();
+        ({ next: due, run: runDue } = await this.syndication.dueMoments());
         this.current.nextDueAt = due;
       } catch (error) {
         this.fail("Could not find out what is due", error);
       }
       if (this.stopped) break;
-      if (due && due.getTime() <= Date.now()) {
+      if (runDue && runDue.getTime() <= Date.now()) {
         const summary = await this.startRun();
         if (this.stopped) break;
         // A run that leaves something due at once (a target paused for the run, a post naming a
         // target it cannot send) must not be repeated back to back: hold off, doubling each time.
-        const after = await this.syndication.nextDue().catch(() => null);
+        const moments = await this.syndication.dueMoments().catch(() => ({ next: null, run: null }));
+        const after = moments.next;
         // Whoever sees the run's end sees what is due after it.
         this.current.nextDueAt = after;
         if (summary && this.current.lastRun)
           this.current.lastRun = { ...this.current.lastRun, finishedAt: new Date(), summary };
-        if (after && after.getTime() <= Date.now() && !this.nudged) {
+        if (moments.run && moments.run.getTime() <= Date.now() && !this.nudged) {
           this.holdOffMs = Math.min(this.maxSleepMs, Math.max(FIRST_HOLD_OFF_MS, this.holdOffMs * 2));
           await this.sleep(this.holdOffMs);
         } else {

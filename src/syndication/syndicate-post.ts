@@ -7,6 +7,7 @@ import type { Post, PostUpdate } from "../contract/posts.ts";
 import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor } from "./copy-digest.ts";
+import { type FailureNotices, noticeKindOf } from "./failure-notices.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import type { Claim, OperationClaim } from "./ledger/claims.ts";
 import type { Ledger } from "./ledger/ledger.ts";
@@ -34,6 +35,8 @@ export interface PostSyndicationContext {
   health?: TargetHealthStore;
   /** The user's own words per target, sent instead of the template's text. */
   ownTexts?: OwnTexts;
+  /** Where failures that need the user are told (e-mail, webhook), and recoveries. */
+  notices?: FailureNotices;
 }
 
 export interface PostSyndicationRun {
@@ -197,6 +200,7 @@ async function send(
   });
   if (outcome.ok) {
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
+    context.notices?.recovered(uid, name);
     try {
       // What the copy holds, so that an edit of the post that changes it is followed (issue 17).
       const digest = digestFor(syndicator, post.properties, context.publication, text);
@@ -214,7 +218,7 @@ async function send(
     }
     return { uid, name, status: "syndicated", url: outcome.url };
   }
-  const error = await recordFailed(context, syndicator, claim, outcome, pauses);
+  const error = await recordFailed(context, syndicator, claim, outcome, pauses, post.url);
   return { uid, name, status: "failed", error };
 }
 
@@ -229,6 +233,8 @@ export async function recordFailed(
   claim: Claim | OperationClaim,
   outcome: SyndicatorFailure,
   pauses: TargetPauses | undefined,
+  /** The post's URL, named in a notice. */
+  postUrl?: string,
 ): Promise<string> {
   const { uid, name } = syndicator.info;
   const unknown = outcome.uncertain && syndicator.honoursIdempotencyKey !== true;
@@ -244,6 +250,16 @@ export async function recordFailed(
     await noteHealth(context, uid, () => context.health?.recordFailure(uid, outcome, { checked: false }));
   const pause = TargetPauses.after(outcome, name, syndicator.credentialSetting);
   if (pause) pauses?.pause(uid, pause);
+  const kind = noticeKindOf({ ...outcome, unknown });
+  if (kind)
+    context.notices?.failure({
+      kind,
+      targetUid: uid,
+      targetName: name,
+      error: outcome.error,
+      ...(postUrl ? { postUrl } : {}),
+      ...(syndicator.credentialSetting ? { setting: syndicator.credentialSetting } : {}),
+    });
   if (unknown) {
     const entry = await context.ledger.recordUnknown(claim, outcome.error);
     return entry?.lastError ?? outcome.error;

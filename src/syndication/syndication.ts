@@ -12,18 +12,20 @@ import type { CopyPreview, Publication, SyndicatorPlugin } from "../contract/syn
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
 import { Batch, type BatchRun } from "./batch.ts";
 import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
-import { nextDue } from "./due.ts";
+import { type DueRules, nextDue, nextLiveCheck } from "./due.ts";
 import {
   SyndicationInProgressError,
   SyndicationShuttingDownError,
   TargetNotConfirmableError,
   TargetNotSkippableError,
 } from "./errors.ts";
+import type { FailureNotices } from "./failure-notices.ts";
 import { performFollowUps, planFollowUps } from "./follow-ups.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_LEASE_MS, Lease, type LeaseStatus } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF } from "./ledger/claims.ts";
 import { Ledger } from "./ledger/ledger.ts";
+import { sweepLiveChecks } from "./live-check-sweep.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { type OwnText, OwnTexts } from "./own-texts.ts";
 import { PostChanges } from "./post-changes.ts";
@@ -40,7 +42,7 @@ import {
 } from "./syndicate-post.ts";
 import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { TargetHealthStore } from "./target-health.ts";
-import { TargetPauses } from "./target-pauses.ts";
+import { type TargetPause, TargetPauses } from "./target-pauses.ts";
 import type {
   Attempt,
   LedgerEntry,
@@ -73,6 +75,7 @@ export {
 export type { LeaseStatus } from "./lease.ts";
 export type { LiveCheck } from "./live-checks.ts";
 export type { TargetStatus } from "./target-checks.ts";
+export type { TargetPause } from "./target-pauses.ts";
 
 export interface SyndicationOptions {
   /** How long one target may take before it counts as failed (default 30 s). */
@@ -87,6 +90,9 @@ export interface SyndicationOptions {
   schedule?: ScheduleRules;
   /** The rules for fetching a post's own URL in the live check (`fetch.allowPrivate`). */
   fetchPolicy?: OutgoingFetchPolicy;
+  /** The time in milliseconds, for when pauses end and a page of posts goes stale: Date.now unless
+   * given (tests move a clock instead of sleeping). */
+  clock?: () => number;
 }
 
 export interface SyndicationDependencies {
@@ -99,8 +105,12 @@ export interface SyndicationDependencies {
   options?: SyndicationOptions;
   /** Whether a post's URL answers 2xx; a GET under the outgoing-fetch rules unless given (tests). */
   checkLive?: (url: string) => Promise<LiveAnswer>;
+  /** Where failures that need the user are told, without their opening the page (notifications). */
+  notices?: FailureNotices;
 }
 
+/** A pause longer than this is told to the user (once per streak), whatever its cause. */
+const PAUSED_LONG_MS = 86_400_000;
 /** How many changed posts, or posts with follow-ups due, are read at a time. */
 const FOLLOW_PAGE = 100;
 const durationSchema = z.number().int().positive().max(2_147_483_647);
@@ -113,6 +123,8 @@ export class Syndication {
   readonly leaseMs: number;
   readonly scheduleRules: ScheduleRules;
   private readonly ledger: Ledger;
+  private readonly backoff: Backoff;
+  private readonly clock: () => number;
   private readonly liveChecks: LiveChecks;
   private readonly health: TargetHealthStore;
   private readonly runLog: RunLog;
@@ -130,6 +142,8 @@ export class Syndication {
     this.leaseMs = durationSchema.parse(options.leaseMs ?? DEFAULT_LEASE_MS);
     this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     const backoff = options.retry ?? DEFAULT_BACKOFF;
+    this.backoff = backoff;
+    this.clock = options.clock ?? Date.now;
     this.scheduleRules = options.schedule ?? { whenLive: true, afterPublishMs: 0 };
     this.ledger = new Ledger(deps.database, backoff);
     this.liveChecks = new LiveChecks(deps.database, backoff);
@@ -209,6 +223,9 @@ export class Syndication {
   async startBatch(trigger: Trigger, options: { retryFailed?: boolean } = {}): Promise<BatchRun> {
     const force = options.retryFailed ?? false;
     if (this.shuttingDown) throw new SyndicationShuttingDownError();
+    // A scheduled run of this process yields the lease at once to a run someone asked for (issue
+    // 32): it stops after the post it is on, and the asked-for run sends what it would have.
+    if (trigger !== "schedule") await this.stopScheduledBatches();
     // Refusals are the common answer under contention, so they are made as cheap as possible:
     // from memory when this process runs the batch, else from one read of the lease. The
     // transaction in acquire stays the arbiter whenever the lease looks free.
@@ -222,7 +239,7 @@ export class Syndication {
         this.runLog.start("batch", trigger, this.holder, tx),
       );
       if (held) {
-        const pauses = new TargetPauses();
+        const pauses = await this.pausesFor(trigger, force);
         const batch = new Batch(
           {
             posts: this.deps.posts,
@@ -231,6 +248,7 @@ export class Syndication {
             logger: this.deps.logger,
             lease: held,
             staleMs: this.staleMs,
+            now: this.clock,
             idempotentUids: () => this.idempotentUids(),
             targetUids: () => this.targetUids(),
             follow: (runId, report, shouldStop) =>
@@ -273,10 +291,73 @@ export class Syndication {
     trigger: Trigger,
     options: { retryFailed?: boolean } = {},
   ): Promise<PostResult> {
+    return this.syndicateOne(url, trigger, options.retryFailed ?? false, false);
+  }
+
+  private async syndicateOne(url: string, trigger: Trigger, force: boolean, userRetry: boolean) {
     const post = await this.deps.posts.findByUrl(url);
     if (!post || post.deleted) throw new PostNotFoundError(url);
-    const force = options.retryFailed ?? false;
-    return this.single(post, trigger, (runId) => this.syndicateStored(post, runId, trigger, force));
+    return this.single(post, trigger, async (runId) =>
+      this.syndicateStored(post, runId, trigger, force, await this.pausesFor(trigger, force || userRetry)),
+    );
+  }
+
+  /**
+   * The targets paused now (refused, rate limited: see target-pauses.ts), read from the target
+   * health that every instance shares. A run someone asked for first checks the refused targets
+   * that can be checked, so that a click after fixing the credentials sends at once; a user's retry
+   * also sends to a refused target that cannot be checked, as its check.
+   */
+  private async pausesFor(trigger: Trigger, userRetry: boolean): Promise<TargetPauses> {
+    // Someone asked for this run (not the scheduler, not a webhook): one check each, no post.
+    if (userRetry || (trigger !== "schedule" && trigger !== "webhook")) await this.checkRefusedTargets();
+    return TargetPauses.lasting(
+      this.deps.syndicators(),
+      await this.health.all(),
+      this.backoff,
+      this.clock,
+      userRetry,
+    );
+  }
+
+  /** Checks every refused target that can be checked (a user's retry comes after a fix). */
+  private async checkRefusedTargets(): Promise<void> {
+    const health = await this.health.all();
+    const refused = this.deps
+      .syndicators()
+      .filter((s) => health.get(s.info.uid)?.refusedSince && typeof s.verify === "function");
+    if (refused.length > 0)
+      await checkTargets(refused, this.health, this.deps.logger, this.targetTimeoutMs, this.deps.notices);
+  }
+
+  /**
+   * The scheduler's check of refused targets (issue 32): each whose next check is due is asked
+   * (verify) and what it says recorded; a success ends its pause on every instance. Returns how
+   * many were checked.
+   */
+  async checkPausedTargets(): Promise<number> {
+    const now = this.clock();
+    const syndicators = this.deps.syndicators();
+    const health = await this.health.all();
+    const pauses = TargetPauses.lasting(syndicators, health, this.backoff, this.clock);
+    for (const syndicator of syndicators) {
+      const { uid, name } = syndicator.info;
+      const since = health.get(uid)?.refusedSince ?? health.get(uid)?.errorAt;
+      if (pauses.get(uid, now) && since && now - since.getTime() > PAUSED_LONG_MS)
+        this.deps.notices?.failure({
+          kind: "paused_long",
+          targetUid: uid,
+          targetName: name,
+          error: pauses.get(uid, now)?.reason ?? "",
+        });
+    }
+    const due = syndicators.filter((s) => {
+      const pause = pauses.get(s.info.uid, now);
+      return pause?.kind === "refused" && (pause.checkAt?.getTime() ?? 0) <= now;
+    });
+    if (due.length > 0)
+      await checkTargets(due, this.health, this.deps.logger, this.targetTimeoutMs, this.deps.notices);
+    return due.length;
   }
 
   /**
@@ -317,7 +398,7 @@ export class Syndication {
     const post = await this.deps.posts.findByUrl(url);
     if (!post || post.deleted) throw new PostNotFoundError(url);
     await this.ledger.retry(post.id, targetUids);
-    return this.syndicatePost(url, trigger);
+    return this.syndicateOne(url, trigger, false, true);
   }
 
   /**
@@ -350,7 +431,7 @@ export class Syndication {
    */
   async checkTargets(uids?: readonly string[]): Promise<TargetStatus[]> {
     const chosen = this.deps.syndicators().filter((s) => !uids || uids.includes(s.info.uid));
-    await checkTargets(chosen, this.health, this.deps.logger, this.targetTimeoutMs);
+    await checkTargets(chosen, this.health, this.deps.logger, this.targetTimeoutMs, this.deps.notices);
     return this.targets();
   }
 
@@ -415,13 +496,80 @@ export class Syndication {
    * When the scheduler next has something to do (see nextDue in due.ts): a moment, possibly
    * past, or null when nothing waits at all.
    */
-  nextDue(): Promise<Date | null> {
-    return nextDue(this.deps.database, {
+  async nextDue(): Promise<Date | null> {
+    return (await this.dueMoments()).next;
+  }
+
+  /**
+   * What the scheduler needs at a wake-up: `run`, when a run next has something to send (a paused
+   * target makes nothing due); `next`, the earliest of that, the next live check of a new post
+   * (made by sweepLiveChecks, not by a run) and the end of a pause.
+   */
+  async dueMoments(): Promise<{ run: Date | null; next: Date | null }> {
+    const { rules, pauses } = await this.dueRules();
+    const [run, check] = await Promise.all([
+      nextDue(this.deps.database, rules),
+      nextLiveCheck(this.deps.database, rules),
+    ]);
+    const moments = [run, check, ...pauses.ends()].filter((moment): moment is Date => moment !== null);
+    const next = moments.length === 0 ? null : new Date(Math.min(...moments.map((m) => m.getTime())));
+    return { run, next };
+  }
+
+  /**
+   * The scheduler's live checks of new posts (schedule.whenLive), outside any run: no lease, no
+   * run record, no event (see live-check-sweep.ts). Returns how many pages were checked.
+   */
+  async sweepLiveChecks(): Promise<number> {
+    if (!this.scheduleRules.whenLive) return 0;
+    const { rules } = await this.dueRules();
+    return sweepLiveChecks({
+      database: this.deps.database,
+      liveChecks: this.liveChecks,
+      checkLive: (url) => this.checkLive(url),
+      rules,
+    });
+  }
+
+  private async dueRules(): Promise<{ rules: DueRules; pauses: TargetPauses }> {
+    const pauses = TargetPauses.lasting(
+      this.deps.syndicators(),
+      await this.health.all(),
+      this.backoff,
+      this.clock,
+    );
+    const paused = new Set(pauses.uids());
+    const rules: DueRules = {
       staleMs: this.staleMs,
       afterPublishMs: this.scheduleRules.afterPublishMs,
       whenLive: this.scheduleRules.whenLive,
-      targetUids: this.deps.syndicators().map((syndicator) => syndicator.info.uid),
-    });
+      targetUids: this.targetUids().filter((uid) => !paused.has(uid)),
+    };
+    return { rules, pauses };
+  }
+
+  private checkLive(url: string): Promise<LiveAnswer> {
+    return this.deps.checkLive
+      ? this.deps.checkLive(url)
+      : fetchLive(url, this.deps.options?.fetchPolicy ?? { ownSite: this.deps.publication.me });
+  }
+
+  /** Stops this process's scheduled batches and waits for them to release the lease. */
+  private async stopScheduledBatches(): Promise<void> {
+    const scheduled = [...this.batches].filter((batch) => batch.trigger === "schedule" && !batch.finished);
+    for (const batch of scheduled) batch.stop();
+    await Promise.allSettled(scheduled.map((batch) => batch.done));
+  }
+
+  /** The targets paused now, by uid, with what the page says of each. */
+  async pausedTargets(): Promise<Map<string, TargetPause>> {
+    const pauses = TargetPauses.lasting(
+      this.deps.syndicators(),
+      await this.health.all(),
+      this.backoff,
+      this.clock,
+    );
+    return new Map(pauses.entries());
   }
 
   /** The ids of one page of posts matching the page's filter, oldest first, and how many match. */
@@ -522,6 +670,7 @@ export class Syndication {
       targetTimeoutMs: this.targetTimeoutMs,
       health: this.health,
       ownTexts: this.ownTexts,
+      ...(this.deps.notices ? { notices: this.deps.notices } : {}),
     };
   }
 
@@ -553,28 +702,29 @@ export class Syndication {
     );
   }
 
-  /** A scheduled run's post: held back while it is not due yet (see schedule-gate.ts). */
+  /**
+   * A scheduled run's post: held back while it is not due yet (see schedule-gate.ts), and then not
+   * reported at all: waiting is not a result, nor something for the user to attend to (issue 32).
+   */
   private async syndicateWhenDue(
     post: Post,
     runId: string,
     pauses: TargetPauses,
     known?: KnownOfPost,
-  ): Promise<PostResult> {
+  ): Promise<PostResult | null> {
     const names = new Map(this.deps.syndicators().map((s) => [s.info.uid, s.info.name]));
     const held = await holdBack(
       {
         ledger: this.ledger,
         liveChecks: this.liveChecks,
-        checkLive:
-          this.deps.checkLive ??
-          ((url) => fetchLive(url, this.deps.options?.fetchPolicy ?? { ownSite: this.deps.publication.me })),
+        checkLive: (url) => this.checkLive(url),
         rules: this.scheduleRules,
         nameOf: (uid) => names.get(uid) ?? uid,
       },
       post,
       known?.entries,
     );
-    return held ?? this.syndicateStored(post, runId, "schedule", false, pauses, known);
+    return held ? null : this.syndicateStored(post, runId, "schedule", false, pauses, known);
   }
 
   /**

@@ -5,6 +5,7 @@
 import type { Logger } from "../contract/logger.ts";
 import type { SyndicatorPlugin } from "../contract/syndicator.ts";
 import { failureOf, type SyndicatorFailure } from "./call-syndicator.ts";
+import type { FailureNotices } from "./failure-notices.ts";
 import {
   healthState,
   type TargetHealth,
@@ -89,14 +90,28 @@ export async function checkTargets(
   store: TargetHealthStore,
   logger: Logger,
   timeoutMs: number,
+  /** Told of a refusal, and of a success that may end one. */
+  notices?: FailureNotices,
 ): Promise<void> {
   await Promise.all(
     syndicators.map(async (syndicator) => {
       const outcome = await verifyTarget(syndicator, timeoutMs);
-      const uid = syndicator.info.uid;
+      const { uid, name } = syndicator.info;
       try {
-        if (outcome.ok === true) await store.recordSuccess(uid, { checked: true });
-        else if (outcome.ok === false) await store.recordFailure(uid, outcome, { checked: true });
+        if (outcome.ok === true) {
+          await store.recordSuccess(uid, { checked: true });
+          notices?.recovered(uid, name);
+        } else if (outcome.ok === false) {
+          await store.recordFailure(uid, outcome, { checked: true });
+          if (outcome.status === 401 || outcome.status === 403)
+            notices?.failure({
+              kind: "refused",
+              targetUid: uid,
+              targetName: name,
+              error: outcome.error,
+              ...(syndicator.credentialSetting ? { setting: syndicator.credentialSetting } : {}),
+            });
+        }
       } catch (error) {
         logger.error("Could not record a target's check", {
           target: uid,

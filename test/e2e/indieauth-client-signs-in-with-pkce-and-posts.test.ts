@@ -140,7 +140,7 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
     await page.getByLabel("Password").press("Enter");
     await page.waitForURL((url) => url.pathname === "/auth");
 
-    assert.equal(await shownText(page.getByRole("heading", { level: 1 })), "Sign in to Quill Test?");
+    assert.equal(await shownText(page.getByRole("heading", { level: 1 })), "Let Quill Test sign you in?");
     const logo = page.locator(".consent-logo");
     assert.equal(await logo.getAttribute("src"), "https://client.example/logo.png");
     assert.equal(await logo.evaluate((image: HTMLImageElement) => image.naturalWidth), 96);
@@ -268,7 +268,9 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
     await page.goto(`${server.url}/status`);
     const row = page.locator(`tr[data-token-id="${decodeJwt(token).jti}"]`);
     assert.match(await shownText(row), new RegExp(`create ${client.clientId.replace(/[.]/g, "\\.")}`));
-    await row.getByRole("button", { name: /Revoke/ }).click();
+    // Revoke asks first (issue 32).
+    await row.locator(".revoke summary").click();
+    await row.getByRole("button", { name: /^Yes, revoke/ }).click();
     await page.waitForURL(`${server.url}/status`);
     const after = await micropub(token, { h: "entry", content: "After revocation" });
     assert.equal(after.status, 401);
@@ -281,7 +283,10 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
     await german.getByLabel("Passwort").fill(server.password);
     await german.getByLabel("Passwort").press("Enter");
     await german.waitForURL((url) => url.pathname === "/auth");
-    assert.equal(await shownText(german.getByRole("heading", { level: 1 })), "Bei Quill Test anmelden?");
+    assert.equal(
+      await shownText(german.getByRole("heading", { level: 1 })),
+      "Quill Test die Anmeldung mit Ihrer Website erlauben?",
+    );
     assert.ok(await german.getByRole("button", { name: "Erlauben" }).isVisible());
     assert.ok(await german.getByRole("button", { name: "Ablehnen" }).isVisible());
     await context.close();

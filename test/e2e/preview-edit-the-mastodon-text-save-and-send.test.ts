@@ -41,7 +41,7 @@ describe("preview, edit and send the Mastodon text", () => {
       .click();
     const refusal = section().locator(".flash-error[role=alert]");
     await refusal.waitFor();
-    assert.match(await shownText(refusal), /Not saved: the text is 510 long, over .* limit of 500/);
+    assert.match(await shownText(refusal), /Not saved: the text has 510 characters, over .* limit of 500/);
     assert.equal(
       await section().locator("textarea").inputValue(),
       "h".repeat(510),
@@ -107,7 +107,7 @@ describe("preview and own words without JavaScript", () => {
     await target.locator("textarea").fill("n".repeat(501));
     await target.getByRole("button", { name: /Save the text/ }).click();
     await page.locator(".preview-target .flash-error").waitFor();
-    assert.match(await shownText(page.locator(".preview-target .flash-error")), /501 long/);
+    assert.match(await shownText(page.locator(".preview-target .flash-error")), /501 characters/);
     await page.locator(".preview-target textarea").fill("Short words");
     await page
       .locator(".preview-target")

@@ -84,7 +84,7 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
     await announcer.getByText(/1 post processed/).waitFor();
     assert.equal(
       await shownText(announcer),
-      "1 post processed: 0 syndicated, 0 partly, 1 failed, 0 skipped (waiting or refused). Show the posts that need attention",
+      "1 post processed: 0 syndicated, 1 failed. Show the posts that need attention",
     );
     assert.equal(await announcer.locator(".flash-error").count(), 1);
     assert.doesNotMatch(status, /processed/);

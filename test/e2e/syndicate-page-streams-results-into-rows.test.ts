@@ -175,7 +175,7 @@ describe("the Syndicate page streams results into the rows", () => {
     const announcer = page.locator("#run-announcer");
     assert.equal(
       await shownText(announcer),
-      "4 posts processed: 3 syndicated, 0 partly, 0 failed, 1 skipped (waiting or refused). Show the posts that need attention",
+      "4 posts processed: 3 syndicated, 1 skipped (waiting or refused). Show the posts that need attention",
     );
     assert.equal(await announcer.locator(".flash-warning").count(), 1);
     assert.equal(

@@ -50,7 +50,7 @@ describe("the Syndicate page without JavaScript", () => {
     const flash = page.locator("main > .flash");
     assert.equal(
       await shownText(flash),
-      "2 posts processed: 1 syndicated, 0 partly, 0 failed, 1 skipped (waiting or refused). Show the posts that need attention",
+      "2 posts processed: 1 syndicated, 1 skipped (waiting or refused). Show the posts that need attention",
     );
     assert.ok(await flash.evaluate((element) => element.classList.contains("flash-warning")));
     assert.equal(

@@ -44,7 +44,8 @@ export interface SyndicateWorld {
 }
 
 export async function startSyndicateWorld(
-  options: { serverConfig?: Record<string, unknown> } = {},
+  /** `targets: false`: the server starts with no syndicator, as on a first start. */
+  options: { serverConfig?: Record<string, unknown>; targets?: false } = {},
 ): Promise<SyndicateWorld> {
   const social = await startMastodonSandbox({ accessToken: "social-token", user: "alice", name: "Social" });
   const other = await startMastodonSandbox({ accessToken: "other-token", user: "bob", name: "Other" });
@@ -55,8 +56,10 @@ export async function startSyndicateWorld(
   });
   const otherTarget = new MastodonSyndicator({ url: other.url, user: "bob", accessToken: "other-token" });
   const server = await startTestServer({
-    config: { ...options.serverConfig },
-    plugins: [socialTarget, otherTarget],
+    // The scheduler off unless a test turns it on: a post served by possekit's own pages store is
+    // live at once, and the scheduler would send it before the test's click.
+    config: { "@possekit/endpoint-syndicate": { schedule: { enabled: false } }, ...options.serverConfig },
+    plugins: options.targets === false ? [] : [socialTarget, otherTarget],
   });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",

@@ -1,5 +1,7 @@
 // Mastodon answers 429 with X-RateLimit-Reset: the page says the target is rate limited and when
-// the next try is (the service's reset time), rather than an ordinary failure.
+// the next try is (the service's reset time), rather than an ordinary failure; a banner says it at
+// the top, and the posts it holds back say "Paused: <target> is rate limited, until <time>", not
+// "Pending" (issue 32).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
@@ -37,6 +39,27 @@ for (const engine of engines) {
         /The service asked us to wait: next try in 2 hours \([A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M UTC\)\./,
       );
       assert.match(html, /Mastodon: 429 Too many requests/);
+      assert.match(
+        html,
+        /class="flash flash-warning target-rate-limited"[^>]*>\s*<p>\S+ asked us to slow down \(HTTP 429, too many requests\)\. Its posts are held back and go out by themselves in 2 hours/,
+      );
+    });
+
+    it("a post that arrives meanwhile is not sent and says it is paused until the reset", async () => {
+      assert.ok(app && target);
+      const sent = target.sandbox.requests.length;
+      await app.createPost({ content: "held back", targets: [target.uid] });
+      assert.equal((await app.syndicate()).status, 200);
+      assert.equal(target.sandbox.requests.length, sent, "no request during the pause");
+      const { cookie } = await app.server.signIn();
+      const html = await (
+        await fetch(`${app.url}/syndicate`, { headers: { cookie, accept: "text/html" } })
+      ).text();
+      assert.match(html, /class="target state-paused"/);
+      assert.match(
+        html,
+        /Paused: \S+ is rate limited, until [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M UTC\./,
+      );
     });
   });
 }

@@ -2,7 +2,8 @@
 // syndicator reads from an image's header (its width and height) and a real server can accept it.
 import { crc32, deflateSync } from "node:zlib";
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: its length, type, data and CRC. */
+export function chunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
   const body = Buffer.concat([Buffer.from(type, "ascii"), data]);

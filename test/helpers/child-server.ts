@@ -127,7 +127,9 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
   };
 
   try {
-    await waitForHealth(url, options.startTimeoutMs ?? 60_000, () => running);
+    // A hang guard, not a time budget: a first start on an embedded folder runs initdb in a child
+    // (no build, no template), and on two cores shared with other work that took over 60 s.
+    await waitForHealth(url, options.startTimeoutMs ?? 300_000, () => running);
   } catch (error) {
     await kill("SIGKILL");
     removeFolder();

@@ -1,14 +1,21 @@
-// Runs database tests on every engine: PGlite always, PostgreSQL too when TEST_DATABASE_URL is set.
-// Each PostgreSQL database gets a schema of its own, so test files never see each other's rows.
+// Runs database tests on every engine: PGlite always, PostgreSQL too when TEST_DATABASE_URL is set
+// (only PostgreSQL when TEST_ENGINES=postgres: CI's PostgreSQL part, docs/testing.md). Each PGlite
+// database opens from the migrated snapshot (database-snapshot.ts) instead of running initdb; each
+// PostgreSQL database gets a schema of its own, so test files never see each other's rows.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Database } from "../../src/contract/database.ts";
 import { openPglite } from "../../src/server/database/pglite.ts";
 import { openPostgres } from "../../src/server/database/postgres.ts";
+import { snapshot } from "./database-snapshot.ts";
 
 export interface Engine {
   name: "pglite" | "postgres";
-  /** A new, empty database; close it when done (the PostgreSQL schema is dropped on close). */
+  /**
+   * A new database holding no rows; close it when done (the PostgreSQL schema is dropped on close).
+   * PGlite's has the host's and the syndication plug-in's migrations applied already, PostgreSQL's
+   * none: tests apply what they need (migrate skips what is there).
+   */
   open(): Promise<Database>;
   /** For servers started as child processes: a DATABASE_URL-like location and a cleanup. */
   location(): Promise<{ url: string; schema?: string; drop(): Promise<void> }>;
@@ -16,7 +23,7 @@ export interface Engine {
 
 export const pgliteEngine: Engine = {
   name: "pglite",
-  open: () => openPglite(),
+  open: async () => openPglite(undefined, { loadDataDir: await snapshot() }),
   async location() {
     return { url: "memory:", drop: async () => {} };
   },
@@ -59,7 +66,11 @@ function postgresEngine(url: string): Engine {
   };
 }
 
+const postgresOnly = process.env.TEST_ENGINES === "postgres";
+if (postgresOnly && !process.env.TEST_DATABASE_URL)
+  throw new Error("TEST_ENGINES=postgres needs TEST_DATABASE_URL");
+
 export const engines: Engine[] = [
-  pgliteEngine,
+  ...(postgresOnly ? [] : [pgliteEngine]),
   ...(process.env.TEST_DATABASE_URL ? [postgresEngine(process.env.TEST_DATABASE_URL)] : []),
 ];

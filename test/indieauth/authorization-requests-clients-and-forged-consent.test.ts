@@ -80,7 +80,7 @@ describe("authorization requests, client metadata and forged consent", () => {
     const html = await response.text();
     assert.equal(client.requests.length, before, "no request reached the client");
     assert.ok(!html.includes("Metadata App"));
-    assert.match(html, /<h1 id="consent-title">Sign in to 127\.0\.0\.1:\d+\?<\/h1>/);
+    assert.match(html, /<h1 id="consent-title">Let 127\.0\.0\.1:\d+ sign you in\?<\/h1>/);
     // The consent form may lead to the client's redirect URI, and nowhere else.
     assert.match(
       response.headers.get("content-security-policy") ?? "",
@@ -97,7 +97,7 @@ describe("authorization requests, client metadata and forged consent", () => {
     );
     const html = await response.text();
     assert.match(html, /<html lang="fr">/);
-    assert.match(html, /Se connecter à 127\.0\.0\.1:\d+\u202f\?/);
+    assert.match(html, /Autoriser 127\.0\.0\.1:\d+ à vous connecter avec votre site\u202f\?/);
     assert.match(html, />Autoriser</);
     assert.match(html, />Refuser</);
     assert.match(html, /créer des articles/);
@@ -148,7 +148,7 @@ describe("authorization requests, client metadata and forged consent", () => {
       { headers: { cookie: ownSession.cookie, accept: "text/html" } },
     );
     assert.equal(fromHtml.status, 200);
-    assert.match(await fromHtml.text(), /Sign in to Html App\?/);
+    assert.match(await fromHtml.text(), /Let Html App sign you in\?/);
   });
 
   it("refuses a consent answer without the CSRF token, or with a ticket it did not issue", async () => {

@@ -58,11 +58,16 @@ describe("micropub-helper against the IndieAuth server", () => {
     // Signed in only now: the library's discovery loads jsdom, which takes about as long as the
     // server keeps an idle connection (5 s), and fetch would race the server closing its pooled one.
     session = await server.signIn();
-    // As the library builds it, without PKCE: refused, back at the client with invalid_request.
-    const withoutPkce = await fetch(authUrl, { headers: { cookie: session.cookie }, redirect: "manual" });
-    const refused = new URL(withoutPkce.headers.get("location") ?? "");
-    assert.equal(refused.searchParams.get("error"), "invalid_request");
-    assert.equal(refused.searchParams.get("state"), "helper-state");
+    // As the library builds it, without PKCE: refused with invalid_request. The loopback client's
+    // page is not fetched here (no fetch.allowPrivate), so it is not verified: an error page, not a
+    // redirect to it (issue 31: no open redirect).
+    const withoutPkce = await fetch(authUrl, {
+      headers: { cookie: session.cookie, accept: "application/json" },
+      redirect: "manual",
+    });
+    assert.equal(withoutPkce.status, 400);
+    assert.equal(withoutPkce.headers.get("location"), null);
+    assert.equal(((await withoutPkce.json()) as { error: string }).error, "invalid_request");
 
     const pkce = pkcePair();
     url.searchParams.set("code_challenge", pkce.challenge);

@@ -79,7 +79,9 @@ for (const engine of engines) {
         syndicators: () => [target, second],
         publication,
         logger: silent,
-        options: { targetTimeoutMs: 30_000 },
+        // The fixture's clock, which nothing moves: the page never goes stale, however slow the
+        // machine (on the wall clock a loaded machine took over a second and read posts again).
+        options: { targetTimeoutMs: 30_000, clock: fixture.clock.now },
       });
       try {
         const { results } = await collect(await syndication.startBatch("manual"));

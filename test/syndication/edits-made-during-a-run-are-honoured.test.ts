@@ -33,7 +33,7 @@ for (const engine of engines) {
       await slowTarget.called.promise;
       await fixture.posts.update(later.url, { delete: { "mp-syndicate-to": [other] } });
       // Long enough for the listed page to count as stale (the first post's targets were slow).
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      fixture.clock.advance(1_100);
       gate.resolve();
       const { results } = await finished;
       assert.equal(otherTarget.callsFor(later.url).length, 0);

@@ -20,6 +20,7 @@ import type { BatchRun } from "../../src/syndication/batch.ts";
 import { syndicationMigrations } from "../../src/syndication/migrations.ts";
 import { Syndication, type SyndicationOptions } from "../../src/syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
+import { TestClock } from "../helpers/clock.ts";
 import type { Engine } from "../helpers/databases.ts";
 
 export const publication: Publication = {
@@ -117,6 +118,8 @@ export interface SyndicationFixture<Target extends SyndicatorPlugin = TestTarget
   updates: Map<string, number>;
   targets: Target[];
   syndication: Syndication;
+  /** The instances' clock where the core decides time itself (a batch's page going stale). */
+  clock: TestClock;
   /** Another instance (another process, as far as the database can tell) on the same database. */
   instance(options?: SyndicationOptions): Syndication;
   createPost(published: string, targets: string[], extra?: Record<string, unknown>): Promise<Post>;
@@ -142,6 +145,7 @@ export async function openSyndication<Target extends SyndicatorPlugin = TestTarg
     },
   };
   const instances: Syndication[] = [];
+  const clock = new TestClock();
   const instance = (extra: SyndicationOptions = {}) => {
     const created = new Syndication({
       database,
@@ -150,7 +154,7 @@ export async function openSyndication<Target extends SyndicatorPlugin = TestTarg
       publication,
       logger: silent,
       // Long enough that a target held at a gate never times out on a loaded machine.
-      options: { targetTimeoutMs: 30_000, ...options, ...extra },
+      options: { targetTimeoutMs: 30_000, clock: clock.now, ...options, ...extra },
     });
     instances.push(created);
     return created;
@@ -163,6 +167,7 @@ export async function openSyndication<Target extends SyndicatorPlugin = TestTarg
     updates,
     targets,
     syndication,
+    clock,
     instance,
     createPost(published, uids, extra = {}) {
       slug += 1;

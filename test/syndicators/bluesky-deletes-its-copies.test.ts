@@ -15,7 +15,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
   let pds: FakePds;
   let syndicator: BlueskySyndicator;
   /** A delete's options: a fresh key each time, as the ledger gives each follow-up its own. */
-  const change = (url: string) => ({ ...callOptions(undefined, 20_000), url });
+  const change = (url: string) => ({ ...callOptions(), url });
   const deletes = () => pds.calls.filter((call) => call.nsid === "com.atproto.repo.deleteRecord");
   const reaction = (fields: Record<string, unknown>) => ({
     type: "entry",
@@ -49,7 +49,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
   });
 
   it("a post copy: its record at://<did>/app.bsky.feed.post/<rkey> is deleted; a second delete succeeds too", async () => {
-    const url = await syndicator.syndicate(note(), publication, callOptions(undefined, 20_000));
+    const url = await syndicator.syndicate(note(), publication, callOptions());
     const rkey = url.split("/").pop() ?? "";
     assert.ok(stored(post, rkey));
     await syndicator.delete(note(), publication, change(url));
@@ -64,7 +64,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
   });
 
   it("a post copy named by handle is the same record of this account's repo", async () => {
-    const url = await syndicator.syndicate(note(), publication, callOptions(undefined, 20_000));
+    const url = await syndicator.syndicate(note(), publication, callOptions());
     const rkey = url.split("/").pop() ?? "";
     await syndicator.delete(
       note(),
@@ -82,14 +82,14 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
     await syndicator.syndicate(
       reaction({ "like-of": ["https://bsky.app/profile/bob.example.net/post/3kother000000"] }),
       publication,
-      callOptions(undefined, 20_000),
+      callOptions(),
     );
     for (const [property, collection] of [
       ["like-of", "app.bsky.feed.like"],
       ["repost-of", "app.bsky.feed.repost"],
     ] as const) {
       const reacted = reaction({ [property]: [page] });
-      const url = await syndicator.syndicate(reacted, publication, callOptions(undefined, 20_000));
+      const url = await syndicator.syndicate(reacted, publication, callOptions());
       const before = pds.records.filter((record) => record.collection === collection).length;
       await syndicator.delete(reacted, publication, change(url));
       const left = pds.records.filter((record) => record.collection === collection);
@@ -111,7 +111,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
   it("a like copy whose like is gone already (a lost answer's retry): deleted, and nothing else is touched", async () => {
     pds.seedRecord(bobDid, post, "3kliked000001", { text: "Like me" });
     const like = reaction({ "like-of": ["https://bsky.app/profile/bob.example.net/post/3kliked000001"] });
-    const url = await syndicator.syndicate(like, publication, callOptions(undefined, 20_000));
+    const url = await syndicator.syndicate(like, publication, callOptions());
     await syndicator.delete(like, publication, change(url));
     const sent = deletes().length;
     await syndicator.delete(like, publication, change(url));
@@ -189,7 +189,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
       value: { $type: post, text: "Mine", createdAt: new Date().toISOString() },
     });
     const repost = reaction({ "repost-of": [`https://bsky.app/profile/alice.example.com/post/${appKey}`] });
-    const url = await syndicator.syndicate(repost, publication, callOptions(undefined, 20_000));
+    const url = await syndicator.syndicate(repost, publication, callOptions());
     assert.equal(url, `https://bsky.app/profile/${pds.did}/post/${appKey}`);
     await syndicator.delete(repost, publication, change(url));
     assert.ok(stored(post, appKey), "the post made in the app is kept");
@@ -212,7 +212,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
   });
 
   it("an expired session is renewed, and a 429 is retried later, as for a send", async () => {
-    const url = await syndicator.syndicate(note(), publication, callOptions(undefined, 20_000));
+    const url = await syndicator.syndicate(note(), publication, callOptions());
     pds.expireSessions();
     pds.setBehaviour({
       nsid: "com.atproto.repo.deleteRecord",

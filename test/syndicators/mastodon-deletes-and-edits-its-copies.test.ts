@@ -7,12 +7,12 @@ import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/ma
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
-import { callOptions, note, siteServedBy } from "./fixtures.ts";
+import { callOptions, HANG_MS, note, siteServedBy } from "./fixtures.ts";
 
 const change = (url: string) => ({
   url,
   idempotencyKey: crypto.randomUUID(),
-  signal: AbortSignal.timeout(5000),
+  signal: AbortSignal.timeout(HANG_MS),
 });
 
 describe("Mastodon deletes and edits its copies", () => {

@@ -6,12 +6,13 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
-import { callOptions, note, publication } from "./fixtures.ts";
+
+import { callOptions, HANG_MS, note, publication } from "./fixtures.ts";
 
 const change = (url: string) => ({
   url,
   idempotencyKey: crypto.randomUUID(),
-  signal: AbortSignal.timeout(5000),
+  signal: AbortSignal.timeout(HANG_MS),
 });
 
 describe("Mastodon: deleting a like post undoes only the favourite, a boost post only the boost", () => {

@@ -1,8 +1,10 @@
 // The instance's limits are kept for an hour (an instance changes them rarely), then read again.
+
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { InstanceLimitsCache } from "../../src/syndicators/mastodon/mastodon-instance.ts";
+import { HANG_MS } from "./fixtures.ts";
 
 const minute = 60 * 1000;
 
@@ -11,7 +13,7 @@ describe("Mastodon: the instance's limits are read once an hour", () => {
   after(() => Promise.all(sandboxes.map((sandbox) => sandbox.close())));
   const reads = (sandbox: MastodonSandbox) =>
     sandbox.requests.filter((request) => request.path.endsWith("/instance")).length;
-  const target = () => ({ name: "Mastodon", signal: AbortSignal.timeout(5000) });
+  const target = () => ({ name: "Mastodon", signal: AbortSignal.timeout(HANG_MS) });
 
   it("keeps what the instance said for an hour, then asks again", async () => {
     const sandbox = await startMastodonSandbox({ accessToken: "token", characterLimit: 1000 });

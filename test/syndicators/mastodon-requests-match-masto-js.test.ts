@@ -9,7 +9,7 @@ import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/ma
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
 import { type RecordedRequest, type RecordingProxy, startRecordingProxy } from "../fakes/recording-proxy.ts";
-import { note, siteServedBy } from "./fixtures.ts";
+import { HANG_MS, note, siteServedBy } from "./fixtures.ts";
 
 const writes = (requests: RecordedRequest[]) => requests.filter((request) => request.method !== "GET");
 
@@ -50,7 +50,7 @@ describe("Mastodon: our requests say what masto.js says", () => {
     await syndicator.syndicate(
       note({ content: "Hello #IndieWeb", photo: [{ url: `${photos.url}/photo.jpg`, alt: "A red door" }] }),
       siteServedBy(photos.url),
-      { idempotencyKey: key, signal: AbortSignal.timeout(5000) },
+      { idempotencyKey: key, signal: AbortSignal.timeout(HANG_MS) },
     );
     const ours = writes(proxy.requests);
     const sentText = ours.find((request) => request.path === "/api/v1/statuses")?.fields.status?.[0];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { htmlToText } from "../../src/contract/html-to-text.ts";
 import { postText } from "../../src/contract/jf2.ts";
+import { htmlToText } from "../../src/contract/plain-text.ts";
 
 describe("Post text for a copy", () => {
   it("prefers the name, then the summary, then the content", () => {

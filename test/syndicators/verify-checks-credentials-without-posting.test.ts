@@ -1,6 +1,7 @@
 // Each syndicator's verify() asks its service whether the credentials are accepted, the way the
 // service documents it, and never sends a post: Mastodon's verify_credentials, a Bluesky session
 // (getSession after signing in), the archive's keys (/save/status/user), Micropub's q=config.
+
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
@@ -12,8 +13,9 @@ import { MicropubSyndicator } from "../../src/syndicators/micropub/index.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type FakeArchive, startFakeArchive } from "../fakes/internet-archive.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";
+import { HANG_MS } from "./fixtures.ts";
 
-const signal = () => AbortSignal.timeout(10_000);
+const signal = () => AbortSignal.timeout(HANG_MS);
 
 async function refusedWith(syndicator: SyndicatorPlugin, status: number, message: RegExp) {
   assert.ok(syndicator.verify);

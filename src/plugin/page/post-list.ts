@@ -89,6 +89,7 @@ export async function loadPostList(services: PageServices, query: ListQuery): Pr
     syndicators,
     mountPath,
     (ids) => syndication.liveChecksForPosts(ids),
+    () => syndication.pausedTargets(),
   );
   return { rows, total, page, pages, offset };
 }

@@ -52,14 +52,15 @@ export async function findPostById(
 }
 
 export async function postResultsView(services: PageServices, post: Post): Promise<PostResultsView> {
-  const [entries, attempts, ownTexts, operations] = await Promise.all([
+  const [entries, attempts, ownTexts, operations, paused] = await Promise.all([
     services.syndication.entriesForPost(post.id),
     services.syndication.attemptsForPost(post.id, HISTORY_LIMIT),
     services.syndication.ownTextsForPost(post),
     services.syndication.operationsForPost(post.id),
+    services.syndication.pausedTargets(),
   ]);
   const followUps = operations.map((entry) => followUpView(entry, services.syndicators));
-  const row = postRow(post, entries, services.syndicators, services.mountPath);
+  const row = postRow(post, entries, services.syndicators, services.mountPath, new Date(), undefined, paused);
   const names = new Map(row.targets.map((target) => [target.uid, target.name]));
   return {
     row,

@@ -4,7 +4,7 @@
 import type { Post } from "../../contract/posts.ts";
 import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
-import type { LiveCheck } from "../../syndication/syndication.ts";
+import type { LiveCheck, TargetPause } from "../../syndication/syndication.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
 import { postTitle } from "./post-title.ts";
 import { type TargetView, targetViews } from "./target-view.ts";
@@ -52,9 +52,10 @@ export function postRow(
   mountPath: string,
   now: Date = new Date(),
   check?: LiveCheck,
+  paused?: ReadonlyMap<string, TargetPause>,
 ): PostRowView {
   const title = postTitle(post);
-  const targets = targetViews(post, entries, syndicators, now);
+  const targets = targetViews(post, entries, syndicators, now, paused);
   const awaiting = post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
   const overall: RowOverall = targets.some((target) => NEEDS_USER.has(target.kind))
     ? "attention"
@@ -71,8 +72,18 @@ export function postRow(
     overall,
     targets,
     detailsHref: `${mountPath}/posts/${encodeURIComponent(post.id)}`,
-    live: awaiting ? liveWait(check, entries, now) : null,
+    // A post that waits only for paused targets waits for them, not for its page to go live.
+    live: awaiting && !waitsOnlyForPaused(targets) ? liveWait(check, entries, now) : null,
   };
+}
+
+/** The kinds of a target the post still waits for; of those, the ones that wait for their target. */
+const WAITING = new Set(["pending", "backoff", "ratelimited", "paused"]);
+const HELD_BY_TARGET = new Set(["ratelimited", "paused"]);
+
+function waitsOnlyForPaused(targets: readonly TargetView[]): boolean {
+  const waiting = targets.filter((target) => WAITING.has(target.kind));
+  return waiting.length > 0 && waiting.every((target) => HELD_BY_TARGET.has(target.kind));
 }
 
 /** Rows for many posts with one ledger query. */
@@ -82,14 +93,16 @@ export async function postRows(
   syndicators: readonly SyndicatorPlugin[],
   mountPath: string,
   liveChecksForPosts?: (ids: readonly string[]) => Promise<Map<string, LiveCheck>>,
+  pausedTargets?: () => Promise<Map<string, TargetPause>>,
 ): Promise<PostRowView[]> {
   const ids = posts.map((post) => post.id);
-  const [entries, checks] = await Promise.all([
+  const [entries, checks, paused] = await Promise.all([
     summaryForPosts(ids),
     liveChecksForPosts ? liveChecksForPosts(ids) : new Map<string, LiveCheck>(),
+    pausedTargets ? pausedTargets() : new Map<string, TargetPause>(),
   ]);
   const now = new Date();
   return posts.map((post) =>
-    postRow(post, entries.get(post.id) ?? [], syndicators, mountPath, now, checks.get(post.id)),
+    postRow(post, entries.get(post.id) ?? [], syndicators, mountPath, now, checks.get(post.id), paused),
   );
 }

@@ -6,6 +6,7 @@ import type { CopyPreview } from "../../contract/syndicator.ts";
 import type { TargetPreview } from "../../syndication/syndication.ts";
 import { postTitle } from "./post-title.ts";
 import type { PageServices } from "./services.ts";
+import { type ShownSegment, shownCopy } from "./shown-copy.ts";
 
 export interface PreviewTargetView extends TargetPreview {
   /** The id of its section on the page. */
@@ -13,7 +14,15 @@ export interface PreviewTargetView extends TargetPreview {
   /** The text the user typed, shown again when it was refused. */
   draft?: string;
   /** Why the text was refused, or what was done (an announcement). */
-  message?: { kind: "success" | "error"; text: string };
+  message?: { kind: "success" | "error" | "warning" | "info"; text: string; href?: string };
+  /** The copy's text as the service shows it (links, hashtags, mentions). */
+  shown: ShownSegment[];
+  /** The service's name, for "as Mastodon shows it". */
+  service: string;
+  /** The service can edit a copy it has: saving changes the live copy. */
+  canEdit: boolean;
+  /** "Send this" is offered: the copy is not out, not on its way, and its outcome is known. */
+  canSend: boolean;
 }
 
 export interface PreviewPageView {
@@ -24,6 +33,9 @@ export interface PreviewPageView {
   resultsHref: string;
 }
 
+/** States in which "Send this" would double a copy or race one: the results page handles them. */
+const SENT_OR_UNSURE = new Set<string>(["syndicated", "sending", "unknown"]);
+
 /** A stable, safe id for a target's section: its position among the post's targets. */
 export const previewAnchor = (index: number) => `preview-target-${index + 1}`;
 
@@ -32,16 +44,21 @@ export async function previewPageView(services: PageServices, post: Post): Promi
   const resultsHref = `${services.mountPath}/posts/${encodeURIComponent(post.id)}`;
   return {
     post: { id: post.id, url: post.url, title: postTitle(post).text ?? undefined },
-    targets: targets.map((target, index) => ({ ...target, anchor: previewAnchor(index) })),
+    targets: targets.map((target, index) => {
+      const syndicator = services.syndicators.find((s) => s.info.uid === target.uid);
+      return {
+        ...target,
+        anchor: previewAnchor(index),
+        shown: shownCopy(target.preview?.text ?? ""),
+        service: syndicator?.info.service?.name ?? target.name,
+        canEdit: typeof syndicator?.update === "function",
+        canSend: syndicator !== undefined && !SENT_OR_UNSURE.has(target.state),
+      };
+    }),
     mountPath: services.mountPath,
     previewHref: `${resultsHref}/preview`,
     resultsHref,
   };
-}
-
-/** Textareas send CRLF line ends; the services count (and store) LF. */
-export function normaliseText(text: string): string {
-  return text.replace(/\r\n?/g, "\n");
 }
 
 /** The JSON form of one target's preview (snake_case, as the endpoint's other answers). */

@@ -15,17 +15,24 @@ export function attentionHref(mountPath: string): string {
 
 /** The counts of a summary, each with its own plural ("1 syndiqué", "2 syndiqués"). */
 export function countsText(t: Translate, summary: RunSummary): string {
-  const parts = (["syndicated", "partial", "failed", "skipped"] as const).map((part) =>
-    t(`syndicate.summary.${part}`, { count: summary[part] }),
-  );
+  // "0 partly sent, 0 failed" says nothing (issue 32): only the syndicated count is always told.
+  const parts = (["syndicated", "partial", "failed", "skipped"] as const)
+    .filter((part) => part === "syndicated" || summary[part] > 0)
+    .map((part) => t(`syndicate.summary.${part}`, { count: summary[part] }));
   // Copies that followed their post (issue 17) are told apart from sends, when there were any.
   if (summary.followed) parts.push(t("syndicate.summary.followed", { count: summary.followed }));
   return parts.join(t("syndicate.summary.separator"));
 }
 
-/** How far a run has got, for the progress line and the live region. */
-export function progressText(t: Translate, summary: RunSummary): string {
-  return t("syndicate.run.progress", { count: summary.posts, parts: countsText(t, summary) });
+/**
+ * How far a run has got, for the progress line and the live region; out of `total`, the posts that
+ * awaited when it started, while the run has not gone past them (retries and follow-ups add posts).
+ */
+export function progressText(t: Translate, summary: RunSummary, total?: number): string {
+  const parts = countsText(t, summary);
+  if (total !== undefined && total >= summary.posts)
+    return t("syndicate.run.progressOf", { done: summary.posts, count: total, parts });
+  return t("syndicate.run.progress", { count: summary.posts, parts });
 }
 
 export function batchSummaryView(t: Translate, summary: RunSummary, mountPath: string): SummaryView {

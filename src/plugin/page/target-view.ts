@@ -6,6 +6,7 @@
 import type { Post } from "../../contract/posts.ts";
 import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
+import type { TargetPause } from "../../syndication/target-pauses.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
 
 export type TargetStateKind =
@@ -18,7 +19,8 @@ export type TargetStateKind =
   | "refused"
   | "unknown"
   | "unconfigured"
-  | "skipped";
+  | "skipped"
+  | "paused";
 
 export interface TargetView {
   uid: string;
@@ -36,7 +38,12 @@ export interface TargetView {
   updatedAt: Date | null;
   /** An id for the target's element on the results page. */
   anchor: string;
+  /** kind "paused": the target refused our credentials or rate-limits us, and until when (issue 32). */
+  pause: { kind: TargetPause["kind"]; until: Date | null } | null;
 }
+
+/** The kinds of a target that would be sent the post if it were not paused ("ratelimited" says its wait already). */
+const WAITING_KINDS: ReadonlySet<TargetStateKind> = new Set(["pending", "failed", "backoff"]);
 
 /** The kinds the user may skip for a post, or say they posted themselves ("for any failure"). */
 export const SKIPPABLE_KINDS: ReadonlySet<TargetStateKind> = new Set([
@@ -108,6 +115,8 @@ export function targetViews(
   entries: readonly LedgerEntry[],
   syndicators: readonly SyndicatorPlugin[],
   now: Date = new Date(),
+  /** The targets paused now (Syndication.pausedTargets): the post waits for them. */
+  paused: ReadonlyMap<string, TargetPause> = new Map(),
 ): TargetView[] {
   const byUid = new Map(entries.map((entry) => [entry.targetUid, entry]));
   const uids = new Set<string>([...entries.map((entry) => entry.targetUid), ...requestedTargets(post)]);
@@ -120,7 +129,9 @@ export function targetViews(
   return ordered.map((uid, index) => {
     const syndicator = syndicators.find((candidate) => candidate.info.uid === uid);
     const entry = byUid.get(uid);
-    const kind = kindOf(entry, syndicator !== undefined, now);
+    const stateKind = kindOf(entry, syndicator !== undefined, now);
+    const pause = WAITING_KINDS.has(stateKind) ? paused.get(uid) : undefined;
+    const kind: TargetStateKind = pause ? "paused" : stateKind;
     return {
       uid,
       name: syndicator?.info.name ?? uid,
@@ -133,6 +144,7 @@ export function targetViews(
       nextAttemptAt: kind === "backoff" || kind === "ratelimited" ? (entry?.nextAttemptAt ?? null) : null,
       updatedAt: entry?.updatedAt ?? null,
       anchor: anchorOf(uid, index),
+      pause: pause ? { kind: pause.kind, until: pause.until ?? pause.checkAt ?? null } : null,
     };
   });
 }

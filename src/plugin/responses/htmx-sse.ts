@@ -9,6 +9,7 @@
 import type { Request, Response } from "express";
 import type { Logger } from "../../contract/logger.ts";
 import { countInto, emptySummary } from "../../syndication/post-result.ts";
+import type { TargetPause } from "../../syndication/target-pauses.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
 import { isFiltered, listQuerySchema, loadPostList } from "../page/post-list.ts";
 import { postRow } from "../page/post-row.ts";
@@ -21,6 +22,9 @@ import { recentRunsWorthListing } from "../routes/page.ts";
 import { redirectUriOf } from "../routes/redirect-uri.ts";
 import type { ResultSink } from "./result-sink.ts";
 import { startEventStream } from "./streams.ts";
+
+/** How long the paused targets read for one row are good for the next rows of the stream. */
+const PAUSES_FRESH_MS = 2_000;
 
 /** A long run says how far it has got in the live region every this many posts. */
 export const ANNOUNCE_EVERY = 5;
@@ -58,12 +62,24 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
     });
   };
 
+  // Which targets are paused (holding posts back), read again at most every few seconds however
+  // many rows stream.
+  let paused: { at: number; value: Promise<Map<string, TargetPause>> } | null = null;
+  const currentPauses = () => {
+    if (!paused || Date.now() - paused.at > PAUSES_FRESH_MS)
+      paused = { at: Date.now(), value: services.syndication.pausedTargets() };
+    return paused.value;
+  };
+
   // The batch this stream follows, as the lease names it: once it has ended, the status says so.
   let batchRunId: string | undefined;
   const status = () => runStatusView(services.syndication, batchRunId);
 
+  // The posts that awaited when the run started: the one progress line counts up to it.
+  let total: number | undefined;
   if (!single) {
     enqueue("start", async () => {
+      total = await services.posts.countAwaitingSyndication(services.syndication.targetUids());
       const started = await status();
       batchRunId = started.inProgress?.runId;
       return renderView(res, "syndicate/events/started.njk", {
@@ -93,23 +109,25 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
                 services.mountPath,
                 new Date(),
                 (await services.syndication.liveChecksForPosts([post.id])).get(post.id),
+                await currentPauses(),
               )
             : null;
         mine.title = row?.title ?? null;
         // In a batch, the live region hears of each failure as it happens, and of the count now and
         // then; a single post's outcome is announced at the end.
-        let announce: { kind: string; text: string } | null = null;
+        let announce: { kind: string; text: string; quiet?: boolean } | null = null;
         if (!single && (result.status === "failed" || result.status === "partial")) {
           announce = singleSummaryView(t, result, mine.title ?? result.url, "live");
         } else if (!single && counts.posts % ANNOUNCE_EVERY === 0) {
-          announce = { kind: "info", text: progressText(t, counts) };
+          // Heard, not shown: the progress line above is the one visible count.
+          announce = { kind: "info", text: progressText(t, counts, total), quiet: true };
         }
         return renderView(res, "syndicate/events/result.njk", {
           live: true,
           mountPath: services.mountPath,
           redirectUri,
           row,
-          progressText: progressText(t, counts),
+          progressText: progressText(t, counts, total),
           single,
           announce,
         });
@@ -117,10 +135,11 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
     },
     end: async (summary: RunSummary) => {
       enqueue("summary", async () => {
-        const [list, runs, ended] = await Promise.all([
+        const [list, runs, ended, attention] = await Promise.all([
           loadPostList(services, view),
           recentRunsWorthListing(services.syndication),
           status(),
+          services.syndication.postsNeedingAttention(),
         ]);
         const summaryView =
           single && last
@@ -137,6 +156,9 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
           runs,
           total: list.total,
           filtered: isFiltered(view),
+          // The retry comes with the summary that needs it, not only after a reload.
+          needingAttention: attention.all,
+          redirectUri,
           reloadHref: redirectUri,
           statusAt: new Date().toISOString(),
         });

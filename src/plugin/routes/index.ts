@@ -1,10 +1,13 @@
 // The endpoint's routers. Authenticated: the page, POST (single or batch), the per-post page.
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path).
-import express, { type Router } from "express";
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
+import { mayReadPosts } from "../../contract/reading-scopes.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
+import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
@@ -16,6 +19,7 @@ import {
   previewPageRoute,
   resetTextRoute,
   saveTextRoute,
+  sendTextRoute,
 } from "./preview.ts";
 import { runStatusRoute } from "./run-status.ts";
 import { checkTargetsRoute, targetsRoute } from "./targets.ts";
@@ -28,8 +32,24 @@ export interface RouteContext {
   server: () => Server | null;
 }
 
+/**
+ * The pages and their data show every post, drafts included: a token reads them only with create,
+ * update or delete (a media- or draft-only token is for writing; docs/security.md).
+ */
+function readingNeedsAReadingScope(req: Request, _res: Response, next: NextFunction): void {
+  if ((req.method === "GET" || req.method === "HEAD") && !mayReadPosts(req.auth))
+    next(insufficientScope("update"));
+  else next();
+}
+
 export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
+  router.use(readingNeedsAReadingScope);
+  // Every page and fragment explains network codes the same way (issue 32).
+  router.use((_req, res, next) => {
+    res.locals.errorHelp = errorHelp;
+    next();
+  });
   router.post("/", postSyndicateRoute(context));
   router.post("/retry", postSyndicateRoute(context, { retryAll: true }));
   router.get("/", syndicatePageRoute(context));
@@ -47,6 +67,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/text/check", checkTextRoute(context));
   router.post("/posts/:id/text/reset", resetTextRoute(context));
   router.post("/posts/:id/text", saveTextRoute(context));
+  router.post("/posts/:id/send", sendTextRoute(context));
   router.use(coreErrors);
   return router;
 }

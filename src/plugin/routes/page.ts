@@ -69,10 +69,13 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
 
     // Nothing waits: show what happened to the newest posts that were sent somewhere.
     let latest: Awaited<ReturnType<typeof postRows>> = [];
+    // Why nothing waits, when it is not that everything was sent: what to do next (issue 32).
+    let nextSteps: { target: boolean; post: boolean } | null = null;
     if (total === 0 && !filtered) {
-      const newest = (await posts.list({ limit: LATEST_RESULTS })).posts.filter(
-        (post) => post.status === "published",
-      );
+      const all = (await posts.list({ limit: LATEST_RESULTS })).posts;
+      const newest = all.filter((post) => post.status === "published");
+      if (syndicators.length === 0 || all.length === 0)
+        nextSteps = { target: syndicators.length === 0, post: all.length === 0 };
       const entries = await syndication.summaryForPosts(newest.map((post) => post.id));
       const sent = newest.filter((post) => (entries.get(post.id)?.length ?? 0) > 0);
       latest = await postRows(sent, async () => entries, syndicators, mountPath);
@@ -94,6 +97,8 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       offset,
       rows,
       latest,
+      nextSteps,
+      micropubUrl: new URL("/micropub", services.server.config.application.url).href,
       status,
       runs,
       targets: configuredTargets(syndicators),

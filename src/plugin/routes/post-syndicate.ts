@@ -3,13 +3,16 @@
 import type { Request, RequestHandler, Response } from "express";
 import { hasScope } from "../../contract/auth.ts";
 import { setFlash } from "../../contract/flash.ts";
-import { HttpError, insufficientScope } from "../../contract/http-error.ts";
+import { HttpError, insufficientScope, notFound } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
+import { PostNotFoundError } from "../../contract/posts.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
-import { SyndicationInProgressError } from "../../syndication/syndication.ts";
+import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
 import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
+import { pageServices, translatorOf } from "../page/services.ts";
+import { keepTypedText, typedTextOf } from "../page/typed-text.ts";
 import { formRedirectSink } from "../responses/form-redirect.ts";
 import { htmxSseSink } from "../responses/htmx-sse.ts";
 import { jsonSink } from "../responses/json.ts";
@@ -46,82 +49,132 @@ function chooseSink(req: Request, res: Response, context: RouteContext, single: 
 }
 
 /**
+ * The row's preview was open with text in it (issue 32): that text is saved with the send when it
+ * differs from the target's; when the service would refuse it, nothing is sent and the user is told
+ * why (true). A post that does not exist is left to the send's own answer.
+ */
+async function refusedTypedText(req: Request, res: Response, context: RouteContext, sourceUrl: string) {
+  const typed = typedTextOf(req.body);
+  if (!typed) return false;
+  const services = pageServices(context, res);
+  const post = await services.posts.findByUrl(sourceUrl);
+  if (!post || post.deleted) return false;
+  const t = translatorOf(res);
+  const kept = await keepTypedText(services, t, post, typed);
+  if (kept.kind !== "refused") return false;
+  const text = t("syndicate.preview.notSent", { reason: kept.text });
+  if (req.get("hx-request")) {
+    const html = await renderView(res, "syndicate/_summary.njk", {
+      summaryView: { kind: "error", text, link: null },
+    });
+    res.status(422).type("html").send(html);
+  } else if (wantsFormRedirect(req)) {
+    setFlash(res, { kind: "error", text });
+    res.redirect(303, redirectUriOf(req) ?? context.mountPath);
+  } else {
+    throw new HttpError(422, "invalid_request", text);
+  }
+  return true;
+}
+
+/**
  * `retryAll`: POST {mountPath}/retry, the same batch that also sends every target that needs the
  * user (refused, of unknown outcome, waiting for its next try), after the user fixed the cause.
  */
 export function postSyndicateRoute(options: RouteContext, { retryAll = false } = {}): RequestHandler {
-  return async (req, res) => {
-    const syndication = options.syndication();
-    if (!syndication) {
-      throw new HttpError(
-        501,
-        "not_implemented",
-        "Syndication needs a database; this server runs without one",
-      );
-    }
-    if (!hasScope(req.auth, "update")) throw insufficientScope("update");
-    if (hasBody(req) && !req.is(BODY_TYPES)) {
-      throw new HttpError(
-        415,
-        "unsupported_media_type",
-        "Send the request without a body, or as application/x-www-form-urlencoded or application/json",
-      );
-    }
-    const sourceUrl = sourceUrlOf(req);
-    if (retryAll && sourceUrl)
-      throw new HttpError(
-        400,
-        "invalid_request",
-        `${options.mountPath}/retry retries every post; to retry one, use ${options.mountPath}/posts/<id>/retry`,
-      );
-    // Validate redirect_uri before anything starts.
-    redirectUriOf(req);
-
-    if (sourceUrl) {
-      const result: PostResult = await syndication.syndicatePost(sourceUrl, "manual");
-      const sink = chooseSink(req, res, options, true);
-      sink.result(result);
-      await sink.end(summarize([result]));
-      return;
-    }
-
-    let run: Awaited<ReturnType<Syndication["startBatch"]>>;
+  return async (req, res, next) => {
     try {
-      run = await syndication.startBatch("batch", { retryFailed: retryAll });
-    } catch (error) {
-      if (error instanceof SyndicationInProgressError) {
-        const t = res.locals.t as Translate;
-        const held = {
-          since: (res.locals.formatDate as (d: Date) => string)(error.inProgress.since),
-          trigger: t(`syndicate.trigger.${error.inProgress.trigger}`),
-        };
-        if (req.get("hx-request")) {
-          // The page: one message naming the run that holds the lease, and the status and
-          // button as they now are (the run in progress, the button unavailable).
-          const html = await renderView(res, "syndicate/events/in-progress.njk", {
-            live: true,
-            mountPath: options.mountPath,
-            held,
-            status: await runStatusView(syndication),
-          });
-          res.status(409).setHeader("Retry-After", String(error.retryAfterSeconds));
-          res.type("html").send(html);
-          return;
-        }
-        if (wantsFormRedirect(req)) {
-          // A browser without JavaScript comes back to the page and reads why nothing started.
-          setFlash(res, { kind: "info", text: t("syndicate.flash.inProgress", held) });
-          res.redirect(303, redirectUriOf(req) ?? options.mountPath);
-          return;
-        }
+      const syndication = options.syndication();
+      if (!syndication) {
+        throw new HttpError(
+          501,
+          "not_implemented",
+          "Syndication needs a database; this server runs without one",
+        );
       }
-      // An API client's answers (409 with Retry-After, 503) come from the one mapper: core-errors.ts.
-      throw error;
+      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+      if (hasBody(req) && !req.is(BODY_TYPES)) {
+        throw new HttpError(
+          415,
+          "unsupported_media_type",
+          "Send the request without a body, or as application/x-www-form-urlencoded or application/json",
+        );
+      }
+      const sourceUrl = sourceUrlOf(req);
+      if (retryAll && sourceUrl)
+        throw new HttpError(
+          400,
+          "invalid_request",
+          `${options.mountPath}/retry retries every post; to retry one, use ${options.mountPath}/posts/<id>/retry`,
+        );
+      // Validate redirect_uri before anything starts.
+      redirectUriOf(req);
+
+      if (sourceUrl) {
+        // Words typed into the row's open preview go with the send, or stop it when refused.
+        if (await refusedTypedText(req, res, options, sourceUrl)) return;
+        let result: PostResult;
+        try {
+          result = await syndication.syndicatePost(sourceUrl, "manual");
+        } catch (error) {
+          if (error instanceof PostNotFoundError) throw notFound(`No post exists at ${sourceUrl}`);
+          throw error;
+        }
+        const sink = chooseSink(req, res, options, true);
+        sink.result(result);
+        await sink.end(summarize([result]));
+        return;
+      }
+
+      let run: Awaited<ReturnType<Syndication["startBatch"]>>;
+      try {
+        run = await syndication.startBatch("batch", { retryFailed: retryAll });
+      } catch (error) {
+        if (error instanceof SyndicationInProgressError) {
+          const t = res.locals.t as Translate;
+          const held = {
+            since: (res.locals.formatDate as (d: Date) => string)(error.inProgress.since),
+            trigger: t(`syndicate.trigger.${error.inProgress.trigger}`),
+          };
+          if (req.get("hx-request")) {
+            // The page: one message naming the run that holds the lease, and the status and
+            // button as they now are (the run in progress, the button unavailable).
+            const html = await renderView(res, "syndicate/events/in-progress.njk", {
+              live: true,
+              mountPath: options.mountPath,
+              held,
+              status: await runStatusView(syndication),
+            });
+            res.status(409).setHeader("Retry-After", String(error.retryAfterSeconds));
+            res.type("html").send(html);
+            return;
+          }
+          if (wantsFormRedirect(req)) {
+            // A browser without JavaScript comes back to the page and reads why nothing started.
+            setFlash(res, { kind: "info", text: t("syndicate.flash.inProgress", held) });
+            res.redirect(303, redirectUriOf(req) ?? options.mountPath);
+            return;
+          }
+          throw new HttpError(409, "syndication_in_progress", "Syndication is already in progress", {
+            "Retry-After": String(error.retryAfterSeconds),
+          });
+        }
+        if (error instanceof SyndicationShuttingDownError) {
+          throw new HttpError(
+            503,
+            "service_unavailable",
+            "The server is shutting down; try again in a moment",
+          );
+        }
+        throw error;
+      }
+      const sink = chooseSink(req, res, options, false);
+      // Results are consumed as they come; if the client goes away the run goes on without it.
+      for await (const result of run.results) sink.result(result);
+      const summary: RunSummary = await run.done;
+      await sink.end(summary);
+    } catch (error) {
+      next(error);
     }
-    const sink = chooseSink(req, res, options, false);
-    // Results are consumed as they come; if the client goes away the run goes on without it.
-    for await (const result of run.results) sink.result(result);
-    const summary: RunSummary = await run.done;
-    await sink.end(summary);
   };
 }

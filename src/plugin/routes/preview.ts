@@ -4,6 +4,7 @@
 //   POST {mountPath}/posts/<id>/text/check       htmx, live: the count against the limit (nothing saved)
 //   POST {mountPath}/posts/<id>/text             save the text for one target (refused when over)
 //   POST {mountPath}/posts/<id>/text/reset       back to the target's template
+//   POST {mountPath}/posts/<id>/send             save the text shown (when it differs) and send it now
 // htmx gets the target's section re-rendered; a form without JavaScript is sent back to the page, or
 // shown it again with the refusal and the text as typed.
 import type { Request, RequestHandler, Response } from "express";
@@ -13,11 +14,10 @@ import { setFlash } from "../../contract/flash.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
 import type { Post } from "../../contract/posts.ts";
-import type { CopyPreview } from "../../contract/syndicator.ts";
 import { MAX_OWN_TEXT_LENGTH } from "../../syndication/own-texts.ts";
+import type { TargetResult } from "../../syndication/types.ts";
 import { findPostById } from "../page/post-results.ts";
 import {
-  normaliseText,
   type PreviewPageView,
   type PreviewTargetView,
   previewJson,
@@ -25,12 +25,14 @@ import {
 } from "../page/preview-view.ts";
 import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
+import { shownCopy } from "../page/shown-copy.ts";
+import { keepTypedText, normaliseText, refusalOf, typedTextForm } from "../page/typed-text.ts";
 import type { RouteContext } from "./index.ts";
 
 const previewQuery = z.strictObject({ url: z.string().trim().min(1).max(2048) });
 const targetQuery = z.object({ target_uid: z.string().min(1).max(2048).optional() });
 const uid = z.string().min(1).max(2048);
-const textForm = z.object({ target_uid: uid, text: z.string().max(MAX_OWN_TEXT_LENGTH) });
+const textForm = typedTextForm;
 const resetForm = z.object({ target_uid: uid });
 
 const isHtmx = (req: Request) => req.get("hx-request") === "true";
@@ -41,26 +43,30 @@ function jsonError(res: Response, status: number, error: string, description: st
 }
 
 export function previewJsonRoute(context: RouteContext): RequestHandler {
-  return async (req, res) => {
-    const services = pageServices(context, res);
-    const parsed = previewQuery.safeParse(req.query);
-    if (!parsed.success) {
-      jsonError(
-        res,
-        400,
-        "invalid_request",
-        "url=<the post's URL> is required, once, up to 2,048 characters",
-      );
-      return;
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      const parsed = previewQuery.safeParse(req.query);
+      if (!parsed.success) {
+        jsonError(
+          res,
+          400,
+          "invalid_request",
+          "url=<the post's URL> is required, once, up to 2,048 characters",
+        );
+        return;
+      }
+      const post = await services.posts.findByUrl(parsed.data.url);
+      if (!post || post.deleted) {
+        jsonError(res, 404, "not_found", `No post exists at ${parsed.data.url}`);
+        return;
+      }
+      const targets = await services.syndication.preview(post);
+      res.setHeader("Cache-Control", "no-store");
+      res.json({ url: post.url, targets: targets.map(previewJson) });
+    } catch (error) {
+      next(error);
     }
-    const post = await services.posts.findByUrl(parsed.data.url);
-    if (!post || post.deleted) {
-      jsonError(res, 404, "not_found", `No post exists at ${parsed.data.url}`);
-      return;
-    }
-    const targets = await services.syndication.preview(post);
-    res.setHeader("Cache-Control", "no-store");
-    res.json({ url: post.url, targets: targets.map(previewJson) });
   };
 }
 
@@ -80,17 +86,21 @@ async function renderSection(res: Response, view: PreviewPageView, target: Previ
 }
 
 export function previewPageRoute(context: RouteContext): RequestHandler {
-  return async (req, res) => {
-    const services = pageServices(context, res);
-    const post = await findPostById(services, res, String(req.params.id));
-    const view = await previewPageView(services, post);
-    const only = targetQuery.safeParse(req.query).data?.target_uid;
-    const target = only ? view.targets.find((candidate) => candidate.uid === only) : undefined;
-    if (isHtmx(req) && target) {
-      await renderSection(res, view, target);
-      return;
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      const post = await findPostById(services, res, String(req.params.id));
+      const view = await previewPageView(services, post);
+      const only = targetQuery.safeParse(req.query).data?.target_uid;
+      const target = only ? view.targets.find((candidate) => candidate.uid === only) : undefined;
+      if (isHtmx(req) && target) {
+        await renderSection(res, view, target);
+        return;
+      }
+      await renderPage(res, view);
+    } catch (error) {
+      next(error);
     }
-    await renderPage(res, view);
   };
 }
 
@@ -101,7 +111,13 @@ async function answer(
   services: PageServices,
   post: Post,
   targetUid: string,
-  outcome: { kind: "success" | "error"; text: string; draft?: string; status?: number },
+  outcome: {
+    kind: "success" | "error" | "warning" | "info";
+    text: string;
+    href?: string;
+    draft?: string;
+    status?: number;
+  },
 ): Promise<void> {
   const view = await previewPageView(services, post);
   const index = view.targets.findIndex((target) => target.uid === targetUid);
@@ -118,9 +134,9 @@ async function answer(
       : services.syndication.previewText(post, targetUid, outcome.draft);
   const target: PreviewTargetView = {
     ...found,
-    ...(draftPreview ? { preview: draftPreview } : {}),
+    ...(draftPreview ? { preview: draftPreview, shown: shownCopy(draftPreview.text ?? "") } : {}),
     ...(outcome.draft === undefined ? {} : { draft: outcome.draft }),
-    message: { kind: outcome.kind, text: outcome.text },
+    message: { kind: outcome.kind, text: outcome.text, ...(outcome.href ? { href: outcome.href } : {}) },
   };
   if (isHtmx(req)) {
     await renderSection(res, view, target, outcome.status);
@@ -131,24 +147,40 @@ async function answer(
     await renderPage(res, view, outcome.status);
     return;
   }
+  // The copy's address is shown in its section: a flash links only to this server's pages.
   setFlash(res, { kind: outcome.kind, text: outcome.text });
   res.redirect(303, `${view.previewHref}#${target.anchor}`);
 }
 
 export function checkTextRoute(context: RouteContext): RequestHandler {
-  return async (req, res) => {
-    const services = pageServices(context, res);
-    const post = await findPostById(services, res, String(req.params.id));
-    const parsed = textForm.safeParse(req.body ?? {});
-    const preview = parsed.success
-      ? services.syndication.previewText(post, parsed.data.target_uid, normaliseText(parsed.data.text))
-      : null;
-    const html = await renderView(res, "syndicate/_preview-count.njk", {
-      preview,
-      anchor: typeof req.query.anchor === "string" ? req.query.anchor.replace(/[^\w-]/g, "") : "",
-    });
-    res.setHeader("Cache-Control", "no-store");
-    res.status(200).type("html").send(html);
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      const post = await findPostById(services, res, String(req.params.id));
+      const parsed = textForm.safeParse(req.body ?? {});
+      const preview = parsed.success
+        ? services.syndication.previewText(post, parsed.data.target_uid, normaliseText(parsed.data.text))
+        : null;
+      const anchor = typeof req.query.anchor === "string" ? req.query.anchor.replace(/[^\w-]/g, "") : "";
+      const service = parsed.success
+        ? services.syndicators.find((s) => s.info.uid === parsed.data.target_uid)?.info
+        : undefined;
+      // The count for the text box, and the copy as the service shows it beside it.
+      const html = await renderView(res, "syndicate/_preview-check.njk", {
+        preview,
+        anchor,
+        target: {
+          anchor,
+          preview,
+          shown: shownCopy(preview?.text ?? ""),
+          service: service?.service?.name ?? service?.name ?? "",
+        },
+      });
+      res.setHeader("Cache-Control", "no-store");
+      res.status(200).type("html").send(html);
+    } catch (error) {
+      next(error);
+    }
   };
 }
 
@@ -164,12 +196,16 @@ function ownTextRoute(
   context: RouteContext,
   handle: (req: Request, res: Response, on: OwnTextRequest) => Promise<void>,
 ): RequestHandler {
-  return async (req, res) => {
-    const services = pageServices(context, res);
-    if (!hasScope(req.auth, "update")) throw insufficientScope("update");
-    const t = translatorOf(res);
-    const post = await findPostById(services, res, String(req.params.id));
-    await handle(req, res, { services, t, post });
+  return async (req, res, next) => {
+    try {
+      const services = pageServices(context, res);
+      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+      const t = translatorOf(res);
+      const post = await findPostById(services, res, String(req.params.id));
+      await handle(req, res, { services, t, post });
+    } catch (error) {
+      next(error);
+    }
   };
 }
 
@@ -197,27 +233,17 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
       return;
     }
     await services.syndication.saveOwnText(post, targetUid, text);
+    // A copy that is out already follows its post: the save edits it (or the service cannot).
+    const view = (await previewPageView(services, post)).targets.find((target) => target.uid === targetUid);
+    const live = view?.state === "syndicated";
     await answer(req, res, services, post, targetUid, {
       kind: "success",
-      text: t("syndicate.preview.saved", { target: name }),
+      text: live
+        ? t(view?.canEdit ? "syndicate.preview.savedLive" : "syndicate.preview.savedCannotEdit", {
+            target: name,
+          })
+        : t("syndicate.preview.saved", { target: name }),
     });
-  });
-}
-
-/** Why a text cannot be saved for a target, or undefined when it can. */
-function refusalOf(
-  t: Translate,
-  target: string,
-  text: string,
-  preview: CopyPreview | null,
-): string | undefined {
-  if (preview?.text === undefined) return t("syndicate.preview.cannotEdit", { target });
-  if (!text.trim()) return t("syndicate.preview.empty");
-  if (!preview.over) return undefined;
-  return t("syndicate.preview.refusedOver", {
-    target,
-    count: preview.length?.count ?? 0,
-    limit: preview.length?.limit ?? 0,
   });
 }
 
@@ -233,5 +259,53 @@ export function resetTextRoute(context: RouteContext): RequestHandler {
       kind: "success",
       text: t("syndicate.preview.resetDone", { target: name }),
     });
+  });
+}
+
+/** What one target's send came to, in words: the copy's address, or why it was not made. */
+function sentMessage(t: Translate, name: string, result: TargetResult | undefined) {
+  if (result?.status === "syndicated" || result?.status === "already_syndicated")
+    return {
+      kind: "success" as const,
+      text: t("syndicate.preview.sentNow", { target: name }),
+      href: result.url,
+    };
+  if (result?.status === "failed")
+    return {
+      kind: "error" as const,
+      text: t("syndicate.preview.sendFailed", { target: name, error: result.error ?? "" }),
+    };
+  return { kind: "warning" as const, text: t("syndicate.preview.sendWaits", { target: name }) };
+}
+
+/**
+ * "Send this": the text the preview shows is saved when it differs from the target's (refused like
+ * a save), then the post is sent now, this target made due even if it was waiting for its next try.
+ */
+export function sendTextRoute(context: RouteContext): RequestHandler {
+  return ownTextRoute(context, async (req, res, { services, t, post }) => {
+    const parsed = textForm.safeParse(req.body ?? {});
+    const targetUid = parsed.success ? parsed.data.target_uid : String(req.body?.target_uid ?? "");
+    if (!parsed.success) {
+      const text = t("syndicate.preview.invalidText", { max: MAX_OWN_TEXT_LENGTH });
+      await answer(req, res, services, post, targetUid, { kind: "error", text, status: 400 });
+      return;
+    }
+    const typed = { targetUid, text: normaliseText(parsed.data.text) };
+    const kept = await keepTypedText(services, t, post, typed);
+    if (kept.kind === "refused") {
+      await answer(req, res, services, post, targetUid, {
+        kind: "error",
+        text: t("syndicate.preview.notSent", { reason: kept.text }),
+        draft: typed.text,
+        status: 422,
+      });
+      return;
+    }
+    const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
+    const result = await services.syndication.retry(post.url, [targetUid]);
+    const current = await findPostById(services, res, post.id);
+    const mine = result.targets.find((target) => target.uid === targetUid);
+    await answer(req, res, services, current, targetUid, sentMessage(t, name, mine));
   });
 }

@@ -23,6 +23,13 @@ export interface IssueOptions {
   id?: string;
 }
 
+/**
+ * The longest a token may live: ten years. A longer expiry is past what PostgreSQL's timestamptz
+ * holds (at 3,000,000 days every use of the token was a 500), and a token that outlives its owner's
+ * care is one nobody revokes.
+ */
+export const MAX_TOKEN_LIFETIME_DAYS = 3650;
+
 const HEADER = { alg: "HS256", typ: "JWT" };
 
 export class TokenSigner {
@@ -42,6 +49,11 @@ export class TokenSigner {
 
   /** A new token and the claims it carries (for the registry that lists it). */
   async mint(options: IssueOptions): Promise<{ token: string; claims: TokenClaims }> {
+    const days = options.lifetimeDays;
+    if (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_LIFETIME_DAYS)
+      throw new RangeError(
+        `lifetimeDays must be a whole number from 1 to ${MAX_TOKEN_LIFETIME_DAYS}, not ${days}`,
+      );
     const issuedAt = Math.floor(Date.now() / 1000);
     const claims: TokenClaims = {
       me: this.me,

@@ -2,7 +2,7 @@
 // exp. A token without an id could not be revoked and one without exp would never end: both are refused.
 import { errors, jwtVerify } from "jose";
 import { z } from "zod";
-import { type TokenClaims, TokenSigner } from "./token-signer.ts";
+import { MAX_TOKEN_LIFETIME_DAYS, type TokenClaims, TokenSigner } from "./token-signer.ts";
 
 export type { IssueOptions, TokenClaims } from "./token-signer.ts";
 
@@ -15,7 +15,14 @@ const claimsSchema = z.object({
   exp: z.number(),
 });
 
-export type TokenProblem = "tooLong" | "claims" | "otherSite" | "expired" | "noExpiry" | "invalid";
+export type TokenProblem =
+  | "tooLong"
+  | "claims"
+  | "otherSite"
+  | "expired"
+  | "noExpiry"
+  | "tooLongLived"
+  | "invalid";
 
 /** The signer, and the check of a token the server is shown. */
 export class TokenIssuer extends TokenSigner {
@@ -40,6 +47,12 @@ export class TokenIssuer extends TokenSigner {
           reason:
             "The access token lacks me, scope, client_id, jti, iat or exp; get a new one from the status page",
           code: "claims",
+        };
+      // Signed before lifetimes were bounded: its expiry may be past what the database can store.
+      if (claims.data.exp - claims.data.iat > MAX_TOKEN_LIFETIME_DAYS * 86_400)
+        return {
+          reason: `The access token lives longer than the ${MAX_TOKEN_LIFETIME_DAYS} days this server allows; get a new one`,
+          code: "tooLongLived",
         };
       if (claims.data.me !== this.me)
         return { reason: "The access token is for another site", code: "otherSite" };

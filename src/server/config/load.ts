@@ -3,12 +3,13 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { ConfigError } from "../../contract/config-error.ts";
 import { closest } from "../../contract/options/did-you-mean.ts";
 import { formatIssues } from "../../contract/options/options-error.ts";
-import { ConfigError } from "./config-error.ts";
 import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
 import { keptSecret } from "./kept-secret.ts";
-import { type ConfigFile, configFileSchema } from "./schema.ts";
+import { type ConfigFile, configFileSchema, type PostTypeName, type PresetName } from "./schema.ts";
+import { type ResolvedStore, resolveStore } from "./store-settings.ts";
 
 // Where it was defined first; the command line imports it alone, without the schema and zod.
 export { ConfigError };
@@ -21,7 +22,17 @@ export interface HostConfig {
   baseDir: string;
   production: boolean;
   application: ConfigFile["application"] & { url: string };
-  publication: { me: string; postUrlPattern: string; timezone: string; name: string };
+  publication: {
+    me: string;
+    postUrlPattern: string;
+    timezone: string;
+    name: string;
+    /** Per post type, the URL template of new posts (preset, then publication.postTypes). */
+    postTypeUrls: Partial<Record<PostTypeName, string>>;
+  };
+  /** Where published posts go (publication.store, .preset, .postTypes), resolved. */
+  store: ResolvedStore;
+  preset?: PresetName;
   /** false, a postgres:// URL or a PGlite folder. */
   database: false | string;
   /** Uploaded files: an absolute folder and the largest size accepted. */
@@ -157,6 +168,8 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
 
   const file = parsed.data;
   const dataDir = resolve(baseDir, file.application.dataDir);
+  const store = resolveStore(file.publication, { baseDir, dataDir, env });
+  if ("problems" in store) throw new ConfigError(store.problems, source);
   const url = applicationUrl(file.application.url, port);
   const me = publicationMe(file.publication.me, url);
   const database: false | string =
@@ -189,7 +202,10 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
       postUrlPattern: file.publication.postUrlPattern,
       timezone: file.publication.timezone,
       name: file.publication.name ?? file.application.name,
+      postTypeUrls: store.postTypeUrls,
     },
+    store: store.store,
+    ...(file.publication.preset ? { preset: file.publication.preset } : {}),
     database,
     media: {
       folder: file.media.folder === undefined ? join(dataDir, "media") : resolve(baseDir, file.media.folder),

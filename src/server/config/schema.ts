@@ -1,6 +1,7 @@
 // The shape of possekit.config.json. Every field has a default, so no file at all runs a working server.
 import { isIP } from "node:net";
 import { z } from "zod";
+import { MAX_TOKEN_LIFETIME_DAYS } from "../auth/token-signer.ts";
 
 const urlWithoutTrailingSlash = z
   .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL, e.g. https://example.org" })
@@ -50,7 +51,15 @@ export const applicationSchema = z.strictObject({
   /** Largest request body accepted, in bytes. */
   bodyLimit: z.number().int().positive().default(100_000),
   /** Lifetime of tokens issued by the status page and `possekit token`, in days. */
-  tokenLifetimeDays: z.number().int().positive().default(90),
+  tokenLifetimeDays: z
+    .number()
+    .int()
+    .positive()
+    .max(
+      MAX_TOKEN_LIFETIME_DAYS,
+      `at most ${MAX_TOKEN_LIFETIME_DAYS} days (ten years); write a number of days from 1 to ${MAX_TOKEN_LIFETIME_DAYS}`,
+    )
+    .default(90),
   /**
    * Behind a reverse proxy: trust X-Forwarded-For from this many proxies, or from these addresses
    * (express "trust proxy"). Never `true`: any client could then choose its own address.
@@ -75,7 +84,104 @@ export const applicationSchema = z.strictObject({
     .prefault({}),
 });
 
+const POST_TYPES = ["note", "article", "photo"] as const;
+const PRESETS = ["hugo", "jekyll", "eleventy"] as const;
+
+const noNul = (what: string) =>
+  z
+    .string({ error: `must be ${what}` })
+    .min(1, { error: `must be ${what}` })
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), {
+      error: "must not contain control characters",
+    });
+
+/** A repository path template: relative, inside the repository, with {slug}. */
+const pathTemplate = noNul('a path inside the repository with {slug}, e.g. "content/notes/{slug}.md"')
+  .refine((value) => !value.startsWith("/") && !/^[A-Za-z]:/.test(value), {
+    error: 'must be relative to the repository, e.g. "content/notes/{slug}.md", not an absolute path',
+  })
+  .refine((value) => !value.split(/[\\/]/).includes(".."), {
+    error: 'must stay inside the repository: remove "..", e.g. "content/notes/{slug}.md"',
+  })
+  .refine((value) => value.includes("{slug}"), {
+    error: 'must contain {slug}, e.g. "content/notes/{slug}.md"',
+  });
+
+const urlTemplate = z
+  .string({ error: 'must be a URL template with {slug}, e.g. "{me}notes/{slug}/"' })
+  .includes("{slug}", { error: 'must contain {slug}, e.g. "{me}notes/{slug}/"' });
+
+/** Where one kind of post goes: its file in the repository, its URL on the site. */
+const postTypeSchema = z.strictObject({ path: pathTemplate.optional(), url: urlTemplate.optional() });
+
+const gitAuthorSchema = z.strictObject({
+  name: noNul('a name, e.g. "possekit"').default("possekit"),
+  email: noNul('an e-mail address, e.g. "possekit@localhost"').default("possekit@localhost"),
+});
+
+/** Where published posts go (issue 28): served by possekit itself, a folder, or a git repository. */
+export const storeSchema = z.discriminatedUnion(
+  "type",
+  [
+    z.strictObject({ type: z.literal("pages") }),
+    z.strictObject({
+      type: z.literal("folder"),
+      /** The site's source folder; relative to the config file. */
+      path: noNul('the site\'s folder, e.g. "../my-site"'),
+    }),
+    z.strictObject({
+      type: z.literal("git"),
+      /** Any git remote: https (token from tokenEnv), ssh, or a local path. */
+      url: noNul('a git remote, e.g. "https://github.com/me/site.git" or "/srv/git/site.git"').refine(
+        (value) => !/^https?:\/\/[^/]*@/.test(value) && !value.startsWith("-"),
+        {
+          error:
+            'must not carry credentials; write the URL without "user:token@" and put the token in the environment variable named by tokenEnv',
+        },
+      ),
+      branch: noNul('a branch name, e.g. "main"')
+        .refine(
+          (value) => /^[A-Za-z0-9._/-]+$/.test(value) && !value.startsWith("-") && !value.includes(".."),
+          {
+            error: 'must be a plain branch name, e.g. "main"',
+          },
+        )
+        .default("main"),
+      /** A subfolder of the repository holding the site, e.g. "site". */
+      path: noNul('a folder inside the repository, e.g. "site"')
+        .refine((value) => !value.startsWith("/") && !value.split(/[\\/]/).includes(".."), {
+          error: 'must be a folder inside the repository, e.g. "site", without ".." or a leading "/"',
+        })
+        .optional(),
+      author: gitAuthorSchema.prefault({}),
+      /** Commit messages: {action} (Create, Update, Delete, Undelete, Syndication links) and {url}. */
+      message: noNul('a commit message with {action} and {url}, e.g. "{action} {url}"').default(
+        "{action} {url}",
+      ),
+      /** The environment variable holding a token for an https remote (never written to the file). */
+      tokenEnv: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'must be an environment variable\'s name, e.g. "GIT_TOKEN"' })
+        .optional(),
+    }),
+  ],
+  { error: 'must be {"type": "pages"}, {"type": "folder", "path": "..."} or {"type": "git", "url": "..."}' },
+);
+
 export const publicationSchema = z.strictObject({
+  /** Where posts are published; the default, pages, is served by possekit itself. */
+  store: storeSchema.prefault({ type: "pages" }),
+  /** The site generator whose paths, URLs and front matter the folder and git stores write. */
+  preset: z.enum(PRESETS, { error: 'must be "hugo", "jekyll" or "eleventy"' }).optional(),
+  /** Per post type: path and URL templates over the preset's. */
+  postTypes: z
+    .strictObject({
+      note: postTypeSchema.optional(),
+      article: postTypeSchema.optional(),
+      photo: postTypeSchema.optional(),
+    })
+    .default({}),
   /** The site's URL; defaults to the application URL. Used with a trailing slash as {me}. */
   me: urlWithoutTrailingSlash.optional(),
   /** New post URLs: {me}, {slug}, {yyyy}, {MM}, {dd}. */
@@ -126,4 +232,7 @@ export const configFileSchema = z
   .catchall(z.record(z.string(), z.unknown()));
 
 export type ConfigFile = z.infer<typeof configFileSchema>;
+export type StoreConfig = z.infer<typeof storeSchema>;
+export type PostTypeName = (typeof POST_TYPES)[number];
+export type PresetName = (typeof PRESETS)[number];
 export type RateLimitConfig = z.infer<typeof rateLimitSchema>;

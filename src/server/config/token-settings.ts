@@ -6,6 +6,7 @@
 // validates and explains. test/cli/token-reads-the-settings-the-server-reads.test.ts compares both.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { MAX_TOKEN_LIFETIME_DAYS } from "../auth/token-signer.ts";
 import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
 
 export interface TokenSettings {
@@ -53,7 +54,7 @@ export function readTokenSettings(
   const url = plainUrl(application.url);
   const me = plainUrl(publication.me);
   if (url === null || me === null) return null;
-  if (!wholeNumber(port, 0, 65_535) || !wholeNumber(tokenLifetimeDays, 1, Number.MAX_SAFE_INTEGER))
+  if (!wholeNumber(port, 0, 65_535) || !wholeNumber(tokenLifetimeDays, 1, MAX_TOKEN_LIFETIME_DAYS))
     return null;
   if (typeof dataDir !== "string" || dataDir === "") return null;
   const baseDir = existsSync(path) ? dirname(path) : cwd;

@@ -69,10 +69,11 @@ export class FolderLock {
   static take(folder: string, logger: Logger): FolderLock {
     const path = `${folder}.lock`;
     const content: LockContent = { pid: process.pid };
-    mkdirSync(dirname(path), { recursive: true });
+    // The lock names the holder and its URL, and may be what makes the data folder: the owner's alone.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     for (let attempt = 0; attempt < 2; attempt += 1) {
       try {
-        writeFileSync(path, JSON.stringify(content), { flag: "wx" });
+        writeFileSync(path, JSON.stringify(content), { flag: "wx", mode: 0o600 });
         return new FolderLock(path, content);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;

@@ -65,6 +65,11 @@ export async function createDatabaseFolder(
 export interface PgliteOptions {
   /** The empty database a first start copies; null runs initdb instead. Defaults to the build's. */
   template?: string | null;
+  /**
+   * A database dumped with PGlite's dumpDataDir to start from instead of initdb (the tests' migrated
+   * snapshot: test/helpers/database-snapshot.ts). Only for a database in memory.
+   */
+  loadDataDir?: Blob;
 }
 
 /**
@@ -95,7 +100,14 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
   // host, whatever flags node was started with (issue 18).
   setFlagsFromString("--wasm-num-compilation-tasks=1");
   const pglite = await keepingTheLoopAlive(() =>
-    PGlite.create(dataDir ? { dataDir, startParams: startParams() } : { startParams: startParams() }),
+    PGlite.create(
+      dataDir
+        ? { dataDir, startParams: startParams() }
+        : {
+            startParams: startParams(),
+            ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+          },
+    ),
   );
   if (dataDir) ownerOnly(dataDir);
   const wrap = (target: Pick<PGlite, "query" | "exec">): Queryable => ({

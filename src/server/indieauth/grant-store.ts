@@ -37,6 +37,15 @@ export const indieauthMigrations: Migration[] = [
     CREATE INDEX indieauth_refresh_tokens_access ON indieauth_refresh_tokens (access_token_id);
     CREATE INDEX indieauth_refresh_tokens_expires_at ON indieauth_refresh_tokens (expires_at);`,
   },
+  {
+    // The access tokens issued before host/006 learn their grant, and that it lives as long as its
+    // refresh token (token-registry.ts).
+    id: "host/007-access-tokens-of-indieauth-grants",
+    sql: `UPDATE access_tokens SET grant_id = r.grant_id, keep_until = GREATEST(access_tokens.keep_until, r.expires_at)
+      FROM indieauth_refresh_tokens r WHERE r.access_token_id = access_tokens.id;
+    UPDATE access_tokens SET revoked_at = coalesce(access_tokens.revoked_at, r.revoked_at)
+      FROM indieauth_refresh_tokens r WHERE r.access_token_id = access_tokens.id AND r.revoked_at IS NOT NULL;`,
+  },
 ];
 
 export interface CodeGrant {
@@ -69,6 +78,8 @@ export interface GrantStore {
   /** Spends a code: only the first call for it gets its grant, expired or not (the caller checks). */
   redeemCode(code: string): Promise<Redemption<CodeGrant>>;
   issueRefreshToken(grant: RefreshGrant): Promise<string>;
+  /** The grant of a live refresh token (not used, revoked or expired), without spending it. */
+  peekRefreshToken(token: string): Promise<RefreshGrant | null>;
   /** Spends a refresh token that is live (not used, revoked or expired). */
   redeemRefreshToken(token: string): Promise<Redemption<RefreshGrant>>;
   /** The grant a refresh token or an access token (by its id) belongs to. */
@@ -106,6 +117,14 @@ interface RefreshRow {
 }
 
 const words = (scope: string) => scope.split(" ").filter(Boolean);
+
+const refreshGrantOf = (row: RefreshRow): RefreshGrant => ({
+  grantId: row.grant_id,
+  clientId: row.client_id,
+  scope: words(row.scope),
+  accessTokenId: row.access_token_id,
+  expiresAt: new Date(row.expires_at),
+});
 
 /**
  * Spends a secret by its hash in one statement, so that two redemptions at once cannot both win;
@@ -185,19 +204,23 @@ function databaseStore(database: Database): GrantStore {
       );
       return token;
     },
+    async peekRefreshToken(token) {
+      const result = await database.query<RefreshRow>(
+        `SELECT grant_id, client_id, scope, access_token_id, expires_at, used_at, revoked_at
+           FROM indieauth_refresh_tokens
+          WHERE token_hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()`,
+        [digest(token)],
+      );
+      const row = result.rows[0];
+      return row ? refreshGrantOf(row) : null;
+    },
     async redeemRefreshToken(token) {
       return spendOnce(database, digest(token), {
         spend: `UPDATE indieauth_refresh_tokens SET used_at = now()
           WHERE token_hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
          RETURNING grant_id, client_id, scope, access_token_id, expires_at, used_at, revoked_at`,
         find: "SELECT grant_id, used_at FROM indieauth_refresh_tokens WHERE token_hash = $1",
-        grantOf: (row: RefreshRow): RefreshGrant => ({
-          grantId: row.grant_id,
-          clientId: row.client_id,
-          scope: words(row.scope),
-          accessTokenId: row.access_token_id,
-          expiresAt: new Date(row.expires_at),
-        }),
+        grantOf: refreshGrantOf,
         // A revoked or expired token that was never used is unknown, not a replay.
         spentBefore: (row) => Boolean(row.used_at),
       });
@@ -254,6 +277,12 @@ function memoryStore(): GrantStore {
       const token = newSecret();
       refresh.set(digest(token), { ...grant, used: false, revoked: false });
       return token;
+    },
+    async peekRefreshToken(token) {
+      const found = refresh.get(digest(token));
+      if (!found || found.used || found.revoked || found.expiresAt.getTime() <= Date.now()) return null;
+      const { used: _used, revoked: _revoked, ...grant } = found;
+      return grant;
     },
     async redeemRefreshToken(token) {
       const found = refresh.get(digest(token));

@@ -13,7 +13,7 @@ import { parseClientId, parseRedirectUri, sameOrigin } from "./client-id.ts";
 import { fetchClientInfo } from "./client-metadata.ts";
 import { type AuthorizationRequest, ConsentTickets } from "./consent-ticket.ts";
 import { indieauthUrls, metadataDocument } from "./endpoints.ts";
-import { type CodeGrant, type GrantStore, grantStore } from "./grant-store.ts";
+import { type CodeGrant, type GrantStore, grantStore, type RefreshGrant } from "./grant-store.ts";
 import { PKCE_VALUE, verifierMatches } from "./pkce.ts";
 import { readScopes } from "./scopes.ts";
 
@@ -101,13 +101,17 @@ export function metadataRoute(baseUrl: string) {
   ];
 }
 
-export function indieauthRoutes(host: Host, sessions: SessionManager, registry: TokenRegistry): Router {
+export function indieauthRoutes(
+  host: Host,
+  sessions: SessionManager,
+  registry: TokenRegistry,
+  store: GrantStore = grantStore(host.database),
+): Router {
   const router = express.Router();
   const { application } = host.hostConfig;
   const urls = indieauthUrls(application.url);
   const me = host.publication.me;
   const tickets = new ConsentTickets(host.hostConfig.secrets.secret);
-  const store: GrantStore = grantStore(host.database);
   const fetchPolicy = { ownSite: me, allowPrivate: host.hostConfig.file.fetch.allowPrivate };
   const origin = new URL(application.url).origin;
 
@@ -149,8 +153,17 @@ export function indieauthRoutes(host: Host, sessions: SessionManager, registry: 
         throw badRequest(
           `redirect_uri ${redirectUri.href} is not on the host of client_id ${clientId.href}, and the client does not list it`,
         );
-      const back = (error: string, description: string) =>
-        redirectError(res, redirectUri.href, state, error, description);
+      // An error goes back to redirect_uri only once the client is verified: its own page, fetched
+      // from client_id, answered as a client (RFC 6749 §4.1.2.1). Otherwise anyone could make this
+      // server bounce a visitor to any address of theirs (an open redirect): the owner sees a page.
+      const back = (error: string, description: string) => {
+        if (client.fetched) return redirectError(res, redirectUri.href, state, error, description);
+        throw new HttpError(
+          400,
+          error,
+          `${description}; the client could not be verified, so you are not sent back to it`,
+        ).localized("indieauth.unverifiedClient", { reason: description, client: clientId.host });
+      };
       if (query.data.response_type !== "code")
         return back("unsupported_response_type", 'response_type must be "code"');
       if (!state) return back("invalid_request", "state is missing");
@@ -252,6 +265,17 @@ export function indieauthRoutes(host: Host, sessions: SessionManager, registry: 
     return grant;
   };
 
+  /** The scope a refresh asks for, if the grant allows it (it may keep or narrow, never widen). */
+  const narrowedScope = (grant: RefreshGrant, clientId: string, asked: string | undefined): string[] => {
+    if (grant.clientId !== clientId)
+      throw oauthError("invalid_grant", "The refresh token was issued to another client_id");
+    if (asked === undefined) return grant.scope;
+    const words = asked.split(/\s+/).filter(Boolean);
+    if (words.some((word) => !grant.scope.includes(word)))
+      throw oauthError("invalid_scope", "A refresh can keep or narrow the scope, never widen it");
+    return words;
+  };
+
   const revokeGrant = async (grantId: string) => {
     for (const id of await store.revokeGrant(grantId)) await registry.revoke(id);
   };
@@ -263,13 +287,15 @@ export function indieauthRoutes(host: Host, sessions: SessionManager, registry: 
       clientId: grant.clientId,
       lifetimeDays: accessTokenDays,
     });
-    await registry.record(claims);
+    const refreshExpiresAt = new Date(Date.now() + refreshTokenDays * 86_400_000);
+    // The access token's row keeps the grant's revocation as long as this refresh token lives.
+    await registry.record(claims, { id: grant.grantId, keepUntil: refreshExpiresAt });
     const refreshToken = await store.issueRefreshToken({
       grantId: grant.grantId,
       clientId: grant.clientId,
       scope: grant.scope,
       accessTokenId: claims.id,
-      expiresAt: new Date(Date.now() + refreshTokenDays * 86_400_000),
+      expiresAt: refreshExpiresAt,
     });
     return {
       access_token: token,
@@ -316,6 +342,10 @@ export function indieauthRoutes(host: Host, sessions: SessionManager, registry: 
         const request = refreshRequest.safeParse(body);
         if (!request.success)
           throw oauthError("invalid_request", `The request's ${firstIssue(request.error)}`);
+        // A request asking for more than the grant is refused before the token is spent: spending
+        // it would make the client's next genuine refresh look like a replay and end its grant.
+        const live = await store.peekRefreshToken(request.data.refresh_token);
+        if (live) narrowedScope(live, request.data.client_id, request.data.scope);
         const redemption = await store.redeemRefreshToken(request.data.refresh_token);
         if (redemption.kind === "reused") {
           await revokeGrant(redemption.grantId);
@@ -324,19 +354,11 @@ export function indieauthRoutes(host: Host, sessions: SessionManager, registry: 
         if (redemption.kind === "unknown")
           throw oauthError("invalid_grant", "Unknown, expired or revoked refresh token");
         const grant = redemption.grant;
-        if (grant.clientId !== request.data.client_id)
-          throw oauthError("invalid_grant", "The refresh token was issued to another client_id");
+        const scope = narrowedScope(grant, request.data.client_id, request.data.scope);
         if (await registry.isRevoked(grant.accessTokenId)) {
           // Revoked on the status page: the client must not mint its way back in.
           await revokeGrant(grant.grantId);
           throw oauthError("invalid_grant", "The owner revoked this client's access");
-        }
-        let scope = grant.scope;
-        if (request.data.scope !== undefined) {
-          const asked = request.data.scope.split(/\s+/).filter(Boolean);
-          if (asked.some((word) => !grant.scope.includes(word)))
-            throw oauthError("invalid_scope", "A refresh can keep or narrow the scope, never widen it");
-          scope = asked;
         }
         res.json(await issueTokens({ ...grant, scope }));
         return;

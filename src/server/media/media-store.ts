@@ -46,9 +46,23 @@ function sizeLimit(maxBytes: number): { stream: Transform; seen: () => number } 
   return { stream, seen: () => seen };
 }
 
+/** The site's repository, when uploads go there too (a folder or git content store, issue 28). */
+export interface MediaSite {
+  /** The file's public URL on the site. */
+  url(name: string): string;
+  /** Adds the file to the site; throws when the store refuses it. */
+  publish(files: Array<{ name: string; bytes: Uint8Array }>): Promise<void>;
+}
+
 export class MediaStore implements MediaLibrary {
   /** Absolute URL of the folder as served, ending in "/". */
   readonly baseUrl: string;
+  private site: MediaSite | undefined;
+
+  /** From now on, each upload is also added to the site and named by its URL there. */
+  publishTo(site: MediaSite): void {
+    this.site = site;
+  }
 
   constructor(
     readonly folder: string,
@@ -78,7 +92,18 @@ export class MediaStore implements MediaLibrary {
         );
       const name = `${id}.${type.ext}`;
       await rename(temporary, join(this.folder, name));
-      return { name, url: `${this.baseUrl}${name}`, type, bytes: limit.seen() };
+      if (!this.site) return { name, url: `${this.baseUrl}${name}`, type, bytes: limit.seen() };
+      try {
+        await this.site.publish([{ name, bytes: await readFile(join(this.folder, name)) }]);
+      } catch (error) {
+        await rm(join(this.folder, name), { force: true });
+        throw new HttpError(
+          502,
+          "store_failed",
+          `The file was not kept: the site's store refused it (${(error as Error).message}). Send it again once the store works`,
+        );
+      }
+      return { name, url: this.site.url(name), type, bytes: limit.seen() };
     } catch (error) {
       await rm(temporary, { force: true });
       throw error;
@@ -129,6 +154,11 @@ export class MediaStore implements MediaLibrary {
 
   /** The name of a file behind one of our own media URLs. */
   nameOf(url: string): string | undefined {
+    if (this.site) {
+      // The site's URL of an upload (the same name, at the site's media folder).
+      const name = url.slice(url.lastIndexOf("/") + 1);
+      if (STORED_NAME.test(name) && this.site.url(name) === url) return name;
+    }
     if (!url.startsWith(this.baseUrl)) return undefined;
     const name = url.slice(this.baseUrl.length);
     return STORED_NAME.test(name) ? name : undefined;

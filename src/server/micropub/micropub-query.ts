@@ -2,8 +2,9 @@
 // newest posts page by page). What configuration alone answers is answered without a database.
 import type { Request, RequestHandler } from "express";
 import { z } from "zod";
-import { badRequest } from "../../contract/http-error.ts";
+import { badRequest, insufficientScope } from "../../contract/http-error.ts";
 import type { Post } from "../../contract/posts.ts";
+import { mayReadPosts } from "../../contract/reading-scopes.ts";
 import { jf2ToMf2Item, type Mf2Item } from "./mf2-jf2.ts";
 import { type MicropubConfiguration, type MicropubContext, withoutDatabase } from "./micropub-context.ts";
 import { asMicropubErrors } from "./service-errors.ts";
@@ -117,6 +118,14 @@ async function categories(posts: MicropubContext["posts"], query: Query): Promis
   return { categories: found };
 }
 
+/**
+ * Posts and their categories are read with create, update or delete; a media- or draft-only token
+ * reads the configuration only (Micropub §3.8: 401 insufficient_scope, naming a scope that reads).
+ */
+function readsPosts(req: Request): void {
+  if (!mayReadPosts(req.auth)) throw insufficientScope("update", 401);
+}
+
 export function micropubQuery(configuration: () => MicropubConfiguration): RequestHandler {
   return async (req, res) => {
     const query = readQuery(req);
@@ -144,9 +153,11 @@ export function micropubQuery(configuration: () => MicropubConfiguration): Reque
         res.json({ "post-types": POST_TYPES });
         return;
       case "category":
+        readsPosts(req);
         res.json(await categories(posts().posts, query));
         return;
       case "source":
+        readsPosts(req);
         res.json(await source(posts(), query));
         return;
       default:

@@ -11,8 +11,18 @@ import type { MediaType } from "../media/media-types.ts";
 /** Text fields and parts at most: as many as a form-encoded body may have. */
 const MAX_FIELDS = 1000;
 const MAX_FILES = 20;
-/** One text field at most (a long article fits). */
-const MAX_FIELD_BYTES = 1_000_000;
+/** The text fields' limit when the app names none (application.bodyLimit's default). */
+const DEFAULT_TEXT_BYTES = 100_000;
+
+/**
+ * The text fields of a multipart body, names and values together, weigh at most what a form-encoded
+ * body may (application.bodyLimit, which app.ts puts in app.locals): the same post is refused the
+ * same way however it is sent, and a token that may only upload cannot make the server hold more.
+ */
+function textLimit(req: Request): number {
+  const limit = req.app?.locals?.bodyLimit;
+  return typeof limit === "number" && limit > 0 ? limit : DEFAULT_TEXT_BYTES;
+}
 
 export interface MultipartBody {
   /** In arrival order; an uploaded file stands in as its URL where it arrived. */
@@ -23,6 +33,13 @@ export interface MultipartBody {
 
 const tooMuch = (what: string) =>
   new HttpError(413, "payload_too_large", `The request has too many ${what}`, { Connection: "close" });
+const textTooLarge = (limit: number) =>
+  new HttpError(
+    413,
+    "payload_too_large",
+    `The text fields are over the ${limit.toLocaleString("en")} bytes a form may have; send long text as a file`,
+    { Connection: "close" },
+  );
 
 /**
  * Reads a multipart body. `fileField` says which types a field of that name takes as a file, or
@@ -40,6 +57,8 @@ export function readMultipart(
     const saving: Promise<unknown>[] = [];
     const open = new Set<NodeJS.ReadableStream & { destroy(error?: Error): void }>();
     let failure: unknown;
+    const textBytes = textLimit(req);
+    let textSoFar = 0;
 
     const removeStored = () => Promise.allSettled(files.map((file) => media.remove(file.media.name)));
     // Synchronous on purpose: it is called from the saves it waits for.
@@ -48,7 +67,11 @@ export function readMultipart(
       failure = error;
       req.unpipe(parser);
       req.resume();
-      for (const stream of open) stream.destroy(error instanceof Error ? error : undefined);
+      for (const stream of open) {
+        // A save that already read its stream to the end no longer listens: the error is ours, not news.
+        stream.on("error", () => {});
+        stream.destroy(error instanceof Error ? error : undefined);
+      }
       void Promise.allSettled(saving)
         .then(removeStored)
         .then(() => reject(error));
@@ -62,7 +85,8 @@ export function readMultipart(
           fields: MAX_FIELDS,
           files: MAX_FILES,
           parts: MAX_FIELDS + MAX_FILES,
-          fieldSize: MAX_FIELD_BYTES,
+          // One field is held whole until it ends: never more than the whole text may weigh.
+          fieldSize: textBytes,
           fieldNameSize: 200,
         },
       });
@@ -91,8 +115,14 @@ export function readMultipart(
       }, fail);
     });
     parser.on("field", (name, value, nameTruncated, valueTruncated) => {
-      if (nameTruncated || valueTruncated) {
-        fail(new HttpError(413, "payload_too_large", `The field "${name.slice(0, 50)}" is too long`));
+      if (failure !== undefined) return;
+      if (nameTruncated) {
+        fail(new HttpError(413, "payload_too_large", `The field name "${name.slice(0, 50)}…" is too long`));
+        return;
+      }
+      textSoFar += Buffer.byteLength(name) + Buffer.byteLength(value);
+      if (valueTruncated || textSoFar > textBytes) {
+        fail(textTooLarge(textBytes));
         return;
       }
       fields.push([name, value]);

@@ -8,6 +8,7 @@ import {
   type PostUpdate,
 } from "../../contract/posts.ts";
 import type { Publication } from "../../contract/syndicator.ts";
+import type { PostTypeName } from "../config/schema.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { InvalidPostError } from "./errors.ts";
 import { applyUpdate, normalizeProperties, type Properties, parsePostStatus, parsePublished } from "./jf2.ts";
@@ -78,18 +79,22 @@ function positiveLimit(limit: number): number {
 }
 
 /** The posts table behind the PostService interface (see types.ts for the storage rules). */
-export function createPostService(database: Database, publication: Publication): PostService {
-  const postUrl = createPostUrlBuilder(publication);
+export function createPostService(
+  database: Database,
+  publication: Publication & { postTypeUrls?: Partial<Record<PostTypeName, string>> },
+): PostService {
+  const postUrl = createPostUrlBuilder(publication, publication.postTypeUrls);
 
   async function insertFirstFreeUrl(
     slug: string,
     published: Date,
     insert: (url: string, slug: string) => Promise<PostRow | undefined>,
+    properties?: Record<string, unknown>,
   ): Promise<PostRow> {
     for (let first = 1; first <= MAX_SLUG_NUMBER; first += SLUG_BATCH) {
       const candidates = Array.from({ length: SLUG_BATCH }, (_, index) => {
         const numbered = numberedSlug(slug, first + index);
-        return { slug: numbered, url: postUrl(numbered, published) };
+        return { slug: numbered, url: postUrl(numbered, published, properties) };
       });
       const taken = await database.query<{ url: string }>(
         "SELECT url FROM posts WHERE url IN (SELECT jsonb_array_elements_text($1::jsonb))",
@@ -180,6 +185,7 @@ export function createPostService(database: Database, publication: Publication):
           );
           return rows[0];
         },
+        properties,
       );
       return notify({ kind: "create", post: toPost(row) });
     },

@@ -15,5 +15,6 @@ export function hostPostSource(posts: PostService): PostSource {
     findByUrl: (url) => posts.findByUrl(url),
     update: (url, update) => posts.update(url, update),
     ...(posts.onChange ? { onChange: posts.onChange.bind(posts) } : {}),
+    ...(posts.writeTogether ? { writeTogether: posts.writeTogether.bind(posts) } : {}),
   };
 }

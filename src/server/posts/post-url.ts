@@ -1,15 +1,36 @@
 import { randomBytes } from "node:crypto";
 import type { Publication } from "../../contract/syndicator.ts";
+import type { PostTypeName } from "../config/schema.ts";
+import { postTypeOf } from "../stores/presets.ts";
 
 // New posts' URLs, from the publication's pattern, e.g. "{me}notes/{yyyy}/{MM}/{dd}/{slug}/".
 
 const PLACEHOLDERS = new Set(["me", "slug", "yyyy", "MM", "dd"]);
 const MAX_SLUG_LENGTH = 60;
 
-export type PostUrlBuilder = (slug: string, published: Date) => string;
+export type PostUrlBuilder = (slug: string, published: Date, properties?: Record<string, unknown>) => string;
 
-/** Checks the pattern once, up front, so that a misconfiguration fails at start and not at the first post. */
-export function createPostUrlBuilder(publication: Publication): PostUrlBuilder {
+/**
+ * Checks the patterns once, up front, so that a misconfiguration fails at start and not at the first
+ * post. `byType`: the pattern of each post type (a store's preset, publication.postTypes), over
+ * publication.postUrlPattern.
+ */
+export function createPostUrlBuilder(
+  publication: Publication,
+  byType: Partial<Record<PostTypeName, string>> = {},
+): PostUrlBuilder {
+  const builders = new Map(
+    Object.entries(byType).map(([type, pattern]) => [
+      type,
+      singlePatternBuilder({ ...publication, postUrlPattern: pattern }),
+    ]),
+  );
+  const fallback = singlePatternBuilder(publication);
+  return (slug, published, properties) =>
+    (builders.get(properties ? postTypeOf(properties) : "note") ?? fallback)(slug, published);
+}
+
+function singlePatternBuilder(publication: Publication): (slug: string, published: Date) => string {
   const pattern = publication.postUrlPattern;
   for (const [, name] of pattern.matchAll(/\{([^}]*)\}/g)) {
     if (!PLACEHOLDERS.has(name ?? ""))

@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import type { SessionManager } from "../auth/session.ts";
 import type { Host } from "../host.ts";
 import { discoveryLinks, indieauthUrls } from "../indieauth/endpoints.ts";
+import { FEED_PATHS, recentPosts } from "../stores/pages-routes.ts";
 
 /** The home page advertises the Micropub endpoint; signed in, it is the admin's start page. */
 export function homeRoute(host: Host, sessions: SessionManager): RequestHandler {
@@ -22,6 +23,16 @@ export function homeRoute(host: Host, sessions: SessionManager): RequestHandler 
       // The page carries the session's CSRF token (sign-out form): never kept in a cache.
       res.setHeader("Cache-Control", "no-store");
     }
-    res.render("home.njk", { signedIn: !!session, micropubUrl, indieauthLinks, plugins: host.plugins });
+    // The pages store's home page: the recent posts, as an h-feed.
+    const recent =
+      host.hostConfig.store.type === "pages" && host.posts ? await recentPosts(host.posts) : undefined;
+    res.render("home.njk", {
+      signedIn: !!session,
+      micropubUrl,
+      indieauthLinks,
+      plugins: host.plugins,
+      recent,
+      feeds: FEED_PATHS,
+    });
   };
 }

@@ -1,13 +1,14 @@
-// The status page (spec §5 rule 1): an access token to copy, the tokens this server knows of with a
-// way to revoke each, installed plug-ins and targets. It mints a token, so only the signed-in user
+// The status page (spec §5 rule 1): an access token to copy, the tokens this server knows of grouped
+// by client (grant) with a way to revoke each grant, installed plug-ins and targets. It mints a token, so only the signed-in user
 // may see it: a token of any scope must never yield a fresh, broader, longer one.
 import { createHash } from "node:crypto";
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { z } from "zod";
 import { badRequest, forbidden } from "../../contract/http-error.ts";
-import type { TokenRegistry } from "../auth/token-registry.ts";
+import type { KnownToken, TokenRegistry } from "../auth/token-registry.ts";
 import { setFlash } from "../flash.ts";
 import type { Host } from "../host.ts";
+import type { GrantStore } from "../indieauth/grant-store.ts";
 
 const STATUS_SCOPE = ["create", "update"];
 const revokeSchema = z.object({ id: z.string().min(1).max(200) });
@@ -33,7 +34,31 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-export function statusRoutes(host: Host, registry: TokenRegistry): Router {
+/** A client's grant as the page lists it: its tokens, newest first, revoked together. */
+interface ListedGrant {
+  id: string;
+  clientId: string;
+  revokedAt: Date | null;
+  tokens: Array<KnownToken & { current: boolean }>;
+}
+
+function byGrant(tokens: KnownToken[], currentId: string): ListedGrant[] {
+  const grants = new Map<string, ListedGrant>();
+  for (const token of tokens) {
+    const grant = grants.get(token.grantId) ?? {
+      id: token.grantId,
+      clientId: token.clientId,
+      revokedAt: null,
+      tokens: [],
+    };
+    grant.tokens.push({ ...token, current: token.id === currentId });
+    grant.revokedAt ??= token.revokedAt;
+    grants.set(token.grantId, grant);
+  }
+  return [...grants.values()];
+}
+
+export function statusRoutes(host: Host, registry: TokenRegistry, grants: GrantStore): Router {
   const router = express.Router();
   const lifetimeDays = host.hostConfig.application.tokenLifetimeDays;
 
@@ -48,12 +73,13 @@ export function statusRoutes(host: Host, registry: TokenRegistry): Router {
       res.render("status.njk", {
         token,
         tokenLifetimeDays: lifetimeDays,
-        tokens: (await registry.list()).map((known) => ({ ...known, current: known.id === id })),
+        grants: byGrant(await registry.list(), id),
         persistentRevocations: host.database !== null,
         plugins: host.plugins,
         endpoints: host.endpoints,
         syndicators: host.syndicators.map((s) => s.info),
         database: host.database?.engine ?? "none",
+        publishing: await host.publishing?.summary(),
       });
     } catch (error) {
       next(error);
@@ -64,11 +90,13 @@ export function statusRoutes(host: Host, registry: TokenRegistry): Router {
     try {
       const form = revokeSchema.safeParse(req.body ?? {});
       if (!form.success) throw badRequest("Name the token to revoke in the form field id");
-      const revoked = await registry.revoke(form.data.id);
+      // Any token of a grant ends the whole grant: its access tokens here, its refresh token there.
+      const grantId = await registry.revoke(form.data.id);
+      if (grantId) await grants.revokeGrant(grantId);
       const t = res.locals.t as (key: string, values?: Record<string, unknown>) => string;
       setFlash(
         res,
-        revoked
+        grantId
           ? { kind: "success", text: t("status.tokens.revoked", { id: form.data.id }) }
           : { kind: "error", text: t("status.tokens.unknown", { id: form.data.id }) },
       );

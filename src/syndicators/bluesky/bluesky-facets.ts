@@ -17,12 +17,39 @@ const require = createRequire(import.meta.url);
 
 const mentionType = "app.bsky.richtext.facet#mention";
 
+const linkType = "app.bsky.richtext.facet#link";
+const encoder = new TextEncoder();
+/** Punctuation that ends a sentence, not a URL: "(see https://x.example/a)…" links to …/a. */
+const trailingPunctuation = /[.,;:!?…"'’”»]$/u;
+
+/**
+ * A link facet without the punctuation that follows the address in the text (a closing bracket
+ * without its opening one, an ellipsis), which RichText keeps when no space follows it.
+ */
+function trimmedLink(facet: Facet): Facet {
+  const [feature] = facet.features;
+  if (facet.features.length !== 1 || feature?.$type !== linkType) return facet;
+  let uri = String((feature as { uri?: unknown }).uri);
+  const original = uri;
+  for (;;) {
+    if (trailingPunctuation.test(uri)) uri = uri.slice(0, -1);
+    else if (uri.endsWith(")") && uri.split(")").length > uri.split("(").length) uri = uri.slice(0, -1);
+    else break;
+  }
+  if (uri === original) return facet;
+  const cut = encoder.encode(original).length - encoder.encode(uri).length;
+  return {
+    index: { byteStart: facet.index.byteStart, byteEnd: facet.index.byteEnd - cut },
+    features: [{ ...feature, uri } as Facet["features"][number]],
+  };
+}
+
 /** The facets as the official client finds them before any look-up: a mention holds its handle. */
 function unresolvedFacets(text: string): Facet[] {
   richTextClass ??= (require("@atproto/api") as typeof import("@atproto/api")).RichText;
   const rich = new richTextClass({ text });
   rich.detectFacetsWithoutResolution();
-  return rich.facets ?? [];
+  return (rich.facets ?? []).map(trimmedLink);
 }
 
 /** What a preview shows: the facets the send makes, with each mention's handle in place of its DID. */

@@ -1,8 +1,7 @@
 // The picture of a link card, as Bluesky's own client finds it: the page's `og:image` (or
 // `twitter:image`). The page comes from a post, so it is fetched under the outgoing-fetch rules,
 // and only its head is read.
-
-import { decodeEntities, attribute as rawAttribute } from "../../contract/html-to-text.ts";
+import { decodeEntities } from "../../contract/plain-text.ts";
 import { type OutgoingFetchPolicy, safeFetch } from "../../net/safe-fetch.ts";
 
 /** Enough of a page for its <head>; the rest is never read. */
@@ -11,8 +10,10 @@ const pageBytes = 512 * 1024;
 const pageTimeoutMs = 10_000;
 const imageProperties = new Set(["og:image", "og:image:url", "og:image:secure_url", "twitter:image"]);
 
+/** An attribute's value in a meta tag, decoded, or undefined. */
 function attribute(tag: string, name: string): string | undefined {
-  const value = rawAttribute(tag, name);
+  const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag);
+  const value = match?.[1] ?? match?.[2] ?? match?.[3];
   return value === undefined ? undefined : decodeEntities(value).trim();
 }
 

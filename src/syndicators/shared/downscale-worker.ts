@@ -13,12 +13,13 @@ import png from "@jimp/js-png";
 import decodeJpeg, { init as initJpegDecoder } from "@jsquash/jpeg/decode.js";
 import encodeJpeg, { init as initJpegEncoder } from "@jsquash/jpeg/encode.js";
 import { areaResize, type Rgba } from "./area-resize.ts";
+import { imageSize } from "./image-size.ts";
 
 export interface DownscaleJob {
   bytes: Uint8Array;
   /** The largest encoded result the target accepts. */
   maxBytes: number;
-  /** Checked by the caller on the header already, before the worker starts. */
+  /** Checked on the header by the caller before the worker starts, and by the worker before it decodes. */
   maxPixels: number;
   /** The longest side of the first attempt (the official Bluesky app's 2000 px). */
   maxEdge: number;
@@ -74,6 +75,12 @@ function flattenOnWhite(image: Image): void {
 const longestSide = (image: Image) => Math.max(image.width, image.height);
 
 export async function downscale(job: DownscaleJob): Promise<DownscaleReply> {
+  // The caller read the header already; the worker reads it again with the same reader, so that no
+  // way in decodes a file whose headers disagree or whose pixels are over the limit.
+  const size = imageSize(job.bytes);
+  if (!size) return { ok: false, reason: "its header cannot be read, or its headers disagree" };
+  if (size.width * size.height > job.maxPixels)
+    return { ok: false, reason: `its header claims ${size.width} × ${size.height} pixels, over the limit` };
   await initJpegEncoder(await compiled("enc/mozjpeg_enc.wasm"));
   const decoded = await decode(job.bytes);
   flattenOnWhite(decoded);

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// Which of CI's optional parts this change needs (.ci/run reads the lines it prints; docs/testing.md).
+// The change: the commits since the newest commit older than 4 hours (as the before-stop hook
+// computes its base), plus whatever is not committed yet. Prints shell assignments:
+//
+//   PLAN_BASE=<commit or empty>   PLAN_WHY=<one line>
+//   MUTANTS=<ids, space-separated, or "all">   INTEROP=0|1
+//
+// Mutants: all of them when MUTATION=all or when there is no base; else those whose source file
+// or one of whose test files changed, whose tests import a changed helper (test/**/*.ts that is not
+// a test), and those added or edited in test/mutation/mutants.json. Interop (a 270 MB install):
+// when the change touches src/syndicators/bluesky/ or interop/, when INTEROP=1, or with no base.
+//
+//   node scripts/ci-plan.mjs            the plan for HEAD
+//   node scripts/ci-plan.mjs --explain  the same, with the changed files and why each mutant runs
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+
+const LIST = "test/mutation/mutants.json";
+const git = (...args) => {
+  try {
+    return execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return "";
+  }
+};
+const explain = process.argv.includes("--explain");
+const lines = (text) => text.split("\n").filter(Boolean);
+
+const base = process.env.CI_BASE ?? git("rev-list", "-1", "--before=4 hours ago", "HEAD");
+const changed = base
+  ? [
+      ...new Set([
+        ...lines(git("diff", "--name-only", base, "HEAD")),
+        ...lines(git("diff", "--name-only", "HEAD")),
+        ...lines(git("ls-files", "--others", "--exclude-standard")),
+      ]),
+    ].sort()
+  : [];
+const mutants = JSON.parse(readFileSync(LIST, "utf8"));
+
+let chosen;
+let why;
+if (process.env.MUTATION === "all") {
+  chosen = "all";
+  why = "MUTATION=all";
+} else if (!base) {
+  chosen = "all";
+  why = "no commit older than 4 hours: the whole tree is the change";
+} else {
+  const reasons = new Map();
+  const note = (id, reason) => reasons.set(id, [...(reasons.get(id) ?? []), reason]);
+  const helpers = changed.filter(
+    (file) => file.startsWith("test/") && file.endsWith(".ts") && !file.endsWith(".test.ts"),
+  );
+  const readTest = (file) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch {
+      return "";
+    }
+  };
+  // A mutant's list entry as it was at the base: a new or edited entry must be shown to be killed.
+  let before = [];
+  try {
+    before = JSON.parse(git("show", `${base}:${LIST}`) || "[]");
+  } catch {}
+  const old = new Map(before.map((mutant) => [mutant.id, JSON.stringify(mutant)]));
+  for (const mutant of mutants) {
+    if (changed.includes(mutant.file)) note(mutant.id, `its source ${mutant.file} changed`);
+    for (const test of mutant.tests) {
+      if (changed.includes(test)) note(mutant.id, `its test ${test} changed`);
+      const text = readTest(test);
+      for (const helper of helpers) {
+        if (text.includes(`/${basename(helper).replace(/\.ts$/, "")}.ts"`))
+          note(mutant.id, `its test ${test} imports ${helper}, which changed`);
+      }
+    }
+    if (old.get(mutant.id) !== JSON.stringify(mutant))
+      note(mutant.id, `its entry in ${LIST} is new or edited`);
+  }
+  chosen = [...reasons.keys()];
+  why = `${changed.length} files changed since ${base.slice(0, 12)}`;
+  if (explain) {
+    console.log(`# changed since ${base}:`);
+    for (const file of changed) console.log(`#   ${file}`);
+    for (const [id, list] of reasons) console.log(`# mutant ${id}: ${[...new Set(list)].join("; ")}`);
+  }
+}
+
+const interop =
+  process.env.INTEROP === "1" ||
+  !base ||
+  changed.some((file) => file.startsWith("src/syndicators/bluesky/") || file.startsWith("interop/"));
+
+console.log(`PLAN_BASE=${base}`);
+console.log(`PLAN_WHY='${why.replaceAll("'", "")}'`);
+console.log(`MUTANTS='${chosen === "all" ? "all" : chosen.join(" ")}'`);
+console.log(`INTEROP=${interop ? 1 : 0}`);
