@@ -145,7 +145,8 @@ async function http(context: BenchContext, engine: EngineName, posts: number): P
 /** The bench owns the database: the test server must not close it. */
 function keptOpen(database: Database, engine: EngineName): Engine {
   const kept: Database = { ...database, close: async () => {} };
-  return { name: engine, open: async () => kept, location: () => Promise.reject(new Error("not used")) };
+  const unused = () => Promise.reject(new Error("not used"));
+  return { name: engine, open: async () => kept, openBlank: unused, location: unused };
 }
 
 function check(summary: RunSummary, posts: number, sends: number[]): void {

@@ -293,6 +293,16 @@ DROP FUNCTION syndication_note_post_change();
 DROP FUNCTION syndication_note_links_written_back();
 `;
 
+// A retry of everything that needed attention is recorded as a retry, not as "Syndicate all" (issue 32).
+const retryTrigger = ["syndication_runs", "syndication_attempts", "syndication_lease"]
+  .map(
+    (table) => `
+ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${table}_trigger_check;
+ALTER TABLE ${table} ADD CONSTRAINT ${table}_trigger_check
+  CHECK (trigger IN ('manual', 'batch', 'webhook', 'cli', 'schedule', 'retry'));`,
+  )
+  .join("\n");
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -310,4 +320,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/014-written-back-trigger", sql: writtenBackTrigger },
   { id: "endpoint-syndicate/015-notification-streaks", sql: notificationStreaks },
   { id: "endpoint-syndicate/016-post-source-events", sql: postSourceEvents },
+  { id: "endpoint-syndicate/017-retry-trigger", sql: retryTrigger },
 ];

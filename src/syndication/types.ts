@@ -2,7 +2,8 @@
 // webhooks are adapters that start runs and format what they emit.
 
 /** `schedule`: started by the scheduler because something was due, without anyone asking. */
-export type Trigger = "manual" | "batch" | "webhook" | "cli" | "schedule";
+/** What started a run; "retry": the page's Retry everything (a batch that retries what failed). */
+export type Trigger = "manual" | "batch" | "webhook" | "cli" | "schedule" | "retry";
 
 /** A (post, target) row of the ledger. The ledger, not the post, is the truth about what was sent. */
 /** `skipped`: the user chose not to send the post there ("Skip for this post"). */

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { builtInPlugins } from "../../src/built-in-plugins.ts";
 import { ConfigError, loadConfig } from "../../src/server/config/load.ts";
 import { Host } from "../../src/server/host.ts";
 import { createLogger } from "../../src/server/logger.ts";
@@ -23,7 +24,7 @@ async function serveRefuses(config: unknown, env: Record<string, string> = SECRE
   writeFileSync(join(cwd, "mistake.json"), text);
   try {
     const loaded = loadConfig({ configPath: "mistake.json", env, cwd });
-    await new Host(loaded, { logger: createLogger("error") }).prepare();
+    await new Host(loaded, { logger: createLogger("error"), builtInPlugins }).prepare();
   } catch (error) {
     assert.ok(error instanceof ConfigError, `a ConfigError, not ${String(error)}`);
     assert.doesNotMatch(error.message, /^ {4}at /m, "no stack trace");

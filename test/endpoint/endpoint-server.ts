@@ -80,7 +80,8 @@ export interface EndpointServerOptions {
 /** A database shared by servers started one after another, as after a restart with a changed config. */
 export function sharedDatabase(database: Database): Engine {
   const kept: Database = { ...database, close: async () => {} };
-  return { name: "pglite", open: async () => kept, location: () => Promise.reject(new Error("not used")) };
+  const unused = () => Promise.reject(new Error("not used"));
+  return { name: "pglite", open: async () => kept, openBlank: unused, location: unused };
 }
 
 export async function startEndpointServer(options: EndpointServerOptions): Promise<EndpointServer> {

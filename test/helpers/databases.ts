@@ -17,6 +17,8 @@ export interface Engine {
    * none: tests apply what they need (migrate skips what is there).
    */
   open(): Promise<Database>;
+  /** A new database with no migration applied, for tests of upgrading an older one. */
+  openBlank(): Promise<Database>;
   /** For servers started as child processes: a DATABASE_URL-like location and a cleanup. */
   location(): Promise<{ url: string; schema?: string; drop(): Promise<void> }>;
 }
@@ -24,6 +26,7 @@ export interface Engine {
 export const pgliteEngine: Engine = {
   name: "pglite",
   open: async () => openPglite(undefined, { loadDataDir: await snapshot() }),
+  openBlank: () => openPglite(),
   async location() {
     return { url: "memory:", drop: async () => {} };
   },
@@ -47,6 +50,17 @@ function postgresEngine(url: string): Engine {
   return {
     name: "postgres",
     async open() {
+      const { schema, drop } = await createSchema();
+      const database = await openPostgres(url, { schema });
+      return {
+        ...database,
+        async close() {
+          await database.close();
+          await drop();
+        },
+      };
+    },
+    async openBlank() {
       const { schema, drop } = await createSchema();
       const database = await openPostgres(url, { schema });
       return {

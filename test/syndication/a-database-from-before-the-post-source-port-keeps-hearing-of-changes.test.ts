@@ -26,7 +26,7 @@ for (const engine of engines) {
   describe(`a database from before the post-source port, upgraded (${engine.name})`, () => {
     let database: Database;
     before(async () => {
-      database = await engine.open();
+      database = await engine.openBlank();
       await migrate(database, [...hostBefore002, ...beforePort]);
       await database.query(
         `INSERT INTO posts (id, url, slug, properties, status, published)

@@ -2,6 +2,7 @@
 // starts: a template that does not compile stops the start with one line naming the option.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { builtInPlugins } from "../../src/built-in-plugins.ts";
 import { ConfigError } from "../../src/server/config/load.ts";
 import { loadPlugins } from "../../src/server/plugins.ts";
 
@@ -13,7 +14,7 @@ const options: Record<string, Record<string, unknown>> = {
 
 async function problems(name: string, extra: Record<string, unknown>): Promise<string[]> {
   try {
-    await loadPlugins([name], () => ({ ...options[name], ...extra }), process.cwd());
+    await loadPlugins([name], () => ({ ...options[name], ...extra }), process.cwd(), builtInPlugins);
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;

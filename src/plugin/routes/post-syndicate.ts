@@ -128,7 +128,7 @@ export function postSyndicateRoute(options: RouteContext, { retryAll = false } =
 
       let run: Awaited<ReturnType<Syndication["startBatch"]>>;
       try {
-        run = await syndication.startBatch("batch", { retryFailed: retryAll });
+        run = await syndication.startBatch(retryAll ? "retry" : "batch", { retryFailed: retryAll });
       } catch (error) {
         if (error instanceof SyndicationInProgressError) {
           const t = res.locals.t as Translate;
