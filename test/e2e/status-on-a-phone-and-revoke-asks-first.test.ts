@@ -44,7 +44,7 @@ describe("Status on a phone; Revoke asks first", () => {
       assert.equal(await page.locator("main > .flash").count(), 0, "nothing revoked by the first click");
       await confirm.click();
       await page.locator("main > .flash-success").waitFor();
-      assert.match(await shownText(page.locator("main > .flash-success")), /is revoked/);
+      assert.match(await shownText(page.locator("main > .flash-success")), /are revoked/);
       await page.context().close();
     });
   }

@@ -1,4 +1,4 @@
-// Issue 28, the demo closes the loop by itself: `possekit demo` (npm run demo) publishes its sample
+// Issue 28, the demo closes the loop by itself: `npm run demo` (dev/run-demo.ts) publishes its sample
 // posts with the pages store, so each is live at once at its URL on the demo server; the scheduler
 // sends them to the sandbox Mastodon with nobody clicking; each post's page then shows its copy's
 // link (u-syndication), and the Syndicate page waits for nothing to be live.
@@ -21,7 +21,9 @@ describe("npm run demo", () => {
   before(async () => {
     const port = await freePort();
     url = `http://localhost:${port}`;
-    demo = spawn(process.execPath, [`${PACKAGE_ROOT}/bin/possekit.js`, "demo"], {
+    // What `npm run demo` runs: the demo is a development tool, not a command of the package.
+    demo = spawn(process.execPath, ["--import", "tsx", "dev/run-demo.ts"], {
+      cwd: PACKAGE_ROOT,
       env: {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? "/tmp",
