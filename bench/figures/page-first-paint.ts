@@ -2,7 +2,7 @@
 // PGlite, 1,000 awaiting posts seeded in the posts table, Debian's Chromium signed in; each sample
 // is a fresh page load of /syndicate, read from the browser's own paint timing (first-contentful-
 // paint from navigation start), and the server's part of it (responseStart − requestStart).
-import { chromium } from "playwright";
+import { launchChromium } from "../../test/helpers/chromium.ts";
 import { startTestServer } from "../../test/helpers/server.ts";
 import { BenchTarget } from "../fixtures/bench-targets.ts";
 import type { BenchContext } from "../lib/context.ts";
@@ -31,10 +31,7 @@ export async function pageFirstPaint(context: BenchContext): Promise<FigureSecti
     plugins: [target],
     env: { NODE_ENV: "production" },
   });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-  });
+  const browser = await launchChromium();
   try {
     const database = server.host.database;
     if (!database) throw new Error("The bench server has no database");

@@ -100,16 +100,20 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_seen_at ON webhook_deliveries (seen_at);
 `;
 
-// Runs started by the scheduler (issue 12) carry the trigger 'schedule'. The column checks were
-// created unnamed, so they carry PostgreSQL's generated names (<table>_trigger_check).
-const scheduleTrigger = ["syndication_runs", "syndication_attempts", "syndication_lease"]
-  .map(
-    (table) => `
+/** The trigger columns' checks, allowing `triggers`. They were created unnamed, so they carry
+ * PostgreSQL's generated names (<table>_trigger_check). */
+const triggerChecks = (triggers: readonly string[]) =>
+  ["syndication_runs", "syndication_attempts", "syndication_lease"]
+    .map(
+      (table) => `
 ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${table}_trigger_check;
 ALTER TABLE ${table} ADD CONSTRAINT ${table}_trigger_check
-  CHECK (trigger IN ('manual', 'batch', 'webhook', 'cli', 'schedule'));`,
-  )
-  .join("\n");
+  CHECK (trigger IN (${triggers.map((trigger) => `'${trigger}'`).join(", ")}));`,
+    )
+    .join("\n");
+
+// Runs started by the scheduler (issue 12) carry the trigger 'schedule'.
+const scheduleTrigger = triggerChecks(["manual", "batch", "webhook", "cli", "schedule"]);
 
 // Whether a post's URL answers yet (schedule.whenLive): a new post is sent automatically only once
 // its page is live. One row per post, kept after it went live so the page is never asked again.
@@ -294,14 +298,7 @@ DROP FUNCTION syndication_note_links_written_back();
 `;
 
 // A retry of everything that needed attention is recorded as a retry, not as "Syndicate all" (issue 32).
-const retryTrigger = ["syndication_runs", "syndication_attempts", "syndication_lease"]
-  .map(
-    (table) => `
-ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${table}_trigger_check;
-ALTER TABLE ${table} ADD CONSTRAINT ${table}_trigger_check
-  CHECK (trigger IN ('manual', 'batch', 'webhook', 'cli', 'schedule', 'retry'));`,
-  )
-  .join("\n");
+const retryTrigger = triggerChecks(["manual", "batch", "webhook", "cli", "schedule", "retry"]);
 
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },

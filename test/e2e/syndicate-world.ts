@@ -4,11 +4,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from "playwright";
+import type { Browser, BrowserContextOptions, Locator, Page } from "playwright";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { EndpointPlugin } from "../../src/contract/plugin.ts";
 import type { Syndication } from "../../src/syndication/syndication.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
+import { launchChromium } from "../helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /**
@@ -61,18 +62,7 @@ export async function startSyndicateWorld(
     config: { "@possekit/endpoint-syndicate": { schedule: { enabled: false } }, ...options.serverConfig },
     plugins: options.targets === false ? [] : [socialTarget, otherTarget],
   });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  const browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
   const token = await server.token("create update");
 
