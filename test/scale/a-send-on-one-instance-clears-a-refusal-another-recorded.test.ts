@@ -1,6 +1,8 @@
 // Target health is shared by every instance (issue 16): a refusal that one instance recorded is
 // cleared by the next send that succeeds on any instance, even one that last saw the target well
-// and has not read the target list since. Two servers on one PostgreSQL schema, each with its own
+// and has not read the target list since. The target here cannot be checked (no verify()), so the
+// refusal pauses it (issue 32) until the user's retry sends, as its check: that send's success, not
+// a check, must end the refusal for every instance. Two servers on one PostgreSQL schema, each with its own
 // syndication core and its own pool, as separate processes have (an embedded PGlite database
 // belongs to one process, so only PostgreSQL has several instances).
 import assert from "node:assert/strict";
@@ -50,8 +52,15 @@ describe("a send on one instance clears a refusal another instance recorded (Pos
   before(async () => {
     databases = await openTwice();
     const sandbox = await startMastodonSandbox({ accessToken: token });
-    const syndicator = () =>
-      new MastodonSyndicator({ url: sandbox.url, user: sandbox.user, accessToken: token });
+    const syndicator = () => {
+      const uncheckable = new MastodonSyndicator({
+        url: sandbox.url,
+        user: sandbox.user,
+        accessToken: token,
+      });
+      Object.defineProperty(uncheckable, "verify", { value: undefined });
+      return uncheckable;
+    };
     target = { sandbox, uid: syndicator().info.uid, syndicator };
     first = await startEndpointServer({ engine: pgliteEngine, targets: [target], database: databases.first });
     second = await startEndpointServer({
@@ -92,9 +101,10 @@ describe("a send on one instance clears a refusal another instance recorded (Pos
     assert.equal(refused.status, "failed", JSON.stringify(refused));
     assert.equal((await stateOn(second))?.state, "refused");
 
-    // The token works again; the first instance, which has not read the targets since, sends.
+    // The token works again; the user retries the refused post on the first instance, which has not
+    // read the targets since: the send goes out and succeeds.
     target.sandbox.setAccessToken(token);
-    const again = await sendOne(first, "sent again by the first instance");
+    const again = await first.syndication().retry(refused.url, [target.uid]);
     assert.equal(again.status, "syndicated", JSON.stringify(again));
 
     const seen = await stateOn(second);
