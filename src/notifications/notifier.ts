@@ -50,7 +50,7 @@ const WHAT: Record<FailureNotice["kind"], (notice: FailureNotice) => string> = {
   paused_long: (n) => `${n.targetName} has been paused for more than a day`,
 };
 
-const TODO: Record<FailureNotice["kind"], (notice: FailureNotice) => string> = {
+const WHAT_TO_DO: Record<FailureNotice["kind"], (notice: FailureNotice) => string> = {
   refused: (n) =>
     `Posts wait and nothing is sent to it until a check succeeds. Fix ${n.setting ?? "its credentials"}, then click Check now on the syndication page.`,
   retries_exhausted: () =>
@@ -127,7 +127,7 @@ export class Notifier implements FailureNotices {
       text: [
         `${WHAT[notice.kind](notice)}: ${error}`,
         ...(notice.postUrl ? [`Post: ${notice.postUrl}`] : []),
-        TODO[notice.kind](notice),
+        WHAT_TO_DO[notice.kind](notice),
         `Syndication page: ${this.deps.pageUrl}`,
         "You are told once per failing streak, and once when it recovers.",
       ].join("\n\n"),
