@@ -94,7 +94,7 @@ for (const engine of engines) {
       assert.ok(!body.categories.includes("feedonly"), JSON.stringify(body));
     });
 
-    it("a Micropub update or delete of its URL finds no post and changes nothing", async () => {
+    it("a Micropub update or delete of its URL, or the host's own update, finds no post and changes nothing", async () => {
       assert.ok(app);
       const kept = await known.findByUrl(foreignUrl);
       const token = await app.server.token("update delete");
@@ -112,6 +112,12 @@ for (const engine of engines) {
         });
         assert.equal(response.status, 400, `${request.action}: ${await response.text()}`);
       }
+      // Nor does the host's own post service behind it, whoever calls it (it publishes to the store).
+      const ownPosts = app.server.host.posts;
+      assert.ok(ownPosts);
+      await assert.rejects(ownPosts.update(foreignUrl, { replace: { content: ["Taken over"] } }), {
+        name: "PostNotFoundError",
+      });
       const now = await known.findByUrl(foreignUrl);
       assert.deepEqual(now?.properties, kept?.properties);
       assert.equal(now?.deleted, false);
