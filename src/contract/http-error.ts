@@ -32,6 +32,11 @@ export class HttpError extends Error {
     this.name = INDIEKIT_ERROR_NAMES[status] ?? "HttpError";
   }
 
+  /** The scope an insufficient_scope error names: Indiekit's error handler answers `error.scope`. */
+  get scope(): string | undefined {
+    return this.fields.scope;
+  }
+
   /** The machine-readable code (the same as `error`): what Indiekit's error handler reads. */
   get code(): string {
     return this.error;
