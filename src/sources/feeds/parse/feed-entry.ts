@@ -15,7 +15,7 @@ export interface FeedAuthor {
   url?: string;
 }
 
-/** A file attached to an entry (RSS enclosure, Atom rel="enclosure", JSON Feed attachment, media:content). */
+/** A file attached to an entry (RSS enclosure, Atom rel="enclosure", JSON Feed attachment, media:content, h-entry audio/video). */
 export interface FeedEnclosure {
   /** Absolute URL. */
   url: string;
@@ -57,8 +57,11 @@ export interface EntryChoices extends TargetChoice {
 
 /** Why part of a feed was set aside while the rest was read. */
 export interface FeedProblem {
-  /** "duplicate-id": a later entry with an id already seen was dropped; "choice": an invalid choice was ignored. */
-  kind: "duplicate-id" | "choice" | "entry";
+  /**
+   * "duplicate-id": a later entry with a key already seen was set aside; "entry": part of an entry
+   * was ignored (an invalid choice, an unreadable date), the same sentence as in its `problems`.
+   */
+  kind: "duplicate-id" | "entry";
   /** The entry's key (see FeedEntry.key) when the problem is an entry's. */
   entry?: string;
   /** A sentence for the user, in English (the feed page shows it as is). */
@@ -87,7 +90,7 @@ export interface FeedEntry {
   updated?: Date;
   /** Images: image enclosures, media:content images, JSON Feed `image`, h-entry `photo`. */
   photos: Photo[];
-  /** Every enclosure, images included. */
+  /** Attached files that are not images (audio, video, documents); images are in `photos`. */
   enclosures: FeedEnclosure[];
   categories: string[];
   author?: FeedAuthor;

@@ -16,8 +16,8 @@ export type FeedParseErrorCode =
   | "html-without-h-feed"
   /** XML, JSON or text that is none of the formats we read. */
   | "not-a-feed"
-  /** The bytes are not text in the encoding the response declares. */
-  | "undecodable";
+  /** A feed whose reading failed in a way none of the above describes (a library's own error). */
+  | "unreadable";
 
 export class FeedParseError extends Error {
   constructor(

@@ -11,3 +11,4 @@ export type {
   TargetChoice,
 } from "./feed-entry.ts";
 export { FeedParseError, type FeedParseErrorCode } from "./feed-parse-error.ts";
+export { parseFeed } from "./parse-feed.ts";
