@@ -87,6 +87,7 @@ export interface FeedEntry {
   /** Summary as plain text. */
   summary?: string;
   published?: Date;
+  /** When the entry was edited; undefined when the feed gives none or the same time as `published`. */
   updated?: Date;
   /** Images: image enclosures, media:content images, JSON Feed `image`, h-entry `photo`. */
   photos: Photo[];

@@ -106,7 +106,9 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
   const title = keptTitle(plainText(draft.title), html);
   const summary = plainText(draft.summary);
   const published = date(draft.published, "published", problems);
-  const updated = date(draft.updated, "updated", problems);
+  // Atom requires `updated`; equal to `published`, it says only that the entry was never edited.
+  const updatedAt = date(draft.updated, "updated", problems);
+  const updated = updatedAt && updatedAt.getTime() !== published?.getTime() ? updatedAt : undefined;
   const photos = photosOf(draft, base);
   const enclosures = enclosuresOf(draft, base);
   const categories = [...new Set(draft.categories.map(collapse).filter(Boolean))];
