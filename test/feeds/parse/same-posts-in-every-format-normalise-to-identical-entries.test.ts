@@ -7,10 +7,25 @@ import { type FeedEntry, parseFeed } from "../../../src/sources/feeds/parse/inde
 import { fixture } from "./helpers.ts";
 
 const SITE = [
-  { file: "feed.xml", url: "https://example.com/feed.xml", format: "rss", contentType: "application/rss+xml" },
-  { file: "index.rdf", url: "https://example.com/index.rdf", format: "rdf", contentType: "application/rdf+xml" },
+  {
+    file: "feed.xml",
+    url: "https://example.com/feed.xml",
+    format: "rss",
+    contentType: "application/rss+xml",
+  },
+  {
+    file: "index.rdf",
+    url: "https://example.com/index.rdf",
+    format: "rdf",
+    contentType: "application/rdf+xml",
+  },
   { file: "atom.xml", url: "https://example.com/atom.xml", format: "atom", contentType: "text/xml" },
-  { file: "feed.json", url: "https://example.com/feed.json", format: "json", contentType: "application/feed+json" },
+  {
+    file: "feed.json",
+    url: "https://example.com/feed.json",
+    format: "json",
+    contentType: "application/feed+json",
+  },
   // Served as text/plain: the format comes from the body, never from the label.
   { file: "index.html", url: "https://example.com/", format: "h-feed", contentType: "text/plain" },
 ] as const;
@@ -38,7 +53,9 @@ describe("the example site in five formats", () => {
     assert.equal(article.published?.toISOString(), "2025-09-01T10:00:00.000Z");
     assert.equal(article.updated?.toISOString(), "2025-09-02T08:30:00.000Z");
     assert.deepEqual(article.categories, ["indieweb", "feeds"]);
-    assert.deepEqual(article.photos, [{ url: "https://example.com/media/hello.jpg", alt: "A sunrise over the sea" }]);
+    assert.deepEqual(article.photos, [
+      { url: "https://example.com/media/hello.jpg", alt: "A sunrise over the sea" },
+    ]);
     assert.deepEqual(article.author, { name: "Jo Example" });
     assert.equal(
       article.contentHtml,

@@ -24,13 +24,7 @@ const ROOT_NAMES = { rss: "<rss>", rdf: "<rdf:RDF>", atom: "<feed>" } as const;
 
 function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): FeedDraft {
   const valid = XMLValidator.validate(text);
-  if (valid !== true) {
-    const { line, col, msg } = valid.err;
-    throw new FeedParseError(
-      "malformed-xml",
-      `The feed is not well-formed XML (line ${line}, column ${col}: ${msg}). Its site has to correct it; possekit reads it again at the next fetch.`,
-    );
-  }
+  if (valid !== true) throw malformedXml(valid.err);
   let draft: FeedDraft;
   try {
     if (root === "rss") draft = rssDraft(parseRssFeed(text), url);
@@ -44,6 +38,24 @@ function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): Feed
   }
   attachPosseElements(draft, text);
   return draft;
+}
+
+/** The validator's finding in words: a feed cut off (elements left open) is told as such. */
+function malformedXml({ line, col, msg }: { line: number; col: number; msg: string }): FeedParseError {
+  const open = /^Invalid '(\[[^]*\])' found/.exec(msg)?.[1];
+  let names: unknown;
+  try {
+    names = open ? JSON.parse(open) : undefined;
+  } catch {
+    names = undefined;
+  }
+  const what = Array.isArray(names)
+    ? `it ends with ${names.map((name) => `<${String(name)}>`).join(", ")} still open: the response looks cut off`
+    : `line ${line}, column ${col}: ${msg.replace(/\.$/, "")}`;
+  return new FeedParseError(
+    "malformed-xml",
+    `The feed is not well-formed XML (${what}). possekit reads it again at the next fetch; if this stays, the site has to correct its feed.`,
+  );
 }
 
 /** Gives each entry its `<posse:post>`, matched by position and checked by id. */
