@@ -82,7 +82,10 @@ export interface FeedEntry {
   title?: string;
   /** Content as HTML, relative URLs resolved. Untrusted: never render it unsanitised. */
   contentHtml?: string;
-  /** Content as plain text (src/contract/plain-text.ts). */
+  /**
+   * Content as plain text (src/contract/plain-text.ts), made when first read (an enumerable getter,
+   * as is `properties.content.text`): a poll that stores nothing converts nothing.
+   */
   contentText?: string;
   /** Summary as plain text. */
   summary?: string;

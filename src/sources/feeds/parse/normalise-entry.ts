@@ -27,12 +27,34 @@ export function plainText(text: DraftText | undefined): string | undefined {
  * or its beginning cut with an ellipsis. Such a title is no name (microformats imply none for a
  * note), and a copy made of it would lose the rest of the note.
  */
-function keptTitle(title: string | undefined, contentHtmlValue: string | undefined): string | undefined {
-  if (!title || !contentHtmlValue) return title;
-  const content = collapse(htmlToText(contentHtmlValue, { links: "drop" }));
-  if (title === content) return undefined;
+function keptTitle(title: string | undefined, html: string | undefined): string | undefined {
+  if (!title || !html) return title;
+  // The text of the content's beginning is enough, and saves converting a long article twice:
+  // HTML that long has more text than any title, so only the cut-title case can apply.
+  const limit = Math.max(4096, title.length * 16);
+  const whole = html.length <= limit;
+  const content = collapse(htmlToText(whole ? html : html.slice(0, limit), { links: "drop" }));
+  if (whole && title === content) return undefined;
   const stem = title.replace(/(?:…|\.{3})$/, "").trimEnd();
   return stem !== title && stem.length > 0 && content.startsWith(stem) ? undefined : title;
+}
+
+/**
+ * The content's text, made when first read. Converting HTML to text is most of the cost of a feed,
+ * and a poll stores only the entries that are new or changed: the others never need it. The
+ * value is the same whenever it is read (a getter on plain data, enumerable, so JSON and
+ * structuredClone carry it).
+ */
+function lazyText(html: string): () => string | undefined {
+  let made = false;
+  let value: string | undefined;
+  return () => {
+    if (!made) {
+      value = htmlToText(html) || undefined;
+      made = true;
+    }
+    return value;
+  };
 }
 
 function date(raw: string | undefined, name: string, problems: string[]): Date | undefined {
@@ -95,13 +117,16 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
   const id = draft.id?.trim() || undefined;
   const url = absoluteUrl(draft.url, base);
   let html: string | undefined;
-  let text: string | undefined;
+  let text: () => string | undefined = () => undefined;
   if (draft.content?.html) {
-    html = contentHtml(draft.content.value, draft.contentBase ?? base) || undefined;
-    text = html ? htmlToText(html) || undefined : undefined;
+    const content = contentHtml(draft.content.value, draft.contentBase ?? base);
+    if (content.problem) problems.push(content.problem);
+    html = content.html || undefined;
+    if (html) text = lazyText(html);
   } else if (draft.content) {
-    text = draft.content.value.trim() || undefined;
-    html = text ? textAsHtml(text) : undefined;
+    const plain = draft.content.value.trim() || undefined;
+    text = () => plain;
+    html = plain ? textAsHtml(plain) : undefined;
   }
   const title = keptTitle(plainText(draft.title), html);
   const summary = plainText(draft.summary);
@@ -117,7 +142,14 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
 
   const properties: Record<string, unknown> = { type: "entry" };
   if (title) properties.name = title;
-  if (html) properties.content = { html, text: text ?? "" };
+  if (html) {
+    properties.content = {
+      html,
+      get text() {
+        return text() ?? "";
+      },
+    };
+  }
   if (summary) properties.summary = summary;
   // A post has a published date; Atom requires only `updated`, which then stands for it.
   const when = published ?? updated;
@@ -147,7 +179,7 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
   if (url) entry.url = url;
   if (title) entry.title = title;
   if (html) entry.contentHtml = html;
-  if (text) entry.contentText = text;
+  if (html) Object.defineProperty(entry, "contentText", { get: text, enumerable: true });
   if (summary) entry.summary = summary;
   if (published) entry.published = published;
   if (updated) entry.updated = updated;

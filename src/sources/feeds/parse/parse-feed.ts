@@ -42,7 +42,7 @@ function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): Feed
 
 /** The validator's finding in words: a feed cut off (elements left open) is told as such. */
 function malformedXml({ line, col, msg }: { line: number; col: number; msg: string }): FeedParseError {
-  const open = /^Invalid '(\[[^]*\])' found/.exec(msg)?.[1];
+  const open = /^Invalid '(\[[\s\S]*\])' found/.exec(msg)?.[1];
   let names: unknown;
   try {
     names = open ? JSON.parse(open) : undefined;

@@ -1,0 +1,12 @@
+import { parseDocument } from "htmlparser2";
+import render from "dom-serializer";
+import { htmlToText } from "./src/contract/plain-text.ts";
+import { contentHtml } from "./src/sources/feeds/parse/content-html.ts";
+const paragraph = `<p>${"A long paragraph of text, with <a href='/x'>a link</a> in it. ".repeat(40)}</p>`;
+const html = paragraph.repeat(Math.ceil((1 * 1024 * 1024) / paragraph.length));
+const med = (n: string, f: () => unknown) => { const a: number[] = []; for (let i = 0; i < 9; i++) { const s = performance.now(); f(); a.push(performance.now() - s); } a.sort((x, y) => x - y); console.log(n, a[4]!.toFixed(0), "ms"); };
+med("parseDocument", () => parseDocument(html));
+med("parse+render", () => render(parseDocument(html), { encodeEntities: "utf8" }));
+med("contentHtml", () => contentHtml(html, "https://e.com/"));
+med("new URL x17000", () => { for (let i = 0; i < 17000; i++) new URL("/x", "https://e.com/"); });
+med("htmlToText", () => htmlToText(html));
