@@ -25,6 +25,22 @@ function bomEncoding(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
+// windows-1252 at 0x80-0x9F (undefined bytes map to themselves, as the Encoding Standard says).
+const WINDOWS_1252_HIGH =
+  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
+  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+
+/**
+ * The Encoding Standard reads "iso-8859-1", "latin1" and "windows-1252" all as windows-1252, whose
+ * 0x80-0x9F are curly quotes, dashes and the euro sign; Node 20's TextDecoder gives the C1 control
+ * characters instead, which would turn an old site's “quotes” into invisible characters.
+ */
+function windows1252(bytes: Uint8Array): string {
+  return new TextDecoder("windows-1252")
+    .decode(bytes)
+    .replace(/[\u0080-\u009f]/g, (char) => WINDOWS_1252_HIGH[char.charCodeAt(0) - 0x80] ?? char);
+}
+
 function decoder(label: string | undefined): TextDecoder {
   try {
     return new TextDecoder(label ?? "utf-8");
@@ -47,6 +63,8 @@ export function decodeBody(body: string | Uint8Array, contentType?: string): str
     bom ??
     charsetOfContentType(contentType) ??
     charsetDeclared(new TextDecoder("latin1").decode(body.subarray(0, SNIFF_BYTES)));
+  const chosen = decoder(label);
+  if (chosen.encoding === "windows-1252") return windows1252(body);
   // TextDecoder drops the byte order mark of the encoding it decodes.
-  return decoder(label).decode(body);
+  return chosen.decode(body);
 }
