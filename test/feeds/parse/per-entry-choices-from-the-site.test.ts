@@ -55,6 +55,8 @@ describe("per-entry choices", () => {
 
   it("finds the element whatever prefix the feed binds the namespace to, and in RSS items too", () => {
     assert.equal(atom(`<pp:post>{"syndicate": false}</pp:post>`, "pp").entries[0]?.choices?.syndicate, false);
+    const ownNamespace = atom(`<post xmlns="https://posseparty.com/2024/Feed">{"append_url": true}</post>`);
+    assert.equal(ownNamespace.entries[0]?.choices?.appendUrl, true);
     const rss = parseFeed({
       url: "https://example.com/feed.xml",
       body: `<rss version="2.0" xmlns:posse="https://posseparty.com/2024/Feed"><channel><title>t</title>

@@ -61,13 +61,12 @@ function entriesOf(document: XmlNode): XmlNode[] {
   for (const [key, root] of Object.entries(document)) {
     if (!root || typeof root !== "object") continue;
     const name = localName(key);
-    const container = name === "rss" ? child(root as XmlNode, "channel") : root;
     if (name !== "rss" && name !== "rdf" && name !== "feed") continue;
+    // RSS 2.0 puts its items inside the channel, RSS 1.0 beside it, Atom its entries in the feed.
+    const container = name === "rss" ? child(root as XmlNode, "channel") : root;
     if (!container || typeof container !== "object") return [];
     const entries = child(container as XmlNode, name === "feed" ? "entry" : "item");
-    // RSS 1.0 puts items beside the channel, RSS 2.0 inside it.
-    const items = entries ?? (name === "rdf" ? undefined : child(root as XmlNode, "item"));
-    return Array.isArray(items) ? (items as XmlNode[]) : [];
+    return Array.isArray(entries) ? (entries as XmlNode[]) : [];
   }
   return [];
 }
@@ -113,11 +112,10 @@ export function posseElements(xml: string): PosseElement[] {
       const colon = key.indexOf(":");
       const prefix = colon > 0 ? key.slice(0, colon) : "";
       // `<post xmlns="https://posseparty.com/2024/Feed">` declares the namespace on the element itself.
-      const own = !prefix && Array.isArray(value) === false && textOf(value) !== undefined;
+      const element = Array.isArray(value) ? value[0] : value;
+      const xmlns = element && typeof element === "object" ? (element as XmlNode)["@xmlns"] : undefined;
       const declaredHere =
-        own && (value as XmlNode)["@xmlns"] !== undefined
-          ? String((value as XmlNode)["@xmlns"]).replace(/\/$/, "") === POSSE_NAMESPACE
-          : false;
+        !prefix && typeof xmlns === "string" && xmlns.replace(/\/$/, "") === POSSE_NAMESPACE;
       if (localName(key) !== "post" || !(prefixes.has(prefix) || declaredHere)) continue;
       const id = textOf(child(entry, "id")) ?? textOf(child(entry, "guid")) ?? entryAbout(entry);
       found.push({
