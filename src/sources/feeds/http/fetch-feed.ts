@@ -1,7 +1,17 @@
 // Fetching a feed politely (issue 29, item 4): one conditional GET through the outgoing-fetch rules
 // (src/net/safe-fetch.ts), and a verdict the feed source can store as it is: what came back, which
 // URL and validators to keep, and when to ask again. It decides nothing about the entries.
-import type { OutgoingFetchPolicy } from "../../../net/safe-fetch.ts";
+import {
+  OutgoingFetchError,
+  type OutgoingFetchPolicy,
+  type SafeRedirect,
+  type SafeResponse,
+  safeFetch,
+} from "../../../net/safe-fetch.ts";
+import { backoffMs } from "./backoff.ts";
+import { freshSeconds } from "./freshness.ts";
+import { retryAfterMs } from "./retry-after.ts";
+import { feedUserAgent } from "./user-agent.ts";
 
 /** The bytes of a feed the source keeps between fetches (one row of its feeds table). */
 export interface FeedFetchState {
@@ -116,7 +126,172 @@ export const DEFAULT_FEED_TIMEOUT_MS = 20_000;
  * store({ url: result.movedTo ?? url, nextFetchAt: result.nextFetchAt, failures: result.failures });
  */
 export async function fetchFeed(state: FeedFetchState, options: FeedFetchOptions): Promise<FeedFetchResult> {
-  void state;
-  void options;
-  throw new Error("not written yet");
+  const now = options.now ?? Date.now;
+  const pollSeconds = state.pollSeconds ?? DEFAULT_POLL_SECONDS;
+  const failed = (state.failures ?? 0) + 1;
+  const maxBytes = options.maxBytes ?? DEFAULT_FEED_MAX_BYTES;
+  const headers: Record<string, string> = {
+    accept: ACCEPT,
+    "user-agent": options.userAgent ?? feedUserAgent(options.policy.ownSite),
+  };
+  if (state.etag) headers["if-none-match"] = state.etag;
+  if (state.lastModified) headers["if-modified-since"] = state.lastModified;
+
+  let response: SafeResponse;
+  try {
+    response = await safeFetch(state.url, {
+      policy: options.policy,
+      maxBytes,
+      timeoutMs: options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MS,
+      maxRedirects: MAX_REDIRECTS,
+      headers,
+      decompress: true,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof OutgoingFetchError)) throw error;
+    return failure(error, maxBytes, now() + backoffMs(failed, pollSeconds), failed);
+  }
+
+  const status = response.status;
+  if (status === 304) {
+    return {
+      kind: "not-modified",
+      nextFetchAt: now() + freshSeconds(response.headers, now(), pollSeconds) * 1000,
+      failures: 0,
+      validators: {
+        etag: response.headers.get("etag") ?? state.etag ?? null,
+        lastModified: response.headers.get("last-modified") ?? state.lastModified ?? null,
+      },
+      ...moved(response.redirects),
+    };
+  }
+  if (status === 410) {
+    return {
+      kind: "gone",
+      nextFetchAt: null,
+      failures: failed,
+      status: 410,
+      message: `${response.url} answered 410 Gone: the site removed this feed, so it is no longer fetched.`,
+    };
+  }
+  if (!response.ok) {
+    const asked = retryAfterMs(response.headers.get("retry-after"), now());
+    return {
+      kind: "backoff",
+      nextFetchAt: now() + (asked ?? backoffMs(failed, pollSeconds)),
+      failures: failed,
+      reason: status === 429 ? "rate-limited" : status === 503 ? "unavailable" : "http-error",
+      status,
+      retryAfter: asked !== undefined,
+      message: `${response.url} answered ${status}${response.statusText ? ` ${response.statusText}` : ""}`,
+    };
+  }
+  const contentType = response.headers.get("content-type");
+  const notAFeed = notFeedBytes(contentType, response.body.byteLength);
+  if (notAFeed) {
+    return {
+      kind: "refused",
+      nextFetchAt: now() + backoffMs(failed, pollSeconds),
+      failures: failed,
+      reason: "bad-content",
+      message: `${response.url}: ${notAFeed}`,
+    };
+  }
+  return {
+    kind: "fetched",
+    nextFetchAt: now() + freshSeconds(response.headers, now(), pollSeconds) * 1000,
+    failures: 0,
+    body: response.body,
+    contentType,
+    url: response.url,
+    validators: {
+      etag: response.headers.get("etag"),
+      lastModified: response.headers.get("last-modified"),
+    },
+    headers: response.headers,
+    ...moved(response.redirects),
+  };
+}
+
+// Feeds first, by their own types; then generic XML and JSON; then an HTML page (its h-feed).
+const ACCEPT = [
+  "application/atom+xml",
+  "application/rss+xml",
+  "application/feed+json",
+  "application/rdf+xml;q=0.9",
+  "application/json;q=0.9",
+  "application/xml;q=0.8",
+  "text/xml;q=0.8",
+  "text/html;q=0.7",
+  "*/*;q=0.1",
+].join(", ");
+
+const MAX_REDIRECTS = 5;
+
+/**
+ * The URL to store after the redirects followed: the target of the permanent ones (301, 308) from
+ * the stored URL on, up to the first temporary one (whose target may change tomorrow).
+ */
+function moved(redirects: SafeRedirect[]): { movedTo?: string } {
+  let movedTo: string | undefined;
+  for (const redirect of redirects) {
+    if (redirect.status !== 301 && redirect.status !== 308) break;
+    movedTo = redirect.location;
+  }
+  return movedTo === undefined ? {} : { movedTo };
+}
+
+/** Why a 2xx answer cannot be a feed (media, fonts, nothing at all); undefined when it may be one. */
+function notFeedBytes(contentType: string | null, size: number): string | undefined {
+  if (size === 0) return "the answer is empty, not a feed";
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (/^(image|audio|video|font)\//.test(type)) return `the answer is ${type}, not a feed`;
+  return undefined;
+}
+
+function failure(
+  error: OutgoingFetchError,
+  maxBytes: number,
+  nextFetchAt: number,
+  failures: number,
+): FeedBackoff | FeedRefused {
+  switch (error.kind) {
+    case "timeout":
+    case "unreachable":
+      return {
+        kind: "backoff",
+        nextFetchAt,
+        failures,
+        reason: error.kind,
+        retryAfter: false,
+        message: error.message,
+      };
+    case "refused":
+      return {
+        kind: "refused",
+        nextFetchAt,
+        failures,
+        reason: "private-address",
+        message: `${error.message} (set fetch.allowPrivate to true to read feeds on your own network)`,
+      };
+    case "too-large":
+      return {
+        kind: "refused",
+        nextFetchAt,
+        failures,
+        reason: "too-large",
+        message: `${error.url}: the feed is larger than ${megabytes(maxBytes)} (decompressed); it was not read further`,
+      };
+    case "undecodable":
+      return { kind: "refused", nextFetchAt, failures, reason: "bad-content", message: error.message };
+    case "invalid-url":
+    case "too-many-redirects":
+      return { kind: "refused", nextFetchAt, failures, reason: error.kind, message: error.message };
+  }
+}
+
+function megabytes(bytes: number): string {
+  const value = bytes / (1024 * 1024);
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} MB`;
 }
