@@ -1,6 +1,8 @@
 // The subscriber's callback URL, Express-free: the hub's verification GET (W3C WebSub 5.3) and its
 // content distribution POST (section 7, signed with X-Hub-Signature). The feed source's route passes
 // the request in and writes the response out; `event` says what to do after answering.
+import { renewalTime } from "./renewal.ts";
+import { verifyHubSignature } from "./signature.ts";
 import type { WebSubSubscription, WebSubSubscriptionStore } from "./subscription-store.ts";
 
 export interface WebSubCallbackRequest {
@@ -60,7 +62,114 @@ export async function handleWebSubCallback(
   request: WebSubCallbackRequest,
   options: WebSubCallbackOptions,
 ): Promise<WebSubCallbackResult> {
-  void request;
-  void options;
-  throw new Error("not written yet");
+  const method = request.method.toUpperCase();
+  if (method !== "GET" && method !== "POST")
+    return {
+      response: { status: 405, headers: { allow: "GET, POST", ...TEXT }, body: "Method not allowed\n" },
+    };
+  const subscription = await options.store.get(request.subscriptionId);
+  return method === "GET"
+    ? verify(request, subscription, options)
+    : receive(request, subscription, options.maxBytes ?? DEFAULT_NOTIFICATION_MAX_BYTES);
+}
+
+export const DEFAULT_NOTIFICATION_MAX_BYTES = 5 * 1024 * 1024;
+/** A hub that names no lease is taken to grant a day, so that the renewal comes early rather than late. */
+const ASSUMED_LEASE_SECONDS = 86_400;
+
+// The challenge is echoed as plain text that no browser will sniff into a page.
+const TEXT = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
+const notFound = (): WebSubCallbackResult => ({
+  response: { status: 404, headers: TEXT, body: "No such pending subscription\n" },
+});
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? undefined : value;
+}
+
+/**
+ * The hub's verification of intent (WebSub 5.3): echo hub.challenge only for the topic of a request
+ * we are waiting on, in the mode we asked for; 404 for anything else, so that no one can subscribe
+ * us to anything, or unsubscribe us, in our name.
+ */
+async function verify(
+  request: WebSubCallbackRequest,
+  subscription: WebSubSubscription | undefined,
+  options: WebSubCallbackOptions,
+): Promise<WebSubCallbackResult> {
+  const mode = single(request.query["hub.mode"]);
+  const topic = single(request.query["hub.topic"]);
+  const challenge = single(request.query["hub.challenge"]);
+  if (!subscription || topic !== subscription.topic) return notFound();
+  const { store } = options;
+  const now = (options.now ?? Date.now)();
+  const waiting = subscription.state === "pending" || subscription.state === "renewing";
+
+  if (mode === "denied" && waiting) {
+    const reason = single(request.query["hub.reason"])?.slice(0, 500) ?? "the hub gave no reason";
+    const denied: WebSubSubscription = { ...subscription, state: "denied", renewAt: null, lastError: reason };
+    await store.save(denied);
+    return {
+      response: { status: 200, headers: TEXT, body: "" },
+      event: { kind: "denied", subscription: denied, reason },
+    };
+  }
+  if (!challenge) return notFound();
+  if (mode === "subscribe" && waiting) {
+    const asked = Number(single(request.query["hub.lease_seconds"]));
+    const leaseSeconds = Number.isInteger(asked) && asked > 0 ? asked : ASSUMED_LEASE_SECONDS;
+    const active: WebSubSubscription = {
+      ...subscription,
+      state: "active",
+      leaseSeconds,
+      expiresAt: now + leaseSeconds * 1000,
+      renewAt: renewalTime(now, leaseSeconds),
+      lastError: null,
+    };
+    await store.save(active);
+    return {
+      response: { status: 200, headers: TEXT, body: challenge },
+      event: { kind: "verified", subscription: active },
+    };
+  }
+  if (mode === "unsubscribe" && subscription.state === "unsubscribing") {
+    const ended: WebSubSubscription = { ...subscription, state: "ended", renewAt: null };
+    await store.save(ended);
+    return {
+      response: { status: 200, headers: TEXT, body: challenge },
+      event: { kind: "unsubscribed", subscription: ended },
+    };
+  }
+  return notFound();
+}
+
+/**
+ * A content distribution (WebSub 7): used only when X-Hub-Signature is the HMAC of these bytes with
+ * this subscription's secret. A bad or missing signature is answered 202 like a good one (the spec
+ * allows it, and a forger learns nothing), and nothing is fetched. A subscription we ended gets 410,
+ * which tells the hub to stop.
+ */
+function receive(
+  request: WebSubCallbackRequest,
+  subscription: WebSubSubscription | undefined,
+  maxBytes: number,
+): WebSubCallbackResult {
+  if (!subscription || subscription.state === "ended" || subscription.state === "denied")
+    return { response: { status: 410, headers: TEXT, body: "No such subscription\n" } };
+  const body = request.rawBody ?? new Uint8Array();
+  if (body.byteLength > maxBytes)
+    return { response: { status: 413, headers: TEXT, body: "Notification too large\n" } };
+  const accepted = { status: 202, headers: TEXT, body: "" };
+  if (subscription.state === "pending" || subscription.state === "unsubscribing")
+    return {
+      response: accepted,
+      event: { kind: "ignored", subscription, reason: `subscription ${subscription.state}` },
+    };
+  const signature = single(request.headers["x-hub-signature"]);
+  if (!verifyHubSignature(signature, subscription.secret, body)) {
+    const reason = signature ? "X-Hub-Signature does not match" : "no X-Hub-Signature";
+    return { response: accepted, event: { kind: "ignored", subscription, reason } };
+  }
+  const contentType = single(request.headers["content-type"]) ?? null;
+  return { response: accepted, event: { kind: "notified", subscription, body, contentType } };
 }

@@ -3,12 +3,13 @@
 
 /**
  * - pending: a subscribe request was accepted by the hub; its verification GET has not come yet.
- * - active: verified; content distributions are accepted until expiresAt.
+ * - active: verified; content distributions are accepted.
+ * - renewing: active, and a renewal was sent whose verification GET has not come yet.
  * - denied: the hub refused (its "denied" GET, or an error answer to the request).
  * - unsubscribing: we asked the hub to end it; its verification GET has not come yet.
  * - ended: unsubscribed (verified), or given up.
  */
-export type WebSubState = "pending" | "active" | "denied" | "unsubscribing" | "ended";
+export type WebSubState = "pending" | "active" | "renewing" | "denied" | "unsubscribing" | "ended";
 
 export interface WebSubSubscription {
   /** Random and unguessable: the last segment of the callback URL. */
@@ -40,6 +41,6 @@ export interface WebSubSubscriptionStore {
   get(id: string): Promise<WebSubSubscription | undefined>;
   /** The feed's current subscription (the newest one not ended), if any. */
   forFeed(feedKey: string): Promise<WebSubSubscription | undefined>;
-  /** Active subscriptions whose renewAt has come, oldest first. */
+  /** Active subscriptions whose renewAt has come, soonest first. */
   dueForRenewal(now: number, limit: number): Promise<WebSubSubscription[]>;
 }
