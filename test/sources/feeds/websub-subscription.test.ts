@@ -37,7 +37,7 @@ class TestHub {
   requests: HubRequest[] = [];
   verifications: Verification[] = [];
   /** What the next request gets: verified after the answer, before it, denied, or refused. */
-  behaviour: "verify" | "verify-first" | "deny" | "refuse" = "verify";
+  behaviour: "verify" | "verify-first" | "deny" | "refuse" | "silent" = "verify";
   leaseSeconds = 3600;
   private waiting: ((verification: Verification) => void)[] = [];
 
@@ -51,7 +51,7 @@ class TestHub {
       }
       if (this.behaviour === "verify-first") await this.verify(form);
       response.writeHead(202).end();
-      if (this.behaviour !== "verify-first") await this.verify(form);
+      if (this.behaviour === "verify" || this.behaviour === "deny") await this.verify(form);
     });
   }
 
@@ -252,6 +252,37 @@ for (const engine of engines) {
       assert.equal(stored?.leaseSeconds, 3600, "a refused verification changed nothing");
     });
 
+    it("while a request is pending, only its own topic's verification is answered", async () => {
+      hub.behaviour = "silent";
+      const topic = `${site.url}/feed.xml`;
+      const outcome = await subscriber.subscribe("feed-10", hub.url, topic);
+      assert.equal(outcome.subscription.state, "pending");
+      const callback = new URL(hub.requests.at(-1)?.form.get("hub.callback") ?? "");
+      const verify = async (params: Record<string, string>) => {
+        const url = new URL(callback);
+        for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+        const answer = await fetch(url);
+        return { status: answer.status, body: await answer.text() };
+      };
+      const other = {
+        "hub.mode": "subscribe",
+        "hub.topic": `${site.url}/other.xml`,
+        "hub.challenge": "evil",
+      };
+      assert.equal((await verify(other)).status, 404);
+      assert.equal((await verify({ ...other, "hub.topic": topic, "hub.mode": "unsubscribe" })).status, 404);
+      assert.equal((await verify({ ...other, "hub.topic": topic, "hub.challenge": "" })).status, 404);
+      assert.equal((await store.forFeed("feed-10"))?.state, "pending");
+      const right = await verify({
+        ...other,
+        "hub.topic": topic,
+        "hub.challenge": "fine",
+        "hub.lease_seconds": "600",
+      });
+      assert.deepEqual(right, { status: 200, body: "fine" });
+      assert.equal((await store.forFeed("feed-10"))?.leaseSeconds, 600);
+    });
+
     it("renews the lease before it ends (test clock, no waiting)", async () => {
       await subscribeFromFeed("feed-3");
       const first = await store.forFeed("feed-3");
@@ -260,8 +291,16 @@ for (const engine of engines) {
       const requestsBefore = hub.requests.length;
 
       clock.advance(first.renewAt - clock.now() - 1);
-      assert.deepEqual(await subscriber.renewDue(), [], "nothing due a millisecond early");
-      assert.equal(hub.requests.length, requestsBefore);
+      // Other tests' shorter leases may be due; this one is not.
+      const verificationsAtStart = hub.verifications.length;
+      const early = await subscriber.renewDue();
+      assert.deepEqual(
+        early.filter((outcome) => outcome.subscription.feedKey === "feed-3"),
+        [],
+        "nothing due a millisecond early",
+      );
+      assert.equal(hub.requests.length, requestsBefore + early.length);
+      if (early.length > 0) await hub.verification(verificationsAtStart + early.length - 1);
 
       clock.advance(1);
       const verificationsBefore = hub.verifications.length;
