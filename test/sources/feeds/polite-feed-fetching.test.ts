@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
-import { listen, type RunningServer } from "../../../dev/sandbox/http-kit.ts";
+import { hold, listen, type RunningServer } from "../../../dev/sandbox/http-kit.ts";
 import {
   type FeedFetchOptions,
   type FeedFetchResult,
@@ -179,6 +179,25 @@ describe("fetching a feed politely", () => {
     const result = expectKind(await fetchFeed({ url: `${closed}/feed` }, options), "backoff");
     assert.equal(result.reason, "unreachable");
     assert.equal(result.nextFetchAt, clock.now() + 600_000);
+  });
+
+  it("a site that never answers, or stalls in the middle of the body, times out and backs off", async () => {
+    route("/silent", async (_request, response) => {
+      await hold(response, Number.POSITIVE_INFINITY);
+    });
+    route("/stalls", async (_request, response) => {
+      response.writeHead(200, { "content-type": "application/rss+xml" });
+      response.write("<rss><channel>");
+      await hold(response, Number.POSITIVE_INFINITY);
+    });
+    for (const path of ["/silent", "/stalls"]) {
+      const result = expectKind(
+        await fetchFeed({ url: url(path) }, { ...options, timeoutMs: 300 }),
+        "backoff",
+      );
+      assert.equal(result.reason, "timeout", path);
+      assert.equal(result.nextFetchAt, clock.now() + 600_000);
+    }
   });
 
   it("301 and 308 give the new URL to store; the answer is read in the same fetch", async () => {

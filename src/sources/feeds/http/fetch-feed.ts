@@ -54,8 +54,9 @@ interface Verdict {
   /** Failed fetches in a row after this one: 0 on success, to store in FeedFetchState.failures. */
   failures: number;
   /**
-   * Set when the feed moved for good (301/308, from the stored URL on): the URL to store in place
-   * of FeedFetchState.url. Temporary redirects (302/303/307) are followed but never stored.
+   * Set when the feed moved for good (301/308, from the stored URL on) and the new place answered
+   * 200 or 304: the URL to store in place of FeedFetchState.url. Temporary redirects (302/303/307)
+   * are followed but never stored, and neither is a move to a place that fails (a site's mistake).
    */
   movedTo?: string;
 }
