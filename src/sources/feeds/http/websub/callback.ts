@@ -1,6 +1,7 @@
 // The subscriber's callback URL, Express-free: the hub's verification GET (W3C WebSub 5.3) and its
 // content distribution POST (section 7, signed with X-Hub-Signature). The feed source's route passes
 // the request in and writes the response out; `event` says what to do after answering.
+import { z } from "zod";
 import { renewalTime } from "./renewal.ts";
 import { verifyHubSignature } from "./signature.ts";
 import type { WebSubSubscription, WebSubSubscriptionStore } from "./subscription-store.ts";
@@ -83,6 +84,20 @@ const notFound = (): WebSubCallbackResult => ({
   response: { status: 404, headers: TEXT, body: "No such pending subscription\n" },
 });
 
+// The hub's verification request, as WebSub 5.3 and 5.2 (denial) define it. Anything else is not a
+// verification we take part in: 404, like a verification we did not ask for.
+const verificationQuery = z.object({
+  "hub.mode": z.enum(["subscribe", "unsubscribe", "denied"]),
+  "hub.topic": z.string().min(1),
+  "hub.challenge": z.string().min(1).max(2048).optional(),
+  "hub.lease_seconds": z.coerce.number().int().positive().optional().catch(undefined),
+  "hub.reason": z
+    .string()
+    .transform((reason) => reason.slice(0, 500))
+    .optional()
+    .catch(undefined),
+});
+
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? undefined : value;
 }
@@ -97,16 +112,22 @@ async function verify(
   subscription: WebSubSubscription | undefined,
   options: WebSubCallbackOptions,
 ): Promise<WebSubCallbackResult> {
-  const mode = single(request.query["hub.mode"]);
-  const topic = single(request.query["hub.topic"]);
-  const challenge = single(request.query["hub.challenge"]);
+  const parsed = verificationQuery.safeParse(request.query);
+  if (!parsed.success) return notFound();
+  const {
+    "hub.mode": mode,
+    "hub.topic": topic,
+    "hub.challenge": challenge,
+    "hub.lease_seconds": leaseAsked,
+    "hub.reason": hubReason,
+  } = parsed.data;
   if (!subscription || topic !== subscription.topic) return notFound();
   const { store } = options;
   const now = (options.now ?? Date.now)();
   const waiting = subscription.state === "pending" || subscription.state === "renewing";
 
   if (mode === "denied" && waiting) {
-    const reason = single(request.query["hub.reason"])?.slice(0, 500) ?? "the hub gave no reason";
+    const reason = hubReason ?? "the hub gave no reason";
     const denied: WebSubSubscription = { ...subscription, state: "denied", renewAt: null, lastError: reason };
     await store.save(denied);
     return {
@@ -116,8 +137,7 @@ async function verify(
   }
   if (!challenge) return notFound();
   if (mode === "subscribe" && waiting) {
-    const asked = Number(single(request.query["hub.lease_seconds"]));
-    const leaseSeconds = Number.isInteger(asked) && asked > 0 ? asked : ASSUMED_LEASE_SECONDS;
+    const leaseSeconds = leaseAsked ?? ASSUMED_LEASE_SECONDS;
     const active: WebSubSubscription = {
       ...subscription,
       state: "active",
