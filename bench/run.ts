@@ -13,6 +13,7 @@ import { compare } from "./compare.ts";
 import { batchOverhead } from "./figures/batch-overhead.ts";
 import { crashRecovery } from "./figures/crash-recovery.ts";
 import { feedParse } from "./figures/feed-parse.ts";
+import { feedPolling } from "./figures/feed-polling.ts";
 import { footprint } from "./figures/footprint.ts";
 import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
@@ -40,6 +41,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "page-first-paint": pageFirstPaint,
   publishing,
   "feed-parse": feedParse,
+  "feed-polling": feedPolling,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]
