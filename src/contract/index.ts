@@ -11,6 +11,7 @@
 export * from "./database.ts";
 export * from "./http-error.ts";
 export * from "./jf2.ts";
+export * from "./known-posts.ts";
 export * from "./logger.ts";
 export * from "./media.ts";
 export * from "./mf2-jf2.ts";

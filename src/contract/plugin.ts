@@ -3,6 +3,7 @@
 // host's internals.
 import type { Router } from "express";
 import type { Database, Migration } from "./database.ts";
+import type { KnownPosts } from "./known-posts.ts";
 import type { Logger } from "./logger.ts";
 import type { MediaLibrary } from "./media.ts";
 import type { PostSource } from "./post-source.ts";
@@ -70,6 +71,12 @@ export interface Server {
    * post-source port); null without a database. The host's own post service stays the host's.
    */
   readonly postSource: PostSource | null;
+  /**
+   * Where a source of posts from elsewhere (a feed, a remote Micropub server) keeps them, so that
+   * the core reads them through `postSource` like the site's own; null without a database. Such
+   * posts never appear on the site's own faces (Micropub, its pages and feeds, its content store).
+   */
+  readonly knownPosts: KnownPosts | null;
   /**
    * Uploaded files (media.folder), served at <application.url>/media/. A syndicator reads a photo
    * of the server's own through `read` instead of fetching it over HTTP.
