@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
+import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
@@ -30,6 +31,8 @@ export interface RouteContext {
   options: EndpointOptions;
   syndication: () => Syndication | null;
   server: () => Server | null;
+  /** The post sources of the `sources` option (their errors are shown on the page). */
+  sources: () => readonly MicropubSource[];
 }
 
 /**

@@ -42,6 +42,8 @@ export interface MicropubClientOptions {
   fetchPolicy: OutgoingFetchPolicy;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Ends every request under way (the server shutting down); they throw its reason. */
+  signal?: AbortSignal;
 }
 
 /** A Micropub update's operations, in Micropub's JSON syntax (values are arrays). */
@@ -216,6 +218,7 @@ export class MicropubClient {
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
         ...(body === undefined ? {} : { body }),
+        ...(this.#options.signal ? { signal: this.#options.signal } : {}),
       });
     } catch (error) {
       if (!(error instanceof OutgoingFetchError)) throw error;
