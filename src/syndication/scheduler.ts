@@ -151,7 +151,10 @@ export class Scheduler {
 
   /** The earliest next poll of the polled sources (null: none wants one). */
   private nextPollAt(): Date | null {
-    return this.polled().reduce<Date | null>((soonest, source) => earliest(soonest, source.nextPollAt()), null);
+    return this.polled().reduce<Date | null>(
+      (soonest, source) => earliest(soonest, source.nextPollAt()),
+      null,
+    );
   }
 
   /** Sleeps until `due` (at most maxSleepMs; maxSleepMs when nothing is due), or a nudge. */

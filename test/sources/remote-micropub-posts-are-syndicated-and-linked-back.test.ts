@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { closeAll, until } from "../endpoint/endpoint-server.ts";
+import { createPostAt } from "../helpers/micropub-create.ts";
 import {
   type Local,
   polled,
@@ -43,6 +44,11 @@ describe("posts of a remote Micropub server", () => {
   it("a post there naming the target is sent once, with no request to this possekit, and its link written back there", async () => {
     const waiting = await remote.create("Herons at dawn", [target.uid]);
     const mine = await remote.create("Not for Mastodon", []);
+    const draft = await createPostAt(remote.server.url, remote.token, {
+      content: "A draft for Mastodon",
+      targets: [target.uid],
+      fields: { "post-status": "draft" },
+    });
     local = await startLocal(remote, target);
 
     await until("the link is written back to the remote", () => updatesOf(waiting).length === 1);
@@ -53,6 +59,8 @@ describe("posts of a remote Micropub server", () => {
     assert.equal(there["mp-syndicate-to"], undefined, "the target done is no longer asked for there");
     assert.equal(statusesOf("Not for Mastodon").length, 0);
     assert.equal(updatesOf(mine).length, 0, "a post with nothing to write back gets no update");
+    assert.equal(statusesOf("A draft for Mastodon").length, 0, "a draft there is never sent");
+    assert.equal(updatesOf(draft).length, 0);
 
     const row = await local.server.host.knownPosts?.findByUrl(waiting);
     assert.equal(row?.origin, `micropub:${SOURCE_NAME}`);
@@ -70,6 +78,22 @@ describe("posts of a remote Micropub server", () => {
       remote.gate.passed.slice(before).filter((request) => request.startsWith("POST")),
       [],
     );
+  });
+
+  it("a target added there later: sent at the next poll, and written back", async () => {
+    const url = await remote.create("Avocets", []);
+    local.nextPoll();
+    await polled(local);
+    const response = await fetch(`${remote.server.url}/micropub`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${remote.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ action: "update", url, add: { "mp-syndicate-to": [target.uid] } }),
+    });
+    assert.equal(response.status, 204, await response.text());
+    local.nextPoll();
+    await until("the link is written back", () => updatesOf(url).length === 1);
+    assert.equal(statusesOf("Avocets").length, 1);
+    assert.deepEqual((await remote.properties(url)).syndication, [statusesOf("Avocets")[0]?.url]);
   });
 
   it("a poll before its interval is not made: waking the scheduler asks nothing of the remote", async () => {

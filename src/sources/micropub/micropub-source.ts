@@ -281,6 +281,9 @@ export class MicropubSource implements PolledSource, PostOrigin {
   async #mirror(
     remote: RemotePost,
   ): Promise<"skipped" | { recorded: "new" | "changed" | "unchanged"; writtenBack: boolean }> {
+    // Indiekit keeps a deleted post, stripped to its URL and date and marked `deleted`: not a post
+    // to send, nor an edit to carry to its copies (which would empty them). possekit leaves it out.
+    if (remote.deleted) return "skipped";
     const published = new Date(String(remote.properties.published ?? ""));
     if (Number.isNaN(published.getTime())) {
       this.#deps.logger.warn(`${remote.url} on ${this.endpoint} has no valid published date; skipped`);
@@ -288,8 +291,7 @@ export class MicropubSource implements PolledSource, PostOrigin {
     }
     const properties = { ...remote.properties };
     for (const name of REMOTE_BOOKKEEPING) delete properties[name];
-    // A post deleted there (Indiekit keeps it, marked) is never sent from here: kept as a draft.
-    const draft = remote.deleted || properties["post-status"] === "draft";
+    const draft = properties["post-status"] === "draft";
     let recorded: Awaited<ReturnType<KnownPosts["record"]>>;
     try {
       recorded = await this.#deps.known.record({
@@ -304,7 +306,7 @@ export class MicropubSource implements PolledSource, PostOrigin {
       this.#deps.logger.warn(`${remote.url} on ${this.endpoint} is not kept: ${describe(error)}`);
       return "skipped";
     }
-    const writtenBack = remote.deleted ? false : await this.#merge(recorded.post, remote);
+    const writtenBack = await this.#merge(recorded.post, remote);
     return { recorded: recorded.outcome, writtenBack };
   }
 
