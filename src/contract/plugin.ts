@@ -60,8 +60,41 @@ export interface ViewLocation {
   path: string;
 }
 
-/** The server as a plug-in sees it in init(). */
-export interface Server {
+/**
+ * The least a host offers an endpoint plug-in: Indiekit's (spec §2.4), whose `init(server)` may
+ * rely on `addEndpoint` alone. Indiekit also passes its endpoints so far (a Set, in the order its
+ * plug-ins were loaded) and its publication; a plug-in reads them only to check what it needs.
+ */
+export interface IndiekitServer {
+  addEndpoint(plugin: EndpointPlugin): void;
+  /** The endpoints added before this plug-in's init: Indiekit's defaults come first. */
+  readonly endpoints?: Iterable<Pick<EndpointPlugin, "mountPath"> & { id?: string; name?: string }>;
+  readonly publication?: { me?: string };
+}
+
+/**
+ * Whether the host is possekit's, which offers views, locales, a database and the host's posts
+ * (PossekitServer) beyond what Indiekit offers.
+ *
+ * @example if (isPossekitServer(server)) server.addViews(folder);
+ */
+export function isPossekitServer(server: IndiekitServer): server is PossekitServer {
+  const extras = server as Partial<Record<keyof PossekitServer, unknown>>;
+  return (
+    typeof extras.addViews === "function" &&
+    typeof extras.addLocales === "function" &&
+    typeof extras.addMigrations === "function" &&
+    typeof extras.onStart === "function" &&
+    typeof extras.onShutdown === "function" &&
+    typeof extras.pluginOptions === "function"
+  );
+}
+
+/** The server as a plug-in sees it in init() under possekit's host: Indiekit's, and more. */
+export type Server = PossekitServer;
+
+/** possekit's host: everything Indiekit offers a plug-in, plus views, locales, a database, posts. */
+export interface PossekitServer extends IndiekitServer {
   readonly config: HostConfigView;
   readonly publication: Publication;
   /** null when the server runs without a database (application.database: false). */

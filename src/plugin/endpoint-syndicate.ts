@@ -3,7 +3,14 @@
 // the host: routes, public webhook routes, navigation, views, locales and migrations.
 import { join } from "node:path";
 import { ConfigError } from "../contract/config-error.ts";
-import type { EndpointPlugin, NavigationItem, PluginMeta, Server } from "../contract/plugin.ts";
+import {
+  type EndpointPlugin,
+  type IndiekitServer,
+  isPossekitServer,
+  type NavigationItem,
+  type PluginMeta,
+  type Server,
+} from "../contract/plugin.ts";
 import type { PostChange } from "../contract/posts.ts";
 import {
   type NotificationSettings,
@@ -15,6 +22,8 @@ import type { MicropubSource } from "../sources/micropub/micropub-source.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
 import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
+import { mountPathClash } from "./indiekit/mount-path-clash.ts";
+import { refuseToStart } from "./indiekit/refuse-start.ts";
 import { type EndpointOptions, parseEndpointOptions } from "./options.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { sourceHealth, startPostSources } from "./post-sources.ts";
@@ -24,7 +33,8 @@ export const PACKAGE_NAME = "@possekit/endpoint-syndicate";
 
 export class EndpointSyndicate implements EndpointPlugin {
   readonly id = "endpoint-syndicate";
-  readonly name = "Syndication endpoint";
+  /** Beside Indiekit's own "Syndication endpoint" in its plug-in list, this one says whose it is. */
+  readonly name = "possekit syndication endpoint";
   readonly options: EndpointOptions;
   readonly mountPath: string;
   readonly navigationItems: NavigationItem;
@@ -38,6 +48,8 @@ export class EndpointSyndicate implements EndpointPlugin {
   sources: MicropubSource[] = [];
   private server: Server | null = null;
   private readonly environment: EndpointEnvironment;
+  /** Set when init() finds Indiekit's host (no possekit extras): what the routes need of it. */
+  private indiekit: { me: string; webhookSecret: string | undefined } | null = null;
 
   /**
    * @param environment where the sources' tokens are read (`process.env`), and for tests the clock
@@ -62,6 +74,9 @@ export class EndpointSyndicate implements EndpointPlugin {
       syndication: () => this.syndication,
       server: () => this.server,
       sources: () => this.sources,
+      indiekit: () => this.indiekit,
+      webhookSecret: () =>
+        this.server ? this.server.config.secrets.webhookSecret : this.indiekit?.webhookSecret,
     };
     this.routes = authenticatedRoutes(context);
     this.routesPublic = publicRoutes(context);
@@ -103,7 +118,28 @@ export class EndpointSyndicate implements EndpointPlugin {
     };
   }
 
-  init(server: Server): void {
+  /**
+   * Under possekit's host: views, locales, migrations and the core on the host's database and
+   * posts. Under any other host (Indiekit, whose contract promises `addEndpoint` alone): the routes,
+   * answering from what that host offers. Under both: refuses a mountPath another endpoint holds.
+   */
+  init(server: IndiekitServer): void {
+    const clash = mountPathClash(server.endpoints, this.mountPath, PACKAGE_NAME);
+    if (!isPossekitServer(server)) {
+      if (clash) refuseToStart(PACKAGE_NAME, clash);
+      this.indiekit = {
+        me: server.publication?.me ?? "",
+        // Indiekit's configuration keeps no secrets; the spec names the environment variable.
+        webhookSecret: process.env.WEBHOOK_SECRET || undefined,
+      };
+      server.addEndpoint(this);
+      return;
+    }
+    if (clash) throw new ConfigError([clash]);
+    this.initUnderPossekit(server);
+  }
+
+  private initUnderPossekit(server: Server): void {
     this.server = server;
     server.addViews(join(PACKAGE_ROOT, "views"));
     server.addLocales(join(PACKAGE_ROOT, "locales"));
