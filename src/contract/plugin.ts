@@ -100,8 +100,9 @@ export interface PossekitServer extends IndiekitServer {
   /** null when the server runs without a database (application.database: false). */
   readonly database: Database | null;
   /**
-   * The host's posts as the syndication core reads them and writes their links back (the
-   * post-source port); null without a database. The host's own post service stays the host's.
+   * Every post the syndication core may send, the site's own and those kept from elsewhere
+   * (`knownPosts`), as it reads them and writes their links back (the post-source port); null
+   * without a database. The host's own post service stays the host's.
    */
   readonly postSource: PostSource | null;
   /**
