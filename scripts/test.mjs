@@ -44,6 +44,7 @@ const SYSTEM = [
 const UNIT = [
   "src/",
   "test/cli/serve-config-mistakes-checked-in-process.test.ts",
+  "test/feeds/parse/",
   "test/indiekit/",
   "test/micropub/mf2-jf2-conversion.test.ts",
   "test/micropub/request-parsing.test.ts",
