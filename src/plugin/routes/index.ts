@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
+import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
@@ -27,6 +28,7 @@ import {
 import { runStatusRoute } from "./run-status.ts";
 import { checkTargetsRoute, targetsRoute } from "./targets.ts";
 import { webhookRoute } from "./webhooks.ts";
+import { webSubCallbackRoute } from "./websub.ts";
 
 export interface RouteContext {
   mountPath: string;
@@ -36,6 +38,8 @@ export interface RouteContext {
   server: () => Server | null;
   /** The post sources of the `sources` option (their errors are shown on the page). */
   sources: () => readonly MicropubSource[];
+  /** The feeds of the `feeds` option; null without feeds or without a database. */
+  feeds: () => FeedSources | null;
   /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
   indiekit: () => { me: string } | null;
   /** WEBHOOK_SECRET: the host's secret, or the environment's when the host keeps none (Indiekit). */
@@ -103,6 +107,8 @@ export function publicRoutes(context: RouteContext): Router {
   router.post("/webhook/netlify", webhookRoute(context, "netlify"));
   router.post("/webhook/github", webhookRoute(context, "github"));
   router.post("/webhook", webhookRoute(context, "generic"));
+  router.get("/websub/:id", webSubCallbackRoute(context));
+  router.post("/websub/:id", webSubCallbackRoute(context));
   router.use(coreErrors);
   return router;
 }
