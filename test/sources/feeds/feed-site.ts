@@ -20,7 +20,7 @@ export interface SiteEntry {
   categories?: string[];
 }
 
-const escape = (text: string) =>
+const xml = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
 export function renderFeed(
@@ -34,15 +34,15 @@ export function renderFeed(
         contentType: "application/rss+xml; charset=utf-8",
         body: `<?xml version="1.0" encoding="utf-8"?>
 <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
-<title>A site</title><link>${escape(home)}</link><description>Posts</description>
-${hub ? `<atom:link rel="hub" href="${escape(hub)}"/>` : ""}
+<title>A site</title><link>${xml(home)}</link><description>Posts</description>
+${hub ? `<atom:link rel="hub" href="${xml(hub)}"/>` : ""}
 ${entries
   .map(
-    (entry) => `<item><title>${escape(entry.title)}</title><link>${escape(entry.url)}</link>
-${entry.id !== undefined ? `<guid isPermaLink="false">${escape(entry.id)}</guid>` : ""}
+    (entry) => `<item><title>${xml(entry.title)}</title><link>${xml(entry.url)}</link>
+${entry.id !== undefined ? `<guid isPermaLink="false">${xml(entry.id)}</guid>` : ""}
 ${entry.published ? `<pubDate>${new Date(entry.published).toUTCString()}</pubDate>` : ""}
-${(entry.categories ?? []).map((category) => `<category>${escape(category)}</category>`).join("")}
-<description>${escape(entry.content)}</description></item>`,
+${(entry.categories ?? []).map((category) => `<category>${xml(category)}</category>`).join("")}
+<description>${xml(entry.content)}</description></item>`,
   )
   .join("\n")}
 </channel></rss>`,
@@ -51,16 +51,16 @@ ${(entry.categories ?? []).map((category) => `<category>${escape(category)}</cat
       return {
         contentType: "application/atom+xml; charset=utf-8",
         body: `<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom"><title>A site</title><id>${escape(home)}</id>
-<updated>2026-01-01T00:00:00Z</updated><link rel="alternate" href="${escape(home)}"/>
-${hub ? `<link rel="hub" href="${escape(hub)}"/>` : ""}
+<feed xmlns="http://www.w3.org/2005/Atom"><title>A site</title><id>${xml(home)}</id>
+<updated>2026-01-01T00:00:00Z</updated><link rel="alternate" href="${xml(home)}"/>
+${hub ? `<link rel="hub" href="${xml(hub)}"/>` : ""}
 ${entries
   .map(
-    (entry) => `<entry><title>${escape(entry.title)}</title>
-${entry.id !== undefined ? `<id>${escape(entry.id)}</id>` : ""}<link rel="alternate" href="${escape(entry.url)}"/>
+    (entry) => `<entry><title>${xml(entry.title)}</title>
+${entry.id !== undefined ? `<id>${xml(entry.id)}</id>` : ""}<link rel="alternate" href="${xml(entry.url)}"/>
 ${entry.published ? `<published>${entry.published}</published><updated>${entry.published}</updated>` : ""}
-${(entry.categories ?? []).map((category) => `<category term="${escape(category)}"/>`).join("")}
-<content type="html">${escape(entry.content)}</content></entry>`,
+${(entry.categories ?? []).map((category) => `<category term="${xml(category)}"/>`).join("")}
+<content type="html">${xml(entry.content)}</content></entry>`,
   )
   .join("\n")}
 </feed>`,
@@ -87,13 +87,13 @@ ${(entry.categories ?? []).map((category) => `<category term="${escape(category)
       return {
         contentType: "text/html; charset=utf-8",
         body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A site</title>
-${hub ? `<link rel="hub" href="${escape(hub)}">` : ""}</head><body><main class="h-feed"><h1 class="p-name">A site</h1>
+${hub ? `<link rel="hub" href="${xml(hub)}">` : ""}</head><body><main class="h-feed"><h1 class="p-name">A site</h1>
 ${entries
   .map(
-    (entry) => `<article class="h-entry"><h2 class="p-name">${escape(entry.title)}</h2>
-<a class="u-url" href="${escape(entry.url)}">link</a>${entry.id !== undefined ? `<data class="u-uid" value="${escape(entry.id)}"></data>` : ""}
+    (entry) => `<article class="h-entry"><h2 class="p-name">${xml(entry.title)}</h2>
+<a class="u-url" href="${xml(entry.url)}">link</a>${entry.id !== undefined ? `<data class="u-uid" value="${xml(entry.id)}"></data>` : ""}
 ${entry.published ? `<time class="dt-published" datetime="${entry.published}">${entry.published}</time>` : ""}
-${(entry.categories ?? []).map((category) => `<a class="p-category" href="/tags/${escape(category)}">${escape(category)}</a>`).join(" ")}
+${(entry.categories ?? []).map((category) => `<a class="p-category" href="/tags/${xml(category)}">${xml(category)}</a>`).join(" ")}
 <div class="e-content">${entry.content}</div></article>`,
   )
   .join("\n")}
