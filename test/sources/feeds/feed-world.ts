@@ -43,6 +43,8 @@ export interface FeedWorldOptions {
   feed?: Record<string, unknown>;
   /** More of the endpoint's options. */
   endpoint?: Record<string, unknown>;
+  /** The server's environment (WEBHOOK_SECRET). */
+  env?: Record<string, string>;
   /** Prepares the site before possekit starts (its first read happens at start). */
   prepare?: (site: FeedSite) => void;
 }
@@ -70,6 +72,7 @@ export async function startFeedWorld(engine: Engine, options: FeedWorldOptions =
       engine,
       config: { plugins: [], fetch: { allowPrivate: true } },
       plugins: [target.syndicator(), plugin],
+      ...(options.env ? { env: options.env } : {}),
     });
   } catch (error) {
     await closeAll(site, target);
