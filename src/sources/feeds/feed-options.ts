@@ -129,7 +129,8 @@ export function feedOptionsProblems(
  * normalised. A permanent move changes where it is fetched, never its key.
  */
 export function feedKeyOf(url: string): string {
-  return new URL(url).href;
+  // Also called on options that failed validation (their problems are listed all at once).
+  return URL.canParse(url) ? new URL(url).href : url;
 }
 
 /** The origin of the posts a feed records. */
