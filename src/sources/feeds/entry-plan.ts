@@ -1,12 +1,14 @@
 // What one read of a feed means (issue 29 items 2 and 3), decided without the network or the
-// database: which entries are posts already known (matched by id, else URL, else content hash),
+// database: which entries are posts already known (matched by id, else URL: an entry with neither
+// is keyed by its content's hash by the parser, but cannot become a post without a URL, and the
+// hash covers the URL, so it never matches an entry whose link changed),
 // which are new and to which targets each goes, and when to send nothing at all.
 //
 // - The first read sends nothing: every entry is recorded as known, but for `backfill` newest.
 // - Later, a new entry goes to the feed's targets (only with one of `categories` when set; narrowed
 //   by the entry's own choices), unless it is dated more than 3 days before the newest entry known:
 //   a reordered or re-dated archive does not flood the targets.
-// - A site that changed the id of most entries at once (their URLs or contents match known ones)
+// - A site that changed the id of most entries at once (their URLs match known ones)
 //   is held: nothing is recorded, the reason is the feed's error, and the user decides.
 // - An entry that drops out of the feed is simply not in it: nothing here ever deletes.
 
@@ -27,7 +29,7 @@ export interface FeedRouting {
 
 export interface PlanInput {
   entries: readonly FeedEntry[];
-  /** The known entries any entry's id, URL or hash names (FeedStore.matching). */
+  /** The known entries any entry's id or URL names (FeedStore.matching). */
   known: readonly KnownEntry[];
   routing: FeedRouting;
   /** True at the first read (or after the user accepted a held change). */
@@ -73,11 +75,9 @@ export function planRead(input: PlanInput): Plan {
   const { entries, known, routing, baseline, newestKnown, now } = input;
   const byId = new Map<string, KnownEntry>();
   const byUrl = new Map<string, KnownEntry>();
-  const byHash = new Map<string, KnownEntry>();
   for (const entry of known) {
     if (entry.entryId !== null) byId.set(entry.entryId, entry);
     byUrl.set(entry.url, entry);
-    byHash.set(entry.contentHash, entry);
   }
   const notes: string[] = [];
   const matched = new Set<string>();
@@ -88,8 +88,7 @@ export function planRead(input: PlanInput): Plan {
   for (const entry of entries) {
     const match =
       (entry.id !== undefined ? byId.get(entry.id) : undefined) ??
-      (entry.url !== undefined ? byUrl.get(entry.url) : undefined) ??
-      byHash.get(entry.contentHash);
+      (entry.url !== undefined ? byUrl.get(entry.url) : undefined);
     if (!entry.url) {
       if (!match)
         notes.push(`An entry without a link (${label(entry)}) was not recorded: a post needs its URL`);
@@ -101,7 +100,7 @@ export function planRead(input: PlanInput): Plan {
       continue;
     }
     if (matched.has(match.postId)) {
-      notes.push(`${label(entry)} repeats an entry read already (same link or content); it was read once`);
+      notes.push(`${label(entry)} repeats an entry read already (same link); it was read once`);
       continue;
     }
     matched.add(match.postId);
@@ -116,7 +115,7 @@ export function planRead(input: PlanInput): Plan {
   // how it names entries. Nothing is recorded until the user has looked (one id changed is an edit).
   if (!baseline && idsChanged >= 2 && idsChanged * 2 > entries.length)
     return {
-      held: `The feed changed the id of ${idsChanged} of its ${entries.length} entries at once (their links or texts are known ones): nothing was sent or recorded. If the site moved to new ids on purpose, accept them on the Syndicate page; the entries will then be known under the new ids and nothing will be sent.`,
+      held: `The feed changed the id of ${idsChanged} of its ${entries.length} entries at once (their links are known ones): nothing was sent or recorded. If the site moved to new ids on purpose, accept them on the Syndicate page; the entries will then be known under the new ids and nothing will be sent.`,
       entries: [],
       notes,
     };

@@ -285,7 +285,6 @@ export class FeedSource {
       this.key,
       entries.flatMap((entry) => (entry.id !== undefined ? [entry.id] : [])),
       entries.flatMap((entry) => (entry.url !== undefined ? [entry.url] : [])),
-      entries.map((entry) => entry.contentHash),
     );
     const baseline = row.baselinedAt === null;
     const newestKnown = await store.newestPublished(this.key);

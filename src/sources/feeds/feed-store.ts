@@ -168,13 +168,8 @@ export class FeedStore {
     );
   }
 
-  /** The known entries any of these ids, URLs or hashes name. */
-  async matching(
-    key: string,
-    ids: readonly string[],
-    urls: readonly string[],
-    hashes: readonly string[],
-  ): Promise<KnownEntry[]> {
+  /** The known entries any of these ids or URLs name. */
+  async matching(key: string, ids: readonly string[], urls: readonly string[]): Promise<KnownEntry[]> {
     const { rows } = await this.database.query<{
       post_id: string;
       entry_id: string | null;
@@ -183,8 +178,8 @@ export class FeedStore {
       published: Date | string;
     }>(
       `SELECT post_id::text AS post_id, entry_id, url, content_hash, published FROM feed_entries
-        WHERE feed_key = $1 AND (entry_id = ANY($2::text[]) OR url = ANY($3::text[]) OR content_hash = ANY($4::text[]))`,
-      [key, ids, urls, hashes],
+        WHERE feed_key = $1 AND (entry_id = ANY($2::text[]) OR url = ANY($3::text[]))`,
+      [key, ids, urls],
     );
     return rows.map((row) => ({
       postId: row.post_id,

@@ -23,8 +23,8 @@ CREATE TABLE feed_sources (
   stopped_at timestamptz,               -- 410 Gone: never fetched again
   stopped_reason text
 );
--- Each entry a feed has shown, and the post it is: an entry is matched by its id, else its URL,
--- else its content's hash. Rows are never deleted: an entry that drops out of the feed is kept.
+-- Each entry a feed has shown, and the post it is: an entry is matched by its id, else its URL;
+-- its content's hash tells an edit. Rows are never deleted: an entry that drops out of the feed is kept.
 CREATE TABLE feed_entries (
   feed_key text NOT NULL REFERENCES feed_sources (key) ON DELETE CASCADE,
   post_id bigint NOT NULL,
@@ -37,7 +37,6 @@ CREATE TABLE feed_entries (
 );
 CREATE INDEX feed_entries_by_id ON feed_entries (feed_key, entry_id) WHERE entry_id IS NOT NULL;
 CREATE INDEX feed_entries_by_url ON feed_entries (feed_key, url);
-CREATE INDEX feed_entries_by_hash ON feed_entries (feed_key, content_hash);
 CREATE INDEX feed_entries_newest ON feed_entries (feed_key, published DESC);
 `;
 

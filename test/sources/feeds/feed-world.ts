@@ -56,12 +56,13 @@ export async function startFeedWorld(engine: Engine, options: FeedWorldOptions =
   // The scheduler sleeps by the wall clock: the test clock starts at the real time, so a read due
   // "in five minutes" is five real minutes away and the scheduler waits for a nudge.
   const clock = new TestClock(Date.now());
+  const pollSeconds = typeof options.feed?.pollSeconds === "number" ? options.feed.pollSeconds : POLL_SECONDS;
   const plugin = new EndpointSyndicate(
     {
       schedule: { enabled: true, whenLive: false },
       targets: { checkAtStart: false },
       retry: { baseMs: 100, maxMs: 400 },
-      feeds: [{ url: `${site.url}/feed`, targets: [target.uid], pollSeconds: POLL_SECONDS, ...options.feed }],
+      feeds: [{ url: `${site.url}/feed`, targets: [target.uid], pollSeconds, ...options.feed }],
       ...options.endpoint,
     },
     { env: {}, now: clock.now },
@@ -94,7 +95,7 @@ export async function startFeedWorld(engine: Engine, options: FeedWorldOptions =
     feed,
     scheduler,
     async nextRead() {
-      clock.advance(POLL_SECONDS * 1000);
+      clock.advance(pollSeconds * 1000);
       const moment = clock.now();
       scheduler.nudge();
       return world.readAt(moment);

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
+import { FeedSources } from "../../../src/sources/feeds/feed-sources.ts";
 import { engines } from "../../helpers/databases.ts";
 import type { SiteEntry } from "./feed-site.ts";
 import { eventually, type FeedWorld, startFeedWorld } from "./feed-world.ts";
@@ -45,15 +46,50 @@ for (const engine of engines) {
   describe(`a feed is read politely (${engine.name})`, () => {
     let world: FeedWorld | undefined;
     before(async () => {
-      world = await startFeedWorld(engine, { format: "rss", prepare: (site) => (site.entries = archive()) });
+      world = await startFeedWorld(engine, {
+        format: "rss",
+        feed: { pollSeconds: 600 },
+        prepare: (site) => (site.entries = archive()),
+      });
     });
     after(() => world?.close());
 
-    it("sends If-None-Match, and a 304 parses nothing", async () => {
+    it("reads the feed at its own interval, and an instance sharing the database takes no extra turn", async () => {
       assert.ok(world);
       await world.readAt(0);
+      const asked = world.site.requests.length;
+      world.clock.advance(300_000);
+      await world.feeds.pollIfDue();
+      assert.equal(world.site.requests.length, asked, "not before pollSeconds (600 s)");
+      const database = world.server.host.database;
+      const known = world.server.host.knownPosts;
+      assert.ok(database && known);
+      const sameFeed = world.plugin.options.feeds;
+      const otherInstance = new FeedSources({
+        feeds: sameFeed,
+        database,
+        known,
+        logger: world.server.host.logger,
+        policy: { allowPrivate: true },
+        now: world.clock.now,
+      });
+      await otherInstance.pollIfDue();
+      assert.equal(world.site.requests.length, asked, "the row says it is not due");
+      world.clock.advance(300_000);
+      await otherInstance.pollIfDue();
+      assert.equal(
+        world.site.requests.length,
+        asked + 1,
+        "due after 600 s, for whichever instance comes first",
+      );
+      world.scheduler.nudge();
+      await world.feeds.pollIfDue();
+      assert.equal(world.site.requests.length, asked + 1, "and read once");
+    });
+
+    it("sends If-None-Match, and a 304 parses nothing", async () => {
+      assert.ok(world);
       const parses = world.feed.parses;
-      assert.equal(parses, 1);
       await world.nextRead();
       const last = world.site.requests.at(-1);
       assert.equal(last?.ifNoneMatch, world.site.current().etag);
@@ -160,6 +196,29 @@ for (const engine of engines) {
       await readNow(world);
       await readNow(world);
       assert.equal(world.target.sandbox.statuses.length, 3, "none of them again");
+    });
+
+    it("an entry is the same post by its id, else its link: edited, never sent again", async () => {
+      assert.ok(world);
+      const site = world.site;
+      const PUT = /^\/api\/v1\/statuses\/\d+$/;
+      const edits = world.requests("PUT", PUT);
+      const entries = site.entries;
+      const moved = entries.map((item) => {
+        if (item.title === "Twin") return { ...item, url: "https://blog.example/2026/twin-moved/" };
+        if (item.title === "No id")
+          return { ...item, title: "No id, edited", content: "<p>No id, edited.</p>" };
+        return item;
+      });
+      site.entries = moved;
+      const read = await readNow(world);
+      assert.equal(read.state, "ok", read.lastError ?? "");
+      await eventually("the two copies are edited", async () =>
+        world && world.requests("PUT", PUT) === edits + 2 ? true : undefined,
+      );
+      assert.equal(world.target.sandbox.statuses.length, 3, "no new copy");
+      const urls = (await world.posts()).map((post) => post.url);
+      assert.ok(urls.includes("https://blog.example/2026/twin-moved/"), "the post took its new link");
     });
 
     it("an entry dated more than 3 days before the newest known is recorded, not sent", async () => {
