@@ -115,7 +115,7 @@ export function postSyndicateRoute(options: RouteContext, { retryAll = false } =
         if (await refusedTypedText(req, res, options, sourceUrl)) return;
         let result: PostResult;
         try {
-          result = await syndication.syndicatePost(sourceUrl, "manual");
+          result = await syndication.runs.syndicatePost(sourceUrl, "manual");
         } catch (error) {
           if (error instanceof PostNotFoundError) throw notFound(`No post exists at ${sourceUrl}`);
           throw error;
@@ -126,9 +126,9 @@ export function postSyndicateRoute(options: RouteContext, { retryAll = false } =
         return;
       }
 
-      let run: Awaited<ReturnType<Syndication["startBatch"]>>;
+      let run: Awaited<ReturnType<Syndication["runs"]["startBatch"]>>;
       try {
-        run = await syndication.startBatch(retryAll ? "retry" : "batch", { retryFailed: retryAll });
+        run = await syndication.runs.startBatch(retryAll ? "retry" : "batch", { retryFailed: retryAll });
       } catch (error) {
         if (error instanceof SyndicationInProgressError) {
           const t = res.locals.t as Translate;

@@ -61,7 +61,7 @@ export function previewJsonRoute(context: RouteContext): RequestHandler {
         jsonError(res, 404, "not_found", `No post exists at ${parsed.data.url}`);
         return;
       }
-      const targets = await services.syndication.preview(post);
+      const targets = await services.syndication.copies.preview(post);
       res.setHeader("Cache-Control", "no-store");
       res.json({ url: post.url, targets: targets.map(previewJson) });
     } catch (error) {
@@ -131,7 +131,7 @@ async function answer(
   const draftPreview =
     outcome.draft === undefined
       ? undefined
-      : services.syndication.previewText(post, targetUid, outcome.draft);
+      : services.syndication.copies.previewText(post, targetUid, outcome.draft);
   const target: PreviewTargetView = {
     ...found,
     ...(draftPreview ? { preview: draftPreview, shown: shownCopy(draftPreview.text ?? "") } : {}),
@@ -159,7 +159,11 @@ export function checkTextRoute(context: RouteContext): RequestHandler {
       const post = await findPostById(services, res, String(req.params.id));
       const parsed = textForm.safeParse(req.body ?? {});
       const preview = parsed.success
-        ? services.syndication.previewText(post, parsed.data.target_uid, normaliseText(parsed.data.text))
+        ? services.syndication.copies.previewText(
+            post,
+            parsed.data.target_uid,
+            normaliseText(parsed.data.text),
+          )
         : null;
       const anchor = typeof req.query.anchor === "string" ? req.query.anchor.replace(/[^\w-]/g, "") : "";
       const service = parsed.success
@@ -221,7 +225,7 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
     const targetUid = parsed.data.target_uid;
     const text = normaliseText(parsed.data.text);
     const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
-    const preview = services.syndication.previewText(post, targetUid, text);
+    const preview = services.syndication.copies.previewText(post, targetUid, text);
     const refusal = refusalOf(t, name, text, preview);
     if (refusal) {
       await answer(req, res, services, post, targetUid, {
@@ -232,7 +236,7 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
       });
       return;
     }
-    await services.syndication.saveOwnText(post, targetUid, text);
+    await services.syndication.copies.saveOwnText(post, targetUid, text);
     // A copy that is out already follows its post: the save edits it (or the service cannot).
     const view = (await previewPageView(services, post)).targets.find((target) => target.uid === targetUid);
     const live = view?.state === "syndicated";
@@ -252,7 +256,7 @@ export function resetTextRoute(context: RouteContext): RequestHandler {
     const parsed = resetForm.safeParse(req.body ?? {});
     const targetUid = parsed.success ? parsed.data.target_uid : "";
     const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
-    if (parsed.success) await services.syndication.resetOwnText(post, targetUid);
+    if (parsed.success) await services.syndication.copies.resetOwnText(post, targetUid);
     // The post's properties may have changed (a Micropub client's text removed): read it again.
     const current = await findPostById(services, res, post.id);
     await answer(req, res, services, current, targetUid, {
@@ -303,7 +307,7 @@ export function sendTextRoute(context: RouteContext): RequestHandler {
       return;
     }
     const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
-    const result = await services.syndication.retry(post.url, [targetUid]);
+    const result = await services.syndication.runs.retry(post.url, [targetUid]);
     const current = await findPostById(services, res, post.id);
     const mine = result.targets.find((target) => target.uid === targetUid);
     await answer(req, res, services, current, targetUid, sentMessage(t, name, mine));

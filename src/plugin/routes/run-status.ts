@@ -63,7 +63,7 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
       const endedBetweenPolls = async () => {
         if (!query.since) return undefined;
         const after = query.since.getTime() - CLOCK_SLACK_MS;
-        const run = (await syndication.recentRuns(5)).find(
+        const run = (await syndication.reads.recentRuns(5)).find(
           (candidate) =>
             candidate.kind === "batch" && candidate.finishedAt && candidate.finishedAt.getTime() > after,
         );
@@ -82,7 +82,7 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
       let rows: ReturnType<typeof postRow>[] = [];
       if (elsewhere && (status.inProgress || endedNow) && query.since && query.row.length > 0) {
         const after = query.since.getTime() - CLOCK_SLACK_MS;
-        const entries = await syndication.summaryForPosts(query.row);
+        const entries = await syndication.reads.summaryForPosts(query.row);
         const changed = query.row.filter((id) =>
           (entries.get(id) ?? []).some((entry) => entry.updatedAt.getTime() > after),
         );
@@ -90,8 +90,8 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
           (post): post is Post => post !== null && !post.deleted,
         );
         const [checks, paused] = await Promise.all([
-          syndication.liveChecksForPosts(posts.map((post) => post.id)),
-          syndication.pausedTargets(),
+          syndication.reads.liveChecksForPosts(posts.map((post) => post.id)),
+          syndication.reads.pausedTargets(),
         ]);
         rows = posts.map((post) =>
           postRow(
@@ -112,7 +112,7 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
         const [list, runs, attention] = await Promise.all([
           loadPostList(services, view),
           recentRunsWorthListing(syndication),
-          syndication.postsNeedingAttention(),
+          syndication.reads.postsNeedingAttention(),
         ]);
         ending = {
           summary: endedNow.record

@@ -55,9 +55,9 @@ export function webhookRoute(context: RouteContext, provider: WebhookProvider): 
         res.status(200).json({ status: verdict.outcome, reason: verdict.reason });
         return;
       }
-      let run: Awaited<ReturnType<typeof syndication.startBatch>>;
+      let run: Awaited<ReturnType<typeof syndication.runs.startBatch>>;
       try {
-        run = await syndication.startBatch("webhook");
+        run = await syndication.runs.startBatch("webhook");
       } catch (error) {
         if (error instanceof SyndicationShuttingDownError) {
           // Nothing was carried out: the resend this answer asks for must not count as a replay.
