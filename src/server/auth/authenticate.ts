@@ -75,56 +75,63 @@ export function authenticate(options: {
 }): RequestHandler {
   const origin = new URL(options.baseUrl).origin;
   return async (req: Request, res: Response, next: NextFunction) => {
-    // The session comes first: a malformed token beside a valid session does not refuse it.
-    let credential: ReturnType<typeof tokenCredential> = null;
-    let malformed: unknown = null;
+    // Caught here, not left to Express: countingFailures (rate-limit.ts) calls this middleware itself,
+    // and a rejection would be lost there.
     try {
-      credential = tokenCredential(req);
+      // The session comes first: a malformed token beside a valid session does not refuse it.
+      let credential: ReturnType<typeof tokenCredential> = null;
+      let malformed: unknown = null;
+      try {
+        credential = tokenCredential(req);
+      } catch (error) {
+        malformed = error;
+      }
+      if (req.body && typeof req.body === "object") {
+        // A token must never reach a handler that might store the body (Micropub properties).
+        delete (req.body as Record<string, unknown>).access_token;
+      }
+      const session = await options.sessions.read(req);
+      if (session && (SAFE_METHODS.has(req.method) || passesCsrf(req, session.csrf, origin))) {
+        req.auth = {
+          method: "session",
+          me: session.me,
+          scope: ALL_SCOPES,
+          clientId: "session",
+          credentialId: `session:${session.sid}`,
+        };
+        req.csrfToken = session.csrf;
+        return next();
+      }
+      if (malformed) throw malformed;
+      if (credential) {
+        const verified = await options.tokens.verify(credential.token);
+        if ("reason" in verified)
+          throw unauthorized(verified.reason).localized(`error.token.${verified.code}`);
+        if (!(await options.registry.admit(verified.claims)))
+          throw unauthorized("The access token has been revoked").localized("error.token.revoked");
+        req.auth = {
+          method: credential.method,
+          me: verified.claims.me,
+          scope: verified.claims.scope,
+          clientId: verified.claims.clientId,
+          credentialId: `token:${verified.claims.id}`,
+        };
+        if (session) req.csrfToken = session.csrf;
+        return next();
+      }
+      if (session) {
+        throw new HttpError(
+          403,
+          "forbidden",
+          "This form has expired or was sent from another site. Reload the page and try again.",
+        ).localized("error.formExpired");
+      }
+      if (SAFE_METHODS.has(req.method) && prefersHtml(req)) {
+        return res.redirect(303, `/session/login?redirect=${encodeURIComponent(req.originalUrl)}`);
+      }
+      throw unauthorized("Sign in, or send an access token (Authorization: Bearer, access_token or token)");
     } catch (error) {
-      malformed = error;
+      next(error);
     }
-    if (req.body && typeof req.body === "object") {
-      // A token must never reach a handler that might store the body (Micropub properties).
-      delete (req.body as Record<string, unknown>).access_token;
-    }
-    const session = await options.sessions.read(req);
-    if (session && (SAFE_METHODS.has(req.method) || passesCsrf(req, session.csrf, origin))) {
-      req.auth = {
-        method: "session",
-        me: session.me,
-        scope: ALL_SCOPES,
-        clientId: "session",
-        credentialId: `session:${session.sid}`,
-      };
-      req.csrfToken = session.csrf;
-      return next();
-    }
-    if (malformed) throw malformed;
-    if (credential) {
-      const verified = await options.tokens.verify(credential.token);
-      if ("reason" in verified) throw unauthorized(verified.reason).localized(`error.token.${verified.code}`);
-      if (!(await options.registry.admit(verified.claims)))
-        throw unauthorized("The access token has been revoked").localized("error.token.revoked");
-      req.auth = {
-        method: credential.method,
-        me: verified.claims.me,
-        scope: verified.claims.scope,
-        clientId: verified.claims.clientId,
-        credentialId: `token:${verified.claims.id}`,
-      };
-      if (session) req.csrfToken = session.csrf;
-      return next();
-    }
-    if (session) {
-      throw new HttpError(
-        403,
-        "forbidden",
-        "This form has expired or was sent from another site. Reload the page and try again.",
-      ).localized("error.formExpired");
-    }
-    if (SAFE_METHODS.has(req.method) && prefersHtml(req)) {
-      return res.redirect(303, `/session/login?redirect=${encodeURIComponent(req.originalUrl)}`);
-    }
-    throw unauthorized("Sign in, or send an access token (Authorization: Bearer, access_token or token)");
   };
 }
