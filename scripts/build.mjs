@@ -4,7 +4,7 @@
 // which bin/possekit.js compares with src/ before it runs dist/ in a clone; and writes the empty
 // database a first start copies (src/server/database/pglite-template.ts).
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,6 +39,14 @@ for (const file of declarations(dist)) {
   const text = readFileSync(file, "utf8");
   const rewritten = text.replace(/(from\s+|import\s*\(\s*)(["'])(\.{1,2}\/[^"']+)\.ts\2/g, "$1$2$3.js$2");
   if (rewritten !== text) writeFileSync(file, rewritten);
+}
+// Indiekit reads a plug-in's locale catalogue from locales/ beside the module it imports (dist/) and
+// merges it into its own: the plug-in's words alone (syndicate.*), never the host's (status.title,
+// session.*, error.* would override Indiekit's own), for the navigation item Indiekit translates.
+mkdirSync(join(dist, "locales"));
+for (const file of readdirSync(join(root, "locales")).filter((name) => name.endsWith(".json"))) {
+  const { syndicate } = JSON.parse(readFileSync(join(root, "locales", file), "utf8"));
+  writeFileSync(join(dist, "locales", file), `${JSON.stringify({ syndicate }, null, 2)}\n`);
 }
 // The empty database a first start copies instead of running initdb (issue 18: initdb peaked at
 // 700–900 MB); made with the compiled code, by the PGlite installed now.

@@ -4,12 +4,14 @@
 // computes its base), plus whatever is not committed yet. Prints shell assignments:
 //
 //   PLAN_BASE=<commit or empty>   PLAN_WHY=<one line>
-//   MUTANTS=<ids, space-separated, or "all">   INTEROP=0|1
+//   MUTANTS=<ids, space-separated, or "all">   INTEROP=0|1   INDIEKIT=0|1
 //
 // Mutants: all of them when MUTATION=all or when there is no base; else those whose source file
 // or one of whose test files changed, whose tests import a changed helper (test/**/*.ts that is not
 // a test), and those added or edited in test/mutation/mutants.json. Interop (a 270 MB install):
-// when the change touches src/syndicators/bluesky/ or interop/, when INTEROP=1, or with no base.
+// when the change touches src/syndicators/bluesky/ or interop/bluesky/, when INTEROP=1, or with no
+// base. Indiekit (the plug-in inside the real Indiekit): when the change touches what Indiekit loads
+// of the package (INDIEKIT_PATHS below), when INDIEKIT=1, or with no base.
 //
 //   node scripts/ci-plan.mjs            the plan for HEAD
 //   node scripts/ci-plan.mjs --explain  the same, with the changed files and why each mutant runs
@@ -92,9 +94,26 @@ if (process.env.MUTATION === "all") {
 const interop =
   process.env.INTEROP === "1" ||
   !base ||
-  changed.some((file) => file.startsWith("src/syndicators/bluesky/") || file.startsWith("interop/"));
+  changed.some((file) => file.startsWith("src/syndicators/bluesky/") || file.startsWith("interop/bluesky/"));
+
+// The plug-in inside the real Indiekit (interop/indiekit/): when what Indiekit loads of the package
+// changed (the plug-in, the contract, words, views, how the package is built), or the check itself.
+const INDIEKIT_PATHS = [
+  "src/plugin/",
+  "src/contract/",
+  "locales/",
+  "views/",
+  "interop/indiekit/",
+  "scripts/build.mjs",
+  "package.json",
+];
+const indiekit =
+  process.env.INDIEKIT === "1" ||
+  !base ||
+  changed.some((file) => INDIEKIT_PATHS.some((path) => file === path || file.startsWith(path)));
 
 console.log(`PLAN_BASE=${base}`);
 console.log(`PLAN_WHY='${why.replaceAll("'", "")}'`);
 console.log(`MUTANTS='${chosen === "all" ? "all" : chosen.join(" ")}'`);
 console.log(`INTEROP=${interop ? 1 : 0}`);
+console.log(`INDIEKIT=${indiekit ? 1 : 0}`);

@@ -52,6 +52,10 @@ for (const needed of [
   "dist/cli.js",
   "dist/contract/index.d.ts",
   "dist/contract/index.js",
+  // Where Indiekit reads the plug-in's words: beside the module it imports.
+  "dist/locales/en.json",
+  "dist/locales/de.json",
+  "dist/locales/fr.json",
   "views/layout.njk",
   "locales/en.json",
   "locales/de.json",

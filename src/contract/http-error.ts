@@ -2,6 +2,20 @@
 // turns it into {"error", "error_description"} for API clients or a localised page for browsers.
 // It has the shape Indiekit's error handler reads too (`status`, `code`, `message`), so a plug-in
 // that throws it answers the same under either host.
+/**
+ * The names of @indiekit/error's classes, by status: Indiekit's error page titles itself with the
+ * localised `<name>.title`, so a page of ours under Indiekit says "Not implemented" in the reader's
+ * language instead of "HttpError".
+ */
+const INDIEKIT_ERROR_NAMES: Partial<Record<number, string>> = {
+  400: "BadRequestError",
+  401: "UnauthorizedError",
+  403: "ForbiddenError",
+  404: "NotFoundError",
+  415: "UnsupportedMediaTypeError",
+  501: "NotImplementedError",
+};
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -15,7 +29,12 @@ export class HttpError extends Error {
     readonly fields: Record<string, string> = {},
   ) {
     super(description);
-    this.name = "HttpError";
+    this.name = INDIEKIT_ERROR_NAMES[status] ?? "HttpError";
+  }
+
+  /** The scope an insufficient_scope error names: Indiekit's error handler answers `error.scope`. */
+  get scope(): string | undefined {
+    return this.fields.scope;
   }
 
   /** The machine-readable code (the same as `error`): what Indiekit's error handler reads. */

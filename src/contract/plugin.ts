@@ -3,6 +3,7 @@
 // host's internals.
 import type { Router } from "express";
 import type { Database, Migration } from "./database.ts";
+import type { KnownPosts } from "./known-posts.ts";
 import type { Logger } from "./logger.ts";
 import type { MediaLibrary } from "./media.ts";
 import type { PostSource } from "./post-source.ts";
@@ -59,17 +60,57 @@ export interface ViewLocation {
   path: string;
 }
 
-/** The server as a plug-in sees it in init(). */
-export interface Server {
+/**
+ * The least a host offers an endpoint plug-in: Indiekit's (spec §2.4), whose `init(server)` may
+ * rely on `addEndpoint` alone. Indiekit also passes its endpoints so far (a Set, in the order its
+ * plug-ins were loaded) and its publication; a plug-in reads them only to check what it needs.
+ */
+export interface IndiekitServer {
+  addEndpoint(plugin: EndpointPlugin): void;
+  /** The endpoints added before this plug-in's init: Indiekit's defaults come first. */
+  readonly endpoints?: Iterable<Pick<EndpointPlugin, "mountPath"> & { id?: string; name?: string }>;
+  readonly publication?: { me?: string };
+}
+
+/**
+ * Whether the host is possekit's, which offers views, locales, a database and the host's posts
+ * (PossekitServer) beyond what Indiekit offers.
+ *
+ * @example if (isPossekitServer(server)) server.addViews(folder);
+ */
+export function isPossekitServer(server: IndiekitServer): server is PossekitServer {
+  const extras = server as Partial<Record<keyof PossekitServer, unknown>>;
+  return (
+    typeof extras.addViews === "function" &&
+    typeof extras.addLocales === "function" &&
+    typeof extras.addMigrations === "function" &&
+    typeof extras.onStart === "function" &&
+    typeof extras.onShutdown === "function" &&
+    typeof extras.pluginOptions === "function"
+  );
+}
+
+/** The server as a plug-in sees it in init() under possekit's host: Indiekit's, and more. */
+export type Server = PossekitServer;
+
+/** possekit's host: everything Indiekit offers a plug-in, plus views, locales, a database, posts. */
+export interface PossekitServer extends IndiekitServer {
   readonly config: HostConfigView;
   readonly publication: Publication;
   /** null when the server runs without a database (application.database: false). */
   readonly database: Database | null;
   /**
-   * The host's posts as the syndication core reads them and writes their links back (the
-   * post-source port); null without a database. The host's own post service stays the host's.
+   * Every post the syndication core may send, the site's own and those kept from elsewhere
+   * (`knownPosts`), as it reads them and writes their links back (the post-source port); null
+   * without a database. The host's own post service stays the host's.
    */
   readonly postSource: PostSource | null;
+  /**
+   * Where a source of posts from elsewhere (a feed, a remote Micropub server) keeps them, so that
+   * the core reads them through `postSource` like the site's own; null without a database. Such
+   * posts never appear on the site's own faces (Micropub, its pages and feeds, its content store).
+   */
+  readonly knownPosts: KnownPosts | null;
   /**
    * Uploaded files (media.folder), served at <application.url>/media/. A syndicator reads a photo
    * of the server's own through `read` instead of fetching it over HTTP.

@@ -3,7 +3,14 @@
 // the host: routes, public webhook routes, navigation, views, locales and migrations.
 import { join } from "node:path";
 import { ConfigError } from "../contract/config-error.ts";
-import type { EndpointPlugin, NavigationItem, PluginMeta, Server } from "../contract/plugin.ts";
+import {
+  type EndpointPlugin,
+  type IndiekitServer,
+  isPossekitServer,
+  type NavigationItem,
+  type PluginMeta,
+  type Server,
+} from "../contract/plugin.ts";
 import type { PostChange } from "../contract/posts.ts";
 import {
   type NotificationSettings,
@@ -11,18 +18,23 @@ import {
   notificationSettings,
 } from "../notifications/notification-settings.ts";
 import { Notifier } from "../notifications/notifier.ts";
+import type { MicropubSource } from "../sources/micropub/micropub-source.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
 import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
+import { mountPathClash } from "./indiekit/mount-path-clash.ts";
+import { refuseToStart } from "./indiekit/refuse-start.ts";
 import { type EndpointOptions, parseEndpointOptions } from "./options.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
+import { sourceHealth, startPostSources } from "./post-sources.ts";
 import { authenticatedRoutes, publicRoutes } from "./routes/index.ts";
 
 export const PACKAGE_NAME = "@possekit/endpoint-syndicate";
 
 export class EndpointSyndicate implements EndpointPlugin {
   readonly id = "endpoint-syndicate";
-  readonly name = "Syndication endpoint";
+  /** Beside Indiekit's own "Syndication endpoint" in its plug-in list, this one says whose it is. */
+  readonly name = "possekit syndication endpoint";
   readonly options: EndpointOptions;
   readonly mountPath: string;
   readonly navigationItems: NavigationItem;
@@ -32,10 +44,20 @@ export class EndpointSyndicate implements EndpointPlugin {
   syndication: Syndication | null = null;
   /** Sends what is due without being asked; null when schedule.enabled is false or no database. */
   scheduler: Scheduler | null = null;
+  /** Posts that live elsewhere (the `sources` option), polled by the scheduler; none until init. */
+  sources: MicropubSource[] = [];
   private server: Server | null = null;
+  private readonly environment: EndpointEnvironment;
+  /** Set when init() finds Indiekit's host (no possekit extras): what the routes need of it. */
+  private indiekit: { me: string; webhookSecret: string | undefined } | null = null;
 
-  constructor(options: Record<string, unknown> = {}) {
-    this.options = parseEndpointOptions(options);
+  /**
+   * @param environment where the sources' tokens are read (`process.env`), and for tests the clock
+   * the sources poll by.
+   */
+  constructor(options: Record<string, unknown> = {}, environment: Partial<EndpointEnvironment> = {}) {
+    this.environment = { env: process.env, ...environment };
+    this.options = parseEndpointOptions(options, this.environment.env);
     this.mountPath = this.options.mountPath;
     this.navigationItems = {
       href: this.mountPath,
@@ -51,6 +73,10 @@ export class EndpointSyndicate implements EndpointPlugin {
       options: this.options,
       syndication: () => this.syndication,
       server: () => this.server,
+      sources: () => this.sources,
+      indiekit: () => this.indiekit,
+      webhookSecret: () =>
+        this.server ? this.server.config.secrets.webhookSecret : this.indiekit?.webhookSecret,
     };
     this.routes = authenticatedRoutes(context);
     this.routesPublic = publicRoutes(context);
@@ -63,9 +89,12 @@ export class EndpointSyndicate implements EndpointPlugin {
     };
   }
 
-  /** For /health: the scheduler's state and how many posts wait for the user. */
+  /** For /health: the scheduler's state, how many posts wait for the user, and the sources. */
   async health(): Promise<Record<string, unknown>> {
     if (!this.syndication) return { scheduler: "none" };
+    const sources = await Promise.all(
+      this.sources.map(async (source) => sourceHealth(await source.report())),
+    );
     const state = this.scheduler?.state();
     const lastRun = state?.lastRun;
     return {
@@ -85,15 +114,38 @@ export class EndpointSyndicate implements EndpointPlugin {
           }
         : { state: "disabled" },
       posts_needing_user: (await this.syndication.reads.postsNeedingAttention()).needingUser,
+      ...(sources.length > 0 ? { sources } : {}),
     };
   }
 
-  init(server: Server): void {
+  /**
+   * Under possekit's host: views, locales, migrations and the core on the host's database and
+   * posts. Under any other host (Indiekit, whose contract promises `addEndpoint` alone): the routes,
+   * answering from what that host offers. Under both: refuses a mountPath another endpoint holds.
+   */
+  init(server: IndiekitServer): void {
+    const clash = mountPathClash(server.endpoints, this.mountPath, PACKAGE_NAME);
+    if (!isPossekitServer(server)) {
+      if (clash) refuseToStart(PACKAGE_NAME, clash);
+      this.indiekit = {
+        me: server.publication?.me ?? "",
+        // Indiekit's configuration keeps no secrets; the spec names the environment variable.
+        webhookSecret: process.env.WEBHOOK_SECRET || undefined,
+      };
+      server.addEndpoint(this);
+      return;
+    }
+    if (clash) throw new ConfigError([clash]);
+    this.initUnderPossekit(server);
+  }
+
+  private initUnderPossekit(server: Server): void {
     this.server = server;
     server.addViews(join(PACKAGE_ROOT, "views"));
     server.addLocales(join(PACKAGE_ROOT, "locales"));
     if (server.database && server.postSource) {
       server.addMigrations(syndicationMigrations);
+      this.sources = startPostSources(server, this.options.sources, this.environment);
       const notifier = notifierFor(server, this.mountPath);
       if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
       this.syndication = new Syndication({
@@ -135,6 +187,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       if (this.options.schedule.enabled) {
         const scheduler = new Scheduler(syndication, server.logger, {
           ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
+          polled: () => this.sources,
         });
         this.scheduler = scheduler;
         const stopListening = server.postSource.onChange?.((change) => {
@@ -150,6 +203,11 @@ export class EndpointSyndicate implements EndpointPlugin {
     }
     server.addEndpoint(this);
   }
+}
+
+export interface EndpointEnvironment {
+  env: NodeJS.ProcessEnv;
+  now?: () => number;
 }
 
 /**

@@ -30,7 +30,9 @@ export function pageServices(context: RouteContext, res: Response): PageServices
   const syndication = context.syndication();
   const server = context.server();
   if (!syndication || !server?.postSource) {
-    throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
+    // Under Indiekit the plug-in has no database of its own to use (possekit's is the host's).
+    const why = context.indiekit() ? "syndicate.noDatabaseIndiekit" : "syndicate.noDatabase";
+    throw new HttpError(501, "not_implemented", translatorOf(res)(why));
   }
   return {
     syndication,

@@ -5,7 +5,10 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
+import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
+import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
+import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
@@ -29,7 +32,14 @@ export interface RouteContext {
   mountPath: string;
   options: EndpointOptions;
   syndication: () => Syndication | null;
+  /** possekit's host; null before init and under Indiekit, which offers none of its services. */
   server: () => Server | null;
+  /** The post sources of the `sources` option (their errors are shown on the page). */
+  sources: () => readonly MicropubSource[];
+  /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
+  indiekit: () => { me: string } | null;
+  /** WEBHOOK_SECRET: the host's secret, or the environment's when the host keeps none (Indiekit). */
+  webhookSecret: () => string | undefined;
 }
 
 /**
@@ -42,8 +52,22 @@ function readingNeedsAReadingScope(req: Request, _res: Response, next: NextFunct
   else next();
 }
 
+/** Under Indiekit: req.auth from Indiekit's session, res.locals.t from our catalogue. */
+function indiekitAdapters(context: RouteContext): Router {
+  const router = express.Router();
+  router.use((req, res, next) => {
+    const indiekit = context.indiekit();
+    if (!indiekit) return next();
+    indiekitSessionAuth(() => indiekit.me)(req, res, (error?: unknown) =>
+      error ? next(error) : translateUnderIndiekit(req, res, next),
+    );
+  });
+  return router;
+}
+
 export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
+  router.use(indiekitAdapters(context));
   router.use(readingNeedsAReadingScope);
   // Every page and fragment explains network codes the same way (issue 32).
   router.use((_req, res, next) => {
@@ -74,6 +98,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
 
 export function publicRoutes(context: RouteContext): Router {
   const router = express.Router();
+  router.use((req, res, next) => (context.indiekit() ? translateUnderIndiekit(req, res, next) : next()));
   router.post("/", webhookRoute(context, "netlify"));
   router.post("/webhook/netlify", webhookRoute(context, "netlify"));
   router.post("/webhook/github", webhookRoute(context, "github"));

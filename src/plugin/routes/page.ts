@@ -56,12 +56,13 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       res.redirect(302, listHref(mountPath, query));
       return;
     }
-    const [list, status, runs, needingAttention, targetStates] = await Promise.all([
+    const [list, status, runs, needingAttention, targetStates, sourceStates] = await Promise.all([
       loadPostList(services, query),
       runStatusView(syndication),
       recentRunsWorthListing(syndication),
       syndication.reads.postsNeedingAttention(),
       syndication.reads.targets(),
+      Promise.all(context.sources().map((source) => source.report())),
     ]);
     const { rows, total, page, pages, offset } = list;
     const filtered = isFiltered(query);
@@ -103,6 +104,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       runs,
       targets: configuredTargets(syndicators),
       targetStates,
+      sourceStates,
       needingAttention: needingAttention.all,
       // Refused at start in production; in development the page says it where the user looks.
       localLinks: publicationProblem(services.server.publication.me, syndicators)

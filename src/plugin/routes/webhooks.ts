@@ -34,7 +34,7 @@ export function webhookRoute(context: RouteContext, provider: WebhookProvider): 
     const verdict = await receiveWebhook(
       { provider, headers: req.headers, rawBody },
       {
-        secret: context.server()?.config.secrets.webhookSecret,
+        secret: context.webhookSecret(),
         contexts: context.options.webhook.contexts,
       },
     );
