@@ -32,6 +32,7 @@ import { PostChanges } from "./post-changes.ts";
 import { findPosts, type PostFilter, type PostPage } from "./post-filter.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
+import { copiesOfPost, everyPostsCopies, type PublicCopy, type ShownTarget } from "./public-copies.ts";
 import { RunLog } from "./run-log.ts";
 import { holdBack, type ScheduleRules } from "./schedule-gate.ts";
 import {
@@ -579,6 +580,27 @@ export class Syndication {
   ): Promise<PostPage> {
     const configuredUids = this.deps.syndicators().map((syndicator) => syndicator.info.uid);
     return findPosts(this.deps.database, { ...filter, configuredUids }, page);
+  }
+
+  /**
+   * The copies of one post a visitor may know of (public-copies.ts), or null when no post a visitor
+   * may see is at `url`. Copies on a target no longer configured, or whose copies only some people
+   * see (`info.publicCopies: false`), are left out.
+   */
+  publicCopiesOf(url: string): Promise<{ url: string; copies: PublicCopy[] } | null> {
+    return copiesOfPost(this.deps.database, url, this.publicTargets());
+  }
+
+  /** Every post's copies a visitor may know of, keyed by the post's URL, newest post first. */
+  everyPostsPublicCopies(): Promise<Map<string, PublicCopy[]>> {
+    return everyPostsCopies(this.deps.database, this.publicTargets());
+  }
+
+  private publicTargets(): ShownTarget[] {
+    return this.deps
+      .syndicators()
+      .filter((syndicator) => syndicator.info.publicCopies !== false)
+      .map(({ info }) => ({ uid: info.uid, name: info.name }));
   }
 
   /** The live checks of new posts (schedule.whenLive), keyed by post id, for the page. */
