@@ -29,7 +29,7 @@ import { sweepLiveChecks } from "./live-check-sweep.ts";
 import { fetchLive, type LiveAnswer, type LiveCheck, LiveChecks } from "./live-checks.ts";
 import { type OwnText, OwnTexts } from "./own-texts.ts";
 import { PostChanges } from "./post-changes.ts";
-import { findPosts, type PostFilter, type PostPage } from "./post-filter.ts";
+import { findPosts, knownOrigins, type PostFilter, type PostPage } from "./post-filter.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import { copiesOfPost, everyPostsCopies, type PublicCopy, type ShownTarget } from "./public-copies.ts";
@@ -601,6 +601,11 @@ export class Syndication {
       .syndicators()
       .filter((syndicator) => syndicator.info.publicCopies !== false)
       .map(({ info }) => ({ uid: info.uid, name: info.name }));
+  }
+
+  /** The origins of the posts from elsewhere (`feed:blog`, `micropub:blog`), for the page's filter. */
+  postOrigins(): Promise<string[]> {
+    return knownOrigins(this.deps.database);
   }
 
   /** The live checks of new posts (schedule.whenLive), keyed by post id, for the page. */
