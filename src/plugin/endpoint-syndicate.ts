@@ -64,7 +64,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       text: "syndicate.title",
       requiresDatabase: true,
       badge: {
-        count: async () => (await this.syndication?.postsNeedingAttention())?.needingUser ?? 0,
+        count: async () => (await this.syndication?.reads.postsNeedingAttention())?.needingUser ?? 0,
         text: "syndicate.needingUser",
       },
     };
@@ -113,7 +113,7 @@ export class EndpointSyndicate implements EndpointPlugin {
             ...(state.lastError ? { last_error: state.lastError } : {}),
           }
         : { state: "disabled" },
-      posts_needing_user: (await this.syndication.postsNeedingAttention()).needingUser,
+      posts_needing_user: (await this.syndication.reads.postsNeedingAttention()).needingUser,
       ...(sources.length > 0 ? { sources } : {}),
     };
   }
@@ -172,7 +172,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       if (server.database.engine === "pglite")
         server.onStart(async () => {
           try {
-            await syndication.recoverAfterCrash();
+            await syndication.runs.recoverAfterCrash();
           } catch (error) {
             server.logger.error("Could not resolve what the last process left", {
               error: error instanceof Error ? error.message : String(error),
@@ -197,9 +197,9 @@ export class EndpointSyndicate implements EndpointPlugin {
         server.onShutdown(async () => {
           stopListening?.();
           // The scheduler may be waiting for its run, which ends when the core shuts down.
-          await Promise.all([scheduler.stop(), syndication.shutdown()]);
+          await Promise.all([scheduler.stop(), syndication.runs.shutdown()]);
         });
-      } else server.onShutdown(() => syndication.shutdown());
+      } else server.onShutdown(() => syndication.runs.shutdown());
     }
     server.addEndpoint(this);
   }
@@ -236,7 +236,7 @@ function notifierFor(server: Server, mountPath: string): Notifier | undefined {
 /** One line per target that would not take a post, naming the setting to fix; none for the others. */
 async function checkAtStart(syndication: Syndication, logger: Server["logger"]): Promise<void> {
   try {
-    const targets = await syndication.checkTargets();
+    const targets = await syndication.runs.checkTargets();
     for (const target of targets) {
       if (target.state === "ok" || target.state === "unchecked") continue;
       const fix = target.state === "refused" && target.setting ? `; check ${target.setting}` : "";

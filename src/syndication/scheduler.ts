@@ -84,7 +84,7 @@ export class Scheduler {
     this.wake?.();
   }
 
-  /** Stops sleeping and starting runs; a run in progress is stopped by Syndication.shutdown. */
+  /** Stops sleeping and starting runs; a run in progress is stopped by Syndication.runs.shutdown. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.current.running = false;
@@ -104,9 +104,9 @@ export class Scheduler {
       try {
         // A refused target is checked when its check is due (with backoff), and the pages of new
         // posts when theirs is: neither is a run, neither takes the lease (issue 32).
-        await this.syndication.checkPausedTargets();
-        await this.syndication.sweepLiveChecks();
-        ({ next: due, run: runDue } = await this.syndication.dueMoments());
+        await this.syndication.due.checkPausedTargets();
+        await this.syndication.due.sweepLiveChecks();
+        ({ next: due, run: runDue } = await this.syndication.due.dueMoments());
         this.current.nextDueAt = due;
       } catch (error) {
         this.fail("Could not find out what is due", error);
@@ -117,7 +117,7 @@ export class Scheduler {
         if (this.stopped) break;
         // A run that leaves something due at once (a target paused for the run, a post naming a
         // target it cannot send) must not be repeated back to back: hold off, doubling each time.
-        const moments = await this.syndication.dueMoments().catch(() => ({ next: null, run: null }));
+        const moments = await this.syndication.due.dueMoments().catch(() => ({ next: null, run: null }));
         const after = moments.next;
         // Whoever sees the run's end sees what is due after it.
         this.current.nextDueAt = after;
@@ -166,7 +166,7 @@ export class Scheduler {
   /** Starts a scheduled run and waits for its end; its summary, or null when none ran. */
   private async startRun(): Promise<RunSummary | null> {
     try {
-      const run = await this.syndication.startBatch("schedule");
+      const run = await this.syndication.runs.startBatch("schedule");
       this.current.lastRun = { runId: run.id, startedAt: run.startedAt, finishedAt: null, summary: null };
       const summary = await run.done;
       this.current.lastError = null;

@@ -60,7 +60,7 @@ export function copiesOfPostRoute(context: RouteContext): RequestHandler {
     if (given === undefined) throw badRequest("url=<the post's URL> is required");
     if (Array.isArray(given)) throw badRequest("url must be given once");
     const url = checkSourceUrl(given, "url");
-    const found = await syndication.publicCopiesOf(url);
+    const found = await syndication.reads.publicCopiesOf(url);
     if (!found) throw notFound(`No post exists at ${url}`);
     sendTagged(req, res, { url: found.url, copies: found.copies.map(toJson) });
   };
@@ -69,7 +69,7 @@ export function copiesOfPostRoute(context: RouteContext): RequestHandler {
 export function everyPostsCopiesRoute(context: RouteContext): RequestHandler {
   return async (req, res) => {
     publicJson(res);
-    const posts = await syndicationOf(context).everyPostsPublicCopies();
+    const posts = await syndicationOf(context).reads.everyPostsPublicCopies();
     sendTagged(req, res, {
       posts: Object.fromEntries([...posts].map(([url, copies]) => [url, copies.map(toJson)])),
     });

@@ -39,7 +39,7 @@ export function configuredTargets(syndicators: readonly SyndicatorPlugin[]): Tar
  * are left out, the one in progress is kept.
  */
 export async function recentRunsWorthListing(syndication: Syndication): Promise<RunRecord[]> {
-  const runs = await syndication.recentRuns(RECENT_RUNS * 5);
+  const runs = await syndication.reads.recentRuns(RECENT_RUNS * 5);
   return runs
     .filter(
       (run) =>
@@ -62,10 +62,10 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       loadPostList(services, query),
       runStatusView(syndication),
       recentRunsWorthListing(syndication),
-      syndication.postsNeedingAttention(),
-      syndication.targets(),
+      syndication.reads.postsNeedingAttention(),
+      syndication.reads.targets(),
       Promise.all(context.sources().map((source) => source.report())),
-      syndication.postOrigins(),
+      syndication.reads.postOrigins(),
     ]);
     const { rows, total, page, pages, offset } = list;
     const filtered = isFiltered(query);
@@ -80,7 +80,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       const newest = all.filter((post) => post.status === "published");
       if (syndicators.length === 0 || all.length === 0)
         nextSteps = { target: syndicators.length === 0, post: all.length === 0 };
-      const entries = await syndication.summaryForPosts(newest.map((post) => post.id));
+      const entries = await syndication.reads.summaryForPosts(newest.map((post) => post.id));
       const sent = newest.filter((post) => (entries.get(post.id)?.length ?? 0) > 0);
       latest = await postRows(sent, async () => entries, syndicators, mountPath);
     }
