@@ -5,6 +5,7 @@ import {
   micropubSourceOptionsSchema,
   micropubSourceProblems,
 } from "../sources/micropub/micropub-source-options.ts";
+import { copiesOptionsSchema } from "./copies/copies-options.ts";
 import { retryOptionsSchema, scheduleOptionsSchema } from "./schedule-options.ts";
 import { webhookOptionsSchema } from "./webhooks/options.ts";
 
@@ -30,6 +31,8 @@ export const endpointOptionsSchema = z.strictObject({
   targets: z
     .strictObject({ checkAtStart: z.boolean({ error: "must be true or false" }).default(true) })
     .default({ checkAtStart: true }),
+  /** The public copies routes (docs/copies.md): requests per address and window. */
+  copies: copiesOptionsSchema,
   /** Posts that live elsewhere, syndicated from here: a remote Micropub server (docs/sources.md). */
   sources: z
     .array(micropubSourceOptionsSchema, {

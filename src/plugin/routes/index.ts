@@ -1,17 +1,19 @@
 // The endpoint's routers. Authenticated: the page, POST (single or batch), the per-post page.
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
-// authenticated route at the same path).
+// authenticated route at the same path), and the copies of posts a visitor may know of.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
 import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
+import { copiesLimiter } from "../copies/copies-limiter.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
 import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
+import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -103,6 +105,10 @@ export function publicRoutes(context: RouteContext): Router {
   router.post("/webhook/netlify", webhookRoute(context, "netlify"));
   router.post("/webhook/github", webhookRoute(context, "github"));
   router.post("/webhook", webhookRoute(context, "generic"));
+  // Links back to the copies, for a site possekit does not write (docs/copies.md).
+  const limited = copiesLimiter(context.options.copies);
+  router.get("/copies", limited, copiesOfPostRoute(context));
+  router.get("/copies.json", limited, everyPostsCopiesRoute(context));
   router.use(coreErrors);
   return router;
 }
