@@ -1,6 +1,7 @@
 // Options of the endpoint plug-in (spec §2.1), validated at construction with errors that name the option.
 import { z } from "zod";
 import { parseOptions } from "../contract/options/option-schemas.ts";
+import { ownDatabaseOptionSchema } from "./indiekit/own-database-options.ts";
 import { retryOptionsSchema, scheduleOptionsSchema } from "./schedule-options.ts";
 import { webhookOptionsSchema } from "./webhooks/options.ts";
 
@@ -26,6 +27,24 @@ export const endpointOptionsSchema = z.strictObject({
   targets: z
     .strictObject({ checkAtStart: z.boolean({ error: "must be true or false" }).default(true) })
     .default({ checkAtStart: true }),
+  /**
+   * Under a host that offers no database of possekit's (Indiekit): the plug-in's own, an embedded
+   * PGlite folder or a PostgreSQL URL. Without it the page says the endpoint needs one.
+   */
+  database: ownDatabaseOptionSchema,
+  /**
+   * Under Indiekit: possekit's own targets, by package name, with their options as possekit's
+   * config file gives them, e.g. { "@possekit/syndicator-mastodon": { url, user } }.
+   */
+  syndicators: z
+    .record(
+      z.string().regex(/^@possekit\/syndicator-[a-z-]+$/, {
+        error: 'must be a package name like "@possekit/syndicator-mastodon"',
+      }),
+      z.record(z.string(), z.unknown(), { error: "must be an object of that target's options" }),
+      { error: 'must be an object like { "@possekit/syndicator-mastodon": { url, user } }' },
+    )
+    .default({}),
 });
 
 export type EndpointOptions = z.infer<typeof endpointOptionsSchema>;
