@@ -67,7 +67,8 @@ class HostInsideIndiekit implements PossekitServer {
     const me = indiekit.publication?.me ?? "";
     this.publication = {
       me,
-      postUrlPattern: "",
+      // Never used to make a URL: the plug-in's rows are Indiekit's posts, each with its own URL.
+      postUrlPattern: "{me}{slug}",
       timezone: indiekit.publication?.timeZone ?? application.timeZone ?? "UTC",
       name: application.name ?? "Indiekit",
     };
