@@ -12,6 +12,8 @@ import { PACKAGE_ROOT } from "../src/server/package-root.ts";
 import { compare } from "./compare.ts";
 import { batchOverhead } from "./figures/batch-overhead.ts";
 import { crashRecovery } from "./figures/crash-recovery.ts";
+import { feedParse } from "./figures/feed-parse.ts";
+import { feedPolling } from "./figures/feed-polling.ts";
 import { footprint } from "./figures/footprint.ts";
 import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
@@ -38,6 +40,8 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   footprint,
   "page-first-paint": pageFirstPaint,
   publishing,
+  "feed-parse": feedParse,
+  "feed-polling": feedPolling,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]

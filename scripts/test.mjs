@@ -33,6 +33,7 @@ const SYSTEM = [
   "test/publishing/demo-posts-go-live-and-show-their-copies-with-nobody-clicking.test.ts",
   "test/publishing/git-store-pushes-at-start-what-a-killed-process-committed.test.ts",
   "test/publishing/hugo-site-built-from-the-remote-shows-the-post-and-its-copy.test.ts",
+  "test/sources/sigkill-between-copy-and-write-back-sends-once-and-links-after-restart.test.ts",
 ];
 
 /**
@@ -43,12 +44,14 @@ const SYSTEM = [
 const UNIT = [
   "src/",
   "test/cli/serve-config-mistakes-checked-in-process.test.ts",
+  "test/feeds/parse/",
   "test/indiekit/",
   "test/micropub/mf2-jf2-conversion.test.ts",
   "test/micropub/request-parsing.test.ts",
   "test/net/every-iana-special-purpose-range-is-private.test.ts",
   "test/publishing/paths-stay-inside-the-repository-and-front-matter-cannot-be-injected.test.ts",
   "test/publishing/publication-store-options-say-what-to-write.test.ts",
+  "test/sources/micropub-source-options-say-what-to-write.test.ts",
   "test/schedule/schedule-and-retry-options-say-what-to-write.test.ts",
   "test/server/config-validated-at-start.test.ts",
   "test/server/database-lock-file-and-its-folder-are-the-owners-alone.test.ts",

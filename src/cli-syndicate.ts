@@ -59,7 +59,7 @@ export async function syndicateFromCli(config: HostConfig, url: string | undefin
     let summary: RunSummary;
     if (url !== undefined) {
       try {
-        const result = await syndication.syndicatePost(url, "cli");
+        const result = await syndication.runs.syndicatePost(url, "cli");
         print({ type: "result", ...result });
         summary = summarize([result]);
       } catch (error) {
@@ -71,7 +71,7 @@ export async function syndicateFromCli(config: HostConfig, url: string | undefin
       }
     } else {
       try {
-        const run = await syndication.startBatch("cli");
+        const run = await syndication.runs.startBatch("cli");
         for await (const result of run.results) print({ type: "result", ...result });
         summary = await run.done;
       } catch (error) {

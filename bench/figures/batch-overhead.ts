@@ -61,7 +61,7 @@ async function measure(
     });
     const started = performance.now();
     const cpuAtStart = process.cpuUsage();
-    const run = await syndication.startBatch("cli");
+    const run = await syndication.runs.startBatch("cli");
     const summary = await run.done;
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuAtStart);
@@ -69,7 +69,7 @@ async function measure(
       throw new Error(
         `The batch of ${posts} syndicated ${summary.syndicated} posts (${target.calls} sends): the figure would mean nothing`,
       );
-    await syndication.shutdown();
+    await syndication.runs.shutdown();
     return {
       engine,
       asyncCommit,
@@ -341,7 +341,7 @@ export async function batchOverhead(
       title: "Per-post overhead of a batch",
       method:
         "N awaiting posts are bulk-inserted into a new, migrated database; each names one in-process target " +
-        "that returns a URL at once. The real core (`Syndication.startBatch`) runs over them with the real " +
+        "that returns a URL at once. The real core (`Syndication.runs.startBatch`) runs over them with the real " +
         "post service; the figure is the batch's wall time divided by N. A timing wrapper around the " +
         "Database interface counts and times every statement for the breakdown.",
       rows,

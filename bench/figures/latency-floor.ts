@@ -70,14 +70,14 @@ async function core(context: BenchContext, engine: EngineName, posts: number): P
       logger: createLogger("warn"),
     });
     const started = performance.now();
-    const summary = await (await syndication.startBatch("cli")).done;
+    const summary = await (await syndication.runs.startBatch("cli")).done;
     const wallMs = performance.now() - started;
     check(
       summary,
       posts,
       targets.map((t) => t.calls),
     );
-    await syndication.shutdown();
+    await syndication.runs.shutdown();
     return {
       ...result(engine, "core", posts, wallMs),
       statementsPerPost: timer.statements() / posts,

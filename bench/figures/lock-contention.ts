@@ -51,7 +51,7 @@ interface Wave {
   missingRetryAfter: number;
 }
 
-/** What a refusal costs in the core (`Syndication.startBatch`), without HTTP. */
+/** What a refusal costs in the core (`Syndication.runs.startBatch`), without HTTP. */
 interface RefusalCosts {
   /** Asked of another instance on the same database than the one running the batch. */
   otherInstance: Distribution;
@@ -122,7 +122,7 @@ async function refusalCosts(context: BenchContext, engine: EngineName): Promise<
     };
     const running = instance();
     const other = instance();
-    const run = await running.syndication.startBatch("batch");
+    const run = await running.syndication.runs.startBatch("batch");
     // The run is in progress once its post is being sent (the gate holds it there).
     while (
       target.entered === 0 &&
@@ -130,7 +130,7 @@ async function refusalCosts(context: BenchContext, engine: EngineName): Promise<
     ) {}
     const refuse = (syndication: Syndication) => async () => {
       try {
-        await syndication.startBatch("batch");
+        await syndication.runs.startBatch("batch");
       } catch (error) {
         if (error instanceof SyndicationInProgressError) return;
         throw error;
@@ -165,7 +165,7 @@ async function refusalCosts(context: BenchContext, engine: EngineName): Promise<
     };
   } finally {
     target.release();
-    await Promise.all(instances.map((syndication) => syndication.shutdown()));
+    await Promise.all(instances.map((syndication) => syndication.runs.shutdown()));
     await bench.close();
   }
 }
@@ -482,9 +482,9 @@ export async function lockContention(context: BenchContext): Promise<FigureSecti
     ? [
         ...inMemory.map(
           (m) =>
-            `**409 from the instance running the batch** (src/syndication/syndication.ts, ${ENGINE_LABEL[m.engine]}): ` +
+            `**409 from the instance running the batch** (src/syndication/runs.ts, ${ENGINE_LABEL[m.engine]}): ` +
             `a refusal there still sends ${m.refusal.sameStatements.toFixed(1)} statements. In ` +
-            "`Syndication.startBatch`, when this process is itself running a batch, refuse from memory (Retry-After " +
+            "`Syndication.runs.startBatch`, when this process is itself running a batch, refuse from memory (Retry-After " +
             "from the lease it holds and renews): no statement at all. With PGlite, one process per folder, that is " +
             "every refusal.",
         ),
@@ -500,7 +500,7 @@ export async function lockContention(context: BenchContext): Promise<FigureSecti
         ),
         ...reading.map(
           (m) =>
-            `**409 from another instance** (src/syndication/syndication.ts, ${ENGINE_LABEL[m.engine]}): a refusal ` +
+            `**409 from another instance** (src/syndication/runs.ts, ${ENGINE_LABEL[m.engine]}): a refusal ` +
             `sends ${m.refusal.otherStatements.toFixed(1)} statements (the acquire's transaction, then a read for ` +
             "Retry-After). Reading the lease first (`this.lease.current()`) and refusing when it is live makes it " +
             "one read; the acquire stays the arbiter whenever the lease looks free.",

@@ -68,11 +68,11 @@ async function main(): Promise<void> {
     logger: createLogger("warn"),
   });
   const started = performance.now();
-  const summary = await (await syndication.startBatch("cli")).done;
+  const summary = await (await syndication.runs.startBatch("cli")).done;
   const batchMs = performance.now() - started;
   if (summary.syndicated !== posts)
     throw new Error(`The batch syndicated ${summary.syndicated} of ${posts} posts`);
-  await syndication.shutdown();
+  await syndication.runs.shutdown();
   // maxRSS is in kilobytes.
   const maxRss = process.resourceUsage().maxRSS * 1024;
   const hwm = vmHwm();

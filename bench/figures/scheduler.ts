@@ -74,7 +74,7 @@ async function dueToSend(samples: number): Promise<number[]> {
     if (sent === undefined) throw new Error(`post ${i} was not sent within 10 s of being due`);
     latencies.push(sent - dueAt);
   }
-  await Promise.all([scheduler.stop(), syndication.shutdown()]);
+  await Promise.all([scheduler.stop(), syndication.runs.shutdown()]);
   await database.close();
   return latencies;
 }
@@ -100,7 +100,7 @@ async function idleCpu(posts: number, seconds: number) {
   const cpu = process.cpuUsage(cpuBefore);
   const wallMs = performance.now() - wallBefore;
   const wakeUps = scheduler.state().wakeUps - wakeUpsBefore;
-  await Promise.all([scheduler.stop(), syndication.shutdown()]);
+  await Promise.all([scheduler.stop(), syndication.runs.shutdown()]);
   await database.close();
   return { percent: ((cpu.user + cpu.system) / 1_000 / wallMs) * 100, wakeUps, wallMs };
 }

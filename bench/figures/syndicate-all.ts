@@ -70,10 +70,10 @@ async function clickToFirstResult(): Promise<number> {
   // The sweep is under way: the first checks have started.
   await sleep(CHECK_MS / 2);
   const clickedAt = performance.now();
-  let run: Awaited<ReturnType<Syndication["startBatch"]>>;
+  let run: Awaited<ReturnType<Syndication["runs"]["startBatch"]>>;
   for (;;) {
     try {
-      run = await syndication.startBatch("manual");
+      run = await syndication.runs.startBatch("manual");
       break;
     } catch (error) {
       // What the page did before issue 32: wait for the lease and click again.
@@ -84,7 +84,7 @@ async function clickToFirstResult(): Promise<number> {
   const first = await run.results[Symbol.asyncIterator]().next();
   const elapsed = performance.now() - clickedAt;
   if (first.done) throw new Error("the run streamed no result");
-  await syndication.shutdown();
+  await syndication.runs.shutdown();
   await scheduler.stop();
   await database.close();
   return elapsed;

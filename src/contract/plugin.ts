@@ -3,6 +3,7 @@
 // host's internals.
 import type { Router } from "express";
 import type { Database, Migration } from "./database.ts";
+import type { KnownPosts } from "./known-posts.ts";
 import type { Logger } from "./logger.ts";
 import type { MediaLibrary } from "./media.ts";
 import type { PostSource } from "./post-source.ts";
@@ -99,10 +100,17 @@ export interface PossekitServer extends IndiekitServer {
   /** null when the server runs without a database (application.database: false). */
   readonly database: Database | null;
   /**
-   * The host's posts as the syndication core reads them and writes their links back (the
-   * post-source port); null without a database. The host's own post service stays the host's.
+   * Every post the syndication core may send, the site's own and those kept from elsewhere
+   * (`knownPosts`), as it reads them and writes their links back (the post-source port); null
+   * without a database. The host's own post service stays the host's.
    */
   readonly postSource: PostSource | null;
+  /**
+   * Where a source of posts from elsewhere (a feed, a remote Micropub server) keeps them, so that
+   * the core reads them through `postSource` like the site's own; null without a database. Such
+   * posts never appear on the site's own faces (Micropub, its pages and feeds, its content store).
+   */
+  readonly knownPosts: KnownPosts | null;
   /**
    * Uploaded files (media.folder), served at <application.url>/media/. A syndicator reads a photo
    * of the server's own through `read` instead of fetching it over HTTP.

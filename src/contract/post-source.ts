@@ -1,7 +1,8 @@
 // The post-source port: the only way the syndication core reaches posts. possekit's host implements
-// it over its own posts (src/server/posts/post-source.ts); a feed, a remote Micropub server or
-// Indiekit implement it next. The core reads posts, pages through those awaiting syndication, and
-// writes the links of their copies back, all through these methods.
+// it over its own posts and those a source keeps from elsewhere (src/contract/known-posts.ts: a
+// feed, a remote Micropub server), in src/server/posts/post-source.ts. The core reads posts, pages
+// through those awaiting syndication, and writes the links of their copies back, all through these
+// methods.
 //
 // Besides the methods, a source in the same database names its posts to the core's SQL through one
 // relation, POST_SOURCE_RELATION, which the core only reads (joins, counts, and a share lock while it
@@ -10,8 +11,9 @@
 //   id bigint            the post's id (Post.id)         url text                 its URL
 //   status text          'published' or 'draft'          published timestamptz    when it was published
 //   deleted_at timestamptz  null unless deleted          properties jsonb         its JF2 properties
+//   origin text          null for the site's own post; else the source that knows it (known-posts.ts)
 //
-// The host's is a view over its `posts` table (host migration 002). Its `mp-syndicate-to` is
+// The host's is a view over its `posts` table (host migrations 002 and 011). Its `mp-syndicate-to` is
 // always an array, as the awaiting predicate's partial index needs.
 import type { AwaitingCursor, Post, PostChange, PostUpdate } from "./posts.ts";
 

@@ -21,6 +21,11 @@ export interface Post {
   created: Date;
   updated: Date;
   deleted: boolean;
+  /**
+   * The post source that knows this post when it is not the site's own (a feed's entry:
+   * `feed:<key>`; see src/contract/known-posts.ts). Absent for the site's own posts.
+   */
+  origin?: string;
 }
 
 /** Micropub-style update operations on JF2 properties. */

@@ -7,6 +7,8 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import type { Readable, Transform } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { isPrivateAddress } from "./private-addresses.ts";
 
 export interface OutgoingFetchPolicy {
@@ -31,6 +33,18 @@ export interface SafeFetchOptions {
   /** POST sends `body` (a webhook out); a POST is never redirected. Default GET. */
   method?: "GET" | "POST";
   body?: string;
+  /**
+   * Asks for gzip, deflate or br and decodes the answer; maxBytes then counts the decoded bytes as
+   * they stream, so a small compressed body that would inflate past the limit is cut off early.
+   */
+  decompress?: boolean;
+}
+
+/** One redirect followed: the URL that answered with it, its status and where it led. */
+export interface SafeRedirect {
+  url: string;
+  status: number;
+  location: string;
 }
 
 export interface SafeResponse {
@@ -43,6 +57,8 @@ export interface SafeResponse {
   body: Uint8Array<ArrayBuffer>;
   /** True when overflow is "truncate" and the body was longer than maxBytes. */
   truncated: boolean;
+  /** The redirects followed to reach `url`, in order (a feed stores a permanent one's target). */
+  redirects: SafeRedirect[];
 }
 
 export type OutgoingFetchFailure =
@@ -51,7 +67,8 @@ export type OutgoingFetchFailure =
   | "too-many-redirects"
   | "too-large"
   | "timeout"
-  | "unreachable";
+  | "unreachable"
+  | "undecodable";
 
 /** Why a URL could not be fetched. Messages never say what answered on a refused address. */
 export class OutgoingFetchError extends Error {
@@ -143,11 +160,34 @@ function request(
   });
 }
 
+/** Content codings decodeBody understands (RFC 9110 8.4.1; x-gzip is gzip's old name). */
+const decoders: Record<string, () => Transform> = {
+  gzip: createGunzip,
+  "x-gzip": createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+const ACCEPT_ENCODING = "gzip, deflate, br";
+
+/** The answer's body, decoded when asked and the answer is encoded; null for an unknown coding. */
+function decodedStream(response: IncomingMessage, decompress: boolean): Readable | null {
+  const coding = (response.headers["content-encoding"] ?? "").trim().toLowerCase();
+  if (!decompress || coding === "" || coding === "identity") return response;
+  const decoder = decoders[coding];
+  if (!decoder) return null;
+  const stream = decoder();
+  // An error of the answer (the connection cut) ends the decoder with it, so the reader sees it.
+  response.on("error", (error) => stream.destroy(error));
+  response.pipe(stream);
+  return stream;
+}
+
 async function readBody(
   response: IncomingMessage,
   maxBytes: number,
   overflow: "error" | "truncate",
   url: string,
+  decompress = false,
 ): Promise<{ body: Uint8Array<ArrayBuffer>; truncated: boolean }> {
   const tooLarge = (declaredBytes?: number) => {
     const error = new OutgoingFetchError(
@@ -158,26 +198,49 @@ async function readBody(
     if (declaredBytes !== undefined) error.declaredBytes = declaredBytes;
     return error;
   };
+  const source = decodedStream(response, decompress);
+  if (!source) {
+    response.destroy();
+    const coding = response.headers["content-encoding"];
+    throw new OutgoingFetchError("undecodable", url, `${url}: the answer is encoded as "${coding}"`);
+  }
+  // A declared length counts the bytes on the wire: it bounds the body only when nothing decodes it.
   const declared = Number(response.headers["content-length"]);
-  if (overflow === "error" && Number.isFinite(declared) && declared > maxBytes) {
+  if (source === response && overflow === "error" && Number.isFinite(declared) && declared > maxBytes) {
     response.destroy();
     throw tooLarge(declared);
   }
+  let answerFailed = false;
+  response.once("error", () => {
+    answerFailed = true;
+  });
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response) {
-    const buffer = chunk as Buffer;
-    if (size + buffer.length > maxBytes) {
-      response.destroy();
-      if (overflow === "error") throw tooLarge();
-      chunks.push(buffer.subarray(0, maxBytes - size));
-      size = maxBytes;
-      const body = new Uint8Array(size);
-      body.set(Buffer.concat(chunks));
-      return { body, truncated: true };
+  try {
+    for await (const chunk of source) {
+      const buffer = chunk as Buffer;
+      if (size + buffer.length > maxBytes) {
+        // Both ends closed at once: the server stops sending, the decoder stops inflating.
+        source.destroy();
+        response.destroy();
+        if (overflow === "error") throw tooLarge();
+        chunks.push(buffer.subarray(0, maxBytes - size));
+        size = maxBytes;
+        const body = new Uint8Array(size);
+        body.set(Buffer.concat(chunks));
+        return { body, truncated: true };
+      }
+      chunks.push(buffer);
+      size += buffer.length;
     }
-    chunks.push(buffer);
-    size += buffer.length;
+  } catch (error) {
+    if (error instanceof OutgoingFetchError) throw error;
+    // The decoder failed on bytes that arrived whole: they are not what the coding says.
+    if (source !== response && !answerFailed) {
+      response.destroy();
+      throw new OutgoingFetchError("undecodable", url, `${url}: the compressed answer is corrupt`, error);
+    }
+    throw error;
   }
   const body = new Uint8Array(size);
   body.set(Buffer.concat(chunks, size));
@@ -211,6 +274,10 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_OUTGOING_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const maxRedirects = options.method === "POST" ? 0 : (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS);
+  const redirectsFollowed: SafeRedirect[] = [];
+  const headers: Record<string, string> = options.decompress
+    ? { "accept-encoding": ACCEPT_ENCODING, ...options.headers }
+    : { ...options.headers };
   let current: URL;
   try {
     current = new URL(url);
@@ -228,7 +295,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
 
     let hop: Hop;
     try {
-      hop = await request(current, guarded, options.headers ?? {}, signal, options.method, options.body);
+      hop = await request(current, guarded, headers, signal, options.method, options.body);
     } catch (error) {
       if (error instanceof RefusedAddress) throw refused(href);
       if (options.signal?.aborted) throw options.signal.reason ?? error;
@@ -256,6 +323,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
       } catch {
         throw new OutgoingFetchError("invalid-url", href, `${href}: redirects to an invalid URL`);
       }
+      redirectsFollowed.push({ url: href, status, location: current.href });
       continue;
     }
     try {
@@ -264,6 +332,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         options.maxBytes,
         options.overflow ?? "error",
         href,
+        options.decompress,
       );
       return {
         url: href,
@@ -273,6 +342,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         headers: headersOf(response),
         body,
         truncated,
+        redirects: redirectsFollowed,
       };
     } catch (error) {
       if (error instanceof OutgoingFetchError) throw error;

@@ -18,6 +18,7 @@ import {
   notificationSettings,
 } from "../notifications/notification-settings.ts";
 import { Notifier } from "../notifications/notifier.ts";
+import type { MicropubSource } from "../sources/micropub/micropub-source.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
 import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
@@ -26,6 +27,7 @@ import type { OwnHost, OwnHostOpener } from "./indiekit/own-host.ts";
 import { refuseToStart } from "./indiekit/refuse-start.ts";
 import { type EndpointOptions, parseEndpointOptions } from "./options.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
+import { sourceHealth, startPostSources } from "./post-sources.ts";
 import { authenticatedRoutes, publicRoutes } from "./routes/index.ts";
 
 export const PACKAGE_NAME = "@possekit/endpoint-syndicate";
@@ -43,7 +45,10 @@ export class EndpointSyndicate implements EndpointPlugin {
   syndication: Syndication | null = null;
   /** Sends what is due without being asked; null when schedule.enabled is false or no database. */
   scheduler: Scheduler | null = null;
+  /** Posts that live elsewhere (the `sources` option), polled by the scheduler; none until init. */
+  sources: MicropubSource[] = [];
   private server: Server | null = null;
+  private readonly environment: EndpointEnvironment;
   /** Set when init() finds Indiekit's host (no possekit extras): what the routes need of it. */
   private indiekit: { me: string; webhookSecret: string | undefined } | null = null;
 
@@ -52,9 +57,14 @@ export class EndpointSyndicate implements EndpointPlugin {
   /** Under Indiekit with the `database` option: the plug-in's own database and posts. */
   private ownHost: OwnHost | null = null;
 
-  constructor(options: Record<string, unknown> = {}) {
+  /**
+   * @param environment where the sources' tokens are read (`process.env`), and for tests the clock
+   * the sources poll by.
+   */
+  constructor(options: Record<string, unknown> = {}, environment: Partial<EndpointEnvironment> = {}) {
+    this.environment = { env: process.env, ...environment };
     this.givenOptions = options;
-    this.options = parseEndpointOptions(options);
+    this.options = parseEndpointOptions(options, this.environment.env);
     this.mountPath = this.options.mountPath;
     this.navigationItems = {
       href: this.mountPath,
@@ -62,7 +72,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       // With a database of its own (Indiekit), the page works whatever the host has.
       requiresDatabase: this.options.database === undefined,
       badge: {
-        count: async () => (await this.syndication?.postsNeedingAttention())?.needingUser ?? 0,
+        count: async () => (await this.syndication?.reads.postsNeedingAttention())?.needingUser ?? 0,
         text: "syndicate.needingUser",
       },
     };
@@ -71,6 +81,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       options: this.options,
       syndication: () => this.syndication,
       server: () => this.server,
+      sources: () => this.sources,
       indiekit: () => this.indiekit,
       webhookSecret: () =>
         this.server ? this.server.config.secrets.webhookSecret : this.indiekit?.webhookSecret,
@@ -86,9 +97,12 @@ export class EndpointSyndicate implements EndpointPlugin {
     };
   }
 
-  /** For /health: the scheduler's state and how many posts wait for the user. */
+  /** For /health: the scheduler's state, how many posts wait for the user, and the sources. */
   async health(): Promise<Record<string, unknown>> {
     if (!this.syndication) return { scheduler: "none" };
+    const sources = await Promise.all(
+      this.sources.map(async (source) => sourceHealth(await source.report())),
+    );
     const state = this.scheduler?.state();
     const lastRun = state?.lastRun;
     return {
@@ -107,7 +121,8 @@ export class EndpointSyndicate implements EndpointPlugin {
             ...(state.lastError ? { last_error: state.lastError } : {}),
           }
         : { state: "disabled" },
-      posts_needing_user: (await this.syndication.postsNeedingAttention()).needingUser,
+      posts_needing_user: (await this.syndication.reads.postsNeedingAttention()).needingUser,
+      ...(sources.length > 0 ? { sources } : {}),
     };
   }
 
@@ -175,6 +190,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     const { database, postSource } = server;
     if (!database || !postSource) return;
     server.addMigrations(syndicationMigrations);
+    this.sources = startPostSources(server, this.options.sources, this.environment);
     const notifier = notifierFor(server, this.mountPath);
     if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
     this.syndication = new Syndication({
@@ -201,7 +217,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     if (database.engine === "pglite")
       server.onStart(async () => {
         try {
-          await syndication.recoverAfterCrash();
+          await syndication.runs.recoverAfterCrash();
         } catch (error) {
           server.logger.error("Could not resolve what the last process left", {
             error: error instanceof Error ? error.message : String(error),
@@ -216,6 +232,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     if (this.options.schedule.enabled) {
       const scheduler = new Scheduler(syndication, server.logger, {
         ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
+        polled: () => this.sources,
       });
       this.scheduler = scheduler;
       const stopListening = postSource.onChange?.((change) => {
@@ -225,15 +242,20 @@ export class EndpointSyndicate implements EndpointPlugin {
       server.onShutdown(async () => {
         stopListening?.();
         // The scheduler may be waiting for its run, which ends when the core shuts down.
-        await Promise.all([scheduler.stop(), syndication.shutdown()]);
+        await Promise.all([scheduler.stop(), syndication.runs.shutdown()]);
       });
-    } else server.onShutdown(() => syndication.shutdown());
+    } else server.onShutdown(() => syndication.runs.shutdown());
   }
 
   /** Under Indiekit with its own database: hands back what the core holds and closes it (tests, signals). */
   async stopOwnHost(): Promise<void> {
     await this.ownHost?.stop();
   }
+}
+
+export interface EndpointEnvironment {
+  env: NodeJS.ProcessEnv;
+  now?: () => number;
 }
 
 /**
@@ -262,7 +284,7 @@ function notifierFor(server: Server, mountPath: string): Notifier | undefined {
 /** One line per target that would not take a post, naming the setting to fix; none for the others. */
 async function checkAtStart(syndication: Syndication, logger: Server["logger"]): Promise<void> {
   try {
-    const targets = await syndication.checkTargets();
+    const targets = await syndication.runs.checkTargets();
     for (const target of targets) {
       if (target.state === "ok" || target.state === "unchecked") continue;
       const fix = target.state === "refused" && target.setting ? `; check ${target.setting}` : "";

@@ -1,6 +1,10 @@
 // Options of the endpoint plug-in (spec §2.1), validated at construction with errors that name the option.
 import { z } from "zod";
 import { parseOptions } from "../contract/options/option-schemas.ts";
+import {
+  micropubSourceOptionsSchema,
+  micropubSourceProblems,
+} from "../sources/micropub/micropub-source-options.ts";
 import { ownDatabaseOptionSchema } from "./indiekit/own-database-options.ts";
 import { retryOptionsSchema, scheduleOptionsSchema } from "./schedule-options.ts";
 import { webhookOptionsSchema } from "./webhooks/options.ts";
@@ -45,10 +49,25 @@ export const endpointOptionsSchema = z.strictObject({
       { error: 'must be an object like { "@possekit/syndicator-mastodon": { url, user } }' },
     )
     .default({}),
+  /** Posts that live elsewhere, syndicated from here: a remote Micropub server (docs/sources.md). */
+  sources: z
+    .array(micropubSourceOptionsSchema, {
+      error:
+        'must be a list, such as [{ type: "micropub", name: "blog", endpoint: "https://blog.example/micropub" }]',
+    })
+    .default([]),
 });
 
 export type EndpointOptions = z.infer<typeof endpointOptionsSchema>;
 
-export function parseEndpointOptions(options: unknown): EndpointOptions {
-  return parseOptions("endpoint-syndicate", endpointOptionsSchema, options);
+/** The options, or an OptionsError listing every mistake; `env` holds the sources' tokens. */
+export function parseEndpointOptions(
+  options: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+): EndpointOptions {
+  const schema = endpointOptionsSchema.superRefine((parsed, context) => {
+    for (const [path, message] of micropubSourceProblems(parsed.sources, env))
+      context.addIssue({ code: "custom", path: ["sources", ...path], message });
+  });
+  return parseOptions("endpoint-syndicate", schema, options);
 }

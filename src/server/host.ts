@@ -21,6 +21,7 @@ import type { Logger } from "./logger.ts";
 import { MediaStore } from "./media/media-store.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { type BuiltInPlugins, hostPlugins, loadPlugins } from "./plugins.ts";
+import { HostKnownPosts } from "./posts/known-posts.ts";
 import { postMigrations } from "./posts/migrations.ts";
 import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/post-service-interface.ts";
@@ -63,7 +64,9 @@ export class Host implements Server {
   database: Database | null = null;
   /** The host's own post service (the Micropub endpoint's); plug-ins get `postSource`. */
   posts: PostService | null = null;
+  /** Every post the core may send: the site's own and those kept from elsewhere. */
   postSource: PostSource | null = null;
+  knownPosts: HostKnownPosts | null = null;
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
@@ -177,7 +180,13 @@ export class Host implements Server {
         });
       this.publishing = new PublishingPosts(posts, store, this.database, this.logger);
       this.posts = this.publishing;
-      this.postSource = hostPostSource(this.posts);
+      this.knownPosts = new HostKnownPosts(this.database);
+      this.postSource = hostPostSource({
+        own: this.publishing,
+        all: createPostService(this.database, this.hostConfig.publication, "all"),
+        known: this.knownPosts,
+        logger: this.logger,
+      });
     }
     const fromConfig = loaded.value;
     for (const plugin of [...fromConfig, ...(this.options.plugins ?? [])]) {

@@ -3,7 +3,10 @@
 // maxSleepMs so that work written by other instances is found, and never polls: one query per
 // wake-up. When something is due it starts an ordinary batch under the shared lease, recorded with
 // the trigger `schedule`; if another run holds the lease it simply looks again when that lapses.
+// Sources that learn of posts by asking (feeds, remote Micropub servers: PolledSource) get their
+// turn at each wake-up, and the sleep ends at the earliest of their next polls too.
 import type { Logger } from "../contract/logger.ts";
+import type { PolledSource } from "../contract/polled-source.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "./errors.ts";
 import type { Syndication } from "./syndication.ts";
 import type { RunSummary } from "./types.ts";
@@ -15,6 +18,8 @@ const FIRST_HOLD_OFF_MS = 1_000;
 export interface SchedulerOptions {
   /** The longest sleep, so that work written by other instances is found (default one minute). */
   maxSleepMs?: number;
+  /** The sources to give a turn at each wake-up (read each time: sources may come and go). */
+  polled?: () => readonly PolledSource[];
 }
 
 export interface SchedulerState {
@@ -27,10 +32,18 @@ export interface SchedulerState {
   lastError: string | null;
 }
 
+/** The earlier of two moments, either of which may be absent. */
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (!a) return b;
+  if (!b) return a;
+  return a.getTime() <= b.getTime() ? a : b;
+}
+
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class Scheduler {
   private readonly maxSleepMs: number;
+  private readonly polled: () => readonly PolledSource[];
   private stopped = true;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
@@ -50,6 +63,7 @@ export class Scheduler {
     options: SchedulerOptions = {},
   ) {
     this.maxSleepMs = Math.max(1, options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS);
+    this.polled = options.polled ?? (() => []);
   }
 
   /** What /health reports. */
@@ -70,7 +84,7 @@ export class Scheduler {
     this.wake?.();
   }
 
-  /** Stops sleeping and starting runs; a run in progress is stopped by Syndication.shutdown. */
+  /** Stops sleeping and starting runs; a run in progress is stopped by Syndication.runs.shutdown. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.current.running = false;
@@ -84,12 +98,15 @@ export class Scheduler {
       this.nudged = false;
       let due: Date | null = null;
       let runDue: Date | null = null;
+      // Before what is due is read: a post a poll records may be due at once.
+      await this.pollSources();
+      if (this.stopped) break;
       try {
         // A refused target is checked when its check is due (with backoff), and the pages of new
         // posts when theirs is: neither is a run, neither takes the lease (issue 32).
-        await this.syndication.checkPausedTargets();
-        await this.syndication.sweepLiveChecks();
-        ({ next: due, run: runDue } = await this.syndication.dueMoments());
+        await this.syndication.due.checkPausedTargets();
+        await this.syndication.due.sweepLiveChecks();
+        ({ next: due, run: runDue } = await this.syndication.due.dueMoments());
         this.current.nextDueAt = due;
       } catch (error) {
         this.fail("Could not find out what is due", error);
@@ -100,7 +117,7 @@ export class Scheduler {
         if (this.stopped) break;
         // A run that leaves something due at once (a target paused for the run, a post naming a
         // target it cannot send) must not be repeated back to back: hold off, doubling each time.
-        const moments = await this.syndication.dueMoments().catch(() => ({ next: null, run: null }));
+        const moments = await this.syndication.due.dueMoments().catch(() => ({ next: null, run: null }));
         const after = moments.next;
         // Whoever sees the run's end sees what is due after it.
         this.current.nextDueAt = after;
@@ -112,12 +129,32 @@ export class Scheduler {
         } else {
           this.holdOffMs = 0;
           // What is due after the run is known: sleep until then rather than asking again at once.
-          await this.sleepUntil(after);
+          await this.sleepUntil(earliest(after, this.nextPollAt()));
         }
         continue;
       }
-      await this.sleepUntil(due);
+      await this.sleepUntil(earliest(due, this.nextPollAt()));
     }
+  }
+
+  /** Gives each polled source its turn, one after another; one that fails never stops the others. */
+  private async pollSources(): Promise<void> {
+    for (const source of this.polled()) {
+      if (this.stopped) return;
+      try {
+        await source.pollIfDue();
+      } catch (error) {
+        this.logger.error(`Could not poll ${source.origin}`, { error: describe(error) });
+      }
+    }
+  }
+
+  /** The earliest next poll of the polled sources (null: none wants one). */
+  private nextPollAt(): Date | null {
+    return this.polled().reduce<Date | null>(
+      (soonest, source) => earliest(soonest, source.nextPollAt()),
+      null,
+    );
   }
 
   /** Sleeps until `due` (at most maxSleepMs; maxSleepMs when nothing is due), or a nudge. */
@@ -129,7 +166,7 @@ export class Scheduler {
   /** Starts a scheduled run and waits for its end; its summary, or null when none ran. */
   private async startRun(): Promise<RunSummary | null> {
     try {
-      const run = await this.syndication.startBatch("schedule");
+      const run = await this.syndication.runs.startBatch("schedule");
       this.current.lastRun = { runId: run.id, startedAt: run.startedAt, finishedAt: null, summary: null };
       const summary = await run.done;
       this.current.lastError = null;

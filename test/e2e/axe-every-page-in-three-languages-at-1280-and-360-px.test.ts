@@ -96,7 +96,7 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
     await world.publish("Sent everywhere.", [world.socialUid], "Morning walk");
     await world
       .syndication()
-      .startBatch("webhook")
+      .runs.startBatch("webhook")
       .then((run) => run.done);
     await world.publish("Not sent yet: waiting for a run.", [world.socialUid]);
     const [first] = (await world.server.host.posts?.list({ limit: 1 }))?.posts ?? [];

@@ -74,7 +74,7 @@ describe("retry and held posts", () => {
     world.social.rateLimit(reset);
     for (const text of ["Held one.", "Held two.", "Held three."])
       await world.publish(text, [world.socialUid]);
-    await (await world.syndication().startBatch("manual")).done;
+    await (await world.syndication().runs.startBatch("manual")).done;
     const page = await world.signedInPage();
     await page.goto(`${world.server.url}/syndicate`);
     const banner = page.locator(".target-rate-limited");

@@ -49,7 +49,7 @@ describe("preview, edit and send the Mastodon text", () => {
     );
     const post = await world.server.host.posts?.findByUrl(url);
     assert.ok(post);
-    assert.equal((await world.syndication().ownTextsForPost(post)).size, 0, "nothing was saved");
+    assert.equal((await world.syndication().copies.ownTextsForPost(post)).size, 0, "nothing was saved");
     await page.screenshot({ path: join(SCREENSHOTS, "preview-over-the-limit.png") });
   });
 

@@ -21,7 +21,7 @@ describe("a target that refuses its credentials", () => {
     world.other.setAccessToken("a-token-issued-later");
     await world.publish("First post of the run.", [world.otherUid]);
     await world.publish("Second post of the run.", [world.otherUid]);
-    const run = await world.syndication().startBatch("manual");
+    const run = await world.syndication().runs.startBatch("manual");
     await run.done;
     const sends = world.other.requests.filter((request) => request.path === "/api/v1/statuses");
     assert.equal(sends.length, 1, "one refusal, then the target is left alone for the run");

@@ -21,7 +21,7 @@ describe("retry everything that needs attention, from the page", () => {
     world.other.setAccessToken("a-token-issued-later");
     for (const text of ["First post.", "Second post.", "Third post."])
       await world.publish(text, [world.otherUid]);
-    await (await world.syndication().startBatch("manual")).done;
+    await (await world.syndication().runs.startBatch("manual")).done;
     const sends = () => world.other.requests.filter((request) => request.path === "/api/v1/statuses");
     assert.equal(sends().length, 1, "one refusal, then the target is left alone for the run");
 

@@ -26,7 +26,7 @@ describe("the Syndicate page filters and searches its posts", () => {
     );
     await world
       .syndication()
-      .startBatch("webhook")
+      .runs.startBatch("webhook")
       .then((run) => run.done);
     await world.publish("Not sent yet.", [world.socialUid], "Evening light");
     page = await world.signedInPage({ viewport: { width: 1280, height: 900 } });
@@ -76,10 +76,10 @@ describe("the Syndicate page filters and searches its posts", () => {
     // A second run only skips the refused post (it waits for the user): it sent nothing.
     await page.goto(`${world.server.url}/syndicate`);
     const before = await page.locator("#recent-runs tbody tr").count();
-    const skipping = await world.syndication().startBatch("cli");
+    const skipping = await world.syndication().runs.startBatch("cli");
     const summary = await skipping.done;
     assert.equal(summary.syndicated, 1, "the new post is sent");
-    const nothing = await (await world.syndication().startBatch("cli")).done;
+    const nothing = await (await world.syndication().runs.startBatch("cli")).done;
     assert.deepEqual(nothing, { posts: 1, syndicated: 0, partial: 0, failed: 0, skipped: 1 });
     await page.reload();
     assert.equal(

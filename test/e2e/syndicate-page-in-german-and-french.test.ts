@@ -14,7 +14,7 @@ describe("the Syndicate page in German and in French", () => {
     first = await world.publish("Erster Beitrag über das eigene Netz.", [world.socialUid, world.otherUid]);
     await world.publish("Zweiter Beitrag.", [world.socialUid]);
     world.other.setFailure(503, "Service temporarily unavailable");
-    await world.syndication().syndicatePost(first, "manual");
+    await world.syndication().runs.syndicatePost(first, "manual");
   });
   after(() => world.close());
 

@@ -29,7 +29,7 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
     assert.equal(await openPage.locator("#syndicate-all").isDisabled(), false);
 
     world.social.hang();
-    run = await world.syndication().startBatch("webhook");
+    run = await world.syndication().runs.startBatch("webhook");
   });
   after(async () => {
     await run.done.catch(() => {});

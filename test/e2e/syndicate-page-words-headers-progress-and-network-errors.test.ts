@@ -81,7 +81,7 @@ describe("the Syndicate page's words", () => {
     await closeOther();
     world.other.close = async () => {};
     await world.publish("To a server that is gone.", [world.otherUid]);
-    await (await world.syndication().startBatch("manual")).done;
+    await (await world.syndication().runs.startBatch("manual")).done;
     const page = await world.signedInPage();
     await page.goto(`${world.server.url}/syndicate`);
     const target = page.locator(".post-row", { hasText: "server that is gone" }).locator(".target");

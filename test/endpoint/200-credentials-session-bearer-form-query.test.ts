@@ -92,7 +92,7 @@ for (const engine of engines) {
 
     it("records each of these runs as a manual single-post run", async () => {
       assert.ok(app);
-      const runs = await app.syndication().recentRuns();
+      const runs = await app.syndication().reads.recentRuns();
       assert.equal(runs.length, ways.length);
       for (const run of runs) {
         assert.equal(run.kind, "single");

@@ -110,7 +110,7 @@ for (const engine of engines) {
       const response = await app.syndicate(`?source_url=${encodeURIComponent(url)}`);
       assert.equal(response.status, 200, await response.clone().text());
       assert.equal(texts(target).at(-1), "Sent in my words");
-      const attempts = await app.syndication().attemptsForPost(id);
+      const attempts = await app.syndication().reads.attemptsForPost(id);
       assert.equal(attempts[0]?.ownText, "Sent in my words");
     });
 

@@ -44,8 +44,8 @@ for (const engine of engines) {
         await until("every post has reached the target", () => sandbox.statuses.length === before + 3);
         assert.deepEqual(texts(target).slice(before), names);
         // The answer went nowhere; the run's record says how it ended.
-        await app.syndication().idle();
-        const [run] = await app.syndication().recentRuns(1);
+        await app.syndication().runs.idle();
+        const [run] = await app.syndication().reads.recentRuns(1);
         assert.equal(run?.status, "finished");
         assert.deepEqual(run?.summary, { posts: 3, syndicated: 3, partial: 0, failed: 0, skipped: 0 });
         for (const url of posts) assert.equal((await app.source(url))["mp-syndicate-to"], undefined);

@@ -78,12 +78,12 @@ for (const engine of engines) {
       await app.syndicate(`?source_url=${encodeURIComponent(url)}`);
       target.sandbox.clearBehaviour();
       const id = await postId(url);
-      assert.equal((await app.syndication().postsNeedingAttention()).all, 1);
+      assert.equal((await app.syndication().reads.postsNeedingAttention()).all, 1);
 
       const skipped = await form(`/posts/${id}/skip`, { target_uid: target.uid });
       assert.equal(skipped.status, 303);
       assert.equal((await app.source(url))["mp-syndicate-to"], undefined);
-      assert.deepEqual(await app.syndication().postsNeedingAttention(), { needingUser: 0, all: 0 });
+      assert.deepEqual(await app.syndication().reads.postsNeedingAttention(), { needingUser: 0, all: 0 });
       assert.match(await html(`/posts/${id}`), /Skipped for this post/);
       assert.match(await html(""), /Nothing awaits syndication/);
 

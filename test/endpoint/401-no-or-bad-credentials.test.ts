@@ -66,9 +66,9 @@ for (const engine of engines) {
 
     it("still has the post awaiting after all of them", async () => {
       assert.ok(app);
-      const inProgress = await app.syndication().inProgress();
+      const inProgress = await app.syndication().reads.inProgress();
       assert.equal(inProgress, null, "no run was started");
-      assert.equal((await app.syndication().recentRuns()).length, 0);
+      assert.equal((await app.syndication().reads.recentRuns()).length, 0);
     });
   });
 }

@@ -47,7 +47,7 @@ for (const engine of engines) {
       assert.match(limited.headers.get("retry-after") ?? "", /^\d+$/);
       assert.match(await assertError(limited, 429, "too_many_requests"), /try again/);
       assert.equal(target.sandbox.requests.length, 0, "the limited request ran nothing");
-      assert.equal((await app.syndication().recentRuns()).length, 0);
+      assert.equal((await app.syndication().reads.recentRuns()).length, 0);
 
       // The budget is the token's: another credential still has its own.
       const createOnly = await app.server.token("create");

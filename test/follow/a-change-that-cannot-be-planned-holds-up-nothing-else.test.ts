@@ -37,13 +37,13 @@ for (const engine of engines) {
     it("follows the other post and sends the new one; the failed change waits for the next run", async () => {
       const fragile = await fixture.createPost("2026-02-01T00:00:00Z", [target.info.uid]);
       const sound = await fixture.createPost("2026-02-02T00:00:00Z", [target.info.uid]);
-      await collect(await fixture.syndication.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
       assert.equal(target.calls.length, 2);
 
       await fixture.posts.update(fragile.url, { replace: { content: ["boom"] } });
       await fixture.posts.update(sound.url, { replace: { content: ["Edited"] } });
       const fresh = await fixture.createPost("2026-02-03T00:00:00Z", [target.info.uid]);
-      const { summary } = await collect(await fixture.syndication.startBatch("manual"));
+      const { summary } = await collect(await fixture.syndication.runs.startBatch("manual"));
 
       assert.equal(target.updates.length, 1, "the sound post's copy is updated");
       assert.equal(target.callsFor(fresh.url).length, 1, "the new post is sent");

@@ -52,7 +52,7 @@ for (const engine of engines) {
       // One post whose sends failed and wait for a retry, one never tried, one listed by a run.
       b.behaviour = refuse503;
       const failed = await fixture.createPost("2026-01-01T00:00:00Z", [b.info.uid]);
-      await fixture.syndication.syndicatePost(failed.url, "manual");
+      await fixture.syndication.runs.syndicatePost(failed.url, "manual");
       assert.equal(b.calls.length, 1);
       const untried = await fixture.createPost("2026-01-02T00:00:00Z", uids);
       const listed = await fixture.createPost("2026-01-03T00:00:00Z", uids);
@@ -75,13 +75,13 @@ for (const engine of engines) {
       const raced = await syndicatePost(context, stale, { runId: null, trigger: "batch", force: true });
       assert.ok(raced.targets.every((t) => t.status !== "syndicated"));
       // The user retries everything that needs attention.
-      const run = await fixture.syndication.startBatch("manual", { retryFailed: true });
+      const run = await fixture.syndication.runs.startBatch("manual", { retryFailed: true });
       const { summary } = await collect(run);
 
       assert.equal(a.calls.length, 0, "nothing sent to a");
       assert.equal(b.calls.length, 1, "only the send that failed before the delete");
       assert.equal(summary.syndicated, 0);
-      const operations = await fixture.syndication.operationsForPost(untried.id);
+      const operations = await fixture.syndication.reads.operationsForPost(untried.id);
       assert.deepEqual(
         operations.map((op) => [op.targetUid, op.operation, op.state]),
         uids.map((uid) => [uid, "delete", "cancelled"]),
@@ -92,7 +92,7 @@ for (const engine of engines) {
       const gate = deferred();
       a.behaviour = gated(gate.promise, a.info.uid);
       const post = await fixture.createPost("2026-01-04T00:00:00Z", [a.info.uid]);
-      const sending = fixture.syndication.syndicatePost(post.url, "manual");
+      const sending = fixture.syndication.runs.syndicatePost(post.url, "manual");
       await a.called.promise;
       await fixture.posts.delete(post.url);
       gate.resolve();
@@ -101,8 +101,8 @@ for (const engine of engines) {
       assert.equal(sent.targets[0]?.status, "syndicated");
       assert.ok(copy);
 
-      await collect(await fixture.syndication.startBatch("manual"));
-      await collect(await fixture.syndication.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
       assert.deepEqual(a.deletes, [copy], "the copy that landed is deleted, once");
       const stored = await fixture.posts.findById(post.id);
       assert.deepEqual(stored?.properties.syndication ?? [], [], "its link left the post");

@@ -39,9 +39,9 @@ for (const engine of engines) {
 
     it("resends the idempotent target's delete once; the other's waits, unknown", async () => {
       const post = await fixture.createPost("2026-01-01T00:00:00Z", [keyed.info.uid, plain.info.uid]);
-      await collect(await fixture.syndication.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
       await fixture.posts.delete(post.url);
-      await collect(await fixture.syndication.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
       // Both deletes were claimed by a process that then died mid-call.
       await fixture.database.query(
         `UPDATE syndication_operations SET state = 'sending', claimed_by = 'dead', claimed_at = now() - interval '1 hour'
@@ -57,22 +57,22 @@ for (const engine of engines) {
 
       keyed.down = false;
       plain.down = false;
-      assert.equal(await fixture.syndication.recoverAfterCrash(), 2);
+      assert.equal(await fixture.syndication.runs.recoverAfterCrash(), 2);
       const states = async () =>
-        (await fixture.syndication.operationsForPost(post.id)).map((op) => [op.targetUid, op.state]);
+        (await fixture.syndication.reads.operationsForPost(post.id)).map((op) => [op.targetUid, op.state]);
       assert.deepEqual(await states(), [
         [keyed.info.uid, "pending"],
         [plain.info.uid, "unknown"],
       ]);
-      await collect(await fixture.syndication.startBatch("manual"));
-      await collect(await fixture.syndication.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
       assert.equal(keyed.deletes.length, 1, "carried out again, once");
       assert.equal(plain.deletes.length, 0, "never repeated without the user");
       assert.deepEqual(await states(), [
         [keyed.info.uid, "done"],
         [plain.info.uid, "unknown"],
       ]);
-      const interrupted = (await fixture.syndication.attemptsForPost(post.id)).filter(
+      const interrupted = (await fixture.syndication.reads.attemptsForPost(post.id)).filter(
         (a) => a.operation === "delete" && a.outcome === "unknown",
       );
       assert.equal(interrupted.length, 2, "the history says both were interrupted");

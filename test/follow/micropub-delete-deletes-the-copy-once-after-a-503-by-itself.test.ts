@@ -45,7 +45,7 @@ for (const engine of engines) {
 
       const post = await world.app.server.host.posts?.findByUrl(url);
       assert.ok(post);
-      const attempts = await world.app.syndication().attemptsForPost(post.id);
+      const attempts = await world.app.syndication().reads.attemptsForPost(post.id);
       assert.deepEqual(
         attempts.map((a) => [a.operation, a.outcome, a.trigger]),
         [
@@ -55,7 +55,7 @@ for (const engine of engines) {
         ],
       );
       assert.ok(
-        (await world.app.syndication().recentRuns()).every((run) => run.trigger === "schedule"),
+        (await world.app.syndication().reads.recentRuns()).every((run) => run.trigger === "schedule"),
         "no run was started by a request",
       );
 

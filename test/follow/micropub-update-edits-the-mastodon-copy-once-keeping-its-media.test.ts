@@ -52,9 +52,10 @@ for (const engine of engines) {
       await waitFor(
         "the run that edited it has ended",
         async () =>
-          (await world?.app.syndication().recentRuns())?.every((run) => run.status !== "running") ?? false,
+          (await world?.app.syndication().reads.recentRuns())?.every((run) => run.status !== "running") ??
+          false,
       );
-      const runsBefore = (await world.app.syndication().recentRuns()).length;
+      const runsBefore = (await world.app.syndication().reads.recentRuns()).length;
       assert.equal(await world.micropub(update), 204);
       assert.equal(
         await world.micropub({
@@ -67,7 +68,7 @@ for (const engine of engines) {
       await pause(1_500);
       assert.equal(world.requests("PUT", PUT).length, 1, "no second PUT");
       assert.equal(target.sandbox.statuses.length, 1, "no new status");
-      assert.equal((await world.app.syndication().recentRuns()).length, runsBefore, "no run started");
+      assert.equal((await world.app.syndication().reads.recentRuns()).length, runsBefore, "no run started");
 
       // A change the copy does not show is followed (a run looks at it) but sends nothing.
       assert.equal(
@@ -75,7 +76,7 @@ for (const engine of engines) {
         204,
       );
       await waitFor("a run has looked at the change", async () => {
-        const runs = (await world?.app.syndication().recentRuns()) ?? [];
+        const runs = (await world?.app.syndication().reads.recentRuns()) ?? [];
         return runs.length > runsBefore && runs.every((run) => run.status !== "running");
       });
       await pause(500);
@@ -83,7 +84,7 @@ for (const engine of engines) {
 
       const post = await world.app.server.host.posts?.findByUrl(url);
       assert.ok(post);
-      const attempts = await world.app.syndication().attemptsForPost(post.id);
+      const attempts = await world.app.syndication().reads.attemptsForPost(post.id);
       assert.deepEqual(
         attempts.map((a) => [a.operation, a.outcome, a.trigger]),
         [
@@ -93,7 +94,7 @@ for (const engine of engines) {
       );
 
       // The user's own words for the copy, saved from the page: the copy follows them too.
-      await world.app.syndication().saveOwnText(post, target.uid, "My own words for Mastodon");
+      await world.app.syndication().copies.saveOwnText(post, target.uid, "My own words for Mastodon");
       await waitFor("the copy is edited again", async () => world?.requests("PUT", PUT).length === 2);
       assert.match(status.text, /^My own words for Mastodon/);
 
@@ -101,7 +102,7 @@ for (const engine of engines) {
       // before its listeners ran) is found in the database and followed all the same.
       const database = world.app.server.host.database;
       assert.ok(database);
-      await world.app.syndication().resetOwnText(post, target.uid);
+      await world.app.syndication().copies.resetOwnText(post, target.uid);
       await waitFor("the copy is back to the template", async () => world?.requests("PUT", PUT).length === 3);
       const elsewhere = createPostService(database, world.app.server.host.publication);
       await elsewhere.update(url, { replace: { content: ["Third words, from elsewhere"] } });

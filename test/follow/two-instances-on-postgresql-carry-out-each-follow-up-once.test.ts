@@ -50,22 +50,22 @@ for (const engine of engines.filter((candidate) => candidate.name === "postgres"
       const posts = [];
       for (let i = 0; i < POSTS; i += 1)
         posts.push(await fixture.createPost(`2026-01-0${i + 1}T00:00:00Z`, [target.info.uid]));
-      await collect(await fixture.syndication.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
       assert.equal(target.calls.length, POSTS);
       const edited = posts.slice(0, POSTS / 2);
       const deleted = posts.slice(POSTS / 2);
       for (const post of edited) await fixture.posts.update(post.url, { replace: { content: ["Edited"] } });
       for (const post of deleted) await fixture.posts.delete(post.url);
       // The batch works out the follow-ups; the target refuses them all for now.
-      await collect(await fixture.syndication.startBatch("manual"));
+      await collect(await fixture.syndication.runs.startBatch("manual"));
       assert.equal(target.updates.length + target.deletes.length, 0);
 
       target.down = false;
       const other = fixture.instance({ holder: "other-instance" });
       await Promise.all(
         posts.flatMap((post) => [
-          fixture.syndication.followPost(post.url, "manual", { retryFailed: true }),
-          other.followPost(post.url, "manual", { retryFailed: true }),
+          fixture.syndication.runs.followPost(post.url, "manual", { retryFailed: true }),
+          other.runs.followPost(post.url, "manual", { retryFailed: true }),
         ]),
       );
       assert.equal(target.updates.length, POSTS / 2, "one update per edited post");

@@ -83,13 +83,13 @@ describe("the plug-in inside Indiekit with its own database", () => {
       assert.deepEqual(added, [plugin], "the endpoint is added once its core is ready");
       assert.ok(plugin.syndication, "the core is built on the plug-in's own database");
       assert.equal((plugin.navigationItems as NavigationItem).requiresDatabase, false);
-      const targets = await plugin.syndication.targets();
+      const targets = await plugin.syndication.reads.targets();
       assert.deepEqual(
         targets.map((target) => target.uid),
         ["https://social.example/@me"],
         "Indiekit's own syndicator is one of the targets",
       );
-      assert.equal(await plugin.syndication.nextDue(), null, "nothing waits in a new database");
+      assert.equal(await plugin.syndication.due.nextDue(), null, "nothing waits in a new database");
     } finally {
       await plugin.stopOwnHost();
     }
@@ -111,7 +111,7 @@ describe("the plug-in inside Indiekit with its own database", () => {
       // A syndicator plug-in listed after ours in Indiekit's plugins adds itself later.
       const later = indiekitStyleSyndicator("https://later.example/", () => "https://later.example/2");
       host.publication.syndicationTargets.push(later.syndicator);
-      const uids = (await plugin.syndication?.targets())?.map((target) => target.uid);
+      const uids = (await plugin.syndication?.reads.targets())?.map((target) => target.uid);
       assert.deepEqual(uids, ["https://web.archive.org/", "https://later.example/"]);
     } finally {
       await plugin.stopOwnHost();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { jf2ToMf2Item, mf2PropertiesToJf2 } from "../../src/server/micropub/mf2-jf2.ts";
+import { jf2ToMf2Item, mf2PropertiesToJf2 } from "../../src/contract/mf2-jf2.ts";
 
 describe("mf2 JSON to stored JF2 and back", () => {
   it("keeps single values plain and the always-array properties as arrays", () => {

@@ -71,7 +71,7 @@ describe("a 401 pauses the target on every instance until a check succeeds (Post
     posts = createPostService(databases[0] as Database, publication);
   });
   after(async () => {
-    await Promise.all(instances.map((instance) => instance.shutdown()));
+    await Promise.all(instances.map((instance) => instance.runs.shutdown()));
     await Promise.all(databases.map((database) => database.close()));
     await shared.drop();
     await sandbox.close();
@@ -81,24 +81,24 @@ describe("a 401 pauses the target on every instance until a check succeeds (Post
     const [first, second] = instances as [Syndication, Syndication];
     sandbox.setFailure(401, "The access token is invalid", "POST /api/v1/statuses");
     await createPost();
-    await collect(await first.startBatch("batch"));
+    await collect(await first.runs.startBatch("batch"));
     assert.equal(statusRequests(), 1, "the refusal itself");
 
     const later = await createPost();
     await createPost();
     for (const instance of [second, first]) {
-      const { results } = await collect(await instance.startBatch("schedule"));
+      const { results } = await collect(await instance.runs.startBatch("schedule"));
       const held = results.filter((result) => result.targets[0]?.error?.startsWith("Paused: "));
       assert.equal(held.length, 2, "posts 2 and 3 held back by the pause");
-      const single = await instance.syndicatePost(later.url, "webhook");
+      const single = await instance.runs.syndicatePost(later.url, "webhook");
       assert.match(
         single.targets[0]?.error ?? "",
         /^Paused: @alice@\S+ refused the credentials \(Mastodon: 401 The access token is invalid\), until a check succeeds/,
       );
       // Nothing is due for the refused target but its check, a minute after the refusal.
-      const due = (await instance.nextDue())?.getTime() ?? 0;
+      const due = (await instance.due.nextDue())?.getTime() ?? 0;
       assert.ok(due > now, `due ${new Date(due).toISOString()} is after now`);
-      assert.equal((await instance.pausedTargets()).get(uid)?.kind, "refused");
+      assert.equal((await instance.reads.pausedTargets()).get(uid)?.kind, "refused");
     }
     assert.equal(statusRequests(), 1, "not one more post reached the refused target from either instance");
   });
@@ -107,27 +107,27 @@ describe("a 401 pauses the target on every instance until a check succeeds (Post
     const [first, second] = instances as [Syndication, Syndication];
     sandbox.setFailure(401, "The access token is invalid", "GET /api/v1/accounts/verify_credentials");
     const checks = verifyRequests();
-    assert.equal(await second.checkPausedTargets(), 0, "no check before its time");
+    assert.equal(await second.due.checkPausedTargets(), 0, "no check before its time");
     assert.equal(verifyRequests(), checks);
     // The check is due a minute after the refusal (the backoff's base).
-    const checkAt = (await second.pausedTargets()).get(uid)?.checkAt?.getTime() ?? 0;
+    const checkAt = (await second.reads.pausedTargets()).get(uid)?.checkAt?.getTime() ?? 0;
     assert.ok(checkAt - now > 50_000, "about a minute ahead");
     now = checkAt;
-    assert.equal(await second.checkPausedTargets(), 1);
+    assert.equal(await second.due.checkPausedTargets(), 1);
     assert.equal(verifyRequests(), checks + 1);
-    assert.equal(await first.checkPausedTargets(), 0, "the other instance sees the check was made");
-    await collect(await first.startBatch("schedule"));
+    assert.equal(await first.due.checkPausedTargets(), 0, "the other instance sees the check was made");
+    await collect(await first.runs.startBatch("schedule"));
     assert.equal(statusRequests(), 1);
   });
 
   it("once the user fixes the token and clicks Check now on one instance, both send again", async () => {
     const [first, second] = instances as [Syndication, Syndication];
     sandbox.clearBehaviour();
-    await first.checkTargets();
-    assert.equal((await second.pausedTargets()).size, 0);
-    const due = await second.nextDue();
+    await first.runs.checkTargets();
+    assert.equal((await second.reads.pausedTargets()).size, 0);
+    const due = await second.due.nextDue();
     assert.ok(due && due.getTime() <= Date.now(), "the held-back posts are due at once");
-    await collect(await second.startBatch("schedule"));
+    await collect(await second.runs.startBatch("schedule"));
     assert.ok(statusRequests() >= 3, `the held-back posts went out (${statusRequests()} requests)`);
   });
 });

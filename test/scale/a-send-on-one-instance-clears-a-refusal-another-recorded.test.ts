@@ -104,7 +104,7 @@ describe("a send on one instance clears a refusal another instance recorded (Pos
     // The token works again; the user retries the refused post on the first instance, which has not
     // read the targets since: the send goes out and succeeds.
     target.sandbox.setAccessToken(token);
-    const again = await first.syndication().retry(refused.url, [target.uid]);
+    const again = await first.syndication().runs.retry(refused.url, [target.uid]);
     assert.equal(again.status, "syndicated", JSON.stringify(again));
 
     const seen = await stateOn(second);

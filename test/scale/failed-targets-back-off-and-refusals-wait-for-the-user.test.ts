@@ -187,8 +187,8 @@ describe("failed targets across instances", () => {
       publication,
       logger,
     });
-    const retried = await page.retry(url);
-    await page.shutdown();
+    const retried = await page.runs.retry(url);
+    await page.runs.shutdown();
     assert.equal(retried.status, "syndicated");
     assert.equal(retried.targets[0]?.status, "syndicated");
     const after = await ledger(url);

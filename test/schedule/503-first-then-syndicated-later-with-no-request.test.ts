@@ -40,7 +40,7 @@ for (const engine of engines) {
 
       const post = await app.server.host.posts?.findByUrl(url);
       assert.ok(post);
-      const attempts = await app.syndication().attemptsForPost(post.id);
+      const attempts = await app.syndication().reads.attemptsForPost(post.id);
       assert.deepEqual(
         attempts.map((a) => [a.trigger, a.outcome]),
         [
@@ -48,7 +48,7 @@ for (const engine of engines) {
           ["schedule", "failed"],
         ],
       );
-      const runs = await app.syndication().recentRuns();
+      const runs = await app.syndication().reads.recentRuns();
       assert.ok(
         runs.every((run) => run.trigger === "schedule"),
         "no run was started by a request",

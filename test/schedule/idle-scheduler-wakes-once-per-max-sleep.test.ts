@@ -31,7 +31,7 @@ for (const engine of engines) {
       assert.ok(wakeUps <= 11, `at most one wake-up per 200 ms, not ${wakeUps}`);
       assert.ok(wakeUps >= 5, `it keeps looking (${wakeUps} wake-ups)`);
       assert.equal(scheduler.state().nextDueAt, null);
-      assert.deepEqual(await app.syndication().recentRuns(), []);
+      assert.deepEqual(await app.syndication().reads.recentRuns(), []);
     });
   });
 }

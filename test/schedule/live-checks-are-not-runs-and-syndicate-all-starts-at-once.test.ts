@@ -45,7 +45,7 @@ for (const engine of engines) {
     });
     after(async () => {
       gate.resolve();
-      await Promise.all(instances.map((instance) => instance.shutdown()));
+      await Promise.all(instances.map((instance) => instance.runs.shutdown()));
       await fixture.close();
     });
 
@@ -64,25 +64,25 @@ for (const engine of engines) {
           return { live: false, status: 404, error: "404 Not Found" };
         },
       });
-      syndication.onEvent((event) => events.push(event));
+      syndication.runs.onEvent((event) => events.push(event));
       instances.push(syndication);
       return syndication;
     };
 
     it("the sweep holds no lease; Syndicate all starts during it and streams its first result", async () => {
       const syndication = instance();
-      assert.equal((await syndication.dueMoments()).run, null, "no run is due for posts not seen live");
-      const sweep = syndication.sweepLiveChecks();
+      assert.equal((await syndication.due.dueMoments()).run, null, "no run is due for posts not seen live");
+      const sweep = syndication.due.sweepLiveChecks();
       await checking.promise;
-      assert.equal(await syndication.inProgress(), null, "the sweep takes no lease");
-      assert.deepEqual(await syndication.recentRuns(), [], "nor is it recorded as a run");
+      assert.equal(await syndication.reads.inProgress(), null, "the sweep takes no lease");
+      assert.deepEqual(await syndication.reads.recentRuns(), [], "nor is it recorded as a run");
 
       // Started at once (no 409), and its first result streams while the sweep still waits.
-      const run = await syndication.startBatch("manual");
+      const run = await syndication.runs.startBatch("manual");
       const first = await run.results[Symbol.asyncIterator]().next();
       assert.equal(first.done, false);
       assert.equal(first.value?.targets[0]?.status, "syndicated");
-      await syndication.shutdown();
+      await syndication.runs.shutdown();
       gate.resolve();
       assert.equal(await sweep, 100, "a sweep checks a page of posts at a time");
       assert.deepEqual(
@@ -94,7 +94,7 @@ for (const engine of engines) {
 
     it("a scheduled run reports no post that only waits for its page, and counts none as skipped", async () => {
       const syndication = instance();
-      const { results, summary } = await collect(await syndication.startBatch("schedule"));
+      const { results, summary } = await collect(await syndication.runs.startBatch("schedule"));
       const waiting = results.filter((result) => result.targets.some((t) => t.status === "skipped"));
       assert.deepEqual(waiting, [], "no post is reported for waiting");
       assert.equal(summary.skipped, 0);
@@ -116,15 +116,15 @@ for (const engine of engines) {
         options: { schedule: { whenLive: false, afterPublishMs: 0 } },
       });
       instances.push(syndication);
-      const scheduled = await syndication.startBatch("schedule");
+      const scheduled = await syndication.runs.startBatch("schedule");
       await target.called.promise;
-      const asked = syndication.startBatch("manual");
+      const asked = syndication.runs.startBatch("manual");
       opened.resolve();
       const run = await asked;
       assert.equal(run.trigger, "manual");
       const summary = await scheduled.done;
       assert.equal(summary.syndicated, 1, "the scheduled run stopped after the post it was on");
-      await syndication.shutdown();
+      await syndication.runs.shutdown();
     });
   });
 }

@@ -39,7 +39,7 @@ for (const engine of engines) {
       await app.createPost({ content: "waits for a click", targets: [target.uid] });
       await pause(1_200);
       assert.equal(target.sandbox.statuses.length, 0);
-      assert.deepEqual(await app.syndication().recentRuns(), []);
+      assert.deepEqual(await app.syndication().reads.recentRuns(), []);
 
       const answer = await app.syndicate();
       assert.equal(answer.status, 200);

@@ -62,9 +62,9 @@ for (const engine of engines) {
       });
       const failedBefore = await fixture.createPost("2024-01-05T00:00:00Z", [uid]);
       const last = await fixture.createPost("2024-01-06T00:00:00Z", [uid]);
-      await fixture.syndication.saveOwnText(saved, uid, "Words saved on the page");
-      await fixture.syndication.saveOwnText(saved, other, "Other words for the other target");
-      await fixture.syndication.saveOwnText(both, uid, "Words saved on the page win");
+      await fixture.syndication.copies.saveOwnText(saved, uid, "Words saved on the page");
+      await fixture.syndication.copies.saveOwnText(saved, other, "Other words for the other target");
+      await fixture.syndication.copies.saveOwnText(both, uid, "Words saved on the page win");
       // A row the ledger already holds, waiting for its backoff: read with the page, it is skipped.
       await fixture.database.query(
         `INSERT INTO syndication_targets (post_id, target_uid, state, attempts, idempotency_key, last_error, next_attempt_at)
@@ -84,7 +84,7 @@ for (const engine of engines) {
         options: { targetTimeoutMs: 30_000, clock: fixture.clock.now },
       });
       try {
-        const { results } = await collect(await syndication.startBatch("manual"));
+        const { results } = await collect(await syndication.runs.startBatch("manual"));
         assert.deepEqual(
           results.map((result) => [result.url, result.status]),
           [
@@ -98,7 +98,7 @@ for (const engine of engines) {
         );
         assert.match(results[4]?.targets[0]?.error ?? "", /Service unavailable \(next attempt after/);
       } finally {
-        await syndication.shutdown();
+        await syndication.runs.shutdown();
       }
 
       const textOf = (postUrl: string, of = target) => of.callsFor(postUrl).map((call) => call.text);

@@ -18,7 +18,7 @@ for (const engine of engines) {
       const posts = [];
       for (let day = 1; day <= 6; day += 1)
         posts.push(await fixture.createPost(`2024-01-0${day}T00:00:00Z`, [uid]));
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const seen: PostResult[] = [];
       for await (const result of run.results) {
         seen.push(result);
@@ -32,7 +32,7 @@ for (const engine of engines) {
 
     it("with no listener at all the run still completes", async () => {
       const post = await fixture.createPost("2024-02-01T00:00:00Z", [uid]);
-      const run = await fixture.syndication.startBatch("cli");
+      const run = await fixture.syndication.runs.startBatch("cli");
       assert.equal((await run.done).posts, 1);
       assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1);
     });
@@ -40,7 +40,7 @@ for (const engine of engines) {
     it("two listeners each receive every result; one that arrives after the end gets nothing", async () => {
       await fixture.createPost("2024-03-01T00:00:00Z", [uid]);
       await fixture.createPost("2024-03-02T00:00:00Z", [uid]);
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const read = async () => {
         const urls: string[] = [];
         for await (const result of run.results) urls.push(result.url);

@@ -32,7 +32,7 @@ for (const engine of engines) {
 
     it("three targets of 300 ms overlap: each was called before any of them answered", async () => {
       const post = await fixture.createPost("2024-01-01T00:00:00Z", uids);
-      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(result.status, "syndicated");
       assert.equal(spans.size, 3);
       const all = [...spans.values()];

@@ -18,7 +18,7 @@ for (const engine of engines) {
       const [one, two] = fixture.targets;
       assert.ok(one && two);
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [first]);
-      const sent = await fixture.syndication.syndicatePost(post.url, "manual");
+      const sent = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       const copy = sent.targets[0]?.url;
       assert.ok(copy);
 
@@ -26,7 +26,7 @@ for (const engine of engines) {
       await fixture.posts.update(post.url, {
         replace: { "mp-syndicate-to": [first, second], syndication: [] },
       });
-      const { results } = await collect(await fixture.syndication.startBatch("batch"));
+      const { results } = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(one.callsFor(post.url).length, 1, "never called again");
       assert.equal(two.callsFor(post.url).length, 1);
       const [result] = results;
@@ -55,21 +55,21 @@ for (const engine of engines) {
       };
       let copy: string | undefined;
       try {
-        copy = (await fixture.syndication.syndicatePost(post.url, "manual")).targets[0]?.url;
+        copy = (await fixture.syndication.runs.syndicatePost(post.url, "manual")).targets[0]?.url;
       } finally {
         fixture.posts.update = realUpdate;
       }
       assert.ok(copy);
       assert.equal((await fixture.posts.findByUrl(post.url))?.properties.syndication, undefined);
-      await fixture.syndication.syndicatePost(post.url, "manual");
+      await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.deepEqual((await fixture.posts.findByUrl(post.url))?.properties.syndication, [copy]);
     });
 
     it("a post with nothing left to do is unchanged, its syndicated targets listed", async () => {
       const post = await fixture.createPost("2024-01-02T00:00:00Z", [first, second]);
-      await fixture.syndication.syndicatePost(post.url, "manual");
+      await fixture.syndication.runs.syndicatePost(post.url, "manual");
       const updatesBefore = fixture.updates.get(post.url);
-      const again = await fixture.syndication.syndicatePost(post.url, "manual");
+      const again = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(again.status, "unchanged");
       assert.deepEqual(
         again.targets.map((target) => target.status),

@@ -49,7 +49,7 @@ for (const engine of engines) {
 
     it("attempt n waits min(2^n minutes, 1 day); meanwhile runs skip it with its last error", async () => {
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [flaky]);
-      const first = await collect(await fixture.syndication.startBatch("batch"));
+      const first = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(first.results[0]?.status, "failed");
       let row = await ledgerRow(fixture.database, post.id, flaky);
       assert.equal(row?.state, "failed");
@@ -57,7 +57,7 @@ for (const engine of engines) {
       assert.equal(row?.permanent, false);
       assert.equal(waitMinutes(row?.next_attempt_at), 2);
 
-      const second = await collect(await fixture.syndication.startBatch("batch"));
+      const second = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(flakyTarget.callsFor(post.url).length, 1, "not called during the backoff");
       const skipped = second.results[0]?.targets[0];
       assert.equal(second.results[0]?.status, "unchanged");
@@ -68,7 +68,7 @@ for (const engine of engines) {
       await fixture.database.query(
         "UPDATE syndication_targets SET next_attempt_at = now() - interval '1 second', idempotency_key = 'stored-key'",
       );
-      await collect(await fixture.syndication.startBatch("batch"));
+      await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(flakyTarget.callsFor(post.url).length, 2);
       assert.equal(flakyTarget.calls[1]?.idempotencyKey, "stored-key");
       row = await ledgerRow(fixture.database, post.id, flaky);
@@ -79,7 +79,7 @@ for (const engine of engines) {
       await fixture.database.query(
         "UPDATE syndication_targets SET attempts = 40, next_attempt_at = now() - interval '1 second'",
       );
-      await collect(await fixture.syndication.startBatch("batch"));
+      await collect(await fixture.syndication.runs.startBatch("batch"));
       row = await ledgerRow(fixture.database, post.id, flaky);
       assert.equal(row?.attempts, 41);
       assert.equal(waitMinutes(row?.next_attempt_at), 24 * 60);
@@ -87,19 +87,19 @@ for (const engine of engines) {
 
     it("a permanent refusal is not retried automatically, only by the user", async () => {
       const post = await fixture.createPost("2024-01-02T00:00:00Z", [refusing]);
-      await fixture.syndication.syndicatePost(post.url, "manual");
+      await fixture.syndication.runs.syndicatePost(post.url, "manual");
       const row = await ledgerRow(fixture.database, post.id, refusing);
       assert.equal(row?.state, "failed");
       assert.equal(row?.permanent, true);
       assert.equal(row?.next_attempt_at, null);
 
-      const again = await fixture.syndication.syndicatePost(post.url, "manual");
+      const again = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(refusingTarget.callsFor(post.url).length, 1);
       assert.match(again.targets[0]?.error ?? "", /401 The access token is invalid \(refused permanently/);
 
       // The user fixed the token and retries from the page.
       refusingTarget.behaviour = (call, count) => copyUrl(refusing, call.postUrl, count);
-      const retried = await fixture.syndication.retry(post.url, [refusing]);
+      const retried = await fixture.syndication.runs.retry(post.url, [refusing]);
       assert.equal(retried.status, "syndicated");
       assert.equal(refusingTarget.callsFor(post.url).length, 2);
       assert.equal((await ledgerRow(fixture.database, post.id, refusing))?.state, "syndicated");
@@ -107,11 +107,11 @@ for (const engine of engines) {
 
     it("retryFailed sends targets in backoff at once", async () => {
       const post = await fixture.createPost("2024-01-03T00:00:00Z", [flaky]);
-      await fixture.syndication.syndicatePost(post.url, "manual");
+      await fixture.syndication.runs.syndicatePost(post.url, "manual");
       flakyTarget.behaviour = (call, count) => copyUrl(flaky, call.postUrl, count);
-      const skipped = await fixture.syndication.syndicatePost(post.url, "manual");
+      const skipped = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(skipped.targets[0]?.status, "skipped");
-      const forced = await fixture.syndication.syndicatePost(post.url, "manual", { retryFailed: true });
+      const forced = await fixture.syndication.runs.syndicatePost(post.url, "manual", { retryFailed: true });
       assert.equal(forced.targets[0]?.status, "syndicated");
       assert.equal(flakyTarget.callsFor(post.url).length, 2);
     });

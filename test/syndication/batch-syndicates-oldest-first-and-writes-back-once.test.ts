@@ -21,7 +21,7 @@ for (const engine of engines) {
       const early = await fixture.createPost("2024-03-01T00:00:00Z", [mastodon, bluesky]);
       const draft = await fixture.createPost("2024-01-01T00:00:00Z", [mastodon], { "post-status": "draft" });
 
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const { results, summary } = await collect(run);
 
       assert.deepEqual(
@@ -68,13 +68,13 @@ for (const engine of engines) {
     });
 
     it("with nothing awaiting, ends at once with an empty summary", async () => {
-      const { results, summary } = await collect(await fixture.syndication.startBatch("batch"));
+      const { results, summary } = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.deepEqual(results, []);
       assert.deepEqual(summary, { posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 });
     });
 
     it("records each run with its counts", async () => {
-      const runs = await fixture.syndication.recentRuns(5);
+      const runs = await fixture.syndication.reads.recentRuns(5);
       assert.equal(runs.length, 2);
       assert.equal(runs[0]?.status, "finished");
       assert.deepEqual(runs[0]?.summary, { posts: 0, syndicated: 0, partial: 0, failed: 0, skipped: 0 });
@@ -83,7 +83,7 @@ for (const engine of engines) {
       assert.equal(runs[1]?.trigger, "batch");
       assert.equal(runs[1]?.holder, fixture.syndication.holder);
       assert.ok(runs[1]?.finishedAt);
-      assert.equal(await fixture.syndication.inProgress(), null, "the lease is released");
+      assert.equal(await fixture.syndication.reads.inProgress(), null, "the lease is released");
     });
   });
 }

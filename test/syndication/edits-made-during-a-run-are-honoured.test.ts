@@ -28,7 +28,7 @@ for (const engine of engines) {
       slowTarget.behaviour = gated(gate.promise, slow);
       await fixture.createPost("2024-01-01T00:00:00Z", [slow]);
       const later = await fixture.createPost("2024-01-02T00:00:00Z", [other, slow]);
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const finished = collect(run);
       await slowTarget.called.promise;
       await fixture.posts.update(later.url, { delete: { "mp-syndicate-to": [other] } });

@@ -28,12 +28,12 @@ for (const engine of engines) {
       slowTarget.behaviour = gated(gate.promise, slow);
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [slow, fast]);
 
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const batch = collect(run);
       // The batch has claimed and called the slow target and is waiting for its answer.
       await slowTarget.called.promise;
 
-      const single = await fixture.instance().syndicatePost(post.url, "manual");
+      const single = await fixture.instance().runs.syndicatePost(post.url, "manual");
       gate.resolve();
       const { results } = await batch;
 
@@ -64,7 +64,7 @@ for (const engine of engines) {
       const instances = [fixture.syndication, fixture.instance(), fixture.instance()];
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, index) =>
-          (instances[index % instances.length] ?? fixture.syndication).syndicatePost(post.url, "manual"),
+          (instances[index % instances.length] ?? fixture.syndication).runs.syndicatePost(post.url, "manual"),
         ),
       );
       assert.equal(slowTarget.callsFor(post.url).length, 1);
@@ -73,7 +73,7 @@ for (const engine of engines) {
         result.targets.filter((target) => target.status === "syndicated"),
       );
       assert.equal(sent.length, 2);
-      const entries = await fixture.syndication.entriesForPost(post.id);
+      const entries = await fixture.syndication.reads.entriesForPost(post.id);
       assert.deepEqual(entries.map((entry) => [entry.targetUid, entry.state, entry.attempts]).sort(), [
         [fast, "syndicated", 1],
         [slow, "syndicated", 1],
@@ -88,9 +88,9 @@ for (const engine of engines) {
       slowTarget.behaviour = gated(gate.promise, slow);
       const post = await fixture.createPost("2024-01-03T00:00:00Z", [slow]);
       const attempts = await Promise.allSettled([
-        fixture.syndication.startBatch("batch"),
-        fixture.instance().startBatch("webhook"),
-        fixture.instance().startBatch("cli"),
+        fixture.syndication.runs.startBatch("batch"),
+        fixture.instance().runs.startBatch("webhook"),
+        fixture.instance().runs.startBatch("cli"),
       ]);
       const started = attempts.flatMap((attempt) => (attempt.status === "fulfilled" ? [attempt.value] : []));
       assert.equal(started.length, 1);

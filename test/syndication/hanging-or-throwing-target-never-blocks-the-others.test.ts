@@ -30,7 +30,7 @@ for (const engine of engines) {
     it("a hanging target times out and fails while the other target of the post succeeds", async () => {
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [hanging, fine]);
       const started = Date.now();
-      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.ok(Date.now() - started < 10_000, "the post did not wait for the hanging target");
       assert.equal(result.status, "partial");
       const [hung, ok] = result.targets;
@@ -49,7 +49,7 @@ for (const engine of engines) {
 
     it("a target that throws, or returns no URL, fails with its message; the others go on", async () => {
       const post = await fixture.createPost("2024-01-02T00:00:00Z", [throwing, garbage, fine]);
-      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(result.status, "partial");
       assert.deepEqual(
         result.targets.map((target) => [target.uid, target.status, target.error]),
@@ -63,7 +63,7 @@ for (const engine of engines) {
 
     it("a post whose every target fails is failed", async () => {
       const post = await fixture.createPost("2024-01-03T00:00:00Z", [throwing]);
-      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(result.status, "failed");
       assert.deepEqual(result.syndication, []);
     });

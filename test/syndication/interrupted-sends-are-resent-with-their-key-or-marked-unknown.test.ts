@@ -50,7 +50,7 @@ for (const engine of engines) {
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [idempotent, plain]);
       await crashMidSend(post.id, post.url, [idempotent, plain]);
 
-      const { results } = await collect(await fixture.syndication.startBatch("batch"));
+      const { results } = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(keeps.callsFor(post.url).length, 1);
       assert.equal(keeps.calls[0]?.idempotencyKey, idempotencyKey(post.url, idempotent));
       assert.equal(forgets.callsFor(post.url).length, 0);
@@ -67,25 +67,25 @@ for (const engine of engines) {
       const unknown = await ledgerRow(fixture.database, post.id, plain);
       assert.equal(unknown?.state, "unknown");
       assert.equal(unknown?.last_error, "unknown: check the target");
-      const attempts = await fixture.syndication.attemptsForPost(post.id);
+      const attempts = await fixture.syndication.reads.attemptsForPost(post.id);
       assert.deepEqual(attempts.map((attempt) => [attempt.targetUid, attempt.outcome]).sort(), [
         [idempotent, "syndicated"],
         [idempotent, "unknown"],
         [plain, "unknown"],
       ]);
 
-      await collect(await fixture.syndication.startBatch("batch"));
-      await fixture.syndication.syndicatePost(post.url, "manual");
+      await collect(await fixture.syndication.runs.startBatch("batch"));
+      await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(forgets.callsFor(post.url).length, 0, "never sent again automatically");
     });
 
     it("the user confirms an unknown outcome: recorded, and the post gets the URL", async () => {
       const post = await fixture.createPost("2024-01-02T00:00:00Z", [plain]);
       await crashMidSend(post.id, post.url, [plain]);
-      const single = await fixture.syndication.syndicatePost(post.url, "manual");
+      const single = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(single.targets[0]?.error, "unknown: check the target");
       const copy = "https://plain.example/@me/statuses/123";
-      const entry = await fixture.syndication.confirm(post.url, plain, copy);
+      const entry = await fixture.syndication.copies.confirm(post.url, plain, copy);
       assert.equal(entry.state, "syndicated");
       assert.equal(entry.url, copy);
       const stored = await fixture.posts.findByUrl(post.url);
@@ -97,8 +97,8 @@ for (const engine of engines) {
     it("the user retries an unknown outcome: sent again", async () => {
       const post = await fixture.createPost("2024-01-03T00:00:00Z", [plain]);
       await crashMidSend(post.id, post.url, [plain]);
-      await fixture.syndication.syndicatePost(post.url, "manual");
-      const retried = await fixture.syndication.retry(post.url);
+      await fixture.syndication.runs.syndicatePost(post.url, "manual");
+      const retried = await fixture.syndication.runs.retry(post.url);
       assert.equal(retried.status, "syndicated");
       assert.equal(forgets.callsFor(post.url).length, 1);
       assert.equal(forgets.calls.at(-1)?.idempotencyKey, idempotencyKey(post.url, plain));
@@ -107,7 +107,7 @@ for (const engine of engines) {
     it("a recent claim (its sender may be alive) is left alone", async () => {
       const post = await fixture.createPost("2024-01-04T00:00:00Z", [plain]);
       await crashMidSend(post.id, post.url, [plain], 0);
-      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(result.targets[0]?.status, "skipped");
       assert.equal(result.targets[0]?.error, "Being sent by another run right now");
       assert.equal((await ledgerRow(fixture.database, post.id, plain))?.state, "sending");

@@ -32,12 +32,16 @@ for (const engine of engines) {
          VALUES ('batch', 'dead-holder', $1::bigint, 'cli', now() - interval '5 minutes', now() - interval '1 second')`,
         [deadRun],
       );
-      assert.equal(await fixture.syndication.inProgress(), null, "an expired lease is not a run in progress");
+      assert.equal(
+        await fixture.syndication.reads.inProgress(),
+        null,
+        "an expired lease is not a run in progress",
+      );
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [uid]);
-      const { summary } = await collect(await fixture.syndication.startBatch("batch"));
+      const { summary } = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(summary.syndicated, 1);
       assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1);
-      const runs = await fixture.syndication.recentRuns(10);
+      const runs = await fixture.syndication.reads.recentRuns(10);
       assert.equal(runs.find((run) => run.id === deadRun)?.status, "abandoned");
     });
 
@@ -46,12 +50,12 @@ for (const engine of engines) {
         `INSERT INTO syndication_lease (name, holder, run_id, trigger, acquired_at, expires_at)
          VALUES ('batch', 'elsewhere', NULL, 'webhook', now(), now() + interval '1 hour')`,
       );
-      await assert.rejects(fixture.syndication.startBatch("batch"), SyndicationInProgressError);
+      await assert.rejects(fixture.syndication.runs.startBatch("batch"), SyndicationInProgressError);
       // The holder dies; time passes beyond its expiry.
       await fixture.database.query(
         "UPDATE syndication_lease SET expires_at = now() - interval '1 millisecond'",
       );
-      await collect(await fixture.syndication.startBatch("batch"));
+      await collect(await fixture.syndication.runs.startBatch("batch"));
     });
 
     it("is renewed while the run lives, longer than its duration", async () => {
@@ -60,16 +64,16 @@ for (const engine of engines) {
       const gate = deferred();
       target.behaviour = gated(gate.promise, uid);
       await fixture.createPost("2024-01-02T00:00:00Z", [uid]);
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const finished = collect(run);
       await target.called.promise;
-      const first = await fixture.syndication.inProgress();
+      const first = await fixture.syndication.reads.inProgress();
       // Two and a half lease durations: without renewal it would have lapsed.
       await new Promise((resolve) => setTimeout(resolve, 2_500));
-      const later = await fixture.syndication.inProgress();
+      const later = await fixture.syndication.reads.inProgress();
       assert.equal(later?.runId, run.id);
       assert.ok(first && later && later.expiresAt > first.expiresAt);
-      await assert.rejects(fixture.instance().startBatch("batch"), SyndicationInProgressError);
+      await assert.rejects(fixture.instance().runs.startBatch("batch"), SyndicationInProgressError);
       gate.resolve();
       await finished;
     });
@@ -83,11 +87,11 @@ for (const engine of engines) {
       const second = await fixture.createPost("2024-01-04T00:00:00Z", [uid]);
       const events: SyndicationEvent[] = [];
       const lost = deferred();
-      const stop = fixture.syndication.onEvent((event) => {
+      const stop = fixture.syndication.runs.onEvent((event) => {
         events.push(event);
         if (event.type === "lease-lost") lost.resolve();
       });
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const finished = collect(run);
       await target.called.promise;
       // Another instance took the lease over (as if this one had stalled past its expiry).
@@ -104,14 +108,14 @@ for (const engine of engines) {
       );
       assert.equal(summary.posts, 1);
       assert.equal(target.callsFor(second.url).length, 0);
-      const [latest] = await fixture.syndication.recentRuns(1);
+      const [latest] = await fixture.syndication.reads.recentRuns(1);
       assert.equal(latest?.status, "abandoned");
       assert.deepEqual(
         events.map((event) => event.type),
         ["run-started", "lease-lost", "result", "run-finished"],
       );
       // The thief's lease is left alone.
-      assert.equal((await fixture.syndication.inProgress())?.holder, "thief");
+      assert.equal((await fixture.syndication.reads.inProgress())?.holder, "thief");
     });
   });
 }

@@ -125,7 +125,7 @@ for (const engine of engines) {
       });
     });
     after(async () => {
-      await syndication.shutdown();
+      await syndication.runs.shutdown();
       await notifier.idle();
       notifier.close();
       await fixture.close();
@@ -138,7 +138,7 @@ for (const engine of engines) {
         const post = await fixture.createPost(`2024-06-${String(n).padStart(2, "0")}T00:00:00Z`, [
           target.info.uid,
         ]);
-        await syndication.syndicatePost(post.url, "manual");
+        await syndication.runs.syndicatePost(post.url, "manual");
       }
       await notifier.idle();
     };
@@ -203,20 +203,20 @@ for (const engine of engines) {
         notices: notifier,
         options: { clock: () => now },
       });
-      await clocked.checkTargets();
+      await clocked.runs.checkTargets();
       await notifier.idle();
       const before = smtp.mails.length;
       assert.match(textOf(smtp.mails.at(-1) as Mail), /Subject: possekit: Checked refused the credentials/);
       now += 25 * 3_600_000;
-      await clocked.checkPausedTargets();
-      await clocked.checkPausedTargets();
+      await clocked.due.checkPausedTargets();
+      await clocked.due.checkPausedTargets();
       await notifier.idle();
       assert.equal(smtp.mails.length, before + 1, "one mail, however often the scheduler looks");
       assert.match(
         textOf(smtp.mails.at(-1) as Mail),
         /Subject: possekit: Checked has been paused for more than a day/,
       );
-      await clocked.shutdown();
+      await clocked.runs.shutdown();
     });
 
     it("a refusal is switched off for the webhook but mailed; a new streak mails again", async () => {

@@ -21,8 +21,8 @@ for (const engine of engines) {
     let unconfigured: Post;
     let pending: Post;
     let runId: string;
-    const find = async (filter: Parameters<SyndicationFixture["syndication"]["findPosts"]>[0]) => {
-      const page = await fixture.syndication.findPosts(filter, { offset: 0, limit: 50 });
+    const find = async (filter: Parameters<SyndicationFixture["syndication"]["reads"]["findPosts"]>[0]) => {
+      const page = await fixture.syndication.reads.findPosts(filter, { offset: 0, limit: 50 });
       assert.equal(page.total, page.ids.length);
       return page.ids;
     };
@@ -42,16 +42,16 @@ for (const engine of engines) {
         content: "A heron that would not move",
       });
       unconfigured = await fixture.createPost("2024-01-03T00:00:00Z", [gone]);
-      const { summary } = await collect(await fixture.syndication.startBatch("batch"));
+      const { summary } = await collect(await fixture.syndication.runs.startBatch("batch"));
       // sent: syndicated; refused: partial; unconfigured: not walked (it names no configured target).
       assert.deepEqual(summary, { posts: 2, syndicated: 1, partial: 1, failed: 0, skipped: 0 });
-      runId = (await fixture.syndication.recentRuns(1))[0]?.id ?? "";
+      runId = (await fixture.syndication.reads.recentRuns(1))[0]?.id ?? "";
       pending = await fixture.createPost("2024-01-04T00:00:00Z", [good]);
     });
     after(() => fixture.close());
 
     it("counts a post the next run skips (its target refused) as skipped, not as nothing", async () => {
-      const { results, summary } = await collect(await fixture.syndication.startBatch("batch"));
+      const { results, summary } = await collect(await fixture.syndication.runs.startBatch("batch"));
       const skipped = results.filter(
         (result) =>
           result.status === "unchanged" && result.targets.some((target) => target.status === "skipped"),
@@ -63,7 +63,7 @@ for (const engine of engines) {
       assert.equal(summary.skipped, skipped.length);
       assert.equal(summary.syndicated, 1, "the new post was sent");
       assert.equal(summary.posts, summary.syndicated + summary.partial + summary.failed + summary.skipped);
-      const [latest] = await fixture.syndication.recentRuns(1);
+      const [latest] = await fixture.syndication.reads.recentRuns(1);
       assert.equal(latest?.summary.skipped, skipped.length, "the run's record says so too");
       pending = (await fixture.posts.findByUrl(pending.url)) ?? pending;
     });

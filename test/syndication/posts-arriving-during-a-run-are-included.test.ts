@@ -31,7 +31,7 @@ for (const engine of engines) {
       const unconfigured = await fixture.createPost("2024-01-15T00:00:00Z", [
         "https://unconfigured.example/",
       ]);
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const finished = collect(run);
       await target.called.promise;
       // While the first post is being sent: one newer than everything, one dated before the cursor.

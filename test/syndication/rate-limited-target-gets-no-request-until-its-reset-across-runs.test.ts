@@ -38,16 +38,18 @@ for (const engine of engines) {
       const resetAt = new Date(now + HOUR);
       limited.rateLimit(resetAt);
       const first = await fixture.createPost("2024-02-01T00:00:00Z", [limitedUid, otherUid]);
-      await collect(await fixture.syndication.startBatch("batch"));
+      await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(toLimited().length, 1, "the 429 itself");
 
       // Ten minutes later: new posts, a batch, a single post, a user's retry.
       now += 10 * 60_000;
       const second = await fixture.createPost("2024-02-02T00:00:00Z", [limitedUid, otherUid]);
       const third = await fixture.createPost("2024-02-03T00:00:00Z", [limitedUid]);
-      const { results } = await collect(await fixture.syndication.startBatch("batch"));
-      const single = await fixture.syndication.syndicatePost(third.url, "manual");
-      const retried = await fixture.syndication.syndicatePost(third.url, "manual", { retryFailed: true });
+      const { results } = await collect(await fixture.syndication.runs.startBatch("batch"));
+      const single = await fixture.syndication.runs.syndicatePost(third.url, "manual");
+      const retried = await fixture.syndication.runs.syndicatePost(third.url, "manual", {
+        retryFailed: true,
+      });
       assert.equal(toLimited().length, 1, "no request reached the rate-limited target before its reset");
       assert.equal(other.statuses.length, 2, "the other target goes on");
       // Post 1 waits for its own next attempt (the reset); the others are held back by the pause.
@@ -63,9 +65,9 @@ for (const engine of engines) {
         assert.ok(Math.abs(Date.parse(said[1] ?? "") - resetAt.getTime()) < 2000, said[1]);
       }
       // Only the paused target's posts wait: the scheduler wakes at the reset, not now.
-      const due = (await fixture.syndication.nextDue())?.getTime() ?? 0;
+      const due = (await fixture.syndication.due.nextDue())?.getTime() ?? 0;
       assert.ok(Math.abs(due - resetAt.getTime()) < 2000, `next due ${new Date(due).toISOString()}`);
-      assert.equal((await fixture.syndication.pausedTargets()).get(limitedUid)?.kind, "rate_limited");
+      assert.equal((await fixture.syndication.reads.pausedTargets()).get(limitedUid)?.kind, "rate_limited");
       assert.deepEqual(
         results.map((each) => each.url),
         [first.url, second.url, third.url],
@@ -75,10 +77,10 @@ for (const engine of engines) {
     it("after the reset the posts it held back go out", async () => {
       limited.clearBehaviour();
       now += HOUR;
-      assert.equal((await fixture.syndication.pausedTargets()).size, 0);
-      const due = await fixture.syndication.nextDue();
+      assert.equal((await fixture.syndication.reads.pausedTargets()).size, 0);
+      const due = await fixture.syndication.due.nextDue();
       assert.ok(due && due.getTime() <= Date.now(), "the held-back posts are due");
-      await collect(await fixture.syndication.startBatch("batch"));
+      await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(limited.statuses.length, 2, "posts 2 and 3 reached it (post 1 waits for its own backoff)");
     });
   });

@@ -32,7 +32,7 @@ for (const engine of engines) {
       limited.clearBehaviour();
       other.clearBehaviour();
       // A pause lasts until the target can take posts (issue 32): the user's "Check now" ends it.
-      await fixture.syndication.checkTargets();
+      await fixture.syndication.runs.checkTargets();
     });
     after(async () => {
       await fixture.close();
@@ -46,7 +46,7 @@ for (const engine of engines) {
       for (const day of ["01", "02", "03"]) {
         posts.push(await fixture.createPost(`2024-02-${day}T00:00:00Z`, [limitedUid, otherUid]));
       }
-      const { results } = await collect(await fixture.syndication.startBatch("batch"));
+      const { results } = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(statusPosts(limited).length, 1, "only post 1 reached the limited target");
       assert.equal(other.statuses.length, 3, "the other target got every post");
 
@@ -79,7 +79,7 @@ for (const engine of engines) {
       limited.setFailure(401, "The access token is invalid");
       for (const day of ["01", "02"]) await fixture.createPost(`2024-03-${day}T00:00:00Z`, [limitedUid]);
       const before = statusPosts(limited).length;
-      const { results } = await collect(await fixture.syndication.startBatch("batch"));
+      const { results } = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(statusPosts(limited).length - before, 1, "one refusal, not one per post");
       const second = results.find((result) => result.url.includes("post-5"));
       assert.match(

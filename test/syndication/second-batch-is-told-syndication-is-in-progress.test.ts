@@ -27,12 +27,12 @@ for (const engine of engines) {
       const gate = deferred();
       target.behaviour = gated(gate.promise, uid);
       await fixture.createPost("2024-01-01T00:00:00Z", [uid]);
-      const run = await fixture.syndication.startBatch("webhook");
+      const run = await fixture.syndication.runs.startBatch("webhook");
       const finished = collect(run);
       await target.called.promise;
 
       for (const other of [fixture.syndication, fixture.instance({ holder: "other-instance" })]) {
-        await assert.rejects(other.startBatch("batch"), (error: unknown) => {
+        await assert.rejects(other.runs.startBatch("batch"), (error: unknown) => {
           assert.ok(error instanceof SyndicationInProgressError);
           assert.equal(error.inProgress.runId, run.id);
           assert.equal(error.inProgress.trigger, "webhook");
@@ -42,15 +42,15 @@ for (const engine of engines) {
           return true;
         });
       }
-      const current = await fixture.syndication.inProgress();
+      const current = await fixture.syndication.reads.inProgress();
       assert.equal(current?.runId, run.id);
       assert.ok(current && current.since <= new Date() && current.expiresAt > current.since);
 
       gate.resolve();
       assert.equal((await finished).summary.posts, 1);
-      assert.equal(await fixture.syndication.inProgress(), null);
+      assert.equal(await fixture.syndication.reads.inProgress(), null);
       // The lease is free again.
-      await collect(await fixture.instance({ holder: "other-instance" }).startBatch("batch"));
+      await collect(await fixture.instance({ holder: "other-instance" }).runs.startBatch("batch"));
     });
 
     it("of many concurrent startBatch calls on several instances, exactly one starts", async () => {
@@ -64,7 +64,7 @@ for (const engine of engines) {
         fixture.instance({ holder: `instance-${index}` }),
       );
       const attempts = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, index) => instances[index % 5]?.startBatch("batch")),
+        Array.from({ length: 20 }, (_, index) => instances[index % 5]?.runs.startBatch("batch")),
       );
       const started = attempts.filter((attempt) => attempt.status === "fulfilled");
       const refused = attempts.filter(
@@ -73,7 +73,7 @@ for (const engine of engines) {
       assert.equal(started.length, 1);
       assert.equal(refused.length, 19);
       gate.resolve();
-      await Promise.all(instances.map((instance) => instance.idle()));
+      await Promise.all(instances.map((instance) => instance.runs.idle()));
     });
   });
 }

@@ -28,11 +28,11 @@ for (const engine of engines) {
       target.behaviour = gated(gate.promise, uid);
       const first = await fixture.createPost("2024-01-01T00:00:00Z", [uid]);
       const second = await fixture.createPost("2024-01-02T00:00:00Z", [uid]);
-      const run = await fixture.syndication.startBatch("batch");
+      const run = await fixture.syndication.runs.startBatch("batch");
       const finished = collect(run);
       await target.called.promise;
 
-      const stopped = fixture.syndication.shutdown();
+      const stopped = fixture.syndication.runs.shutdown();
       gate.resolve();
       await stopped;
       const { results } = await finished;
@@ -42,12 +42,12 @@ for (const engine of engines) {
       );
       assert.equal(results[0]?.status, "syndicated", "the post in hand was finished");
       assert.equal(target.callsFor(second.url).length, 0);
-      assert.equal(await fixture.syndication.inProgress(), null);
-      assert.equal((await fixture.syndication.recentRuns(1))[0]?.status, "abandoned");
-      await assert.rejects(fixture.syndication.startBatch("batch"), SyndicationShuttingDownError);
+      assert.equal(await fixture.syndication.reads.inProgress(), null);
+      assert.equal((await fixture.syndication.reads.recentRuns(1))[0]?.status, "abandoned");
+      await assert.rejects(fixture.syndication.runs.startBatch("batch"), SyndicationShuttingDownError);
 
       // Another instance picks up where it stopped.
-      const { results: rest } = await collect(await fixture.instance().startBatch("batch"));
+      const { results: rest } = await collect(await fixture.instance().runs.startBatch("batch"));
       assert.deepEqual(
         rest.map((result) => result.url),
         [second.url],

@@ -43,19 +43,19 @@ for (const engine of engines) {
 
     it("the target's timeoutMs wins over the endpoint's targetTimeoutMs", async () => {
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [slow]);
-      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(result.targets[0]?.error, `Target ${slow} did not answer within 0.15 s`);
     });
 
     it("a checkpoint is handed to the next attempt, and cleared once the send succeeds", async () => {
       const post = await fixture.createPost("2024-01-02T00:00:00Z", [resumable]);
-      await fixture.syndication.syndicatePost(post.url, "manual");
+      await fixture.syndication.runs.syndicatePost(post.url, "manual");
       const { rows } = await fixture.database.query<{ checkpoint: string | null }>(
         "SELECT checkpoint FROM syndication_targets WHERE post_id = $1::bigint AND target_uid = $2",
         [post.id, resumable],
       );
       assert.equal(rows[0]?.checkpoint, "job-42");
-      await fixture.syndication.syndicatePost(post.url, "manual", { retryFailed: true });
+      await fixture.syndication.runs.syndicatePost(post.url, "manual", { retryFailed: true });
       assert.deepEqual(seen, [undefined, "job-42"]);
       assert.equal((await ledgerRow(fixture.database, post.id, resumable))?.state, "syndicated");
       const after = await fixture.database.query<{ checkpoint: string | null }>(

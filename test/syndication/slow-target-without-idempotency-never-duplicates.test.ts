@@ -31,21 +31,21 @@ for (const engine of engines) {
     it("the copy made after the timeout stays the only one until the user sends again", async () => {
       site.holdAnswerOfCreate(1);
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [micropub.info.uid]);
-      const first = await fixture.syndication.syndicatePost(post.url, "manual");
+      const first = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(first.targets[0]?.status, "failed");
       assert.match(first.targets[0]?.error ?? "", /did not answer.*; unknown: check the target$/);
       assert.equal(site.created.length, 1, "the site made the copy");
       assert.equal((await ledgerRow(fixture.database, post.id, micropub.info.uid))?.state, "unknown");
 
       // Nothing a run does by itself sends it again.
-      await collect(await fixture.syndication.startBatch("batch"));
-      await fixture.syndication.syndicatePost(post.url, "manual");
+      await collect(await fixture.syndication.runs.startBatch("batch"));
+      await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(site.created.length, 1, "still exactly one copy");
       const stored = await fixture.posts.findByUrl(post.url);
       assert.deepEqual(stored?.properties["mp-syndicate-to"], [micropub.info.uid], "it waits for the user");
 
       // The user decides: send again.
-      const retried = await fixture.syndication.retry(post.url);
+      const retried = await fixture.syndication.runs.retry(post.url);
       assert.equal(retried.targets[0]?.status, "syndicated");
       assert.equal(site.created.length, 2);
     });
@@ -59,11 +59,11 @@ for (const engine of engines) {
       try {
         sandbox.setBehaviour({ hangMs: Number.POSITIVE_INFINITY, hangPhase: "after", times: 1 });
         const post = await fixture.createPost("2024-01-01T00:00:00Z", [mastodon.info.uid]);
-        const first = await fixture.syndication.syndicatePost(post.url, "manual");
+        const first = await fixture.syndication.runs.syndicatePost(post.url, "manual");
         assert.equal(first.targets[0]?.status, "failed");
         const row = await ledgerRow(fixture.database, post.id, mastodon.info.uid);
         assert.equal(row?.state, "failed", "an ordinary failure, retried later");
-        await fixture.syndication.syndicatePost(post.url, "manual", { retryFailed: true });
+        await fixture.syndication.runs.syndicatePost(post.url, "manual", { retryFailed: true });
         assert.equal(sandbox.statuses.length, 1, "the repeated key found the first status");
         assert.equal((await ledgerRow(fixture.database, post.id, mastodon.info.uid))?.state, "syndicated");
       } finally {

@@ -177,7 +177,7 @@ export async function openSyndication<Target extends SyndicatorPlugin = TestTarg
       });
     },
     async close() {
-      await Promise.all(instances.map((each) => each.shutdown()));
+      await Promise.all(instances.map((each) => each.runs.shutdown()));
       await database.close();
     },
   };

@@ -22,12 +22,12 @@ for (const engine of engines) {
         "https://social.example/@m",
       ];
       const post = await fixture.createPost("2024-01-01T00:00:00Z", [unknown, ...lookalikes]);
-      const { results, summary } = await collect(await fixture.syndication.startBatch("batch"));
+      const { results, summary } = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(fixture.targets[0]?.calls.length, 0);
       assert.deepEqual(results, [], "the batch does not walk it");
       assert.equal(summary.posts, 0);
-      assert.deepEqual(await fixture.syndication.postsNeedingAttention(), { needingUser: 0, all: 0 });
-      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      assert.deepEqual(await fixture.syndication.reads.postsNeedingAttention(), { needingUser: 0, all: 0 });
+      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(result.status, "unchanged");
       assert.deepEqual(
         result.targets.map((target) => [
@@ -57,7 +57,7 @@ for (const engine of engines) {
 
     it("the configured uid beside an unknown one: syndicated (the unknown one is not waited for)", async () => {
       const post = await fixture.createPost("2024-01-02T00:00:00Z", ["https://nowhere.example/", configured]);
-      const result = await fixture.syndication.syndicatePost(post.url, "manual");
+      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(result.status, "syndicated");
       assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1);
       const stored = await fixture.posts.findByUrl(post.url);

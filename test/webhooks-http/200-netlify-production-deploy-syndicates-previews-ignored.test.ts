@@ -156,7 +156,7 @@ for (const engine of engines) {
       await until("both posts reached every target", () =>
         targets.every((target) => target.sandbox.statuses.length === before + 2),
       );
-      await app.syndication().idle();
+      await app.syndication().runs.idle();
       const [run] = await recentRuns(app.server);
       assert.equal(run?.trigger, "webhook");
       assert.equal(run?.status, "finished");

@@ -38,5 +38,5 @@ export function recentRuns(server: TestServer): Promise<RunRecord[]> {
     | EndpointSyndicate
     | undefined;
   if (!plugin?.syndication) throw new Error("The endpoint plug-in has no syndication core");
-  return plugin.syndication.recentRuns();
+  return plugin.syndication.reads.recentRuns();
 }

@@ -22,6 +22,7 @@ import { FolderLock } from "../../server/database/folder-lock.ts";
 import { migrate } from "../../server/database/migrate.ts";
 import { openDatabase } from "../../server/database/open.ts";
 import { createLogger, logLevelFromEnv } from "../../server/logger.ts";
+import { HostKnownPosts } from "../../server/posts/known-posts.ts";
 import { postMigrations } from "../../server/posts/migrations.ts";
 import { createPostService } from "../../server/posts/post-service.ts";
 import { hostPostSource } from "../../server/posts/post-source.ts";
@@ -53,6 +54,7 @@ class HostInsideIndiekit implements PossekitServer {
   readonly config: HostConfigView;
   readonly media = NO_MEDIA;
   readonly postSource: PostSource;
+  readonly knownPosts: HostKnownPosts;
   readonly ours: SyndicatorPlugin[] = [];
   readonly migrations: Migration[] = [...postMigrations];
   readonly startHandlers: Array<() => Promise<void> | void> = [];
@@ -83,8 +85,15 @@ class HostInsideIndiekit implements PossekitServer {
       secrets: { webhookSecret: process.env.WEBHOOK_SECRET || undefined },
       fetch: { allowPrivate: false },
     };
-    // Only the plug-in's own rows: Indiekit's posts come in as posts from elsewhere.
-    this.postSource = hostPostSource(createPostService(database, this.publication));
+    // Indiekit's posts come in as posts from elsewhere (a Micropub source on Indiekit's endpoint);
+    // the plug-in has no posts of its own, and no content store behind them.
+    this.knownPosts = new HostKnownPosts(database);
+    this.postSource = hostPostSource({
+      own: createPostService(database, this.publication),
+      all: createPostService(database, this.publication, "all"),
+      known: this.knownPosts,
+      logger,
+    });
   }
 
   get endpoints(): readonly EndpointPlugin[] {

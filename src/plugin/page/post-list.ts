@@ -63,11 +63,11 @@ export async function loadPostList(services: PageServices, query: ListQuery): Pr
   const { syndication, posts, syndicators, mountPath } = services;
   type Found = Awaited<ReturnType<typeof posts.listAwaitingSyndication>>;
   // Posts that name only targets no longer configured do not wait (they are sent if one returns).
-  const onlyTargets = syndication.targetUids();
+  const onlyTargets = syndication.reads.targetUids();
   let total: number;
   let ids: string[] | null = null;
   if (isFiltered(query)) {
-    const first = await syndication.findPosts(filterOf(query), pageOf(query.page));
+    const first = await syndication.reads.findPosts(filterOf(query), pageOf(query.page));
     total = first.total;
     ids = first.ids;
   } else total = await posts.countAwaitingSyndication(onlyTargets);
@@ -79,17 +79,17 @@ export async function loadPostList(services: PageServices, query: ListQuery): Pr
     if (total > 0) found = await posts.listAwaitingSyndication({ offset, limit: PAGE_SIZE, onlyTargets });
   } else {
     // A page past the end shows the last one.
-    if (page !== query.page) ids = (await syndication.findPosts(filterOf(query), pageOf(page))).ids;
+    if (page !== query.page) ids = (await syndication.reads.findPosts(filterOf(query), pageOf(page))).ids;
     const loaded = await Promise.all(ids.map((id) => posts.findById(id)));
     found = loaded.filter((post): post is Found[number] => post !== null && !post.deleted);
   }
   const rows = await postRows(
     found,
-    (ids) => syndication.summaryForPosts(ids),
+    (ids) => syndication.reads.summaryForPosts(ids),
     syndicators,
     mountPath,
-    (ids) => syndication.liveChecksForPosts(ids),
-    () => syndication.pausedTargets(),
+    (ids) => syndication.reads.liveChecksForPosts(ids),
+    () => syndication.reads.pausedTargets(),
   );
   return { rows, total, page, pages, offset };
 }

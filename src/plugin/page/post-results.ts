@@ -53,11 +53,11 @@ export async function findPostById(
 
 export async function postResultsView(services: PageServices, post: Post): Promise<PostResultsView> {
   const [entries, attempts, ownTexts, operations, paused] = await Promise.all([
-    services.syndication.entriesForPost(post.id),
-    services.syndication.attemptsForPost(post.id, HISTORY_LIMIT),
-    services.syndication.ownTextsForPost(post),
-    services.syndication.operationsForPost(post.id),
-    services.syndication.pausedTargets(),
+    services.syndication.reads.entriesForPost(post.id),
+    services.syndication.reads.attemptsForPost(post.id, HISTORY_LIMIT),
+    services.syndication.copies.ownTextsForPost(post),
+    services.syndication.reads.operationsForPost(post.id),
+    services.syndication.reads.pausedTargets(),
   ]);
   const followUps = operations.map((entry) => followUpView(entry, services.syndicators));
   const row = postRow(post, entries, services.syndicators, services.mountPath, new Date(), undefined, paused);

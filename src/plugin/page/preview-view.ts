@@ -40,7 +40,7 @@ const SENT_OR_UNSURE = new Set<string>(["syndicated", "sending", "unknown"]);
 export const previewAnchor = (index: number) => `preview-target-${index + 1}`;
 
 export async function previewPageView(services: PageServices, post: Post): Promise<PreviewPageView> {
-  const targets = await services.syndication.preview(post);
+  const targets = await services.syndication.copies.preview(post);
   const resultsHref = `${services.mountPath}/posts/${encodeURIComponent(post.id)}`;
   return {
     post: { id: post.id, url: post.url, title: postTitle(post).text ?? undefined },

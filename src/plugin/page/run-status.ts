@@ -13,12 +13,12 @@ export interface RunStatusView {
 const RECENT_RUNS = 50;
 
 export async function runStatusView(syndication: Syndication, seenRunId?: string): Promise<RunStatusView> {
-  const current = await syndication.inProgress();
+  const current = await syndication.reads.inProgress();
   const inProgress = current
     ? { runId: current.runId, trigger: current.trigger, since: current.since, holder: current.holder }
     : null;
   if (!seenRunId || inProgress?.runId === seenRunId) return { inProgress, ended: null };
-  const runs = await syndication.recentRuns(RECENT_RUNS);
+  const runs = await syndication.reads.recentRuns(RECENT_RUNS);
   const record = runs.find((run) => run.id === seenRunId) ?? null;
   return { inProgress, ended: { runId: seenRunId, record } };
 }

@@ -115,7 +115,7 @@ export function targetViews(
   entries: readonly LedgerEntry[],
   syndicators: readonly SyndicatorPlugin[],
   now: Date = new Date(),
-  /** The targets paused now (Syndication.pausedTargets): the post waits for them. */
+  /** The targets paused now (Syndication.reads.pausedTargets): the post waits for them. */
   paused: ReadonlyMap<string, TargetPause> = new Map(),
 ): TargetView[] {
   const byUid = new Map(entries.map((entry) => [entry.targetUid, entry]));

@@ -62,11 +62,13 @@ export async function keepTypedText(
   typed: TypedText,
 ): Promise<KeptText> {
   const name = services.syndicators.find((s) => s.info.uid === typed.targetUid)?.info.name ?? typed.targetUid;
-  const now = (await services.syndication.preview(post)).find((target) => target.uid === typed.targetUid);
+  const now = (await services.syndication.copies.preview(post)).find(
+    (target) => target.uid === typed.targetUid,
+  );
   if (now?.preview?.text === typed.text) return { kind: "unchanged" };
-  const preview = services.syndication.previewText(post, typed.targetUid, typed.text);
+  const preview = services.syndication.copies.previewText(post, typed.targetUid, typed.text);
   const refusal = refusalOf(t, name, typed.text, preview);
   if (refusal) return { kind: "refused", target: name, text: refusal };
-  await services.syndication.saveOwnText(post, typed.targetUid, typed.text);
+  await services.syndication.copies.saveOwnText(post, typed.targetUid, typed.text);
   return { kind: "saved", target: name };
 }

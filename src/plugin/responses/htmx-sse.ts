@@ -67,7 +67,7 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
   let paused: { at: number; value: Promise<Map<string, TargetPause>> } | null = null;
   const currentPauses = () => {
     if (!paused || Date.now() - paused.at > PAUSES_FRESH_MS)
-      paused = { at: Date.now(), value: services.syndication.pausedTargets() };
+      paused = { at: Date.now(), value: services.syndication.reads.pausedTargets() };
     return paused.value;
   };
 
@@ -79,7 +79,7 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
   let total: number | undefined;
   if (!single) {
     enqueue("start", async () => {
-      total = await services.posts.countAwaitingSyndication(services.syndication.targetUids());
+      total = await services.posts.countAwaitingSyndication(services.syndication.reads.targetUids());
       const started = await status();
       batchRunId = started.inProgress?.runId;
       return renderView(res, "syndicate/events/started.njk", {
@@ -104,11 +104,11 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
           post && !post.deleted
             ? postRow(
                 post,
-                await services.syndication.entriesForPost(post.id),
+                await services.syndication.reads.entriesForPost(post.id),
                 services.syndicators,
                 services.mountPath,
                 new Date(),
-                (await services.syndication.liveChecksForPosts([post.id])).get(post.id),
+                (await services.syndication.reads.liveChecksForPosts([post.id])).get(post.id),
                 await currentPauses(),
               )
             : null;
@@ -139,7 +139,7 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
           loadPostList(services, view),
           recentRunsWorthListing(services.syndication),
           status(),
-          services.syndication.postsNeedingAttention(),
+          services.syndication.reads.postsNeedingAttention(),
         ]);
         const summaryView =
           single && last

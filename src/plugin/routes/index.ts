@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
+import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
 import { translateUnderIndiekit } from "../indiekit/translator.ts";
@@ -33,6 +34,8 @@ export interface RouteContext {
   syndication: () => Syndication | null;
   /** possekit's host; null before init and under Indiekit, which offers none of its services. */
   server: () => Server | null;
+  /** The post sources of the `sources` option (their errors are shown on the page). */
+  sources: () => readonly MicropubSource[];
   /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
   indiekit: () => { me: string } | null;
   /** WEBHOOK_SECRET: the host's secret, or the environment's when the host keeps none (Indiekit). */

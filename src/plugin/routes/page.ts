@@ -37,7 +37,7 @@ export function configuredTargets(syndicators: readonly SyndicatorPlugin[]): Tar
  * are left out, the one in progress is kept.
  */
 export async function recentRunsWorthListing(syndication: Syndication): Promise<RunRecord[]> {
-  const runs = await syndication.recentRuns(RECENT_RUNS * 5);
+  const runs = await syndication.reads.recentRuns(RECENT_RUNS * 5);
   return runs
     .filter(
       (run) =>
@@ -56,12 +56,13 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       res.redirect(302, listHref(mountPath, query));
       return;
     }
-    const [list, status, runs, needingAttention, targetStates] = await Promise.all([
+    const [list, status, runs, needingAttention, targetStates, sourceStates] = await Promise.all([
       loadPostList(services, query),
       runStatusView(syndication),
       recentRunsWorthListing(syndication),
-      syndication.postsNeedingAttention(),
-      syndication.targets(),
+      syndication.reads.postsNeedingAttention(),
+      syndication.reads.targets(),
+      Promise.all(context.sources().map((source) => source.report())),
     ]);
     const { rows, total, page, pages, offset } = list;
     const filtered = isFiltered(query);
@@ -76,7 +77,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       const newest = all.filter((post) => post.status === "published");
       if (syndicators.length === 0 || all.length === 0)
         nextSteps = { target: syndicators.length === 0, post: all.length === 0 };
-      const entries = await syndication.summaryForPosts(newest.map((post) => post.id));
+      const entries = await syndication.reads.summaryForPosts(newest.map((post) => post.id));
       const sent = newest.filter((post) => (entries.get(post.id)?.length ?? 0) > 0);
       latest = await postRows(sent, async () => entries, syndicators, mountPath);
     }
@@ -103,6 +104,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       runs,
       targets: configuredTargets(syndicators),
       targetStates,
+      sourceStates,
       needingAttention: needingAttention.all,
       // Refused at start in production; in development the page says it where the user looks.
       localLinks: publicationProblem(services.server.publication.me, syndicators)

@@ -118,7 +118,7 @@ export function retryRoute(context: RouteContext): RequestHandler {
     schema: retrySchema,
     invalid: invalidTarget,
     async act({ services, post, body, t }) {
-      const result = await services.syndication.retry(post.url, body.target_uid, "manual");
+      const result = await services.syndication.runs.retry(post.url, body.target_uid, "manual");
       const failed = result.status === "failed" || result.status === "partial";
       return {
         flash: {
@@ -137,7 +137,7 @@ export function confirmRoute(context: RouteContext): RequestHandler {
     async act({ services, post, body, t }) {
       const { target_uid: targetUid, copy_url: copyUrl } = body;
       try {
-        await services.syndication.confirm(post.url, targetUid, copyUrl);
+        await services.syndication.copies.confirm(post.url, targetUid, copyUrl);
       } catch (error) {
         if (!(error instanceof TargetNotConfirmableError)) throw error;
         return { flash: { kind: "error", text: t("syndicate.flash.notConfirmable") }, status: 409 };
@@ -157,7 +157,7 @@ export function skipRoute(context: RouteContext): RequestHandler {
     invalid: invalidTarget,
     async act({ services, post, body, t }) {
       try {
-        await services.syndication.skip(post.url, body.target_uid);
+        await services.syndication.copies.skip(post.url, body.target_uid);
       } catch (error) {
         if (!(error instanceof TargetNotSkippableError)) throw error;
         return { flash: { kind: "error", text: t("syndicate.flash.notSkippable") }, status: 409 };
@@ -175,7 +175,7 @@ export function retryFollowUpsRoute(context: RouteContext): RequestHandler {
     invalid: invalidTarget,
     deletedPosts: true,
     async act({ services, post, body, t }) {
-      const result = await services.syndication.followPost(post.url, "manual", {
+      const result = await services.syndication.runs.followPost(post.url, "manual", {
         retryFailed: true,
         ...(body.target_uid ? { targetUids: body.target_uid } : {}),
       });

@@ -3,12 +3,11 @@
 import type { Request, RequestHandler, Response } from "express";
 import { hasScope } from "../../contract/auth.ts";
 import { setFlash } from "../../contract/flash.ts";
-import { HttpError, insufficientScope, notFound } from "../../contract/http-error.ts";
+import { HttpError, insufficientScope } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
-import { PostNotFoundError } from "../../contract/posts.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
-import { SyndicationInProgressError, SyndicationShuttingDownError } from "../../syndication/syndication.ts";
-import type { PostResult, RunSummary } from "../../syndication/types.ts";
+import { SyndicationInProgressError } from "../../syndication/syndication.ts";
+import type { RunSummary } from "../../syndication/types.ts";
 import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
@@ -82,99 +81,80 @@ async function refusedTypedText(req: Request, res: Response, context: RouteConte
  * user (refused, of unknown outcome, waiting for its next try), after the user fixed the cause.
  */
 export function postSyndicateRoute(options: RouteContext, { retryAll = false } = {}): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const syndication = options.syndication();
-      if (!syndication) {
-        throw new HttpError(
-          501,
-          "not_implemented",
-          "Syndication needs a database; this server runs without one",
-        );
-      }
-      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
-      if (hasBody(req) && !req.is(BODY_TYPES)) {
-        throw new HttpError(
-          415,
-          "unsupported_media_type",
-          "Send the request without a body, or as application/x-www-form-urlencoded or application/json",
-        );
-      }
-      const sourceUrl = sourceUrlOf(req);
-      if (retryAll && sourceUrl)
-        throw new HttpError(
-          400,
-          "invalid_request",
-          `${options.mountPath}/retry retries every post; to retry one, use ${options.mountPath}/posts/<id>/retry`,
-        );
-      // Validate redirect_uri before anything starts.
-      redirectUriOf(req);
-
-      if (sourceUrl) {
-        // Words typed into the row's open preview go with the send, or stop it when refused.
-        if (await refusedTypedText(req, res, options, sourceUrl)) return;
-        let result: PostResult;
-        try {
-          result = await syndication.syndicatePost(sourceUrl, "manual");
-        } catch (error) {
-          if (error instanceof PostNotFoundError) throw notFound(`No post exists at ${sourceUrl}`);
-          throw error;
-        }
-        const sink = chooseSink(req, res, options, true);
-        sink.result(result);
-        await sink.end(summarize([result]));
-        return;
-      }
-
-      let run: Awaited<ReturnType<Syndication["startBatch"]>>;
-      try {
-        run = await syndication.startBatch(retryAll ? "retry" : "batch", { retryFailed: retryAll });
-      } catch (error) {
-        if (error instanceof SyndicationInProgressError) {
-          const t = res.locals.t as Translate;
-          const held = {
-            since: (res.locals.formatDate as (d: Date) => string)(error.inProgress.since),
-            trigger: t(`syndicate.trigger.${error.inProgress.trigger}`),
-          };
-          if (req.get("hx-request")) {
-            // The page: one message naming the run that holds the lease, and the status and
-            // button as they now are (the run in progress, the button unavailable).
-            const html = await renderView(res, "syndicate/events/in-progress.njk", {
-              live: true,
-              mountPath: options.mountPath,
-              held,
-              status: await runStatusView(syndication),
-            });
-            res.status(409).setHeader("Retry-After", String(error.retryAfterSeconds));
-            res.type("html").send(html);
-            return;
-          }
-          if (wantsFormRedirect(req)) {
-            // A browser without JavaScript comes back to the page and reads why nothing started.
-            setFlash(res, { kind: "info", text: t("syndicate.flash.inProgress", held) });
-            res.redirect(303, redirectUriOf(req) ?? options.mountPath);
-            return;
-          }
-          throw new HttpError(409, "syndication_in_progress", "Syndication is already in progress", {
-            "Retry-After": String(error.retryAfterSeconds),
-          });
-        }
-        if (error instanceof SyndicationShuttingDownError) {
-          throw new HttpError(
-            503,
-            "service_unavailable",
-            "The server is shutting down; try again in a moment",
-          );
-        }
-        throw error;
-      }
-      const sink = chooseSink(req, res, options, false);
-      // Results are consumed as they come; if the client goes away the run goes on without it.
-      for await (const result of run.results) sink.result(result);
-      const summary: RunSummary = await run.done;
-      await sink.end(summary);
-    } catch (error) {
-      next(error);
+  return async (req, res) => {
+    const syndication = options.syndication();
+    if (!syndication) {
+      throw new HttpError(
+        501,
+        "not_implemented",
+        "Syndication needs a database; this server runs without one",
+      );
     }
+    if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+    if (hasBody(req) && !req.is(BODY_TYPES)) {
+      throw new HttpError(
+        415,
+        "unsupported_media_type",
+        "Send the request without a body, or as application/x-www-form-urlencoded or application/json",
+      );
+    }
+    const sourceUrl = sourceUrlOf(req);
+    if (retryAll && sourceUrl)
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `${options.mountPath}/retry retries every post; to retry one, use ${options.mountPath}/posts/<id>/retry`,
+      );
+    // Validate redirect_uri before anything starts.
+    redirectUriOf(req);
+
+    if (sourceUrl) {
+      // Words typed into the row's open preview go with the send, or stop it when refused.
+      if (await refusedTypedText(req, res, options, sourceUrl)) return;
+      const result = await syndication.runs.syndicatePost(sourceUrl, "manual");
+      const sink = chooseSink(req, res, options, true);
+      sink.result(result);
+      await sink.end(summarize([result]));
+      return;
+    }
+
+    let run: Awaited<ReturnType<Syndication["runs"]["startBatch"]>>;
+    try {
+      run = await syndication.runs.startBatch(retryAll ? "retry" : "batch", { retryFailed: retryAll });
+    } catch (error) {
+      if (error instanceof SyndicationInProgressError) {
+        const t = res.locals.t as Translate;
+        const held = {
+          since: (res.locals.formatDate as (d: Date) => string)(error.inProgress.since),
+          trigger: t(`syndicate.trigger.${error.inProgress.trigger}`),
+        };
+        if (req.get("hx-request")) {
+          // The page: one message naming the run that holds the lease, and the status and
+          // button as they now are (the run in progress, the button unavailable).
+          const html = await renderView(res, "syndicate/events/in-progress.njk", {
+            live: true,
+            mountPath: options.mountPath,
+            held,
+            status: await runStatusView(syndication),
+          });
+          res.status(409).setHeader("Retry-After", String(error.retryAfterSeconds));
+          res.type("html").send(html);
+          return;
+        }
+        if (wantsFormRedirect(req)) {
+          // A browser without JavaScript comes back to the page and reads why nothing started.
+          setFlash(res, { kind: "info", text: t("syndicate.flash.inProgress", held) });
+          res.redirect(303, redirectUriOf(req) ?? options.mountPath);
+          return;
+        }
+      }
+      // An API client's 409, and the 503 of shutdown: core-errors.ts.
+      throw error;
+    }
+    const sink = chooseSink(req, res, options, false);
+    // Results are consumed as they come; if the client goes away the run goes on without it.
+    for await (const result of run.results) sink.result(result);
+    const summary: RunSummary = await run.done;
+    await sink.end(summary);
   };
 }

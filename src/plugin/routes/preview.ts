@@ -43,30 +43,26 @@ function jsonError(res: Response, status: number, error: string, description: st
 }
 
 export function previewJsonRoute(context: RouteContext): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      const parsed = previewQuery.safeParse(req.query);
-      if (!parsed.success) {
-        jsonError(
-          res,
-          400,
-          "invalid_request",
-          "url=<the post's URL> is required, once, up to 2,048 characters",
-        );
-        return;
-      }
-      const post = await services.posts.findByUrl(parsed.data.url);
-      if (!post || post.deleted) {
-        jsonError(res, 404, "not_found", `No post exists at ${parsed.data.url}`);
-        return;
-      }
-      const targets = await services.syndication.preview(post);
-      res.setHeader("Cache-Control", "no-store");
-      res.json({ url: post.url, targets: targets.map(previewJson) });
-    } catch (error) {
-      next(error);
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    const parsed = previewQuery.safeParse(req.query);
+    if (!parsed.success) {
+      jsonError(
+        res,
+        400,
+        "invalid_request",
+        "url=<the post's URL> is required, once, up to 2,048 characters",
+      );
+      return;
     }
+    const post = await services.posts.findByUrl(parsed.data.url);
+    if (!post || post.deleted) {
+      jsonError(res, 404, "not_found", `No post exists at ${parsed.data.url}`);
+      return;
+    }
+    const targets = await services.syndication.copies.preview(post);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ url: post.url, targets: targets.map(previewJson) });
   };
 }
 
@@ -86,21 +82,17 @@ async function renderSection(res: Response, view: PreviewPageView, target: Previ
 }
 
 export function previewPageRoute(context: RouteContext): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      const post = await findPostById(services, res, String(req.params.id));
-      const view = await previewPageView(services, post);
-      const only = targetQuery.safeParse(req.query).data?.target_uid;
-      const target = only ? view.targets.find((candidate) => candidate.uid === only) : undefined;
-      if (isHtmx(req) && target) {
-        await renderSection(res, view, target);
-        return;
-      }
-      await renderPage(res, view);
-    } catch (error) {
-      next(error);
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    const post = await findPostById(services, res, String(req.params.id));
+    const view = await previewPageView(services, post);
+    const only = targetQuery.safeParse(req.query).data?.target_uid;
+    const target = only ? view.targets.find((candidate) => candidate.uid === only) : undefined;
+    if (isHtmx(req) && target) {
+      await renderSection(res, view, target);
+      return;
     }
+    await renderPage(res, view);
   };
 }
 
@@ -131,7 +123,7 @@ async function answer(
   const draftPreview =
     outcome.draft === undefined
       ? undefined
-      : services.syndication.previewText(post, targetUid, outcome.draft);
+      : services.syndication.copies.previewText(post, targetUid, outcome.draft);
   const target: PreviewTargetView = {
     ...found,
     ...(draftPreview ? { preview: draftPreview, shown: shownCopy(draftPreview.text ?? "") } : {}),
@@ -153,34 +145,30 @@ async function answer(
 }
 
 export function checkTextRoute(context: RouteContext): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      const post = await findPostById(services, res, String(req.params.id));
-      const parsed = textForm.safeParse(req.body ?? {});
-      const preview = parsed.success
-        ? services.syndication.previewText(post, parsed.data.target_uid, normaliseText(parsed.data.text))
-        : null;
-      const anchor = typeof req.query.anchor === "string" ? req.query.anchor.replace(/[^\w-]/g, "") : "";
-      const service = parsed.success
-        ? services.syndicators.find((s) => s.info.uid === parsed.data.target_uid)?.info
-        : undefined;
-      // The count for the text box, and the copy as the service shows it beside it.
-      const html = await renderView(res, "syndicate/_preview-check.njk", {
-        preview,
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    const post = await findPostById(services, res, String(req.params.id));
+    const parsed = textForm.safeParse(req.body ?? {});
+    const preview = parsed.success
+      ? services.syndication.copies.previewText(post, parsed.data.target_uid, normaliseText(parsed.data.text))
+      : null;
+    const anchor = typeof req.query.anchor === "string" ? req.query.anchor.replace(/[^\w-]/g, "") : "";
+    const service = parsed.success
+      ? services.syndicators.find((s) => s.info.uid === parsed.data.target_uid)?.info
+      : undefined;
+    // The count for the text box, and the copy as the service shows it beside it.
+    const html = await renderView(res, "syndicate/_preview-check.njk", {
+      preview,
+      anchor,
+      target: {
         anchor,
-        target: {
-          anchor,
-          preview,
-          shown: shownCopy(preview?.text ?? ""),
-          service: service?.service?.name ?? service?.name ?? "",
-        },
-      });
-      res.setHeader("Cache-Control", "no-store");
-      res.status(200).type("html").send(html);
-    } catch (error) {
-      next(error);
-    }
+        preview,
+        shown: shownCopy(preview?.text ?? ""),
+        service: service?.service?.name ?? service?.name ?? "",
+      },
+    });
+    res.setHeader("Cache-Control", "no-store");
+    res.status(200).type("html").send(html);
   };
 }
 
@@ -196,16 +184,12 @@ function ownTextRoute(
   context: RouteContext,
   handle: (req: Request, res: Response, on: OwnTextRequest) => Promise<void>,
 ): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const services = pageServices(context, res);
-      if (!hasScope(req.auth, "update")) throw insufficientScope("update");
-      const t = translatorOf(res);
-      const post = await findPostById(services, res, String(req.params.id));
-      await handle(req, res, { services, t, post });
-    } catch (error) {
-      next(error);
-    }
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    if (!hasScope(req.auth, "update")) throw insufficientScope("update");
+    const t = translatorOf(res);
+    const post = await findPostById(services, res, String(req.params.id));
+    await handle(req, res, { services, t, post });
   };
 }
 
@@ -221,7 +205,7 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
     const targetUid = parsed.data.target_uid;
     const text = normaliseText(parsed.data.text);
     const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
-    const preview = services.syndication.previewText(post, targetUid, text);
+    const preview = services.syndication.copies.previewText(post, targetUid, text);
     const refusal = refusalOf(t, name, text, preview);
     if (refusal) {
       await answer(req, res, services, post, targetUid, {
@@ -232,7 +216,7 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
       });
       return;
     }
-    await services.syndication.saveOwnText(post, targetUid, text);
+    await services.syndication.copies.saveOwnText(post, targetUid, text);
     // A copy that is out already follows its post: the save edits it (or the service cannot).
     const view = (await previewPageView(services, post)).targets.find((target) => target.uid === targetUid);
     const live = view?.state === "syndicated";
@@ -252,7 +236,7 @@ export function resetTextRoute(context: RouteContext): RequestHandler {
     const parsed = resetForm.safeParse(req.body ?? {});
     const targetUid = parsed.success ? parsed.data.target_uid : "";
     const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
-    if (parsed.success) await services.syndication.resetOwnText(post, targetUid);
+    if (parsed.success) await services.syndication.copies.resetOwnText(post, targetUid);
     // The post's properties may have changed (a Micropub client's text removed): read it again.
     const current = await findPostById(services, res, post.id);
     await answer(req, res, services, current, targetUid, {
@@ -303,7 +287,7 @@ export function sendTextRoute(context: RouteContext): RequestHandler {
       return;
     }
     const name = services.syndicators.find((s) => s.info.uid === targetUid)?.info.name ?? targetUid;
-    const result = await services.syndication.retry(post.url, [targetUid]);
+    const result = await services.syndication.runs.retry(post.url, [targetUid]);
     const current = await findPostById(services, res, post.id);
     const mine = result.targets.find((target) => target.uid === targetUid);
     await answer(req, res, services, current, targetUid, sentMessage(t, name, mine));

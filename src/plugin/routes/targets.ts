@@ -41,7 +41,7 @@ export function targetsRoute(context: RouteContext): RequestHandler {
   return async (_req, res) => {
     const { syndication } = pageServices(context, res);
     res.setHeader("Cache-Control", "no-store");
-    res.json({ targets: (await syndication.targets()).map(targetJson) });
+    res.json({ targets: (await syndication.reads.targets()).map(targetJson) });
   };
 }
 
@@ -65,7 +65,7 @@ export function checkTargetsRoute(context: RouteContext): RequestHandler {
       });
       return;
     }
-    const targets = await services.syndication.checkTargets(uid === undefined ? undefined : [uid]);
+    const targets = await services.syndication.runs.checkTargets(uid === undefined ? undefined : [uid]);
     const broken = targets.filter((target) => target.state !== "ok" && target.state !== "unchecked");
     const text =
       broken.length === 0

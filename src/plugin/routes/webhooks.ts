@@ -15,70 +15,66 @@ export function webhookRoute(context: RouteContext, provider: WebhookProvider): 
     // At {mountPath} itself only Netlify's signed request is a webhook; the rest goes on to the
     // authenticated endpoint.
     if (provider === "netlify" && req.path === "/" && !carriesNetlifySignature(req.headers)) return next();
+    const syndication = context.syndication();
+    if (!syndication) {
+      throw new HttpError(
+        501,
+        "not_implemented",
+        "Syndication needs a database; this server runs without one",
+      );
+    }
+    let rawBody: Buffer;
     try {
-      const syndication = context.syndication();
-      if (!syndication) {
+      rawBody = await readRawBody(req, { limit: context.options.webhook.maxBodyBytes });
+    } catch (error) {
+      if (error instanceof RawBodyError)
+        throw new HttpError(error.status, error.error, error.message, error.headers);
+      throw error;
+    }
+    const verdict = await receiveWebhook(
+      { provider, headers: req.headers, rawBody },
+      {
+        secret: context.webhookSecret(),
+        contexts: context.options.webhook.contexts,
+      },
+    );
+    if (!("deliveryKeys" in verdict)) throw new HttpError(401, "unauthorized", verdict.reason);
+    // Verified, so the ids are the sender's: one seen within the day is a captured request sent again.
+    const database = context.server()?.database;
+    const deliveries = database ? new WebhookDeliveries(database) : null;
+    if (deliveries && !(await deliveries.first(verdict.deliveryKeys))) {
+      context.server()?.logger.warn("A webhook delivery already received was sent again; nothing started", {
+        provider,
+      });
+      res.status(200).json({ ignored: "replayed" });
+      return;
+    }
+    if (!verdict.start) {
+      if (verdict.outcome === "invalid_body") throw new HttpError(400, "invalid_request", verdict.reason);
+      res.status(200).json({ status: verdict.outcome, reason: verdict.reason });
+      return;
+    }
+    let run: Awaited<ReturnType<typeof syndication.runs.startBatch>>;
+    try {
+      run = await syndication.runs.startBatch("webhook");
+    } catch (error) {
+      if (error instanceof SyndicationShuttingDownError) {
+        // Nothing was carried out: the resend this answer asks for must not count as a replay.
+        await deliveries?.forget(verdict.deliveryKeys);
         throw new HttpError(
-          501,
-          "not_implemented",
-          "Syndication needs a database; this server runs without one",
+          503,
+          "service_unavailable",
+          "The server is shutting down; send the webhook again",
         );
       }
-      let rawBody: Buffer;
-      try {
-        rawBody = await readRawBody(req, { limit: context.options.webhook.maxBodyBytes });
-      } catch (error) {
-        if (error instanceof RawBodyError)
-          throw new HttpError(error.status, error.error, error.message, error.headers);
-        throw error;
-      }
-      const verdict = await receiveWebhook(
-        { provider, headers: req.headers, rawBody },
-        {
-          secret: context.webhookSecret(),
-          contexts: context.options.webhook.contexts,
-        },
-      );
-      if (!("deliveryKeys" in verdict)) throw new HttpError(401, "unauthorized", verdict.reason);
-      // Verified, so the ids are the sender's: one seen within the day is a captured request sent again.
-      const database = context.server()?.database;
-      const deliveries = database ? new WebhookDeliveries(database) : null;
-      if (deliveries && !(await deliveries.first(verdict.deliveryKeys))) {
-        context.server()?.logger.warn("A webhook delivery already received was sent again; nothing started", {
-          provider,
-        });
-        res.status(200).json({ ignored: "replayed" });
-        return;
-      }
-      if (!verdict.start) {
-        if (verdict.outcome === "invalid_body") throw new HttpError(400, "invalid_request", verdict.reason);
-        res.status(200).json({ status: verdict.outcome, reason: verdict.reason });
-        return;
-      }
-      let run: Awaited<ReturnType<typeof syndication.startBatch>>;
-      try {
-        run = await syndication.startBatch("webhook");
-      } catch (error) {
-        if (error instanceof SyndicationShuttingDownError) {
-          // Nothing was carried out: the resend this answer asks for must not count as a replay.
-          await deliveries?.forget(verdict.deliveryKeys);
-          throw new HttpError(
-            503,
-            "service_unavailable",
-            "The server is shutting down; send the webhook again",
-          );
-        }
-        throw error;
-      }
-      context.server()?.logger.info("Deploy webhook started a syndication run", { provider, runId: run.id });
-      // The run goes on to its end even when the provider hangs up before the answer.
-      const results: PostResult[] = [];
-      for await (const result of run.results) results.push(result);
-      const summary = await run.done;
-      if (!res.writableEnded && !res.destroyed)
-        res.status(200).json({ status: "syndicated", results, summary });
-    } catch (error) {
-      next(error);
+      throw error;
     }
+    context.server()?.logger.info("Deploy webhook started a syndication run", { provider, runId: run.id });
+    // The run goes on to its end even when the provider hangs up before the answer.
+    const results: PostResult[] = [];
+    for await (const result of run.results) results.push(result);
+    const summary = await run.done;
+    if (!res.writableEnded && !res.destroyed)
+      res.status(200).json({ status: "syndicated", results, summary });
   };
 }

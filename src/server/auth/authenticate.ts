@@ -75,6 +75,8 @@ export function authenticate(options: {
 }): RequestHandler {
   const origin = new URL(options.baseUrl).origin;
   return async (req: Request, res: Response, next: NextFunction) => {
+    // Caught here, not left to Express: countingFailures (rate-limit.ts) calls this middleware itself,
+    // and a rejection would be lost there.
     try {
       // The session comes first: a malformed token beside a valid session does not refuse it.
       let credential: ReturnType<typeof tokenCredential> = null;

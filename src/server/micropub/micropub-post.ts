@@ -2,11 +2,11 @@
 import type { Request, RequestHandler, Response } from "express";
 import { hasScope } from "../../contract/auth.ts";
 import { badRequest, HttpError, insufficientScope } from "../../contract/http-error.ts";
+import { jf2Type, type Mf2Properties, mf2PropertiesToJf2, mf2ValuesToJf2 } from "../../contract/mf2-jf2.ts";
 import type { PostUpdate } from "../../contract/posts.ts";
 import type { MediaLibrary } from "../media/media-store.ts";
 import { acceptedBy, type MediaKind, type MediaType } from "../media/media-types.ts";
 import { closeIfUnread } from "./media-endpoint.ts";
-import { jf2Type, type Mf2Properties, mf2PropertiesToJf2, mf2ValuesToJf2 } from "./mf2-jf2.ts";
 import type { MicropubContext } from "./micropub-context.ts";
 import { type BodyKind, type MicropubAction, readMicropubRequest } from "./micropub-request.ts";
 import { asFormBody, readMultipart } from "./multipart-request.ts";

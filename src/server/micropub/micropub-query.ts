@@ -3,9 +3,9 @@
 import type { Request, RequestHandler } from "express";
 import { z } from "zod";
 import { badRequest, insufficientScope } from "../../contract/http-error.ts";
+import { jf2ToMf2Item, type Mf2Item } from "../../contract/mf2-jf2.ts";
 import type { Post } from "../../contract/posts.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
-import { jf2ToMf2Item, type Mf2Item } from "./mf2-jf2.ts";
 import { type MicropubConfiguration, type MicropubContext, withoutDatabase } from "./micropub-context.ts";
 import { asMicropubErrors } from "./service-errors.ts";
 import { syndicateToList } from "./syndication-targets.ts";

@@ -2,7 +2,7 @@
 // the edge. Property values stay in mf2 form here; mf2-jf2.ts converts them for storage.
 import { z } from "zod";
 import { badRequest } from "../../contract/http-error.ts";
-import type { Mf2Properties } from "./mf2-jf2.ts";
+import type { Mf2Properties } from "../../contract/mf2-jf2.ts";
 import { untrustedInput } from "./untrusted-input.ts";
 
 export type MicropubAction =

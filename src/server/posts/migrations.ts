@@ -62,4 +62,18 @@ CREATE TRIGGER post_source_links_changed AFTER UPDATE ON posts FOR EACH ROW
   EXECUTE FUNCTION post_source_links_changed();
 `,
   },
+  {
+    // Posts a post source keeps from elsewhere (a feed's entries, a remote Micropub server's posts)
+    // are rows of this same table, so that the core's foreign keys, triggers, ledger and follow-ups
+    // serve them unchanged. `origin` names the source that knows such a post (`feed:<key>`); NULL
+    // is this site's own post, the only kind the site's own faces (Micropub, its pages and feeds,
+    // its content store) ever show. The post-source view carries it last, for the page to show.
+    id: "host/011-post-origin",
+    sql: `
+ALTER TABLE posts ADD COLUMN origin text NULL;
+CREATE INDEX posts_by_origin ON posts (origin, published DESC, id DESC) WHERE origin IS NOT NULL;
+CREATE OR REPLACE VIEW post_source AS
+  SELECT id, url, status, published, deleted_at, properties, origin FROM posts;
+`,
+  },
 ];

@@ -4,73 +4,66 @@ import {
   type Post,
   type PostChange,
   PostNotFoundError,
-  type PostStatus,
   type PostUpdate,
 } from "../../contract/posts.ts";
 import type { Publication } from "../../contract/syndicator.ts";
 import type { PostTypeName } from "../config/schema.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { InvalidPostError } from "./errors.ts";
-import { applyUpdate, normalizeProperties, type Properties, parsePostStatus, parsePublished } from "./jf2.ts";
+import { applyUpdate, normalizeProperties, parsePostStatus, parsePublished } from "./jf2.ts";
 import { AWAITING_SYNDICATION_PREDICATE } from "./migrations.ts";
+import { COLUMNS, type PostRow, toPost } from "./post-row.ts";
 import type { CreatePostInput, PostService } from "./post-service-interface.ts";
 import { chooseSlug, createPostUrlBuilder, numberedSlug } from "./post-url.ts";
 
-interface PostRow {
-  id: string;
-  url: string;
-  properties: Properties;
-  status: PostStatus;
-  published: Date;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-}
-
-// ids leave the database as text: int8 would arrive as a string from pg but as a bigint from PGlite.
-const COLUMNS = "id::text AS id, url, properties, status, published, created_at, updated_at, deleted_at";
 // How many numbered slugs (slug, slug-2, …) are looked up in one query when the first is taken.
 const SLUG_BATCH = 20;
 const MAX_SLUG_NUMBER = 1000;
 const DEFAULT_AWAITING_LIMIT = 100;
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
-/** The queries whose speed matters with a million posts; exported so that a test can EXPLAIN them. */
-export const postQueries = {
-  findByUrl: `SELECT ${COLUMNS} FROM posts WHERE url = $1`,
-  newest: `SELECT ${COLUMNS} FROM posts WHERE deleted_at IS NULL ORDER BY posts.published DESC, posts.id DESC LIMIT $1`,
-  olderThan: `SELECT ${COLUMNS} FROM posts
-    WHERE deleted_at IS NULL AND (published, id) < ($2::timestamptz, $3::bigint)
-    ORDER BY posts.published DESC, posts.id DESC LIMIT $1`,
-  newerThan: `SELECT ${COLUMNS} FROM posts
-    WHERE deleted_at IS NULL AND (published, id) > ($2::timestamptz, $3::bigint)
-    ORDER BY posts.published ASC, posts.id ASC LIMIT $1`,
-  nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} ORDER BY posts.published, posts.id LIMIT $1`,
-  nextAwaitingAfter: `SELECT ${COLUMNS} FROM posts
-    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
-    ORDER BY posts.published, posts.id LIMIT $1`,
-  // The same, only posts naming one of the uids in the last parameter (the configured targets).
-  nextAwaitingNaming: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
-    AND properties->'mp-syndicate-to' ?| $2::text[]
-    ORDER BY posts.published, posts.id LIMIT $1`,
-  nextAwaitingNamingAfter: `SELECT ${COLUMNS} FROM posts
-    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
-    AND properties->'mp-syndicate-to' ?| $4::text[]
-    ORDER BY posts.published, posts.id LIMIT $1`,
-} as const;
+/**
+ * Which posts a service sees. "own": the site's own posts only, what its own faces show (Micropub,
+ * its pages and feeds, its content store). "all": those a post source keeps from elsewhere too
+ * (src/contract/known-posts.ts), what the syndication core walks through.
+ */
+export type PostScope = "own" | "all";
 
-function toPost(row: PostRow): Post {
-  return {
-    id: row.id,
-    url: row.url,
-    properties: row.properties,
-    status: row.status,
-    published: new Date(row.published),
-    created: new Date(row.created_at),
-    updated: new Date(row.updated_at),
-    deleted: row.deleted_at !== null,
-  };
+/** The condition a scope adds to every read of the table (after the rest of the WHERE). */
+export function scopeCondition(scope: PostScope): string {
+  return scope === "own" ? " AND origin IS NULL" : "";
 }
+
+/** The queries whose speed matters with a million posts, for a scope. */
+export function postQueriesFor(scope: PostScope) {
+  const mine = scopeCondition(scope);
+  return {
+    findById: `SELECT ${COLUMNS} FROM posts WHERE id = $1::bigint${mine}`,
+    findByUrl: `SELECT ${COLUMNS} FROM posts WHERE url = $1${mine}`,
+    newest: `SELECT ${COLUMNS} FROM posts WHERE deleted_at IS NULL${mine} ORDER BY posts.published DESC, posts.id DESC LIMIT $1`,
+    olderThan: `SELECT ${COLUMNS} FROM posts
+    WHERE deleted_at IS NULL AND (published, id) < ($2::timestamptz, $3::bigint)${mine}
+    ORDER BY posts.published DESC, posts.id DESC LIMIT $1`,
+    newerThan: `SELECT ${COLUMNS} FROM posts
+    WHERE deleted_at IS NULL AND (published, id) > ($2::timestamptz, $3::bigint)${mine}
+    ORDER BY posts.published ASC, posts.id ASC LIMIT $1`,
+    nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}${mine} ORDER BY posts.published, posts.id LIMIT $1`,
+    nextAwaitingAfter: `SELECT ${COLUMNS} FROM posts
+    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)${mine}
+    ORDER BY posts.published, posts.id LIMIT $1`,
+    // The same, only posts naming one of the uids in the last parameter (the configured targets).
+    nextAwaitingNaming: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+    AND properties->'mp-syndicate-to' ?| $2::text[]${mine}
+    ORDER BY posts.published, posts.id LIMIT $1`,
+    nextAwaitingNamingAfter: `SELECT ${COLUMNS} FROM posts
+    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
+    AND properties->'mp-syndicate-to' ?| $4::text[]${mine}
+    ORDER BY posts.published, posts.id LIMIT $1`,
+  } as const;
+}
+
+/** The queries of every post (the core's); exported so that a test can EXPLAIN them. */
+export const postQueries = postQueriesFor("all");
 
 function positiveLimit(limit: number): number {
   if (!Number.isInteger(limit) || limit < 1)
@@ -78,12 +71,18 @@ function positiveLimit(limit: number): number {
   return limit;
 }
 
-/** The posts table behind the PostService interface (see types.ts for the storage rules). */
+/**
+ * The posts table behind the PostService interface (see types.ts for the storage rules), seeing the
+ * posts of `scope` only: a post outside it is not found, not listed, and cannot be changed.
+ */
 export function createPostService(
   database: Database,
   publication: Publication & { postTypeUrls?: Partial<Record<PostTypeName, string>> },
+  scope: PostScope = "own",
 ): PostService {
   const postUrl = createPostUrlBuilder(publication, publication.postTypeUrls);
+  const queries = postQueriesFor(scope);
+  const mine = scopeCondition(scope);
 
   async function insertFirstFreeUrl(
     slug: string,
@@ -96,6 +95,7 @@ export function createPostService(
         const numbered = numberedSlug(slug, first + index);
         return { slug: numbered, url: postUrl(numbered, published, properties) };
       });
+      // Every post's URL, whatever the scope: the unique index spans the posts from elsewhere too.
       const taken = await database.query<{ url: string }>(
         "SELECT url FROM posts WHERE url IN (SELECT jsonb_array_elements_text($1::jsonb))",
         [JSON.stringify(candidates.map((candidate) => candidate.url))],
@@ -118,7 +118,7 @@ export function createPostService(
     // COALESCE keeps the time of the first delete when a post is deleted twice.
     const assignment = deleted ? "COALESCE(deleted_at, now())" : "NULL";
     const { rows } = await database.query<PostRow>(
-      `UPDATE posts SET deleted_at = ${assignment}, updated_at = now() WHERE url = $1 RETURNING ${COLUMNS}`,
+      `UPDATE posts SET deleted_at = ${assignment}, updated_at = now() WHERE url = $1${mine} RETURNING ${COLUMNS}`,
       [url],
     );
     if (!rows[0]) throw new PostNotFoundError(url);
@@ -128,7 +128,10 @@ export function createPostService(
   async function updateLocked(tx: Queryable, url: string, update: PostUpdate): Promise<Post> {
     // FOR UPDATE makes a second, concurrent update wait and then read this one's result, so that
     // neither overwrites the other's values.
-    const { rows } = await tx.query<PostRow>(`SELECT ${COLUMNS} FROM posts WHERE url = $1 FOR UPDATE`, [url]);
+    const { rows } = await tx.query<PostRow>(
+      `SELECT ${COLUMNS} FROM posts WHERE url = $1${mine} FOR UPDATE`,
+      [url],
+    );
     const row = rows[0];
     if (!row) throw new PostNotFoundError(url);
     const properties = applyUpdate(row.properties, update);
@@ -191,15 +194,13 @@ export function createPostService(
     },
 
     async findByUrl(url) {
-      const { rows } = await database.query<PostRow>(postQueries.findByUrl, [url]);
+      const { rows } = await database.query<PostRow>(queries.findByUrl, [url]);
       return rows[0] ? toPost(rows[0]) : null;
     },
 
     async findById(id) {
       if (!/^[0-9]{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT) return null;
-      const { rows } = await database.query<PostRow>(`SELECT ${COLUMNS} FROM posts WHERE id = $1::bigint`, [
-        id,
-      ]);
+      const { rows } = await database.query<PostRow>(queries.findById, [id]);
       return rows[0] ? toPost(rows[0]) : null;
     },
 
@@ -220,7 +221,7 @@ export function createPostService(
       if (after) {
         // Newer posts: walk up from the cursor, then turn the page round to newest first.
         const position = decodeCursor(after);
-        const { rows } = await database.query<PostRow>(postQueries.newerThan, [
+        const { rows } = await database.query<PostRow>(queries.newerThan, [
           limit + 1,
           position.published.toISOString(),
           position.id,
@@ -237,7 +238,7 @@ export function createPostService(
       }
       const position = before ? decodeCursor(before) : undefined;
       const { rows } = await database.query<PostRow>(
-        position ? postQueries.olderThan : postQueries.newest,
+        position ? queries.olderThan : queries.newest,
         position ? [limit + 1, position.published.toISOString(), position.id] : [limit + 1],
       );
       const hasOlder = rows.length > limit;
@@ -256,10 +257,10 @@ export function createPostService(
       const keyset = after ? [after.published.toISOString(), after.id] : [];
       const { rows } = onlyTargets
         ? await database.query<PostRow>(
-            after ? postQueries.nextAwaitingNamingAfter : postQueries.nextAwaitingNaming,
+            after ? queries.nextAwaitingNamingAfter : queries.nextAwaitingNaming,
             [limit, ...keyset, [...onlyTargets]],
           )
-        : await database.query<PostRow>(after ? postQueries.nextAwaitingAfter : postQueries.nextAwaiting, [
+        : await database.query<PostRow>(after ? queries.nextAwaitingAfter : queries.nextAwaiting, [
             limit,
             ...keyset,
           ]);
@@ -277,7 +278,7 @@ export function createPostService(
                   WHEN 'array' THEN properties->'category'
                   WHEN 'string' THEN jsonb_build_array(properties->'category')
                   ELSE '[]'::jsonb END) AS item
-          WHERE deleted_at IS NULL AND properties ? 'category' AND jsonb_typeof(item) = 'string'
+          WHERE deleted_at IS NULL AND properties ? 'category' AND jsonb_typeof(item) = 'string'${mine}
             AND ($1::text IS NULL OR item #>> '{}' ILIKE $1::text)
           ORDER BY category LIMIT $2::int`,
         [pattern, limit],
@@ -288,7 +289,7 @@ export function createPostService(
     async countAwaitingSyndication(onlyTargets?) {
       const { rows } = await database.query<{ count: number }>(
         `SELECT count(*)::int AS count FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
-           AND ($1::text[] IS NULL OR properties->'mp-syndicate-to' ?| $1::text[])`,
+           AND ($1::text[] IS NULL OR properties->'mp-syndicate-to' ?| $1::text[])${mine}`,
         [onlyTargets ? [...onlyTargets] : null],
       );
       return rows[0]?.count ?? 0;
@@ -300,7 +301,7 @@ export function createPostService(
         throw new RangeError(`offset must be a whole number, 0 or more; got ${offset}`);
       const { rows } = await database.query<PostRow>(
         `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
-           AND ($3::text[] IS NULL OR properties->'mp-syndicate-to' ?| $3::text[])
+           AND ($3::text[] IS NULL OR properties->'mp-syndicate-to' ?| $3::text[])${mine}
          ORDER BY posts.published, posts.id OFFSET $1 LIMIT $2`,
         [offset, limit, onlyTargets ? [...onlyTargets] : null],
       );

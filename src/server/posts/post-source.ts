@@ -1,20 +1,66 @@
-// The host's posts as a post source (src/contract/post-source.ts): what the syndication core may do
-// with them, and nothing more. Plug-ins get this, never the post service itself (which creates and
-// deletes posts for the Micropub endpoint). Its SQL face is the `post_source` view (migration 002).
+// Every post the syndication core may send, as a post source (src/contract/post-source.ts): the
+// site's own and those a source keeps from elsewhere (src/contract/known-posts.ts). Plug-ins get
+// this, never the post service itself (which creates and deletes posts for the Micropub endpoint).
+// Its SQL face is the `post_source` view (host migrations 002 and 011).
+//
+// Reads see every post. A write-back goes where the post lives: the site's own post through the
+// host's service (and on to its content store, as any change of it); a post from elsewhere only
+// to its row (the site's store never holds it), then to its origin's adapter, if any.
 import type { PostSource } from "../../contract/post-source.ts";
+import type { Post, PostChange, PostUpdate } from "../../contract/posts.ts";
+import { PostNotFoundError } from "../../contract/posts.ts";
+import type { Logger } from "../logger.ts";
+import type { HostKnownPosts } from "./known-posts.ts";
 import type { PostService } from "./post-service-interface.ts";
 
-export function hostPostSource(posts: PostService): PostSource {
+export interface EveryPostOptions {
+  /** The site's own posts, their changes published to its store. */
+  own: PostService;
+  /** Every post, own and from elsewhere, with no store behind it. */
+  all: PostService;
+  known: HostKnownPosts;
+  logger: Logger;
+}
+
+export function hostPostSource({ own, all, known, logger }: EveryPostOptions): PostSource {
+  async function updateFromElsewhere(post: Post, update: PostUpdate): Promise<Post> {
+    const updated = await all.update(post.url, update);
+    const adapter = post.origin ? known.origin(post.origin) : undefined;
+    if (adapter?.writeBack) {
+      try {
+        await adapter.writeBack(updated, update);
+      } catch (error) {
+        // The row holds the links: the core's write-back is done; the origin retries its own.
+        logger.error("The origin of a post from elsewhere refused its write-back", {
+          post: updated.url,
+          origin: post.origin,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    return updated;
+  }
+
   return {
     nextAwaitingSyndication: (after, limit, onlyTargets) =>
-      posts.nextAwaitingSyndication(after, limit, onlyTargets),
-    countAwaitingSyndication: (onlyTargets) => posts.countAwaitingSyndication(onlyTargets),
-    listAwaitingSyndication: (options) => posts.listAwaitingSyndication(options),
-    list: (options) => posts.list(options),
-    findById: (id) => posts.findById(id),
-    findByUrl: (url) => posts.findByUrl(url),
-    update: (url, update) => posts.update(url, update),
-    ...(posts.onChange ? { onChange: posts.onChange.bind(posts) } : {}),
-    ...(posts.writeTogether ? { writeTogether: posts.writeTogether.bind(posts) } : {}),
+      all.nextAwaitingSyndication(after, limit, onlyTargets),
+    countAwaitingSyndication: (onlyTargets) => all.countAwaitingSyndication(onlyTargets),
+    listAwaitingSyndication: (options) => all.listAwaitingSyndication(options),
+    list: (options) => all.list(options),
+    findById: (id) => all.findById(id),
+    findByUrl: (url) => all.findByUrl(url),
+    async update(url, update) {
+      const post = await all.findByUrl(url);
+      if (!post) throw new PostNotFoundError(url);
+      // A post's origin never changes, so the row read here decides where its update goes.
+      return post.origin === undefined ? own.update(url, update) : updateFromElsewhere(post, update);
+    },
+    onChange(listener: (change: PostChange) => void) {
+      const stops = [own.onChange?.(listener), all.onChange?.(listener), known.onChange(listener)];
+      return () => {
+        for (const stop of stops) stop?.();
+      };
+    },
+    ...(own.writeTogether ? { writeTogether: own.writeTogether.bind(own) } : {}),
   };
 }

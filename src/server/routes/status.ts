@@ -62,48 +62,40 @@ export function statusRoutes(host: Host, registry: TokenRegistry, grants: GrantS
   const router = express.Router();
   const lifetimeDays = host.hostConfig.application.tokenLifetimeDays;
 
-  router.get("/", requireSession, noStore, async (req, res, next) => {
-    try {
-      const auth = req.auth;
-      if (!auth) throw forbidden("Sign in first");
-      const id = statusTokenId(auth.credentialId);
-      const clientId = host.hostConfig.application.url;
-      const { token, claims } = await host.tokens.mint({ scope: STATUS_SCOPE, clientId, lifetimeDays, id });
-      await registry.record(claims);
-      res.render("status.njk", {
-        token,
-        tokenLifetimeDays: lifetimeDays,
-        grants: byGrant(await registry.list(), id),
-        persistentRevocations: host.database !== null,
-        plugins: host.plugins,
-        endpoints: host.endpoints,
-        syndicators: host.syndicators.map((s) => s.info),
-        database: host.database?.engine ?? "none",
-        publishing: await host.publishing?.summary(),
-      });
-    } catch (error) {
-      next(error);
-    }
+  router.get("/", requireSession, noStore, async (req, res) => {
+    const auth = req.auth;
+    if (!auth) throw forbidden("Sign in first");
+    const id = statusTokenId(auth.credentialId);
+    const clientId = host.hostConfig.application.url;
+    const { token, claims } = await host.tokens.mint({ scope: STATUS_SCOPE, clientId, lifetimeDays, id });
+    await registry.record(claims);
+    res.render("status.njk", {
+      token,
+      tokenLifetimeDays: lifetimeDays,
+      grants: byGrant(await registry.list(), id),
+      persistentRevocations: host.database !== null,
+      plugins: host.plugins,
+      endpoints: host.endpoints,
+      syndicators: host.syndicators.map((s) => s.info),
+      database: host.database?.engine ?? "none",
+      publishing: await host.publishing?.summary(),
+    });
   });
 
-  router.post("/tokens/revoke", requireSession, async (req, res, next) => {
-    try {
-      const form = revokeSchema.safeParse(req.body ?? {});
-      if (!form.success) throw badRequest("Name the token to revoke in the form field id");
-      // Any token of a grant ends the whole grant: its access tokens here, its refresh token there.
-      const grantId = await registry.revoke(form.data.id);
-      if (grantId) await grants.revokeGrant(grantId);
-      const t = res.locals.t as (key: string, values?: Record<string, unknown>) => string;
-      setFlash(
-        res,
-        grantId
-          ? { kind: "success", text: t("status.tokens.revoked", { id: form.data.id }) }
-          : { kind: "error", text: t("status.tokens.unknown", { id: form.data.id }) },
-      );
-      res.redirect(303, "/status");
-    } catch (error) {
-      next(error);
-    }
+  router.post("/tokens/revoke", requireSession, async (req, res) => {
+    const form = revokeSchema.safeParse(req.body ?? {});
+    if (!form.success) throw badRequest("Name the token to revoke in the form field id");
+    // Any token of a grant ends the whole grant: its access tokens here, its refresh token there.
+    const grantId = await registry.revoke(form.data.id);
+    if (grantId) await grants.revokeGrant(grantId);
+    const t = res.locals.t as (key: string, values?: Record<string, unknown>) => string;
+    setFlash(
+      res,
+      grantId
+        ? { kind: "success", text: t("status.tokens.revoked", { id: form.data.id }) }
+        : { kind: "error", text: t("status.tokens.unknown", { id: form.data.id }) },
+    );
+    res.redirect(303, "/status");
   });
   return router;
 }

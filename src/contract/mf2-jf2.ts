@@ -3,8 +3,8 @@
 //
 //   mf2:  {"type": ["h-entry"], "properties": {"content": [{"html": "<p>Hi</p>"}], "photo": [{"value": "u", "alt": "a"}]}}
 //   JF2:  {"type": "entry", "content": {"html": "<p>Hi</p>", "text": "Hi"}, "photo": [{"url": "u", "alt": "a"}]}
-import { ALWAYS_ARRAY_PROPERTIES, MEDIA_PROPERTIES } from "../../contract/jf2.ts";
-import { htmlToText } from "../../contract/plain-text.ts";
+import { ALWAYS_ARRAY_PROPERTIES, MEDIA_PROPERTIES } from "./jf2.ts";
+import { htmlToText } from "./plain-text.ts";
 
 export type Mf2Properties = Record<string, unknown[]>;
 

@@ -1,0 +1,68 @@
+// What a body is, read from the body itself: servers label feeds text/html, text/plain or
+// application/octet-stream often enough that the Content-Type cannot decide. The root element
+// decides for XML (rss, rdf:RDF, feed), the first character for JSON, a doctype or an <html>
+// element for HTML. Kinds that are not feeds are told apart too, so that the error can say what
+// the address returned instead.
+
+export type BodyKind =
+  | { kind: "empty" }
+  | { kind: "xml"; root: "rss" | "rdf" | "atom" }
+  | { kind: "xml-other"; root: string }
+  | { kind: "json" }
+  | { kind: "html" }
+  | { kind: "text" };
+
+/** Skips the prolog: whitespace, the XML declaration, processing instructions, comments, a doctype. */
+function afterProlog(text: string): { rest: string; htmlDoctype: boolean } {
+  let rest = text.trimStart();
+  let htmlDoctype = false;
+  for (;;) {
+    if (rest.startsWith("<?")) {
+      const end = rest.indexOf("?>");
+      if (end < 0) return { rest: "", htmlDoctype };
+      rest = rest.slice(end + 2).trimStart();
+    } else if (rest.startsWith("<!--")) {
+      const end = rest.indexOf("-->");
+      if (end < 0) return { rest: "", htmlDoctype };
+      rest = rest.slice(end + 3).trimStart();
+    } else if (/^<!doctype/i.test(rest)) {
+      if (/^<!doctype\s+html\b/i.test(rest)) htmlDoctype = true;
+      // A doctype with an internal subset ends at "]>", else at the first ">".
+      const subset = rest.indexOf("[");
+      const close = rest.indexOf(">");
+      const end = subset >= 0 && subset < close ? rest.indexOf("]>", subset) + 1 : close;
+      if (end <= 0) return { rest: "", htmlDoctype };
+      rest = rest.slice(end + 1).trimStart();
+    } else {
+      return { rest, htmlDoctype };
+    }
+  }
+}
+
+/**
+ * The kind of a decoded body.
+ *
+ * @example
+ * detectFormat('<?xml version="1.0"?><rss version="2.0">…')  // { kind: "xml", root: "rss" }
+ * detectFormat('{"version": "https://jsonfeed.org/version/1.1"…') // { kind: "json" }
+ */
+export function detectFormat(text: string): BodyKind {
+  const trimmed = text.trimStart();
+  if (!trimmed) return { kind: "empty" };
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) return { kind: "json" };
+  if (!trimmed.startsWith("<")) {
+    return /<html[\s>]|<body[\s>]/i.test(trimmed.slice(0, 4096)) ? { kind: "html" } : { kind: "text" };
+  }
+  const { rest, htmlDoctype } = afterProlog(trimmed);
+  if (htmlDoctype) return { kind: "html" };
+  const name = /^<([A-Za-z_][\w.:-]*)/.exec(rest)?.[1];
+  if (!name) return { kind: "text" };
+  const local = (name.includes(":") ? name.slice(name.indexOf(":") + 1) : name).toLowerCase();
+  if (local === "html") return { kind: "html" };
+  if (local === "rss") return { kind: "xml", root: "rss" };
+  if (local === "rdf") return { kind: "xml", root: "rdf" };
+  if (local === "feed") return { kind: "xml", root: "atom" };
+  // An HTML page without <html> (allowed: the tag is optional) starts with head or body content.
+  if (/^(?:head|body|meta|title|link|div|p|h[1-6]|script|style)$/.test(local)) return { kind: "html" };
+  return { kind: "xml-other", root: name };
+}

@@ -1,0 +1,141 @@
+// What a remote-Micropub source keeps in the database (migrations.ts): its turn to poll and its last
+// error, shared by every instance on the database, and the links each of its posts agreed on with
+// the remote. Times come from the source's clock as parameters, so a test clock rules them.
+import type { Database } from "../../contract/database.ts";
+import { POST_SOURCE_RELATION } from "../../contract/post-source.ts";
+import type { LinkState } from "./link-merge.ts";
+import type { MicropubSourceFailure } from "./micropub-source-error.ts";
+
+export interface MicropubSourceStatus {
+  nextPollAt: Date;
+  lastPollAt: Date | null;
+  lastSuccessAt: Date | null;
+  /** What went wrong at the last poll or write-back; null once one succeeds. */
+  error: { kind: MicropubSourceFailure; message: string } | null;
+  /** Polls that failed in a row (the backoff of an unavailable remote). */
+  failures: number;
+}
+
+interface StatusRow {
+  next_poll_at: Date;
+  last_poll_at: Date | null;
+  last_success_at: Date | null;
+  error_kind: MicropubSourceFailure | null;
+  last_error: string | null;
+  failures: number;
+}
+
+interface LinksRow {
+  syndication: unknown;
+  syndicate_to: unknown;
+}
+
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+
+export class MicropubSourceState {
+  constructor(
+    private readonly database: Database,
+    readonly origin: string,
+  ) {}
+
+  /** Takes this poll's turn if it is due at `now`, holding it until `holdUntil`; false when not due or taken. */
+  async takeTurn(now: Date, holdUntil: Date): Promise<boolean> {
+    // A source seen for the first time is due at once.
+    await this.database.query(
+      "INSERT INTO micropub_sources (origin, next_poll_at) VALUES ($1, $2::timestamptz) ON CONFLICT (origin) DO NOTHING",
+      [this.origin, now.toISOString()],
+    );
+    const taken = await this.database.query(
+      `UPDATE micropub_sources SET next_poll_at = $3::timestamptz, last_poll_at = $2::timestamptz
+        WHERE origin = $1 AND next_poll_at <= $2::timestamptz`,
+      [this.origin, now.toISOString(), holdUntil.toISOString()],
+    );
+    return taken.rowCount === 1;
+  }
+
+  /** Ends a poll: the next one's moment, and its error (none: the remote answered). */
+  async finishPoll(
+    now: Date,
+    next: Date,
+    error?: { kind: MicropubSourceFailure; message: string },
+  ): Promise<void> {
+    await this.database.query(
+      `UPDATE micropub_sources
+          SET next_poll_at = $2::timestamptz,
+              last_success_at = CASE WHEN $3::text IS NULL THEN $4::timestamptz ELSE last_success_at END,
+              error_kind = $3, last_error = $5,
+              failures = CASE WHEN $3::text IS NULL THEN 0 ELSE failures + 1 END
+        WHERE origin = $1`,
+      [this.origin, next.toISOString(), error?.kind ?? null, now.toISOString(), error?.message ?? null],
+    );
+  }
+
+  /** Records an error met outside a poll (a write-back), or clears one after a success. */
+  async noteError(error: { kind: MicropubSourceFailure; message: string } | null): Promise<void> {
+    await this.database.query(
+      "UPDATE micropub_sources SET error_kind = $2, last_error = $3 WHERE origin = $1",
+      [this.origin, error?.kind ?? null, error?.message ?? null],
+    );
+  }
+
+  async status(): Promise<MicropubSourceStatus | null> {
+    const { rows } = await this.database.query<StatusRow>(
+      `SELECT next_poll_at, last_poll_at, last_success_at, error_kind, last_error, failures
+         FROM micropub_sources WHERE origin = $1`,
+      [this.origin],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const date = (value: Date | null) => (value === null ? null : new Date(value));
+    return {
+      nextPollAt: new Date(row.next_poll_at),
+      lastPollAt: date(row.last_poll_at),
+      lastSuccessAt: date(row.last_success_at),
+      error: row.error_kind ? { kind: row.error_kind, message: row.last_error ?? "" } : null,
+      failures: Number(row.failures),
+    };
+  }
+
+  /** The links a post agreed on with the remote, if it ever did. */
+  async agreed(url: string): Promise<LinkState | undefined> {
+    const { rows } = await this.database.query<LinksRow>(
+      "SELECT syndication, syndicate_to FROM micropub_source_links WHERE origin = $1 AND url = $2",
+      [this.origin, url],
+    );
+    const row = rows[0];
+    return row
+      ? { syndication: strings(row.syndication), syndicateTo: strings(row.syndicate_to) }
+      : undefined;
+  }
+
+  /** Notes that the remote and the row both hold `links` now. */
+  async agree(url: string, links: LinkState): Promise<void> {
+    await this.database.query(
+      `INSERT INTO micropub_source_links (origin, url, syndication, syndicate_to)
+       VALUES ($1, $2, $3::jsonb, $4::jsonb)
+       ON CONFLICT (origin, url) DO UPDATE SET syndication = EXCLUDED.syndication, syndicate_to = EXCLUDED.syndicate_to`,
+      [this.origin, url, JSON.stringify(links.syndication), JSON.stringify(links.syndicateTo)],
+    );
+  }
+
+  /**
+   * The posts whose row no longer holds what it agreed on with the remote: a copy's link added or a
+   * target done since, whose write-back has not reached the remote (it was down, or the process
+   * stopped in between). Read on every poll, whether or not the listing reaches the post.
+   */
+  async drifted(): Promise<string[]> {
+    const { rows } = await this.database.query<{ url: string }>(
+      `SELECT p.url FROM ${POST_SOURCE_RELATION} p
+         JOIN micropub_source_links l ON l.origin = $1 AND l.url = p.url
+        WHERE p.origin = $1 AND p.deleted_at IS NULL
+          AND NOT (l.syndication @> COALESCE(p.properties->'syndication', '[]'::jsonb)
+                   AND COALESCE(p.properties->'syndication', '[]'::jsonb) @> l.syndication
+                   AND l.syndicate_to @> COALESCE(p.properties->'mp-syndicate-to', '[]'::jsonb)
+                   AND COALESCE(p.properties->'mp-syndicate-to', '[]'::jsonb) @> l.syndicate_to)
+        ORDER BY p.published DESC`,
+      [this.origin],
+    );
+    return rows.map((row) => row.url);
+  }
+}

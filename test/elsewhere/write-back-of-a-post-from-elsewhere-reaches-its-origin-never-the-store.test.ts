@@ -1,0 +1,88 @@
+// Issue 29, the foundation: the copy's link of a post from elsewhere is written to its row and
+// handed to its origin's adapter (which would update the real site); the site's own content store
+// never receives it: no file, no commit. The site's own post sent in the same run is written to the
+// store as before.
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Post, PostUpdate } from "../../src/contract/posts.ts";
+import { type PublishingWorld, startPublishingWorld } from "../publishing/publishing-world.ts";
+
+/** Every file under a folder, with its text. */
+function filesUnder(folder: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(path, readFileSync(path, "utf8"));
+  }
+  return files;
+}
+
+describe("the write-back of a post from elsewhere", () => {
+  let world: PublishingWorld;
+  let site: string;
+  const writtenBack: Array<{ post: Post; update: PostUpdate }> = [];
+
+  before(async () => {
+    site = mkdtempSync(join(tmpdir(), "possekit-site-"));
+    world = await startPublishingWorld({
+      publication: { store: { type: "folder", path: site }, preset: "hugo" },
+      schedule: false,
+    });
+    world.server.host.knownPosts?.addOrigin({
+      origin: "feed:blog",
+      async writeBack(post, update) {
+        writtenBack.push({ post, update });
+      },
+    });
+  });
+  after(async () => {
+    await world.close();
+    rmSync(site, { recursive: true, force: true });
+  });
+
+  it("updates its row and tells its origin, and writes nothing to the store", async () => {
+    const known = world.server.host.knownPosts;
+    assert.ok(known);
+    const own = await world.micropub({
+      type: ["h-entry"],
+      properties: { content: ["The site's own post"], "mp-slug": ["own"], "mp-syndicate-to": [world.uid] },
+    });
+    assert.equal(own.status, 201);
+    const { post: foreign } = await known.record({
+      origin: "feed:blog",
+      url: "https://blog.example/2026/from-the-feed/",
+      published: new Date("2026-01-02T10:00:00Z"),
+      properties: { content: "A post from the feed", "mp-syndicate-to": [world.uid] },
+    });
+    const filesBefore = filesUnder(site);
+    assert.equal(filesBefore.size, 1, "the own post's file");
+
+    const response = await fetch(`${world.server.url}/syndicate`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${world.token}`, accept: "application/json" },
+    });
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as { summary: { syndicated: number } };
+    assert.equal(body.summary.syndicated, 2);
+
+    const copy = world.social.statuses.find((status) => status.text.startsWith("A post from the feed"));
+    assert.ok(copy, "the post from elsewhere was sent");
+    const row = await known.findByUrl(foreign.url);
+    assert.deepEqual(row?.properties.syndication, [copy.url], "its row holds the copy's link");
+
+    assert.equal(writtenBack.length, 1, "its origin was told once");
+    assert.equal(writtenBack[0]?.post.url, foreign.url);
+    assert.deepEqual(writtenBack[0]?.update.add, { syndication: [copy.url] });
+    assert.deepEqual(writtenBack[0]?.post.properties.syndication, [copy.url], "after the row took it");
+
+    const filesAfter = filesUnder(site);
+    assert.deepEqual([...filesAfter.keys()], [...filesBefore.keys()], "no file for the post from elsewhere");
+    const ownFile = [...filesAfter.values()][0] ?? "";
+    assert.match(ownFile, /syndication:/, "the own post's file took its copy's link");
+    for (const text of filesAfter.values()) assert.doesNotMatch(text, /from the feed|blog\.example/);
+  });
+});

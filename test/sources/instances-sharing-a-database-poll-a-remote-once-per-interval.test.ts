@@ -1,0 +1,68 @@
+// Instances of one server share a database: each runs the same source, and the remote is polled
+// once per interval between them (the turn is taken in the database), not once per instance.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { migrate } from "../../src/server/database/migrate.ts";
+import { MicropubClient } from "../../src/sources/micropub/micropub-client.ts";
+import { MicropubSource } from "../../src/sources/micropub/micropub-source.ts";
+import { micropubSourceMigrations } from "../../src/sources/micropub/migrations.ts";
+import { TestClock } from "../helpers/clock.ts";
+import { engines } from "../helpers/databases.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { type Remote, startRemote } from "./remote-micropub.ts";
+
+const POLL_SECONDS = 60;
+
+for (const engine of engines) {
+  describe(`two instances of a remote source on one database (${engine.name})`, () => {
+    let remote: Remote;
+    let local: TestServer;
+    const clock = new TestClock();
+    let instances: MicropubSource[] = [];
+    before(async () => {
+      remote = await startRemote();
+      await remote.create("One post", []);
+      local = await startTestServer({ engine, config: { plugins: [] } });
+      const { database, knownPosts, postSource, logger } = local.host;
+      if (!database || !knownPosts || !postSource) throw new Error("The host has no database");
+      await migrate(database, micropubSourceMigrations);
+      instances = [1, 2].map(
+        () =>
+          new MicropubSource({
+            name: "shared",
+            pollSeconds: POLL_SECONDS,
+            recentPosts: 50,
+            client: new MicropubClient({
+              endpoint: remote.endpoint,
+              token: () => remote.token,
+              tokenSetting: "REMOTE_TOKEN",
+              fetchPolicy: {},
+            }),
+            database,
+            known: knownPosts,
+            posts: postSource,
+            logger,
+            now: clock.now,
+          }),
+      );
+    });
+    after(async () => {
+      await local?.close();
+      await remote?.close();
+    });
+
+    const listings = () => remote.gate.passed.filter((request) => request === "GET q=source").length;
+
+    it("one listing per interval, whichever instance takes the turn", async () => {
+      await Promise.all(instances.map((instance) => instance.pollIfDue()));
+      assert.equal(listings(), 1);
+      await Promise.all(instances.map((instance) => instance.pollIfDue()));
+      assert.equal(listings(), 1, "not again before the interval");
+      clock.advance(POLL_SECONDS * 1000);
+      await Promise.all(instances.map((instance) => instance.pollIfDue()));
+      await Promise.all(instances.map((instance) => instance.pollIfDue()));
+      assert.equal(listings(), 2);
+      assert.equal((await local.host.knownPosts?.listByOrigin("micropub:shared"))?.length, 1);
+    });
+  });
+}

@@ -1,0 +1,143 @@
+// The world of the remote-Micropub source's tests, all over real HTTP: a remote possekit whose
+// Micropub endpoint holds the posts (it syndicates nothing itself), a gate in front of it, a
+// sandbox Mastodon, and this possekit, which polls the remote through the gate, sends the posts to
+// Mastodon and writes the links back there.
+import { randomBytes } from "node:crypto";
+import type { Database } from "../../src/contract/database.ts";
+import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
+import type { MicropubSource } from "../../src/sources/micropub/micropub-source.ts";
+import type { Scheduler } from "../../src/syndication/scheduler.ts";
+import { sharedDatabase, startTarget, type Target } from "../endpoint/endpoint-server.ts";
+import { TestClock } from "../helpers/clock.ts";
+import { createPostAt } from "../helpers/micropub-create.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { type RemoteGate, startRemoteGate } from "./remote-gate.ts";
+
+export const SOURCE_NAME = "remote";
+export const POLL_SECONDS = 300;
+
+export interface Remote {
+  server: TestServer;
+  token: string;
+  gate: RemoteGate;
+  /** The endpoint this possekit is configured with: the gate's. */
+  endpoint: string;
+  /** Creates a post there naming `targets` in mp-syndicate-to; its URL. */
+  create(content: string, targets: string[]): Promise<string>;
+  /** The post's properties there (mf2), as q=source answers them to its own token. */
+  properties(url: string): Promise<Record<string, unknown[]>>;
+  close(): Promise<void>;
+}
+
+export async function startRemote(): Promise<Remote> {
+  const server = await startTestServer({ config: { plugins: [] } });
+  const token = await server.token("create update");
+  const gate = await startRemoteGate(server.url);
+  return {
+    server,
+    token,
+    gate,
+    endpoint: `${gate.url}/micropub`,
+    create: (content, targets) => createPostAt(server.url, token, { content, targets }),
+    async properties(url) {
+      const response = await fetch(`${server.url}/micropub?q=source&url=${encodeURIComponent(url)}`, {
+        headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      });
+      if (response.status !== 200) throw new Error(`q=source answered ${response.status}`);
+      return ((await response.json()) as { properties: Record<string, unknown[]> }).properties;
+    },
+    async close() {
+      await gate.close();
+      await server.close();
+    },
+  };
+}
+
+export interface Local {
+  server: TestServer;
+  plugin: EndpointSyndicate;
+  source: MicropubSource;
+  scheduler: Scheduler;
+  /** The environment the plug-in reads the token from (change it to change the token). */
+  env: Record<string, string>;
+  clock: TestClock;
+  /** Moves the clock on by a poll's interval and wakes the scheduler: the next poll is due. */
+  nextPoll(): void;
+  close(): Promise<void>;
+}
+
+export async function startLocal(
+  remote: Remote,
+  target: Target,
+  options: { database?: Database; clock?: TestClock; env?: Record<string, string> } = {},
+): Promise<Local> {
+  const tokenEnv = `REMOTE_TOKEN_${randomBytes(4).toString("hex").toUpperCase()}`;
+  const env = options.env ?? { [tokenEnv]: remote.token };
+  const variable = Object.keys(env)[0] ?? tokenEnv;
+  // The scheduler sleeps by the wall clock: the test clock starts at the real time, so a poll
+  // due "in five minutes" is five real minutes away and the scheduler waits for a nudge.
+  const clock = options.clock ?? new TestClock(Date.now());
+  const plugin = new EndpointSyndicate(
+    {
+      schedule: { enabled: true, whenLive: false },
+      targets: { checkAtStart: false },
+      sources: [
+        {
+          type: "micropub",
+          name: SOURCE_NAME,
+          endpoint: remote.endpoint,
+          tokenEnv: variable,
+          pollSeconds: POLL_SECONDS,
+        },
+      ],
+    },
+    { env, now: clock.now },
+  );
+  const server = await startTestServer({
+    ...(options.database ? { engine: sharedDatabase(options.database) } : {}),
+    config: { plugins: [] },
+    plugins: [target.syndicator(), plugin],
+  });
+  const source = plugin.sources[0];
+  const scheduler = plugin.scheduler;
+  if (!source || !scheduler) throw new Error("The endpoint started without its source or scheduler");
+  return {
+    server,
+    plugin,
+    source,
+    scheduler,
+    env,
+    clock,
+    nextPoll() {
+      clock.advance(POLL_SECONDS * 1000);
+      scheduler.nudge();
+    },
+    close: () => server.close(),
+  };
+}
+
+export { startTarget, type Target };
+
+/** Asks `probe` every 20 ms until it answers something, which it returns; fails after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until the poll the clock made due now has ended (its success or failure recorded). */
+export async function polled(local: Local): Promise<void> {
+  const due = local.clock.now();
+  await eventually("the poll ends", async () => {
+    const report = await local.source.report();
+    return !report.polling && (report.lastPollAt?.getTime() ?? 0) >= due ? true : undefined;
+  });
+}
