@@ -83,6 +83,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       server: () => this.server,
       sources: () => this.sources,
       indiekit: () => this.indiekit,
+      ownPage: () => this.ownHost?.page ?? null,
       webhookSecret: () =>
         this.server ? this.server.config.secrets.webhookSecret : this.indiekit?.webhookSecret,
     };

@@ -7,9 +7,11 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import express from "express";
 import type { EndpointPlugin, NavigationItem } from "../../src/contract/plugin.ts";
 import type { PostProperties } from "../../src/contract/syndicator.ts";
 import { openHostInsideIndiekit } from "../../src/hosts/indiekit/host-inside-indiekit.ts";
@@ -135,6 +137,55 @@ describe("the plug-in inside Indiekit with its own database", () => {
     }
     const second = await openHostInsideIndiekit(indiekitLikeHost().host, options);
     await second.stop();
+  });
+});
+
+describe("the page inside Indiekit with a database", () => {
+  it("renders as a page of its own, in the language Indiekit chose, with our assets beneath the mountPath", async () => {
+    const theirs = indiekitStyleSyndicator("https://social.example/@me", () => "https://social.example/1");
+    const { host } = indiekitLikeHost([theirs.syndicator]);
+    const plugin = new EndpointSyndicate({
+      mountPath: "/posse",
+      database: { folder: dataFolder() },
+      targets: { checkAtStart: false },
+      schedule: { enabled: false },
+    });
+    await plugin.init(host);
+    // Indiekit's order: its session (set by its authentication) and its i18n, then the plug-in's routes.
+    const app = express();
+    app.use((req, _res, next) => {
+      Object.assign(req, {
+        session: { access_token: "indiekit-token", scope: "create update" },
+        getLocale: () => "de",
+      });
+      next();
+    });
+    app.use(plugin.mountPath, plugin.routesPublic);
+    app.use(plugin.mountPath, plugin.routes);
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/posse`;
+    try {
+      const page = await fetch(base, { headers: { accept: "text/html" } });
+      const html = await page.text();
+      assert.equal(page.status, 200, html.slice(0, 500));
+      assert.match(html, /<html lang="de">/);
+      assert.match(html, /<title>Syndizieren · Indiekit<\/title>/);
+      assert.match(html, /href="\/posse\/assets\/style.css"/);
+      assert.match(html, /@me@social.example/, "Indiekit's syndicator is listed among the targets");
+      assert.doesNotMatch(html, /syndicate\.(?!css\b|js\b)[a-zA-Z]+/, "no raw keys");
+      assert.doesNotMatch(html, /session\/logout/, "signing out is Indiekit's");
+      const style = await fetch(`${base}/assets/style.css`);
+      assert.equal(style.status, 200);
+      assert.match(style.headers.get("content-type") ?? "", /text\/css/);
+      const htmx = await fetch(`${base}/assets/vendor/htmx.min.js`);
+      assert.equal(htmx.status, 200);
+      await htmx.arrayBuffer();
+      await style.arrayBuffer();
+    } finally {
+      server.close();
+      await plugin.stopOwnHost();
+    }
   });
 });
 

@@ -26,6 +26,7 @@ import { HostKnownPosts } from "../../server/posts/known-posts.ts";
 import { postMigrations } from "../../server/posts/migrations.ts";
 import { createPostService } from "../../server/posts/post-service.ts";
 import { hostPostSource } from "../../server/posts/post-source.ts";
+import { ownPage } from "./own-page.ts";
 
 /** What Indiekit passes to init(), as far as this host reads it (Indiekit's `Indiekit` instance). */
 export interface IndiekitHost extends IndiekitServer {
@@ -170,8 +171,16 @@ export async function openHostInsideIndiekit(
     })();
     return stopped;
   };
+  const page = ownPage({
+    mountPath: options.mountPath,
+    name: host.config.application.name,
+    publication: { me: host.publication.me, name: host.publication.name },
+    timezone: host.publication.timezone,
+    production: host.config.application.production,
+  });
   return {
     server: host,
+    page,
     async start() {
       await migrate(database, host.migrations);
       for (const handler of host.startHandlers) await handler();
