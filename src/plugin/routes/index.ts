@@ -8,6 +8,7 @@ import { mayReadPosts } from "../../contract/reading-scopes.ts";
 import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { OwnPage } from "../indiekit/own-host.ts";
+import { withIndiekitRequestToken } from "../indiekit/request-token.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
 import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import type { EndpointOptions } from "../options.ts";
@@ -64,10 +65,11 @@ function indiekitAdapters(context: RouteContext): Router {
     const page = context.ownPage();
     indiekitSessionAuth(() => indiekit.me)(req, res, (error?: unknown) => {
       if (error) return next(error);
-      if (!page) return translateUnderIndiekit(req, res, next);
-      page.locals(req, res, (failed?: unknown) =>
-        failed ? next(failed) : translateUnderIndiekit(req, res, next),
-      );
+      const translated = () => translateUnderIndiekit(req, res, next);
+      withIndiekitRequestToken(req, () => {
+        if (!page) return translated();
+        page.locals(req, res, (failed?: unknown) => (failed ? next(failed) : translated()));
+      });
     });
   });
   return router;
