@@ -97,10 +97,14 @@ const interop =
   changed.some((file) => file.startsWith("src/syndicators/bluesky/") || file.startsWith("interop/bluesky/"));
 
 // The plug-in inside the real Indiekit (interop/indiekit/): when what Indiekit loads of the package
-// changed (the plug-in, the contract, words, views, how the package is built), or the check itself.
+// changed (the plug-in, the contract, its own host there and the sources it reads posts with, the
+// package's entry, words, views, how the package is built), or the check itself.
 const INDIEKIT_PATHS = [
   "src/plugin/",
   "src/contract/",
+  "src/hosts/",
+  "src/sources/",
+  "src/index.ts",
   "locales/",
   "views/",
   "interop/indiekit/",

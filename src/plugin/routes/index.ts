@@ -8,6 +8,8 @@ import { mayReadPosts } from "../../contract/reading-scopes.ts";
 import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { copiesLimiter } from "../copies/copies-limiter.ts";
+import type { OwnPage } from "../indiekit/own-host.ts";
+import { withIndiekitRequestToken } from "../indiekit/request-token.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
 import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import type { EndpointOptions } from "../options.ts";
@@ -40,6 +42,8 @@ export interface RouteContext {
   sources: () => readonly MicropubSource[];
   /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
   indiekit: () => { me: string } | null;
+  /** Inside Indiekit with a database of its own: what renders the page there. */
+  ownPage: () => OwnPage | null;
   /** WEBHOOK_SECRET: the host's secret, or the environment's when the host keeps none (Indiekit). */
   webhookSecret: () => string | undefined;
 }
@@ -60,9 +64,15 @@ function indiekitAdapters(context: RouteContext): Router {
   router.use((req, res, next) => {
     const indiekit = context.indiekit();
     if (!indiekit) return next();
-    indiekitSessionAuth(() => indiekit.me)(req, res, (error?: unknown) =>
-      error ? next(error) : translateUnderIndiekit(req, res, next),
-    );
+    const page = context.ownPage();
+    indiekitSessionAuth(() => indiekit.me)(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      const translated = () => translateUnderIndiekit(req, res, next);
+      withIndiekitRequestToken(req, () => {
+        if (!page) return translated();
+        page.locals(req, res, (failed?: unknown) => (failed ? next(failed) : translated()));
+      });
+    });
   });
   return router;
 }
@@ -101,6 +111,11 @@ export function authenticatedRoutes(context: RouteContext): Router {
 export function publicRoutes(context: RouteContext): Router {
   const router = express.Router();
   router.use((req, res, next) => (context.indiekit() ? translateUnderIndiekit(req, res, next) : next()));
+  router.use((req, res, next) => {
+    const page = context.ownPage();
+    if (page) page.assets(req, res, next);
+    else next();
+  });
   router.post("/", webhookRoute(context, "netlify"));
   router.post("/webhook/netlify", webhookRoute(context, "netlify"));
   router.post("/webhook/github", webhookRoute(context, "github"));
