@@ -10,9 +10,9 @@
 // Mutants: all of them when MUTATION=all or when there is no base; else those whose source file
 // or one of whose test files changed, whose tests import a changed helper (test/**/*.ts that is not
 // a test), and those added (an id absent at the base: always) or edited in test/mutation/mutants.json.
-// Interop (a 270 MB install): when the change touches src/syndicators/bluesky/ or interop/bluesky/, when INTEROP=1, or with no
-// base. Indiekit (the plug-in inside the real Indiekit): when the change touches what Indiekit loads
-// of the package (INDIEKIT_PATHS below), when INDIEKIT=1, or with no base.
+// Interop (a 270 MB install): when the change touches src/syndicators/bluesky/ or interop/bluesky/,
+// when INTEROP=1, or with no base. Indiekit (the plug-in inside the real Indiekit): when the change
+// touches what Indiekit loads of the package (INDIEKIT_PATHS below), when INDIEKIT=1, or with no base.
 //
 //   node scripts/ci-plan.mjs            the plan for HEAD
 //   node scripts/ci-plan.mjs --explain  the same, with the changed files and why each mutant runs
