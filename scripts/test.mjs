@@ -54,6 +54,7 @@ const UNIT = [
   "test/publishing/paths-stay-inside-the-repository-and-front-matter-cannot-be-injected.test.ts",
   "test/publishing/publication-store-options-say-what-to-write.test.ts",
   "test/sources/micropub-source-options-say-what-to-write.test.ts",
+  "test/sources/feeds/feed-options-say-what-to-write.test.ts",
   "test/schedule/schedule-and-retry-options-say-what-to-write.test.ts",
   "test/server/config-validated-at-start.test.ts",
   "test/server/database-lock-file-and-its-folder-are-the-owners-alone.test.ts",

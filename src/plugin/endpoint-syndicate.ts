@@ -18,10 +18,12 @@ import {
   notificationSettings,
 } from "../notifications/notification-settings.ts";
 import { Notifier } from "../notifications/notifier.ts";
+import type { FeedSources } from "../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../sources/micropub/micropub-source.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
 import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
+import { feedHealth, startFeedSources } from "./feed-sources.ts";
 import { mountPathClash } from "./indiekit/mount-path-clash.ts";
 import type { OwnHost, OwnHostOpener } from "./indiekit/own-host.ts";
 import { refuseToStart } from "./indiekit/refuse-start.ts";
@@ -47,6 +49,8 @@ export class EndpointSyndicate implements EndpointPlugin {
   scheduler: Scheduler | null = null;
   /** Posts that live elsewhere (the `sources` option), polled by the scheduler; none until init. */
   sources: MicropubSource[] = [];
+  /** Posts from any site's feed (the `feeds` option), read on the scheduler's turns; null without feeds. */
+  feeds: FeedSources | null = null;
   private server: Server | null = null;
   private readonly environment: EndpointEnvironment;
   /** Set when init() finds Indiekit's host (no possekit extras): what the routes need of it. */
@@ -82,6 +86,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       syndication: () => this.syndication,
       server: () => this.server,
       sources: () => this.sources,
+      feeds: () => this.feeds,
       indiekit: () => this.indiekit,
       ownPage: () => this.ownHost?.page ?? null,
       webhookSecret: () =>
@@ -104,6 +109,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     const sources = await Promise.all(
       this.sources.map(async (source) => sourceHealth(await source.report())),
     );
+    const feeds = ((await this.feeds?.reports()) ?? []).map(feedHealth);
     const state = this.scheduler?.state();
     const lastRun = state?.lastRun;
     return {
@@ -124,6 +130,7 @@ export class EndpointSyndicate implements EndpointPlugin {
         : { state: "disabled" },
       posts_needing_user: (await this.syndication.reads.postsNeedingAttention()).needingUser,
       ...(sources.length > 0 ? { sources } : {}),
+      ...(feeds.length > 0 ? { feeds } : {}),
     };
   }
 
@@ -192,6 +199,10 @@ export class EndpointSyndicate implements EndpointPlugin {
     if (!database || !postSource) return;
     server.addMigrations(syndicationMigrations);
     this.sources = startPostSources(server, this.options.sources, this.environment);
+    this.feeds = startFeedSources(server, this.options.feeds, {
+      mountPath: this.mountPath,
+      now: this.environment.now,
+    });
     const notifier = notifierFor(server, this.mountPath);
     if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
     this.syndication = new Syndication({
@@ -233,7 +244,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     if (this.options.schedule.enabled) {
       const scheduler = new Scheduler(syndication, server.logger, {
         ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
-        polled: () => this.sources,
+        polled: () => (this.feeds ? [...this.sources, this.feeds] : this.sources),
       });
       this.scheduler = scheduler;
       const stopListening = postSource.onChange?.((change) => {

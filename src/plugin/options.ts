@@ -1,6 +1,7 @@
 // Options of the endpoint plug-in (spec §2.1), validated at construction with errors that name the option.
 import { z } from "zod";
 import { parseOptions } from "../contract/options/option-schemas.ts";
+import { FEEDS_LIST_MESSAGE, feedOptionsProblems, feedOptionsSchema } from "../sources/feeds/feed-options.ts";
 import {
   micropubSourceOptionsSchema,
   micropubSourceProblems,
@@ -59,6 +60,8 @@ export const endpointOptionsSchema = z.strictObject({
         'must be a list, such as [{ type: "micropub", name: "blog", endpoint: "https://blog.example/micropub" }]',
     })
     .default([]),
+  /** Posts from any site's feed, syndicated from here (docs/feeds.md). */
+  feeds: z.array(feedOptionsSchema, { error: FEEDS_LIST_MESSAGE }).default([]),
 });
 
 export type EndpointOptions = z.infer<typeof endpointOptionsSchema>;
@@ -71,6 +74,8 @@ export function parseEndpointOptions(
   const schema = endpointOptionsSchema.superRefine((parsed, context) => {
     for (const [path, message] of micropubSourceProblems(parsed.sources, env))
       context.addIssue({ code: "custom", path: ["sources", ...path], message });
+    for (const [path, message] of feedOptionsProblems(parsed.feeds, env))
+      context.addIssue({ code: "custom", path: ["feeds", ...path], message });
   });
   return parseOptions("endpoint-syndicate", schema, options);
 }

@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
+import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { copiesLimiter } from "../copies/copies-limiter.ts";
@@ -31,6 +32,7 @@ import {
 import { runStatusRoute } from "./run-status.ts";
 import { checkTargetsRoute, targetsRoute } from "./targets.ts";
 import { webhookRoute } from "./webhooks.ts";
+import { webSubCallbackRoute } from "./websub.ts";
 
 export interface RouteContext {
   mountPath: string;
@@ -40,6 +42,8 @@ export interface RouteContext {
   server: () => Server | null;
   /** The post sources of the `sources` option (their errors are shown on the page). */
   sources: () => readonly MicropubSource[];
+  /** The feeds of the `feeds` option; null without feeds or without a database. */
+  feeds: () => FeedSources | null;
   /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
   indiekit: () => { me: string } | null;
   /** Inside Indiekit with a database of its own: what renders the page there. */
@@ -124,6 +128,8 @@ export function publicRoutes(context: RouteContext): Router {
   const limited = copiesLimiter(context.options.copies);
   router.get("/copies", limited, copiesOfPostRoute(context));
   router.get("/copies.json", limited, everyPostsCopiesRoute(context));
+  router.get("/websub/:id", webSubCallbackRoute(context));
+  router.post("/websub/:id", webSubCallbackRoute(context));
   router.use(coreErrors);
   return router;
 }

@@ -54,6 +54,8 @@ export function webhookRoute(context: RouteContext, provider: WebhookProvider): 
       res.status(200).json({ status: verdict.outcome, reason: verdict.reason });
       return;
     }
+    // The site has just changed: its feeds are read first, so that the run sends their new entries.
+    await context.feeds()?.fetchAll();
     let run: Awaited<ReturnType<typeof syndication.runs.startBatch>>;
     try {
       run = await syndication.runs.startBatch("webhook");

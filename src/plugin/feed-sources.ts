@@ -1,0 +1,60 @@
+// The endpoint's `feeds` (docs/feeds.md) made into a running post source: its tables, its reads on
+// the scheduler's turns, WebSub callbacks at `{mountPath}/websub/:id`, and at start one line per
+// target a feed names that no installed syndicator has.
+import { ConfigError } from "../contract/config-error.ts";
+import type { Server } from "../contract/plugin.ts";
+import { type FeedOptions, unknownFeedTargets } from "../sources/feeds/feed-options.ts";
+import type { FeedReport } from "../sources/feeds/feed-source.ts";
+import { FeedSources } from "../sources/feeds/feed-sources.ts";
+import { feedSourceMigrations } from "../sources/feeds/migrations.ts";
+
+/** The running feeds; null without a database or without feeds. */
+export function startFeedSources(
+  server: Server,
+  feeds: readonly FeedOptions[],
+  { mountPath, now }: { mountPath: string; now?: (() => number) | undefined },
+): FeedSources | null {
+  const { database, knownPosts } = server;
+  if (feeds.length === 0 || !database || !knownPosts) return null;
+  server.addMigrations(feedSourceMigrations);
+  // Before the first read: a feed naming a target nobody installed would record posts that wait forever.
+  server.onStart(() => {
+    const problems = unknownFeedTargets(
+      feeds,
+      server.syndicators.map((syndicator) => syndicator.info.uid),
+    );
+    if (problems.length > 0) throw new ConfigError(problems);
+  });
+  const stopping = new AbortController();
+  const sources = new FeedSources({
+    feeds,
+    database,
+    known: knownPosts,
+    logger: server.logger,
+    policy: { ownSite: server.publication.me, allowPrivate: server.config.fetch.allowPrivate },
+    callbackUrl: (id) =>
+      `${server.config.application.url.replace(/\/+$/, "")}${mountPath}/websub/${encodeURIComponent(id)}`,
+    signal: stopping.signal,
+    ...(now ? { now } : {}),
+  });
+  server.onShutdown(async () => {
+    stopping.abort(new Error("The server is shutting down"));
+    await sources.idle();
+  });
+  return sources;
+}
+
+/** A feed as /health shows it (snake_case, ISO dates, the error that needs the user). */
+export function feedHealth(report: FeedReport): Record<string, unknown> {
+  const iso = (date: Date | null) => date?.toISOString() ?? null;
+  return {
+    origin: report.origin,
+    url: report.url,
+    state: report.state,
+    next_fetch_at: iso(report.nextFetchAt),
+    last_fetch_at: iso(report.lastFetchAt),
+    last_success_at: iso(report.lastSuccessAt),
+    entries_known: report.entriesKnown,
+    ...(report.lastError ? { error: report.lastError } : {}),
+  };
+}

@@ -1,0 +1,82 @@
+// The rules of a read, without network or database: the site's own choices narrow the feed's
+// targets, and one entry whose id changed is an edit, not a mass change.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { planRead, targetsFor } from "./entry-plan.ts";
+import type { KnownEntry } from "./feed-store.ts";
+import type { FeedEntry } from "./parse/index.ts";
+
+const MASTODON = "https://mastodon.example/@me";
+const BLUESKY = "https://bsky.app/profile/me.example";
+const routing = { targets: [MASTODON, BLUESKY], backfill: 0 };
+
+const entry = (n: number, extra: Partial<FeedEntry> = {}): FeedEntry => ({
+  key: `id:${n}`,
+  id: `${n}`,
+  url: `https://blog.example/${n}/`,
+  title: `Post ${n}`,
+  published: new Date(Date.UTC(2026, 0, n)),
+  photos: [],
+  enclosures: [],
+  categories: [],
+  problems: [],
+  contentHash: `hash-${n}`,
+  properties: { name: `Post ${n}` },
+  ...extra,
+});
+const known = (n: number, extra: Partial<KnownEntry> = {}): KnownEntry => ({
+  postId: `${100 + n}`,
+  entryId: `${n}`,
+  url: `https://blog.example/${n}/`,
+  contentHash: `hash-${n}`,
+  published: new Date(Date.UTC(2026, 0, n)),
+  ...extra,
+});
+
+describe("the targets of a new entry", () => {
+  it("are the feed's, narrowed by the targets the entry names and by a target it turns down", () => {
+    assert.deepEqual(targetsFor(entry(1), routing), [MASTODON, BLUESKY]);
+    const named = entry(1, {
+      choices: {
+        targets: [BLUESKY, "https://elsewhere.example/"],
+        perTarget: {},
+        sources: ["mp-syndicate-to"],
+      },
+    });
+    assert.deepEqual(targetsFor(named, routing), [BLUESKY], "never a target the feed does not name");
+    const declined = entry(1, {
+      choices: { perTarget: { [MASTODON]: { syndicate: false } }, sources: ["_posse"] },
+    });
+    assert.deepEqual(targetsFor(declined, routing), [BLUESKY]);
+    const none = entry(1, { choices: { syndicate: false, perTarget: {}, sources: ["posse:post"] } });
+    assert.deepEqual(targetsFor(none, routing), []);
+  });
+});
+
+describe("a read", () => {
+  it("takes one entry whose id changed for the same post, and holds when most ids changed", () => {
+    const base = {
+      routing,
+      baseline: false,
+      newestKnown: new Date(Date.UTC(2026, 0, 3)),
+      now: Date.UTC(2026, 0, 4),
+    };
+    const one = planRead({
+      ...base,
+      entries: [entry(3, { id: "new-3" }), entry(2), entry(1)],
+      known: [known(3), known(2), known(1)],
+    });
+    assert.equal(one.held, undefined);
+    assert.deepEqual(
+      one.entries.map((planned) => [planned.kind, planned.entry.id]),
+      [["rekeyed", "new-3"]],
+    );
+    const most = planRead({
+      ...base,
+      entries: [entry(3, { id: "new-3" }), entry(2, { id: "new-2" }), entry(1)],
+      known: [known(3), known(2), known(1)],
+    });
+    assert.match(most.held ?? "", /changed the id of 2 of its 3 entries/);
+    assert.deepEqual(most.entries, []);
+  });
+});
