@@ -5,13 +5,14 @@
 //
 //   PLAN_BASE=<commit or empty>   PLAN_WHY=<one line>
 //   MUTANTS=<ids, space-separated, or "all">   INTEROP=0|1   INDIEKIT=0|1
+//   MUTANTS_WHY=<how many mutants run and why>   MUTANTS_COUNT=<how many>   MUTANTS_TOTAL=<in the list>
 //
 // Mutants: all of them when MUTATION=all or when there is no base; else those whose source file
 // or one of whose test files changed, whose tests import a changed helper (test/**/*.ts that is not
-// a test), and those added or edited in test/mutation/mutants.json. Interop (a 270 MB install):
-// when the change touches src/syndicators/bluesky/ or interop/bluesky/, when INTEROP=1, or with no
-// base. Indiekit (the plug-in inside the real Indiekit): when the change touches what Indiekit loads
-// of the package (INDIEKIT_PATHS below), when INDIEKIT=1, or with no base.
+// a test), and those added (an id absent at the base: always) or edited in test/mutation/mutants.json.
+// Interop (a 270 MB install): when the change touches src/syndicators/bluesky/ or interop/bluesky/,
+// when INTEROP=1, or with no base. Indiekit (the plug-in inside the real Indiekit): when the change
+// touches what Indiekit loads of the package (INDIEKIT_PATHS below), when INDIEKIT=1, or with no base.
 //
 //   node scripts/ci-plan.mjs            the plan for HEAD
 //   node scripts/ci-plan.mjs --explain  the same, with the changed files and why each mutant runs
@@ -44,12 +45,15 @@ const mutants = JSON.parse(readFileSync(LIST, "utf8"));
 
 let chosen;
 let why;
+let mutantsWhy;
 if (process.env.MUTATION === "all") {
   chosen = "all";
   why = "MUTATION=all";
+  mutantsWhy = `all ${mutants.length} (MUTATION=all)`;
 } else if (!base) {
   chosen = "all";
   why = "no commit older than 4 hours: the whole tree is the change";
+  mutantsWhy = `all ${mutants.length} (no base commit)`;
 } else {
   const reasons = new Map();
   const note = (id, reason) => reasons.set(id, [...(reasons.get(id) ?? []), reason]);
@@ -79,11 +83,30 @@ if (process.env.MUTATION === "all") {
           note(mutant.id, `its test ${test} imports ${helper}, which changed`);
       }
     }
-    if (old.get(mutant.id) !== JSON.stringify(mutant))
-      note(mutant.id, `its entry in ${LIST} is new or edited`);
+    // A new id (absent at the base) always runs: nothing has shown yet that a test kills it.
+    if (!old.has(mutant.id)) note(mutant.id, `it is new in ${LIST}`);
+    else if (old.get(mutant.id) !== JSON.stringify(mutant)) note(mutant.id, `its entry in ${LIST} is edited`);
   }
   chosen = [...reasons.keys()];
   why = `${changed.length} files changed since ${base.slice(0, 12)}`;
+  // How many were chosen for each kind of reason (a mutant may have several).
+  const kinds = [
+    ["source changed", /^its source /],
+    ["test changed", /^its test \S+ changed$/],
+    ["test imports a changed helper", / imports .*, which changed$/],
+    ["new", /^it is new /],
+    ["entry edited", /^its entry .* is edited$/],
+  ];
+  const counts = kinds
+    .map(([label, pattern]) => [
+      label,
+      [...reasons.values()].filter((list) => list.some((r) => pattern.test(r))).length,
+    ])
+    .filter(([, count]) => count > 0)
+    .map(([label, count]) => `${count} ${label}`);
+  mutantsWhy = counts.length
+    ? `${chosen.length} of ${mutants.length} (${counts.join(", ")})`
+    : `0 of ${mutants.length} (no source, test or entry of any mutant changed)`;
   if (explain) {
     console.log(`# changed since ${base}:`);
     for (const file of changed) console.log(`#   ${file}`);
@@ -97,10 +120,14 @@ const interop =
   changed.some((file) => file.startsWith("src/syndicators/bluesky/") || file.startsWith("interop/bluesky/"));
 
 // The plug-in inside the real Indiekit (interop/indiekit/): when what Indiekit loads of the package
-// changed (the plug-in, the contract, words, views, how the package is built), or the check itself.
+// changed (the plug-in, the contract, its own host there and the sources it reads posts with, the
+// package's entry, words, views, how the package is built), or the check itself.
 const INDIEKIT_PATHS = [
   "src/plugin/",
   "src/contract/",
+  "src/hosts/",
+  "src/sources/",
+  "src/index.ts",
   "locales/",
   "views/",
   "interop/indiekit/",
@@ -115,5 +142,9 @@ const indiekit =
 console.log(`PLAN_BASE=${base}`);
 console.log(`PLAN_WHY='${why.replaceAll("'", "")}'`);
 console.log(`MUTANTS='${chosen === "all" ? "all" : chosen.join(" ")}'`);
+// How many mutants run and why, and how many there are (.ci/run orders its parts by it).
+console.log(`MUTANTS_WHY='${mutantsWhy.replaceAll("'", "")}'`);
+console.log(`MUTANTS_COUNT=${chosen === "all" ? mutants.length : chosen.length}`);
+console.log(`MUTANTS_TOTAL=${mutants.length}`);
 console.log(`INTEROP=${interop ? 1 : 0}`);
 console.log(`INDIEKIT=${indiekit ? 1 : 0}`);

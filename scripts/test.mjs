@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test` and its tiers (docs/testing.md): finds the test files, picks those of the tiers asked
-// for, and runs them with Node's test runner through tsx.
+// for, and runs them with Node's test runner; our TypeScript runs through scripts/typescript/ (module
+// hooks over esbuild with a disk cache), PGlite's WebAssembly with Liftoff only (docs/testing.md).
 //
 //   npm test                         unit + integration (PGlite; PostgreSQL too with TEST_DATABASE_URL)
 //   npm run test:unit                pure modules: no database, no server, no child process (≤ 30 s)
@@ -20,6 +21,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /** Processes: the command as a user runs it, a real browser, several server instances. */
 const SYSTEM = [
@@ -93,6 +95,22 @@ const POSTGRES = [
 const NEEDS_POSTGRES = [/^test\/scale\//, /-on-postgresql-/];
 
 const TIERS = ["unit", "integration", "system"];
+
+/**
+ * How each test process runs our TypeScript: module hooks that compile it with esbuild and keep the
+ * result on disk (scripts/typescript/hooks.mjs). tsx did the same job for about 0.7 s more CPU per
+ * process, and every test file is a process (docs/testing.md, "Per-file cost").
+ */
+const TYPESCRIPT = ["--import", pathToFileURL(join(import.meta.dirname, "typescript/register.mjs")).href];
+
+/**
+ * V8 flags of the test processes. --liftoff-only: PostgreSQL's WebAssembly runs on V8's baseline
+ * compiler and is never optimised. A test file opens a few databases and runs hundreds of queries;
+ * optimising PostgreSQL's hot functions costs more CPU than it saves below about 5,000 queries in a
+ * process (measured: one database from the snapshot 0.55 s instead of 0.9 s of CPU; 4,000 queries
+ * 3.4–4.0 s instead of 5.3–5.6 s; equal at 12,000; 20,000 queries 29 s instead of 19 s).
+ */
+const V8_FLAGS = ["--liftoff-only"];
 
 function findTests(folder) {
   return readdirSync(folder).flatMap((name) => {
@@ -260,7 +278,7 @@ const main = () => {
   const env = { ...process.env, NODE_ENV: "test", POSSEKIT_SOURCE: "1" };
   // The embedded databases open from one migrated snapshot, made here once per run (or found).
   if (files.some((file) => tierOfFile.get(file) !== "unit") && !env.POSSEKIT_TEST_SNAPSHOT) {
-    const made = spawnSync(process.execPath, ["--import", "tsx", "test/helpers/database-snapshot.ts"], {
+    const made = spawnSync(process.execPath, [...TYPESCRIPT, "test/helpers/database-snapshot.ts"], {
       env,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
@@ -281,8 +299,8 @@ const main = () => {
   const result = spawnSync(
     process.execPath,
     [
-      "--import",
-      "tsx",
+      ...V8_FLAGS,
+      ...TYPESCRIPT,
       ...guard,
       "--test",
       "--test-concurrency=2",

@@ -1,6 +1,16 @@
-// What a server installs as "@possekit/endpoint-syndicate": the syndication endpoint plug-in.
-import { EndpointSyndicate } from "./plugin/endpoint-syndicate.ts";
+// What a server installs as "@possekit/endpoint-syndicate": the syndication endpoint plug-in. Under
+// a host without possekit's services (Indiekit), its `database` option gives it a host of its own,
+// assembled in src/hosts/indiekit and loaded only then.
+
+import { EndpointSyndicate as PluginWithoutOwnHost } from "./plugin/endpoint-syndicate.ts";
+import type { OwnHostOpener } from "./plugin/indiekit/own-host.ts";
+
+const openHostInsideIndiekit: OwnHostOpener = async (host, options) =>
+  (await import("./hosts/indiekit/host-inside-indiekit.ts")).openHostInsideIndiekit(host, options);
+
+export class EndpointSyndicate extends PluginWithoutOwnHost {
+  protected override openOwnHost: OwnHostOpener | null = openHostInsideIndiekit;
+}
 
 export default EndpointSyndicate;
 export type { EndpointOptions } from "./plugin/options.ts";
-export { EndpointSyndicate };

@@ -25,6 +25,14 @@ export interface Installed {
  * from the cache (installed the first time), and the package's files put into Indiekit.
  */
 export function installIndiekitWithOurPackage(): Installed {
+  // Once per process: every describe of the check uses the same installation.
+  installation ??= install();
+  return installation;
+}
+
+let installation: Installed | undefined;
+
+function install(): Installed {
   let tarball = process.env.POSSEKIT_INDIEKIT_TARBALL;
   if (!tarball) {
     const folder = join(CACHE_ROOT, "packed");
@@ -69,7 +77,8 @@ function configFile(options: Record<string, unknown>): string {
   const config = {
     application: { name: "Indiekit with possekit" },
     plugins: ["@indiekit/store-file-system", PACKAGE_NAME],
-    publication: { me: ME },
+    // Where Indiekit writes a note (no preset: its post types then have no paths of their own).
+    publication: { me: ME, postTypes: { note: { post: { path: "notes/{slug}.md", url: "notes/{slug}/" } } } },
     "@indiekit/store-file-system": { directory: join(site, "content") },
     [PACKAGE_NAME]: options,
   };
@@ -98,20 +107,41 @@ function spawnIndiekit(installed: Installed, config: string, port: number, env: 
   );
 }
 
-/** Starts Indiekit with our plug-in configured with `options`; resolves once it answers HTTP. */
+/** A token Indiekit's introspection accepts (its endpoint-auth's HS256 JWT), for ME with `scope`. */
+export function indiekitToken(secret: string, scope: string): Promise<string> {
+  return new SignJWT({ me: ME, scope, client_id: "https://client.example/" })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuedAt()
+    .setExpirationTime("10m")
+    .sign(new TextEncoder().encode(secret));
+}
+
+/**
+ * Starts Indiekit with our plug-in configured with `options`; resolves once it answers HTTP.
+ * `options` and `env` may be made from Indiekit's URL and SECRET (a source reading its own Micropub
+ * endpoint with one of its tokens).
+ */
 export async function startIndiekit(
   installed: Installed,
-  options: Record<string, unknown>,
-  env: Record<string, string> = {},
+  options: Record<string, unknown> | ((site: { url: string; secret: string }) => Record<string, unknown>),
+  env:
+    | Record<string, string>
+    | ((site: { url: string; secret: string }) => Promise<Record<string, string>>) = {},
 ): Promise<RunningIndiekit> {
   const secret = randomBytes(24).toString("base64url");
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawnIndiekit(installed, configFile(options), port, {
-    SECRET: secret,
-    PASSWORD_SECRET: "$2a$10$not.a.real.bcrypt.hash.but.a.set.password.secret",
-    ...env,
-  });
+  const site = { url, secret };
+  const child = spawnIndiekit(
+    installed,
+    configFile(typeof options === "function" ? options(site) : options),
+    port,
+    {
+      SECRET: secret,
+      PASSWORD_SECRET: "$2a$10$not.a.real.bcrypt.hash.but.a.set.password.secret",
+      ...(typeof env === "function" ? await env(site) : env),
+    },
+  );
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
@@ -125,12 +155,7 @@ export async function startIndiekit(
     url,
     secret,
     output: () => output,
-    token: (scope) =>
-      new SignJWT({ me: ME, scope, client_id: "https://client.example/" })
-        .setProtectedHeader({ alg: "HS256" })
-        .setIssuedAt()
-        .setExpirationTime("10m")
-        .sign(new TextEncoder().encode(secret)),
+    token: (scope) => indiekitToken(secret, scope),
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       await exited;

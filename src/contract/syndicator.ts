@@ -9,6 +9,11 @@ export interface SyndicatorInfo {
   name: string;
   service?: { name: string; url: string; photo?: string };
   user?: { name?: string; url?: string; photo?: string };
+  /**
+   * false: the copies are seen only by some (Mastodon's followers-only statuses), so the public
+   * `copies` routes never list them. Absent: anyone may see a copy at its URL.
+   */
+  publicCopies?: boolean;
 }
 
 export interface SyndicateOptions {

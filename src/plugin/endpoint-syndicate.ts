@@ -25,6 +25,7 @@ import { Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
 import { feedHealth, startFeedSources } from "./feed-sources.ts";
 import { mountPathClash } from "./indiekit/mount-path-clash.ts";
+import type { OwnHost, OwnHostOpener } from "./indiekit/own-host.ts";
 import { refuseToStart } from "./indiekit/refuse-start.ts";
 import { type EndpointOptions, parseEndpointOptions } from "./options.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
@@ -55,18 +56,25 @@ export class EndpointSyndicate implements EndpointPlugin {
   /** Set when init() finds Indiekit's host (no possekit extras): what the routes need of it. */
   private indiekit: { me: string; webhookSecret: string | undefined } | null = null;
 
+  /** The options as written: a default is not a choice the user made. */
+  private readonly givenOptions: Record<string, unknown>;
+  /** Under Indiekit with the `database` option: the plug-in's own database and posts. */
+  private ownHost: OwnHost | null = null;
+
   /**
    * @param environment where the sources' tokens are read (`process.env`), and for tests the clock
    * the sources poll by.
    */
   constructor(options: Record<string, unknown> = {}, environment: Partial<EndpointEnvironment> = {}) {
     this.environment = { env: process.env, ...environment };
+    this.givenOptions = options;
     this.options = parseEndpointOptions(options, this.environment.env);
     this.mountPath = this.options.mountPath;
     this.navigationItems = {
       href: this.mountPath,
       text: "syndicate.title",
-      requiresDatabase: true,
+      // With a database of its own (Indiekit), the page works whatever the host has.
+      requiresDatabase: this.options.database === undefined,
       badge: {
         count: async () => (await this.syndication?.reads.postsNeedingAttention())?.needingUser ?? 0,
         text: "syndicate.needingUser",
@@ -80,6 +88,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       sources: () => this.sources,
       feeds: () => this.feeds,
       indiekit: () => this.indiekit,
+      ownPage: () => this.ownHost?.page ?? null,
       webhookSecret: () =>
         this.server ? this.server.config.secrets.webhookSecret : this.indiekit?.webhookSecret,
     };
@@ -130,7 +139,7 @@ export class EndpointSyndicate implements EndpointPlugin {
    * posts. Under any other host (Indiekit, whose contract promises `addEndpoint` alone): the routes,
    * answering from what that host offers. Under both: refuses a mountPath another endpoint holds.
    */
-  init(server: IndiekitServer): void {
+  init(server: IndiekitServer): void | Promise<void> {
     const clash = mountPathClash(server.endpoints, this.mountPath, PACKAGE_NAME);
     if (!isPossekitServer(server)) {
       if (clash) refuseToStart(PACKAGE_NAME, clash);
@@ -139,80 +148,120 @@ export class EndpointSyndicate implements EndpointPlugin {
         // Indiekit's configuration keeps no secrets; the spec names the environment variable.
         webhookSecret: process.env.WEBHOOK_SECRET || undefined,
       };
+      if (this.options.database) return this.initWithOwnHost(server);
       server.addEndpoint(this);
       return;
     }
     if (clash) throw new ConfigError([clash]);
-    this.initUnderPossekit(server);
-  }
-
-  private initUnderPossekit(server: Server): void {
+    const ownOnly = (["database", "syndicators"] as const).filter((name) => name in this.givenOptions);
+    if (ownOnly.length > 0)
+      throw new ConfigError(
+        ownOnly.map(
+          (name) =>
+            `endpoint-syndicate: option "${name}" is for hosts without possekit's services (Indiekit): under possekit, remove it and set ${name === "database" ? "application.database" : "the targets in plugins"} in the config file`,
+        ),
+      );
     this.server = server;
     server.addViews(join(PACKAGE_ROOT, "views"));
     server.addLocales(join(PACKAGE_ROOT, "locales"));
-    if (server.database && server.postSource) {
-      server.addMigrations(syndicationMigrations);
-      this.sources = startPostSources(server, this.options.sources, this.environment);
-      this.feeds = startFeedSources(server, this.options.feeds, {
-        mountPath: this.mountPath,
-        now: this.environment.now,
-      });
-      const notifier = notifierFor(server, this.mountPath);
-      if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
-      this.syndication = new Syndication({
-        ...(notifier ? { notices: notifier } : {}),
-        database: server.database,
-        posts: server.postSource,
-        syndicators: () => server.syndicators,
-        publication: server.publication,
-        logger: server.logger,
-        options: {
-          targetTimeoutMs: this.options.targetTimeoutMs,
-          leaseMs: this.options.leaseMs,
-          retry: this.options.retry,
-          schedule: {
-            whenLive: this.options.schedule.whenLive,
-            afterPublishMs: this.options.schedule.afterPublishMs,
-          },
-          fetchPolicy: { ownSite: server.publication.me, allowPrivate: server.config.fetch.allowPrivate },
-        },
-      });
-      const syndication = this.syndication;
-      // Only this process can open an embedded database: what it finds `sending` is left over, and
-      // is resolved before the server takes its first request, scheduler or not.
-      if (server.database.engine === "pglite")
-        server.onStart(async () => {
-          try {
-            await syndication.runs.recoverAfterCrash();
-          } catch (error) {
-            server.logger.error("Could not resolve what the last process left", {
-              error: error instanceof Error ? error.message : String(error),
-            });
-          }
-        });
-      // Checked in the background once the server listens: a slow service never delays the start.
-      if (this.options.targets.checkAtStart)
-        server.onStart(() => {
-          void checkAtStart(syndication, server.logger);
-        });
-      if (this.options.schedule.enabled) {
-        const scheduler = new Scheduler(syndication, server.logger, {
-          ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
-          polled: () => (this.feeds ? [...this.sources, this.feeds] : this.sources),
-        });
-        this.scheduler = scheduler;
-        const stopListening = server.postSource.onChange?.((change) => {
-          if (mayBecomeDue(change)) scheduler.nudge();
-        });
-        server.onStart(() => scheduler.start());
-        server.onShutdown(async () => {
-          stopListening?.();
-          // The scheduler may be waiting for its run, which ends when the core shuts down.
-          await Promise.all([scheduler.stop(), syndication.runs.shutdown()]);
-        });
-      } else server.onShutdown(() => syndication.runs.shutdown());
-    }
+    if (server.database && server.postSource) this.buildCore(server);
     server.addEndpoint(this);
+  }
+
+  /**
+   * The package's entry gives the plug-in what builds its own host under Indiekit (src/hosts/indiekit,
+   * which may assemble host pieces); null: the plug-in runs there without a database.
+   */
+  protected openOwnHost: OwnHostOpener | null = null;
+
+  /** Under Indiekit with the `database` option: the core on the plug-in's own database. */
+  private async initWithOwnHost(indiekit: IndiekitServer): Promise<void> {
+    if (!this.openOwnHost) {
+      indiekit.addEndpoint(this);
+      return;
+    }
+    let own: OwnHost;
+    try {
+      own = await this.openOwnHost(indiekit, this.options);
+    } catch (error) {
+      refuseToStart(PACKAGE_NAME, error instanceof Error ? error.message : String(error));
+    }
+    this.server = own.server;
+    this.ownHost = own;
+    this.buildCore(own.server);
+    await own.start();
+    indiekit.addEndpoint(this);
+  }
+
+  /** The core on the host's database and posts, with its scheduler, recovery and notices. */
+  private buildCore(server: Server): void {
+    const { database, postSource } = server;
+    if (!database || !postSource) return;
+    server.addMigrations(syndicationMigrations);
+    this.sources = startPostSources(server, this.options.sources, this.environment);
+    this.feeds = startFeedSources(server, this.options.feeds, {
+      mountPath: this.mountPath,
+      now: this.environment.now,
+    });
+    const notifier = notifierFor(server, this.mountPath);
+    if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
+    this.syndication = new Syndication({
+      ...(notifier ? { notices: notifier } : {}),
+      database,
+      posts: postSource,
+      syndicators: () => server.syndicators,
+      publication: server.publication,
+      logger: server.logger,
+      options: {
+        targetTimeoutMs: this.options.targetTimeoutMs,
+        leaseMs: this.options.leaseMs,
+        retry: this.options.retry,
+        schedule: {
+          whenLive: this.options.schedule.whenLive,
+          afterPublishMs: this.options.schedule.afterPublishMs,
+        },
+        fetchPolicy: { ownSite: server.publication.me, allowPrivate: server.config.fetch.allowPrivate },
+      },
+    });
+    const syndication = this.syndication;
+    // Only this process can open an embedded database: what it finds `sending` is left over, and
+    // is resolved before the server takes its first request, scheduler or not.
+    if (database.engine === "pglite")
+      server.onStart(async () => {
+        try {
+          await syndication.runs.recoverAfterCrash();
+        } catch (error) {
+          server.logger.error("Could not resolve what the last process left", {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      });
+    // Checked in the background once the server listens: a slow service never delays the start.
+    if (this.options.targets.checkAtStart)
+      server.onStart(() => {
+        void checkAtStart(syndication, server.logger);
+      });
+    if (this.options.schedule.enabled) {
+      const scheduler = new Scheduler(syndication, server.logger, {
+        ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
+        polled: () => (this.feeds ? [...this.sources, this.feeds] : this.sources),
+      });
+      this.scheduler = scheduler;
+      const stopListening = postSource.onChange?.((change) => {
+        if (mayBecomeDue(change)) scheduler.nudge();
+      });
+      server.onStart(() => scheduler.start());
+      server.onShutdown(async () => {
+        stopListening?.();
+        // The scheduler may be waiting for its run, which ends when the core shuts down.
+        await Promise.all([scheduler.stop(), syndication.runs.shutdown()]);
+      });
+    } else server.onShutdown(() => syndication.runs.shutdown());
+  }
+
+  /** Under Indiekit with its own database: hands back what the core holds and closes it (tests, signals). */
+  async stopOwnHost(): Promise<void> {
+    await this.ownHost?.stop();
   }
 }
 

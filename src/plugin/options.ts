@@ -6,6 +6,8 @@ import {
   micropubSourceOptionsSchema,
   micropubSourceProblems,
 } from "../sources/micropub/micropub-source-options.ts";
+import { copiesOptionsSchema } from "./copies/copies-options.ts";
+import { ownDatabaseOptionSchema } from "./indiekit/own-database-options.ts";
 import { retryOptionsSchema, scheduleOptionsSchema } from "./schedule-options.ts";
 import { webhookOptionsSchema } from "./webhooks/options.ts";
 
@@ -31,6 +33,26 @@ export const endpointOptionsSchema = z.strictObject({
   targets: z
     .strictObject({ checkAtStart: z.boolean({ error: "must be true or false" }).default(true) })
     .default({ checkAtStart: true }),
+  /** The public copies routes (docs/copies.md): requests per address and window. */
+  copies: copiesOptionsSchema,
+  /**
+   * Under a host that offers no database of possekit's (Indiekit): the plug-in's own, an embedded
+   * PGlite folder or a PostgreSQL URL. Without it the page says the endpoint needs one.
+   */
+  database: ownDatabaseOptionSchema,
+  /**
+   * Under Indiekit: possekit's own targets, by package name, with their options as possekit's
+   * config file gives them, e.g. { "@possekit/syndicator-mastodon": { url, user } }.
+   */
+  syndicators: z
+    .record(
+      z.string().regex(/^@possekit\/syndicator-[a-z-]+$/, {
+        error: 'must be a package name like "@possekit/syndicator-mastodon"',
+      }),
+      z.record(z.string(), z.unknown(), { error: "must be an object of that target's options" }),
+      { error: 'must be an object like { "@possekit/syndicator-mastodon": { url, user } }' },
+    )
+    .default({}),
   /** Posts that live elsewhere, syndicated from here: a remote Micropub server (docs/sources.md). */
   sources: z
     .array(micropubSourceOptionsSchema, {

@@ -7,6 +7,7 @@ import { MicropubClient } from "../sources/micropub/micropub-client.ts";
 import { MicropubSource, type MicropubSourceReport } from "../sources/micropub/micropub-source.ts";
 import type { MicropubSourceOptions } from "../sources/micropub/micropub-source-options.ts";
 import { micropubSourceMigrations } from "../sources/micropub/migrations.ts";
+import { requestTokenFor } from "./indiekit/request-token.ts";
 
 export interface PostSourceEnvironment {
   env: NodeJS.ProcessEnv;
@@ -28,7 +29,8 @@ export function startPostSources(
   const running = sources.map((options) => {
     const client = new MicropubClient({
       endpoint: options.endpoint,
-      token: () => env[options.tokenEnv]?.trim() || undefined,
+      // Inside Indiekit, a request's own token for its own Micropub endpoint (request-token.ts).
+      token: () => requestTokenFor(options.endpoint) ?? (env[options.tokenEnv]?.trim() || undefined),
       tokenSetting: options.tokenEnv,
       fetchPolicy: { allowPrivate: server.config.fetch.allowPrivate },
       signal: stopping.signal,

@@ -1,7 +1,8 @@
 import type { LeaseStatus } from "./lease.ts";
 import type { LiveCheck } from "./live-checks.ts";
 import type { SyndicationParts } from "./parts.ts";
-import { findPosts, type PostFilter, type PostPage } from "./post-filter.ts";
+import { findPosts, knownOrigins, type PostFilter, type PostPage } from "./post-filter.ts";
+import { copiesOfPost, everyPostsCopies, type PublicCopy, type ShownTarget } from "./public-copies.ts";
 import { type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { type TargetPause, TargetPauses } from "./target-pauses.ts";
 import type { Attempt, LedgerEntry, OperationEntry, RunRecord } from "./types.ts";
@@ -80,6 +81,32 @@ export class PageReads {
   /** The live checks of new posts (schedule.whenLive), keyed by post id, for the page. */
   liveChecksForPosts(postIds: readonly string[]): Promise<Map<string, LiveCheck>> {
     return this.parts.liveChecks.forPosts(postIds);
+  }
+
+  /** The origins of the posts from elsewhere (`feed:blog`, `micropub:blog`), for the page's filter. */
+  postOrigins(): Promise<string[]> {
+    return knownOrigins(this.parts.deps.database);
+  }
+
+  /**
+   * The copies of one post a visitor may know of (public-copies.ts), or null when no post a visitor
+   * may see is at `url`. Copies on a target no longer configured, or whose copies only some people
+   * see (`info.publicCopies: false`), are left out.
+   */
+  publicCopiesOf(url: string): Promise<{ url: string; copies: PublicCopy[] } | null> {
+    return copiesOfPost(this.parts.deps.database, url, this.publicTargets());
+  }
+
+  /** Every post's copies a visitor may know of, keyed by the post's URL, newest post first. */
+  everyPostsPublicCopies(): Promise<Map<string, PublicCopy[]>> {
+    return everyPostsCopies(this.parts.deps.database, this.publicTargets());
+  }
+
+  private publicTargets(): ShownTarget[] {
+    return this.parts.deps
+      .syndicators()
+      .filter((syndicator) => syndicator.info.publicCopies !== false)
+      .map(({ info }) => ({ uid: info.uid, name: info.name }));
   }
 
   /** The latest runs, batch and single, newest first. */

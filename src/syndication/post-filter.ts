@@ -1,5 +1,6 @@
 // Finding posts for the Syndicate page: by state (needing the user, waiting for a run, awaiting, any
-// post with a target), by target, by a run that touched them, and by words of the title or the URL,
+// post with a target), by target, by a run that touched them, by where they come from (the site's
+// own, a feed, a remote Micropub server), and by words of the title or the URL,
 // oldest first. One query for the page's ids and one for the count; the rows are read afterwards.
 import type { Queryable } from "../contract/database.ts";
 
@@ -20,9 +21,14 @@ export interface PostFilter {
   runId?: string;
   /** Words of the title, summary or content, or (part of) the post's URL. */
   search?: string;
+  /** Where the post comes from: an origin as recorded (`feed:blog`), or OWN_ORIGIN for the site's own. */
+  origin?: string;
   /** The configured targets: only they keep a post awaiting. */
   configuredUids: readonly string[];
 }
+
+/** The origin filter's value for the site's own posts (an origin always has a `kind:` prefix). */
+export const OWN_ORIGIN = "own";
 
 export interface PostPage {
   ids: string[];
@@ -93,6 +99,8 @@ export async function findPosts(
       `EXISTS (SELECT 1 FROM syndication_attempts a WHERE a.post_id = p.id AND a.run_id = ${param(filter.runId)}::bigint)`,
     );
   }
+  if (filter.origin === OWN_ORIGIN) where.push("p.origin IS NULL");
+  else if (filter.origin) where.push(`p.origin = ${param(filter.origin)}`);
   const search = filter.search?.trim();
   if (search) {
     const words = param(likePattern(search.toLowerCase()));
@@ -114,4 +122,12 @@ export async function findPosts(
     ),
   ]);
   return { ids: list.rows.map((row) => row.id), total: count.rows[0]?.count ?? 0 };
+}
+
+/** The origins of the posts from elsewhere, for the page's filter (the partial index posts_by_origin). */
+export async function knownOrigins(database: Queryable): Promise<string[]> {
+  const result = await database.query<{ origin: string }>(
+    "SELECT DISTINCT p.origin FROM post_source p WHERE p.origin IS NOT NULL ORDER BY p.origin",
+  );
+  return result.rows.map((row) => row.origin);
 }

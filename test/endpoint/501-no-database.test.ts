@@ -1,5 +1,5 @@
 // Issue 4, The plug-in: without a database the plug-in still mounts, and its endpoint answers 501
-// with a message that says why, to requests and to signed webhooks alike.
+// with a message that says why, to requests, to signed webhooks and to the public copies routes alike.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
@@ -44,6 +44,14 @@ describe("without a database the endpoint answers 501", () => {
     assert.ok(server);
     const answer = await fetch(`${server.url}/syndicate`, { method: "POST" });
     await assertError(answer, 401, "unauthorized");
+  });
+
+  it("answers 501 to the public copies routes, as JSON", async () => {
+    assert.ok(server);
+    for (const path of ["/copies.json", `/copies?url=${encodeURIComponent("https://example.org/a/")}`]) {
+      const answer = await fetch(`${server.url}/syndicate${path}`, { headers: { accept: "text/html" } });
+      assert.match(await assertError(answer, 501, "not_implemented"), /database/);
+    }
   });
 
   it("answers 501 to a signed deploy webhook", async () => {

@@ -39,6 +39,7 @@ export const SNAPSHOT_MIGRATIONS: Migration[] = [
 /** Where the snapshot for today's migrations and PGlite lives (a temp folder shared by runs). */
 export function snapshotPath(folder = join(tmpdir(), "possekit-test-snapshots")): string {
   const key = createHash("sha256")
+    .update("without template databases")
     .update(pgliteVersion())
     .update(JSON.stringify(startParams()))
     .update(JSON.stringify(SNAPSHOT_MIGRATIONS))
@@ -74,6 +75,12 @@ export async function makeSnapshot(path = snapshotPath()): Promise<string> {
   const pglite = await PGlite.create({ startParams: startParams() });
   try {
     await migrate(asDatabase(pglite), SNAPSHOT_MIGRATIONS);
+    // Only the database the server uses is kept: template0 and template1 (copied by CREATE
+    // DATABASE, which nothing here runs) were two thirds of the files every test database unpacked
+    // (a tar of 41 MB, 1,101 files; without them 25 MB, about 0.15 s of CPU less per database).
+    for (const template of ["template1", "template0"])
+      for (const statement of [`ALTER DATABASE ${template} IS_TEMPLATE false`, `DROP DATABASE ${template}`])
+        await pglite.exec(statement);
     await pglite.exec("CHECKPOINT");
     const dump = Buffer.from(await (await pglite.dumpDataDir("none")).arrayBuffer());
     mkdirSync(dirname(path), { recursive: true });

@@ -10,7 +10,11 @@ export interface RemoteGate {
   /** The gate's URL in place of the remote's origin: `${url}/micropub` is the remote's endpoint. */
   url: string;
   mode: GateMode;
-  /** Requests that reached the remote, as "GET q=source" or "POST update <url>". */
+  /**
+   * Requests the remote has answered, as "GET q=source" or "POST update <url>". Recorded when the
+   * remote's answer arrives, not when the request does: a test that waits for an update here may
+   * then read the post back and find the update applied.
+   */
   passed: string[];
   /** Updates held by hang-updates, never answered. */
   held: number;
@@ -47,7 +51,6 @@ export async function startRemoteGate(upstream: string): Promise<RemoteGate> {
       gate.held += 1;
       return;
     }
-    gate.passed.push(described);
     const forwarded = httpRequest(
       {
         host: target.hostname,
@@ -57,6 +60,7 @@ export async function startRemoteGate(upstream: string): Promise<RemoteGate> {
         headers: { ...request.headers, host: target.host, "content-length": String(body.length) },
       },
       (answer) => {
+        gate.passed.push(described);
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response);
       },

@@ -1,6 +1,6 @@
 // The list of posts on the Syndicate page and what chooses it: a state (awaiting by default, needing
-// attention, waiting, all), a target, a run, and a search of titles and URLs, all as GET query
-// parameters so that a filtered list is a link. The default list reads the posts' own index; the
+// attention, waiting, all), a target, a run, where the posts come from, and a search of titles and
+// URLs, all as GET query parameters so that a filtered list is a link. The default list reads the posts' own index; the
 // filtered ones ask the syndication core, which knows the ledger.
 import { z } from "zod";
 import type { PostState } from "../../syndication/post-filter.ts";
@@ -25,6 +25,8 @@ export const listQuerySchema = z.object({
   state: z.enum(["awaiting", "attention", "waiting", "all"]).catch("awaiting").default("awaiting"),
   target: optionalText,
   q: optionalText,
+  /** Where the posts come from: an origin (`feed:blog`), or "own" for the site's own. */
+  origin: optionalText,
   run: z
     .string()
     .regex(/^\d{1,19}$/)
@@ -35,7 +37,7 @@ export const listQuerySchema = z.object({
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export function isFiltered(query: ListQuery): boolean {
-  return query.state !== "awaiting" || !!query.target || !!query.q || !!query.run;
+  return query.state !== "awaiting" || !!query.target || !!query.q || !!query.run || !!query.origin;
 }
 
 /** The page's address for a query: only what differs from the default, so that links stay short. */
@@ -45,6 +47,7 @@ export function listHref(mountPath: string, query: ListQuery, changes: Partial<L
   if (merged.state !== "awaiting") params.set("state", merged.state);
   if (merged.target) params.set("target", merged.target);
   if (merged.q) params.set("q", merged.q);
+  if (merged.origin) params.set("origin", merged.origin);
   if (merged.run) params.set("run", merged.run);
   if (merged.page > 1) params.set("page", String(merged.page));
   const search = params.toString();
@@ -99,5 +102,11 @@ function pageOf(page: number) {
 }
 
 function filterOf(query: ListQuery) {
-  return { state: query.state, target: query.target, search: query.q, runId: query.run };
+  return {
+    state: query.state,
+    target: query.target,
+    search: query.q,
+    runId: query.run,
+    origin: query.origin,
+  };
 }

@@ -6,6 +6,7 @@ import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
 import type { LiveCheck, TargetPause } from "../../syndication/syndication.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
+import { type OriginView, originView } from "./post-origin.ts";
 import { postTitle } from "./post-title.ts";
 import { type TargetView, targetViews } from "./target-view.ts";
 
@@ -18,6 +19,8 @@ export interface PostRowView {
   title: string | null;
   titleIsExcerpt: boolean;
   published: Date;
+  /** Where a post from elsewhere comes from (a feed, a remote Micropub server); null for the site's own. */
+  origin: OriginView | null;
   /** The post still names a target: its Syndicate button is enabled. */
   awaiting: boolean;
   overall: RowOverall;
@@ -68,6 +71,7 @@ export function postRow(
     title: title.text,
     titleIsExcerpt: title.excerpt,
     published: post.published,
+    origin: originView(post.origin, mountPath),
     awaiting,
     overall,
     targets,

@@ -1,6 +1,6 @@
 // The endpoint's routers. Authenticated: the page, POST (single or batch), the per-post page.
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
-// authenticated route at the same path).
+// authenticated route at the same path), and the copies of posts a visitor may know of.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
@@ -8,11 +8,15 @@ import { mayReadPosts } from "../../contract/reading-scopes.ts";
 import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
+import { copiesLimiter } from "../copies/copies-limiter.ts";
+import type { OwnPage } from "../indiekit/own-host.ts";
+import { withIndiekitRequestToken } from "../indiekit/request-token.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
 import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
+import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -42,6 +46,8 @@ export interface RouteContext {
   feeds: () => FeedSources | null;
   /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
   indiekit: () => { me: string } | null;
+  /** Inside Indiekit with a database of its own: what renders the page there. */
+  ownPage: () => OwnPage | null;
   /** WEBHOOK_SECRET: the host's secret, or the environment's when the host keeps none (Indiekit). */
   webhookSecret: () => string | undefined;
 }
@@ -62,9 +68,15 @@ function indiekitAdapters(context: RouteContext): Router {
   router.use((req, res, next) => {
     const indiekit = context.indiekit();
     if (!indiekit) return next();
-    indiekitSessionAuth(() => indiekit.me)(req, res, (error?: unknown) =>
-      error ? next(error) : translateUnderIndiekit(req, res, next),
-    );
+    const page = context.ownPage();
+    indiekitSessionAuth(() => indiekit.me)(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      const translated = () => translateUnderIndiekit(req, res, next);
+      withIndiekitRequestToken(req, () => {
+        if (!page) return translated();
+        page.locals(req, res, (failed?: unknown) => (failed ? next(failed) : translated()));
+      });
+    });
   });
   return router;
 }
@@ -103,10 +115,19 @@ export function authenticatedRoutes(context: RouteContext): Router {
 export function publicRoutes(context: RouteContext): Router {
   const router = express.Router();
   router.use((req, res, next) => (context.indiekit() ? translateUnderIndiekit(req, res, next) : next()));
+  router.use((req, res, next) => {
+    const page = context.ownPage();
+    if (page) page.assets(req, res, next);
+    else next();
+  });
   router.post("/", webhookRoute(context, "netlify"));
   router.post("/webhook/netlify", webhookRoute(context, "netlify"));
   router.post("/webhook/github", webhookRoute(context, "github"));
   router.post("/webhook", webhookRoute(context, "generic"));
+  // Links back to the copies, for a site possekit does not write (docs/copies.md).
+  const limited = copiesLimiter(context.options.copies);
+  router.get("/copies", limited, copiesOfPostRoute(context));
+  router.get("/copies.json", limited, everyPostsCopiesRoute(context));
   router.get("/websub/:id", webSubCallbackRoute(context));
   router.post("/websub/:id", webSubCallbackRoute(context));
   router.use(coreErrors);

@@ -5,9 +5,11 @@
 import type { Request, RequestHandler } from "express";
 import { publicationProblem } from "../../contract/publication-check.ts";
 import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
+import { OWN_ORIGIN } from "../../syndication/post-filter.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { RunRecord } from "../../syndication/types.ts";
 import { isFiltered, listHref, listQuerySchema, loadPostList, POST_STATES } from "../page/post-list.ts";
+import { originView } from "../page/post-origin.ts";
 import { postRows } from "../page/post-row.ts";
 import { runStatusView } from "../page/run-status.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
@@ -56,13 +58,14 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       res.redirect(302, listHref(mountPath, query));
       return;
     }
-    const [list, status, runs, needingAttention, targetStates, sourceStates] = await Promise.all([
+    const [list, status, runs, needingAttention, targetStates, sourceStates, origins] = await Promise.all([
       loadPostList(services, query),
       runStatusView(syndication),
       recentRunsWorthListing(syndication),
       syndication.reads.postsNeedingAttention(),
       syndication.reads.targets(),
       Promise.all(context.sources().map((source) => source.report())),
+      syndication.reads.postOrigins(),
     ]);
     const { rows, total, page, pages, offset } = list;
     const filtered = isFiltered(query);
@@ -103,6 +106,9 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       status,
       runs,
       targets: configuredTargets(syndicators),
+      // The origin filter: only once there are posts from elsewhere (or one is chosen).
+      origins: origins.map((origin) => originView(origin, mountPath)),
+      ownOrigin: OWN_ORIGIN,
       targetStates,
       sourceStates,
       needingAttention: needingAttention.all,

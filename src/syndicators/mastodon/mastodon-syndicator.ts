@@ -60,6 +60,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       name: `@${user}@${host}`,
       service: { name: "Mastodon", url: `${url}/` },
       user: { name: `@${user}@${host}`, url: `${url}/@${user}` },
+      // Followers-only statuses are not for visitors: the site does not link to them.
+      ...(this.#options.visibility === "private" ? { publicCopies: false } : {}),
     };
   }
 
