@@ -1,15 +1,12 @@
 // Options of one feed, an entry of the endpoint's `feeds` (issue 29, docs/feeds.md):
 //
 //   feeds: [{ url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"],
-//             categories: ["posse"], backfill: 0, pollSeconds: 300,
-//             micropub: { endpoint: "https://blog.example/micropub", tokenEnv: "BLOG_MICROPUB_TOKEN" } }]
+//             categories: ["posse"], backfill: 0, pollSeconds: 300 }]
 //
 // Each mistake is one line naming the option and what to write instead. Whether the targets exist
 // is known only once every plug-in is installed: unknownFeedTargets() says it at start.
 import { z } from "zod";
-import { fromEnv, serviceUrl } from "../../contract/options/option-schemas.ts";
 
-export const DEFAULT_FEED_TOKEN_ENV = "MICROPUB_TOKEN";
 export const DEFAULT_FEED_POLL_SECONDS = 300;
 export const MAX_BACKFILL = 50;
 
@@ -41,26 +38,6 @@ const TARGETS_MESSAGE =
 const CATEGORIES_MESSAGE =
   'must be a list of category names, such as ["posse"]; only entries with one of them are sent. Remove it to send every entry';
 
-const micropubOptionsSchema = z.strictObject(
-  {
-    /** The site's own Micropub endpoint: the copies' links are written back there. */
-    endpoint: serviceUrl(),
-    /** The environment variable holding a token of that endpoint with the scope update. */
-    tokenEnv: z
-      .string({ error: `must name an environment variable, such as "${DEFAULT_FEED_TOKEN_ENV}"` })
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
-        error: `must name an environment variable, such as "${DEFAULT_FEED_TOKEN_ENV}"`,
-      })
-      .default(DEFAULT_FEED_TOKEN_ENV),
-  },
-  {
-    error: (issue) =>
-      issue.code === "unrecognized_keys"
-        ? `has unknown option${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}; it takes endpoint and tokenEnv`
-        : 'must be an object, such as { endpoint: "https://blog.example/micropub", tokenEnv: "BLOG_MICROPUB_TOKEN" }',
-  },
-);
-
 export const feedOptionsSchema = z.strictObject(
   {
     /** Where the feed is (RSS, Atom, JSON Feed, or an HTML page with an h-feed). */
@@ -84,13 +61,12 @@ export const feedOptionsSchema = z.strictObject(
     pollSeconds: whole(60, 86_400, `${DEFAULT_FEED_POLL_SECONDS} (the default)`).default(
       DEFAULT_FEED_POLL_SECONDS,
     ),
-    micropub: micropubOptionsSchema.optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
         ? `has unknown option${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}; ` +
-          "a feed takes url, targets, categories, backfill, pollSeconds and micropub"
+          "a feed takes url, targets, categories, backfill and pollSeconds"
         : 'must be an object, such as { url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"] }',
   },
 );
@@ -101,13 +77,10 @@ export const FEEDS_LIST_MESSAGE =
   'must be a list, such as [{ url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"] }]';
 
 /**
- * The problems no schema of one entry sees: one feed listed twice, a token variable not set. Each
+ * The problems no schema of one entry sees: one feed listed twice. Each
  * is [path under the feeds list, message].
  */
-export function feedOptionsProblems(
-  feeds: readonly FeedOptions[],
-  env: NodeJS.ProcessEnv,
-): Array<[(string | number)[], string]> {
+export function feedOptionsProblems(feeds: readonly FeedOptions[]): Array<[(string | number)[], string]> {
   const problems: Array<[(string | number)[], string]> = [];
   const urls = new Set<string>();
   feeds.forEach((feed, index) => {
@@ -115,11 +88,6 @@ export function feedOptionsProblems(
     if (urls.has(key))
       problems.push([[index, "url"], `lists ${feed.url} a second time; list each feed once`]);
     urls.add(key);
-    if (feed.micropub && !fromEnv(env, feed.micropub.tokenEnv))
-      problems.push([
-        [index, "micropub", "tokenEnv"],
-        `names ${feed.micropub.tokenEnv}, which is not set: set it to a token ${feed.micropub.endpoint} issued with the scope update`,
-      ]);
   });
   return problems;
 }

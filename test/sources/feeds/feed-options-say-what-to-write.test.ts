@@ -22,11 +22,6 @@ describe("the feeds option", () => {
     assert.deepEqual(parseEndpointOptions({ feeds: [blog] }, {}).feeds, [
       { ...blog, backfill: 0, pollSeconds: 300 },
     ]);
-    const micropub = parseEndpointOptions(
-      { feeds: [{ ...blog, micropub: { endpoint: "https://blog.example/micropub" } }] },
-      { MICROPUB_TOKEN: "t" },
-    ).feeds[0]?.micropub;
-    assert.deepEqual(micropub, { endpoint: "https://blog.example/micropub", tokenEnv: "MICROPUB_TOKEN" });
   });
 
   it("one line per mistake, naming the option and what to write", () => {
@@ -46,24 +41,17 @@ describe("the feeds option", () => {
       ],
     );
     assert.deepEqual(problems([{ ...blog, target: "x" }]), [
-      'endpoint-syndicate: option "feeds.0" has unknown option target; a feed takes url, targets, categories, backfill, pollSeconds and micropub',
+      'endpoint-syndicate: option "feeds.0" has unknown option target; a feed takes url, targets, categories, backfill and pollSeconds',
     ]);
     assert.deepEqual(problems({ blog }), [
       'endpoint-syndicate: option "feeds" must be a list, such as [{ url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"] }]',
     ]);
   });
 
-  it("a feed listed twice, and a token variable not set, are refused", () => {
-    assert.deepEqual(
-      problems([
-        blog,
-        { ...blog, micropub: { endpoint: "https://blog.example/micropub", tokenEnv: "BLOG" } },
-      ]),
-      [
-        'endpoint-syndicate: option "feeds.1.url" lists https://blog.example/feed.xml a second time; list each feed once',
-        'endpoint-syndicate: option "feeds.1.micropub.tokenEnv" names BLOG, which is not set: set it to a token https://blog.example/micropub issued with the scope update',
-      ],
-    );
+  it("a feed listed twice is refused", () => {
+    assert.deepEqual(problems([blog, { ...blog }]), [
+      'endpoint-syndicate: option "feeds.1.url" lists https://blog.example/feed.xml a second time; list each feed once',
+    ]);
   });
 
   it("a target no syndicator has is one line at start, naming those there are", () => {
