@@ -60,11 +60,14 @@ describe("inside Indiekit, a POST riding on Indiekit's session cookie", () => {
     app.use(
       (
         error: { status?: number; code?: string; message: string },
-        _req: Request,
+        req: Request,
         res: Response,
         _next: NextFunction,
       ) => {
-        res.status(error.status ?? 500).json({ error: error.code, error_description: error.message });
+        // Indiekit's handler: its error page shows the message as it is, JSON for API clients.
+        res.status(error.status ?? 500);
+        if (req.accepts(["json", "html"]) === "html") res.type("html").send(`<p>${error.message}</p>`);
+        else res.json({ error: error.code, error_description: error.message });
       },
     );
     const server = app.listen(0, "127.0.0.1");
@@ -101,6 +104,15 @@ describe("inside Indiekit, a POST riding on Indiekit's session cookie", () => {
       assert.equal(body.error, "forbidden");
       assert.match(body.error_description, /sent from another site/);
     }
+  });
+
+  it("shows a browser the refusal in the language Indiekit chose", async () => {
+    const response = await post({ cookie: COOKIE, origin: "https://evil.example", accept: "text/html" });
+    assert.equal(response.status, 403);
+    assert.match(
+      await response.text(),
+      /Dieses Formular ist abgelaufen oder wurde von einer anderen Website gesendet/,
+    );
   });
 
   it("is refused even with a made-up access_token or ?token beside the cookie", async () => {
