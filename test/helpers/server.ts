@@ -82,8 +82,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(database ? { database } : {}),
   });
-  await host.prepare();
-  await host.listen();
+  try {
+    await host.prepare();
+    await host.listen();
+  } catch (error) {
+    // A start refused (a configuration problem found at start) leaves nothing open behind it.
+    await host.stop().catch(() => undefined);
+    await database?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
