@@ -48,7 +48,13 @@ export function ownPage(site: {
     view: string,
     data: object,
     done: (error: Error | null, html?: string) => void,
-  ) => views.environment.render(view, { ...res.locals, ...data }, (error, html) => done(error, html ?? ""));
+  ) =>
+    // Indiekit's error handler renders "error", a name without the extension our routes write.
+    views.environment.render(
+      view.endsWith(".njk") ? view : `${view}.njk`,
+      { ...res.locals, ...data },
+      (error, html) => done(error, html ?? ""),
+    );
 
   const locals: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
     const chosen = (req as Request & { getLocale?: () => string }).getLocale?.();

@@ -9,6 +9,7 @@ import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { copiesLimiter } from "../copies/copies-limiter.ts";
+import { indiekitCookieCsrf } from "../indiekit/cookie-csrf.ts";
 import type { OwnPage } from "../indiekit/own-host.ts";
 import { withIndiekitRequestToken } from "../indiekit/request-token.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
@@ -62,7 +63,10 @@ function readingNeedsAReadingScope(req: Request, _res: Response, next: NextFunct
   else next();
 }
 
-/** Under Indiekit: req.auth from Indiekit's session, res.locals.t from our catalogue. */
+/**
+ * Under Indiekit: req.auth from Indiekit's session, res.locals.t from our catalogue, and a change
+ * riding on Indiekit's cookie refused unless it comes from the application's own origin.
+ */
 function indiekitAdapters(context: RouteContext): Router {
   const router = express.Router();
   router.use((req, res, next) => {
@@ -71,7 +75,8 @@ function indiekitAdapters(context: RouteContext): Router {
     const page = context.ownPage();
     indiekitSessionAuth(() => indiekit.me)(req, res, (error?: unknown) => {
       if (error) return next(error);
-      const translated = () => translateUnderIndiekit(req, res, next);
+      // Words first: a refused forgery gets its page in the reader's language.
+      const translated = () => translateUnderIndiekit(req, res, () => indiekitCookieCsrf(req, res, next));
       withIndiekitRequestToken(req, () => {
         if (!page) return translated();
         page.locals(req, res, (failed?: unknown) => (failed ? next(failed) : translated()));
