@@ -19,15 +19,21 @@ describe("a feed naming an unknown target", () => {
         },
         { env: {} },
       );
-      await assert.rejects(
-        startTestServer({ config: { plugins: [] }, plugins: [target.syndicator(), plugin] }),
-        (error: Error & { problems?: string[] }) => {
-          assert.deepEqual(error.problems, [
-            `endpoint-syndicate: option "feeds.0.targets.1" names "https://nowhere.example/@me", which is no installed target; write one of "${target.uid}"`,
-          ]);
-          return true;
-        },
-      );
+      // A server that starts after all is closed at once, so that the test fails quickly instead of
+      // hanging on its open database.
+      const started = startTestServer({
+        config: { plugins: [] },
+        plugins: [target.syndicator(), plugin],
+      }).then(async (server) => {
+        await server.close();
+        return server;
+      });
+      await assert.rejects(started, (error: Error & { problems?: string[] }) => {
+        assert.deepEqual(error.problems, [
+          `endpoint-syndicate: option "feeds.0.targets.1" names "https://nowhere.example/@me", which is no installed target; write one of "${target.uid}"`,
+        ]);
+        return true;
+      });
     } finally {
       await closeAll(target);
     }
