@@ -4,8 +4,8 @@
 // that throws it answers the same under either host.
 /**
  * The names of @indiekit/error's classes, by status: Indiekit's error page titles itself with the
- * localised `<name>.title`, so a page of ours under Indiekit says "Not implemented" in the reader's
- * language instead of "HttpError".
+ * localised `<name>.title`, so a page of ours under Indiekit is titled with the status's own words in
+ * the reader's language instead of "HttpError".
  */
 const INDIEKIT_ERROR_NAMES: Partial<Record<number, string>> = {
   400: "BadRequestError",

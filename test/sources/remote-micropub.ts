@@ -9,6 +9,7 @@ import type { MicropubSource } from "../../src/sources/micropub/micropub-source.
 import type { Scheduler } from "../../src/syndication/scheduler.ts";
 import { sharedDatabase, startTarget, type Target } from "../endpoint/endpoint-server.ts";
 import { TestClock } from "../helpers/clock.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { createPostAt } from "../helpers/micropub-create.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { type RemoteGate, startRemoteGate } from "./remote-gate.ts";
@@ -116,22 +117,7 @@ export async function startLocal(
   };
 }
 
-export { startTarget, type Target };
-
-/** Asks `probe` every 20 ms until it answers something, which it returns; fails after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { eventually, startTarget, type Target };
 
 /** Waits until the poll the clock made due now has ended (its success or failure recorded). */
 export async function polled(local: Local): Promise<void> {

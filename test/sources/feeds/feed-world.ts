@@ -10,6 +10,7 @@ import type { Scheduler } from "../../../src/syndication/scheduler.ts";
 import { closeAll, startTarget, type Target } from "../../endpoint/endpoint-server.ts";
 import { TestClock } from "../../helpers/clock.ts";
 import type { Engine } from "../../helpers/databases.ts";
+import { eventually } from "../../helpers/eventually.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { FeedSite, type SiteFormat } from "./feed-site.ts";
 
@@ -122,17 +123,4 @@ export async function startFeedWorld(engine: Engine, options: FeedWorldOptions =
   return world;
 }
 
-/** Asks `probe` every 20 ms until it answers something, which it returns; fails after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { eventually };

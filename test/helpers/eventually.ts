@@ -1,0 +1,17 @@
+// Waiting on something another process or a background task does: the remote's write-back, a
+// feed's read. The state is polled; no assertion depends on how long it took.
+
+/** Asks `probe` every 20 ms until it answers something, which it returns; fails after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
