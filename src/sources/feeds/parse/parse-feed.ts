@@ -4,8 +4,9 @@
 // and Atom, our own reader JSON Feed, microformats-parser an h-feed; one normaliser makes entries
 // of them all. It never throws anything but a FeedParseError, whose message the user can act on.
 
+import { createRequire } from "node:module";
 import { XMLValidator } from "fast-xml-parser";
-import { parseAtomFeed, parseRdfFeed, parseRssFeed } from "feedsmith";
+import type * as Feedsmith from "feedsmith";
 import { absoluteUrl } from "./absolute-url.ts";
 import { decodeBody } from "./decode-body.ts";
 import { type BodyKind, detectFormat } from "./detect-format.ts";
@@ -20,6 +21,15 @@ import { rdfDraft, rssDraft } from "./formats/rss.ts";
 import { describeHtmlPage } from "./html-page.ts";
 import { normaliseEntry, plainText } from "./normalise-entry.ts";
 
+/**
+ * feedsmith, loaded when the first XML feed is read: its ES module build is 132 files, which every
+ * process that starts the host paid for (about 0.6 s of CPU) whether or not it reads a feed. Its
+ * CommonJS build is the same parser, and require() keeps parseFeed synchronous.
+ */
+let feedsmith: typeof Feedsmith | undefined;
+const xmlReader = (): typeof Feedsmith =>
+  (feedsmith ??= createRequire(import.meta.url)("feedsmith") as typeof Feedsmith);
+
 const ROOT_NAMES = { rss: "<rss>", rdf: "<rdf:RDF>", atom: "<feed>" } as const;
 
 function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): FeedDraft {
@@ -27,9 +37,10 @@ function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): Feed
   if (valid !== true) throw malformedXml(valid.err);
   let draft: FeedDraft;
   try {
-    if (root === "rss") draft = rssDraft(parseRssFeed(text), url);
-    else if (root === "rdf") draft = rdfDraft(parseRdfFeed(text), url);
-    else draft = atomDraft(parseAtomFeed(text), url);
+    const reader = xmlReader();
+    if (root === "rss") draft = rssDraft(reader.parseRssFeed(text), url);
+    else if (root === "rdf") draft = rdfDraft(reader.parseRdfFeed(text), url);
+    else draft = atomDraft(reader.parseAtomFeed(text), url);
   } catch {
     throw new FeedParseError(
       "not-a-feed",
