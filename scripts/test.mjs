@@ -19,8 +19,9 @@
 // Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
 // The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** Processes: the command as a user runs it, a real browser, several server instances. */
@@ -95,6 +96,22 @@ const POSTGRES = [
 const NEEDS_POSTGRES = [/^test\/scale\//, /-on-postgresql-/];
 
 const TIERS = ["unit", "integration", "system"];
+
+/**
+ * Test files that keep a process of their own when the others share (see GROUP_SIZE): they look at
+ * what the whole process holds (its event loop's timers), which another file's leftovers would change.
+ */
+const ALONE = ["test/server/pglite-start-keeps-the-event-loop-alive.test.ts"];
+
+/**
+ * Unit and integration files run GROUP_SIZE to a process, each file a suite of its own named by its
+ * path (its top-level hooks scoped to it, as in a process of its own). A process pays about 2–3 s of
+ * CPU before its first assertion (Node's module hooks, and loading the host's 600 modules), which
+ * was most of what `npm test` cost; a group pays it once. The system tier (child processes, the
+ * browser) keeps one process per file, as do runs of a few files (a mutant's, a developer's) and
+ * --watch (which reruns a file when it changes).
+ */
+const GROUP_SIZE = 8;
 
 /**
  * How each test process runs our TypeScript: module hooks that compile it with esbuild and keep the
@@ -294,24 +311,56 @@ const main = () => {
     ? ["--import", "./test/helpers/unit-tier-guard.mjs"]
     : [];
 
+  const { entries, cleanUp } = processesFor(files, (file) => tierOfFile.get(file), options.runner);
   // The timeout guards against a hang, not a slow machine: the fuzz and load files take minutes when
   // the two cores are shared with other work, and set tighter limits on their own tests.
-  const result = spawnSync(
-    process.execPath,
-    [
-      ...V8_FLAGS,
-      ...TYPESCRIPT,
-      ...guard,
-      "--test",
-      "--test-concurrency=2",
-      "--test-timeout=600000",
-      ...options.runner,
-      ...files,
-    ],
-    // POSSEKIT_SOURCE: the possekit commands the tests start run src/ too, never a build in dist/.
-    { stdio: "inherit", env },
-  );
-  return result.status ?? 1;
+  try {
+    const result = spawnSync(
+      process.execPath,
+      [
+        ...V8_FLAGS,
+        ...TYPESCRIPT,
+        ...guard,
+        "--test",
+        "--test-concurrency=2",
+        "--test-timeout=600000",
+        ...options.runner,
+        ...entries,
+      ],
+      // POSSEKIT_SOURCE: the possekit commands the tests start run src/ too, never a build in dist/.
+      { stdio: "inherit", env },
+    );
+    return result.status ?? 1;
+  } finally {
+    cleanUp();
+  }
 };
+
+/**
+ * What node --test is given: system files (and ALONE) as they are, the others in groups of
+ * GROUP_SIZE, each group a generated file in a temp folder that imports its test files, each inside
+ * a suite named by the file's path. Few files, or --watch: every file as it is.
+ */
+function processesFor(files, tierOf, runner) {
+  const shared = files.filter((file) => tierOf(file) !== "system" && !ALONE.includes(file));
+  if (shared.length <= GROUP_SIZE || runner.some((flag) => flag.startsWith("--watch")))
+    return { entries: files, cleanUp: () => {} };
+  const folder = mkdtempSync(join(tmpdir(), "possekit-test-groups-"));
+  const entries = files.filter((file) => !shared.includes(file));
+  for (let start = 0; start < shared.length; start += GROUP_SIZE) {
+    const group = shared.slice(start, start + GROUP_SIZE);
+    const lines = group.map(
+      (file) =>
+        `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(pathToFileURL(resolve(file)).href)});\n});`,
+    );
+    const entry = join(folder, `${String(start / GROUP_SIZE + 1).padStart(2, "0")}.test.mjs`);
+    writeFileSync(
+      entry,
+      `// ${group.length} test files in one process (scripts/test.mjs, GROUP_SIZE).\nimport { describe } from "node:test";\n\n${lines.join("\n")}\n`,
+    );
+    entries.push(entry);
+  }
+  return { entries, cleanUp: () => rmSync(folder, { recursive: true, force: true }) };
+}
 
 process.exit(main());
