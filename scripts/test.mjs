@@ -12,6 +12,8 @@
 //   node scripts/test.mjs --postgres the files that prove what PostgreSQL decides (CI's PostgreSQL part)
 //   node scripts/test.mjs --list [...]       prints the files chosen, with their tiers; runs nothing
 //
+// Unit and integration files share processes, eight to one, each file a suite named by its path
+// (GROUP_SIZE below): starting a process and loading the host's modules was most of what npm test cost.
 // A file's tier: SYSTEM and UNIT below (folders or files, by path prefix); any other file under
 // test/ is integration, so a new test always runs. A name in a list that matches no file fails the
 // run: a list that silently names nothing would let a tier shrink unseen.
@@ -234,7 +236,7 @@ const main = () => {
   }
   // Every name in the lists must still match a file: a renamed file would leave its tier silently.
   // (A folder need only exist: src/ holds no test yet.)
-  for (const entry of [...SYSTEM, ...UNIT]) {
+  for (const entry of [...SYSTEM, ...UNIT, ...ALONE]) {
     if (entry.endsWith("/") ? !existsSync(entry) : !all.includes(entry)) {
       console.error(
         `scripts/test.mjs names ${entry}, which matches no test file or folder: update the list.`,
