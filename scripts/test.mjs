@@ -111,9 +111,10 @@ const ALONE = ["test/server/pglite-start-keeps-the-event-loop-alive.test.ts"];
  * CPU before its first assertion (Node's module hooks, and loading the host's 600 modules), which
  * was most of what `npm test` cost; a group pays it once. The system tier (child processes, the
  * browser) keeps one process per file, as do runs of a few files (a mutant's, a developer's) and
- * --watch (which reruns a file when it changes).
+ * --watch (which reruns a file when it changes). TEST_GROUP_SIZE=1 runs every file alone again (to
+ * rule out one file disturbing another, or to compare).
  */
-const GROUP_SIZE = 8;
+const GROUP_SIZE = Number(process.env.TEST_GROUP_SIZE) || 8;
 
 /**
  * How each test process runs our TypeScript: module hooks that compile it with esbuild and keep the
@@ -345,7 +346,7 @@ const main = () => {
  */
 function processesFor(files, tierOf, runner) {
   const shared = files.filter((file) => tierOf(file) !== "system" && !ALONE.includes(file));
-  if (shared.length <= GROUP_SIZE || runner.some((flag) => flag.startsWith("--watch")))
+  if (GROUP_SIZE <= 1 || shared.length <= GROUP_SIZE || runner.some((flag) => flag.startsWith("--watch")))
     return { entries: files, cleanUp: () => {} };
   const folder = mkdtempSync(join(tmpdir(), "possekit-test-groups-"));
   const entries = files.filter((file) => !shared.includes(file));
