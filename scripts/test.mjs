@@ -110,9 +110,9 @@ const ALONE = ["test/server/pglite-start-keeps-the-event-loop-alive.test.ts"];
  * path (its top-level hooks scoped to it, as in a process of its own). A process pays about 2–3 s of
  * CPU before its first assertion (Node's module hooks, and loading the host's 600 modules), which
  * was most of what `npm test` cost; a group pays it once. The system tier (child processes, the
- * browser) keeps one process per file, as do runs of a few files (a mutant's, a developer's) and
- * --watch (which reruns a file when it changes). TEST_GROUP_SIZE=1 runs every file alone again (to
- * rule out one file disturbing another, or to compare).
+ * browser) keeps one process per file, as do runs of a few files (a mutant's, a developer's),
+ * --watch (which reruns a file when it changes) and --test-only. TEST_GROUP_SIZE=1 runs every file
+ * alone again (to rule out one file disturbing another, or to compare).
  */
 const GROUP_SIZE = Number(process.env.TEST_GROUP_SIZE) || 8;
 
@@ -342,12 +342,13 @@ const main = () => {
 /**
  * What node --test is given: system files (and ALONE) as they are, the others in groups of
  * GROUP_SIZE, each group a generated file in a temp folder that imports its test files, each inside
- * a suite named by the file's path. Few files, or --watch: every file as it is.
+ * a suite named by the file's path. Few files, --watch or --test-only: every file as it is.
  */
 function processesFor(files, tierOf, runner) {
   const shared = files.filter((file) => tierOf(file) !== "system" && !ALONE.includes(file));
-  if (GROUP_SIZE <= 1 || shared.length <= GROUP_SIZE || runner.some((flag) => flag.startsWith("--watch")))
-    return { entries: files, cleanUp: () => {} };
+  // --test-only would skip the files' suites, which are not marked only.
+  const alone = runner.some((flag) => flag.startsWith("--watch") || flag === "--test-only");
+  if (GROUP_SIZE <= 1 || shared.length <= GROUP_SIZE || alone) return { entries: files, cleanUp: () => {} };
   const folder = mkdtempSync(join(tmpdir(), "possekit-test-groups-"));
   const entries = files.filter((file) => !shared.includes(file));
   for (let start = 0; start < shared.length; start += GROUP_SIZE) {
