@@ -2,6 +2,7 @@
 // The goal row is RSS 2.0 as a poll reads it: every entry's key, hash and JF2 properties, with the
 // content's text made only when read (the feed source reads it for the entries it stores). A
 // second RSS row makes every entry's text too, the cost of a feed whose every entry is new.
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseFeed } from "../../src/sources/feeds/parse/index.ts";
 import { type BigFeed, bigFeed } from "../fixtures/big-feed.ts";
@@ -66,7 +67,11 @@ export async function feedParse(context: BenchContext): Promise<FigureSection> {
       unit: "ms",
       goal: goal ? `≤ ${GOAL_MS} ms` : "-",
       verdict: goal ? (measured.median <= GOAL_MS ? "PASS" : "MISS") : "INFO",
-      note: `${size}; p99 ${ms(measured.p99)}; CPU time median ${ms(cpu.median)}`,
+      note: `${size}; p99 ${ms(measured.p99)}; CPU time median ${ms(cpu.median)}${
+        goal && measured.median > GOAL_MS && cpu.median <= GOAL_MS
+          ? `: the parse's own work is within the goal, the rest of the wall time waited for a core (load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores); measure again on a quiet machine`
+          : ""
+      }`,
     });
   };
   row("1 MB feed parsed and normalised (RSS 2.0): median", "rss", false, true);
