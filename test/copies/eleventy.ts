@@ -39,7 +39,17 @@ export function ensureEleventy(): string {
     stdio: ["ignore", 2, 2],
   });
   writeFileSync(join(scratch, ".complete"), new Date().toISOString());
-  rmSync(folder, { recursive: true, force: true });
-  renameSync(scratch, folder);
+  // Another process (CI's system and mutation parts run side by side) may have finished first and
+  // be running Eleventy from the folder: keep its install, never remove it under it.
+  if (existsSync(join(folder, ".complete"))) rmSync(scratch, { recursive: true, force: true });
+  else {
+    rmSync(folder, { recursive: true, force: true });
+    try {
+      renameSync(scratch, folder);
+    } catch (error) {
+      if (!existsSync(join(folder, ".complete"))) throw error;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
   return command;
 }
