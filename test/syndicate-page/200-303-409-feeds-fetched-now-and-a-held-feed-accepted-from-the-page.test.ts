@@ -192,7 +192,7 @@ for (const engine of engines) {
       const held = feedsSection(await page());
       assert.match(
         text(held),
-        /Held: waiting for you .* Last error: The feed changed the id of 4 of its 5 entries/,
+        /Held: waiting for you .* Why it is held: The feed changed the id of 4 of its 5 entries/,
       );
       assert.match(held, /<details class="feed-accept">\s*<summary[^>]*>Accept the new ids…/);
       assert.match(text(held), /takes every entry in it as a known one, under its new id: nothing is sent/);
@@ -229,6 +229,21 @@ for (const engine of engines) {
       await eventually("the new entry is sent", async () =>
         world.target.sandbox.statuses.length === sent + 1 ? true : undefined,
       );
+    });
+
+    it("a feed gone for good (410) is stopped: Fetch now is offered no more, and asked anyway it is refused (409)", async () => {
+      world.site.answers.set("/feed", (_request, response) => {
+        response.writeHead(410, { "content-type": "text/plain" }).end("gone");
+      });
+      const section = await (await htmx("fetch")).text();
+      assert.match(text(section), /is stopped and is not read: .*410/);
+      assert.match(text(section), /Stopped .* Next read not again by itself/);
+      assert.doesNotMatch(section, /id="fetch-/, "no Fetch now for a stopped feed");
+      const asked = world.site.requests.length;
+      const again = await api("fetch");
+      assert.equal(again.status, 409);
+      assert.match(((await again.json()) as { message: string }).message, /is stopped and is not read/);
+      assert.equal(world.site.requests.length, asked, "a stopped feed is not read");
     });
   });
 }

@@ -131,7 +131,10 @@ for (const engine of engines) {
       const unknown = await post("/syndicate/posts/987654321/send-to-feed-targets", api);
       assert.equal(unknown.status, 404);
       await unknown.body?.cancel();
-      const own = await createPostAt(world.server.url, token, { content: "The site's own words", targets: [] });
+      const own = await createPostAt(world.server.url, token, {
+        content: "The site's own words",
+        targets: [],
+      });
       const ownPost = await world.server.host.postSource?.findByUrl(own);
       assert.ok(ownPost);
       const refused = await post(`/syndicate/posts/${ownPost.id}/send-to-feed-targets`, api);
