@@ -4,6 +4,8 @@
 // once: the feed is held, "Accept the new ids…" says what it does before it does it, and accepting
 // releases the feed without sending anything.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright";
@@ -24,6 +26,18 @@ const entry = (n: number, title = `Entry ${n}`): SiteEntry => ({
 });
 
 const engine = engines[0];
+
+// Evaluated, not added as a script tag: the page's Content-Security-Policy refuses inline scripts.
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core's violations within the Feeds section. */
+async function feedsViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const found = (await page.evaluate(
+    "axe.run('#feeds', { resultTypes: ['violations'] }).then((r) => r.violations)",
+  )) as { id: string; help: string }[];
+  return found.map((violation) => `${violation.id}: ${violation.help}`);
+}
 
 describe("Fetch now and Accept the new ids in the browser", () => {
   let world: FeedWorld;
@@ -103,7 +117,10 @@ describe("Fetch now and Accept the new ids in the browser", () => {
       await held.waitFor();
       assert.match(await shownText(held), /and held it: The feed changed the id of \d+ of its \d+ entries/);
       assert.match(await shownText(feed.locator(".feed-state")), /^Held: waiting for you$/);
-      if (javaScriptEnabled) await feeds.screenshot({ path: join(SCREENSHOTS, "syndicate-feeds-held.png") });
+      if (javaScriptEnabled) {
+        await feeds.screenshot({ path: join(SCREENSHOTS, "syndicate-feeds-held.png") });
+        assert.deepEqual(await feedsViolations(page), [], "axe finds nothing in the Feeds section");
+      }
 
       // Accept asks first: the button that accepts is only shown once the disclosure is open.
       const accept = feed.getByRole("button", { name: /^Accept the new ids, send nothing/ });
