@@ -100,6 +100,10 @@ describe("Fetch now and Accept the new ids in the browser", () => {
         await shownText(row.locator(".post-origin")),
         /^From the feed “http:\/\/127\.0\.0\.1:\d+\/feed”$/,
       );
+      // The entries the first read only recorded are listed beside it, each with its Send button.
+      const known = page.locator(".post-row", { hasText: "Entry 1" });
+      assert.equal(await known.getByRole("button", { name: /^Send/ }).count(), 1);
+      if (javaScriptEnabled) await page.screenshot({ path: join(SCREENSHOTS, "syndicate-feed-entries.png") });
       // Sent by the scheduler, once: no click needed.
       await eventually("the new entry is sent", async () =>
         world.target.sandbox.statuses.length === sent + 1 && (await world.awaiting()) === 0

@@ -78,6 +78,7 @@ for (const engine of engines) {
         assert.ok(row, `${title} is listed`);
         assert.match(row, /class="post-origin"[^>]*>From the feed “http:\/\/127\.0\.0\.1:\d+\/feed”<\/a>/);
         assert.ok(row.includes(`action="/syndicate/posts/${idOf(title)}/send-to-feed-targets"`), row);
+        assert.match(row, /Not sent: its feed only knows it \(the first read of a feed sends nothing\)\./);
         assert.match(row, /<button type="submit" id="syndicate-button-\d+" class="feed-send">.*Send/s);
       }
     });
