@@ -73,6 +73,7 @@ for (const engine of engines) {
       assert.equal(world.target.sandbox.statuses.length, 0);
       assert.equal(await world.awaiting(), 0);
       const html = await listHtml();
+      assert.match(html, /<option value="all" selected>All its posts, those not sent too<\/option>/);
       for (const title of ["Entry 1", "Entry 2", "Entry 3", "Entry 4"]) {
         const row = rowOf(html, idOf(title));
         assert.ok(row, `${title} is listed`);
