@@ -104,9 +104,12 @@ export class FeedSource {
     });
   }
 
-  /** The user accepted a held change of ids: the next read (now) knows every entry, sends nothing. */
-  async acceptCurrentEntries(): Promise<ReadSummary> {
-    await this.#deps.store.rebaseline(this.key, this.#now());
+  /**
+   * The user accepted a held change of ids: the next read (now) knows every entry, sends nothing.
+   * Null when the feed is not held (nothing to accept: its new entries go on being sent).
+   */
+  async acceptCurrentEntries(): Promise<ReadSummary | null> {
+    if (!(await this.#deps.store.rebaseline(this.key, this.#now()))) return null;
     return this.fetchNow();
   }
 
