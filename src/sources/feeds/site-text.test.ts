@@ -53,7 +53,7 @@ describe("a target's choice", () => {
     appendUrl: true,
     perTarget: {
       mastodon: { formatString: "{{content}}", truncate: false },
-      [MASTODON]: { appendUrl: false },
+      [MASTODON]: { appendUrl: false, truncate: true },
       bsky: { formatString: "{{summary}}" },
     },
     sources: ["posse:post" as const],
@@ -62,7 +62,7 @@ describe("a target's choice", () => {
   it("is the entry's, then its platform's, then its own uid's", () => {
     assert.deepEqual(choiceFor(choices, MASTODON, tags(MASTODON)), {
       formatString: "{{content}}",
-      truncate: false,
+      truncate: true,
       appendUrl: false,
     });
     assert.deepEqual(choiceFor(choices, BLUESKY, tags(BLUESKY)), {
@@ -85,7 +85,7 @@ describe("a target's choice", () => {
 
   it("becomes the text for each target, and nothing for a target without a choice", () => {
     assert.deepEqual(textsFor(entry({ choices }), routing), {
-      [MASTODON]: { text: "First post.", truncate: false, appendUrl: false },
+      [MASTODON]: { text: "First post.", truncate: true, appendUrl: false },
       [BLUESKY]: { text: "A greeting", truncate: true, appendUrl: true },
     });
     assert.deepEqual(textsFor(entry(), routing), {});

@@ -3,7 +3,8 @@
 // them. After the baseline, the sandbox Mastodon receives exactly the text the site chose, cut to the
 // instance's limit with the link kept whole, and the preview (GET {mountPath}/preview?url=) shows
 // the same text. An entry with truncate: false and a text too long is never cut: the preview says
-// it is over the limit and the send is refused with Mastodon's reason, shown on the post's page.
+// it is over the limit and the send is refused with Mastodon's reason, shown on the post's page. A
+// site that changes only its choice of text has the copy edited once.
 // The user's own words saved on the page still win over the site's choice.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -112,6 +113,34 @@ for (const engine of engines)
         truncate: true,
         append_url: true,
       });
+      const post = await postOf(chosen.url);
+      const page = await fetch(`${endpoint()}/posts/${post.id}/preview`, {
+        headers: { authorization: `Bearer ${await world.server.token()}`, accept: "text/html" },
+      });
+      const html = await page.text();
+      assert.equal(page.status, 200, html);
+      assert.match(html, /chose how this text is made/, "the page says the site chose it");
+      assert.match(html, /The text is made from its format string\./);
+      assert.match(html, /The link to the post follows the text \(append_url\)\./);
+    });
+
+    it("edits the copy once when the site changes only its choice of text", async () => {
+      assert.ok(world);
+      const { site, target } = world;
+      site.entries = site.entries.map((entry) =>
+        entry.posse
+          ? { ...entry, posse: { platform_overrides: { mastodon: { format_string: "Now: {{title}}" } } } }
+          : entry,
+      );
+      await world.nextRead();
+      await eventually("the copy is edited", async () =>
+        world?.requests("PUT", /^\/api\/v1\/statuses\/\d+$/) === 1 ? true : undefined,
+      );
+      const edited = target.sandbox.statuses[0]?.text;
+      assert.equal(edited, "Now: Chosen words");
+      assert.equal((await previewOf("https://blog.example/2026/03/chosen/")).preview?.text, edited);
+      await world.nextRead();
+      assert.equal(world.requests("PUT", /^\/api\/v1\/statuses\/\d+$/), 1, "edited once");
     });
 
     it("never cuts a text the site said not to: over the limit, Mastodon's refusal is shown", async () => {
