@@ -43,6 +43,7 @@ describe("a format string", () => {
       "Hello\n\nhttps://blog.example/hello/",
     );
     assert.equal(expandFormat("Cafe\u0301 {{title}}", entry()), "Caf\u00e9 Hello");
+    assert.equal(expandFormat("{{title}}  {{missing}}  now", entry()), "Hello now");
   });
 });
 
