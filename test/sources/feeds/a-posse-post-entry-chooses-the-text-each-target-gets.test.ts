@@ -5,7 +5,7 @@
 // the same text. An entry with truncate: false and a text too long is never cut: the preview says
 // it is over the limit and the send is refused with Mastodon's reason, shown on the post's page. A
 // site that changes only its choice of text has the copy edited once.
-// The user's own words saved on the page still win over the site's choice.
+// The user's own words saved on the page still win over the site's choice; reset brings it back.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { engines } from "../../helpers/databases.ts";
@@ -191,5 +191,23 @@ for (const engine of engines)
         assert.equal(shown.preview?.text, "My own words");
         assert.equal(shown.own_text?.source, "page");
         assert.equal(shown.site_text, null, "the site's choice is not used");
+
+        // Back to the site's choice, said as such (htmx: the target's section with its message).
+        const reset = await fetch(`${endpoint()}/posts/${post.id}/text/reset`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${await world.server.token()}`,
+            "content-type": "application/x-www-form-urlencoded",
+            accept: "text/html",
+            "hx-request": "true",
+          },
+          body: new URLSearchParams({ target_uid: world.target.uid }),
+        });
+        const section = await reset.text();
+        assert.equal(reset.status, 200, section);
+        assert.match(section, /again receives the text your site(&#39;|')s feed chose/);
+        const back = await previewOf(post.url);
+        assert.equal(back.preview?.text, words(120), "the site's text again");
+        assert.equal(back.own_text, null);
       });
     });
