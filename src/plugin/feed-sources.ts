@@ -7,6 +7,7 @@ import { type FeedOptions, unknownFeedTargets } from "../sources/feeds/feed-opti
 import type { FeedReport } from "../sources/feeds/feed-source.ts";
 import { FeedSources } from "../sources/feeds/feed-sources.ts";
 import { feedSourceMigrations } from "../sources/feeds/migrations.ts";
+import { platformTags } from "../sources/feeds/site-text.ts";
 
 /** The running feeds; null without a database or without feeds. */
 export function startFeedSources(
@@ -32,6 +33,9 @@ export function startFeedSources(
     known: knownPosts,
     logger: server.logger,
     policy: { ownSite: server.publication.me, allowPrivate: server.config.fetch.allowPrivate },
+    // A `<posse:post>` platform override ("mastodon", "bsky") names the targets of that service.
+    platforms: (uid) =>
+      platformTags(server.syndicators.find((syndicator) => syndicator.info.uid === uid)?.info.service?.name),
     callbackUrl: (id) =>
       `${server.config.application.url.replace(/\/+$/, "")}${mountPath}/websub/${encodeURIComponent(id)}`,
     signal: stopping.signal,

@@ -6,6 +6,7 @@
 import type { Database } from "../../contract/database.ts";
 import { KnownPostConflictError, type KnownPosts } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
+import { SITE_TEXT_PROPERTY } from "../../contract/syndicator.ts";
 import type { OutgoingFetchPolicy } from "../../net/safe-fetch.ts";
 import { planRead } from "./entry-plan.ts";
 import { type FeedOptions, feedKeyOf, feedOrigin } from "./feed-options.ts";
@@ -32,6 +33,8 @@ export interface FeedSourceDependencies {
   policy: OutgoingFetchPolicy;
   /** WebSub: subscribes when the feed names a hub; absent, the feed is only polled. */
   subscriber?: WebSubSubscriber | undefined;
+  /** The platform tags naming a target (site-text.ts platformTags of its service's name). */
+  platforms?: ((uid: string) => readonly string[]) | undefined;
   /** Milliseconds; Date.now unless a test gives its clock. */
   now?: () => number;
   /** Aborted when the server shuts down. */
@@ -300,6 +303,7 @@ export class FeedSource {
         // Only a feed read for the very first time backfills: one read again after the user
         // accepted new ids knows its entries already.
         backfill: newestKnown === null ? this.feed.backfill : 0,
+        platforms: this.#deps.platforms,
       },
       baseline,
       newestKnown,
@@ -338,11 +342,16 @@ export class FeedSource {
         }
         const published = planned.kind === "new" ? planned.published : planned.known.published;
         const targets = planned.kind === "new" ? planned.targets : [];
+        const texts = Object.keys(planned.texts).length > 0 ? { [SITE_TEXT_PROPERTY]: [planned.texts] } : {};
         const answer = await this.#deps.known.record({
           origin: this.origin,
           url: entry.url,
           published,
-          properties: { ...entry.properties, ...(targets.length > 0 ? { "mp-syndicate-to": targets } : {}) },
+          properties: {
+            ...entry.properties,
+            ...(targets.length > 0 ? { "mp-syndicate-to": targets } : {}),
+            ...texts,
+          },
           ...(planned.kind === "changed" ? { id: planned.known.postId } : {}),
         });
         await store.keepEntry(this.key, keep(answer.post.id, published), firstSeen);

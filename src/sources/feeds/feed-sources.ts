@@ -36,6 +36,8 @@ export interface FeedSourcesDependencies {
   policy: OutgoingFetchPolicy;
   /** The public callback URL of a WebSub subscription; absent: no WebSub (polling only). */
   callbackUrl?: (subscriptionId: string) => string;
+  /** The platform tags naming a target (site-text.ts platformTags of its service's name). */
+  platforms?: (uid: string) => readonly string[];
   now?: () => number;
   signal?: AbortSignal;
 }
@@ -77,6 +79,7 @@ export class FeedSources implements PolledSource {
           logger: deps.logger,
           policy: deps.policy,
           subscriber: this.#subscriber,
+          platforms: deps.platforms,
           now: this.#now,
           ...(deps.signal ? { signal: deps.signal } : {}),
         }),
