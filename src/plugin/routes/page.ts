@@ -48,6 +48,16 @@ export async function recentRunsWorthListing(syndication: Syndication): Promise<
     .slice(0, RECENT_RUNS);
 }
 
+/** The write-backs to the sites of feeds with a Micropub endpoint, for their banners. */
+async function feedWriteBackStates(context: RouteContext) {
+  const feeds = context.feeds()?.feeds ?? [];
+  return Promise.all(
+    feeds.flatMap((feed) =>
+      feed.writeBack ? [feed.writeBack.report().then((report) => ({ ...report, feed: feed.key }))] : [],
+    ),
+  );
+}
+
 export function syndicatePageRoute(context: RouteContext): RequestHandler {
   return async (req: Request, res) => {
     const services = pageServices(context, res);
@@ -58,15 +68,17 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       res.redirect(302, listHref(mountPath, query));
       return;
     }
-    const [list, status, runs, needingAttention, targetStates, sourceStates, origins] = await Promise.all([
-      loadPostList(services, query),
-      runStatusView(syndication),
-      recentRunsWorthListing(syndication),
-      syndication.reads.postsNeedingAttention(),
-      syndication.reads.targets(),
-      Promise.all(context.sources().map((source) => source.report())),
-      syndication.reads.postOrigins(),
-    ]);
+    const [list, status, runs, needingAttention, targetStates, sourceStates, origins, writeBackStates] =
+      await Promise.all([
+        loadPostList(services, query),
+        runStatusView(syndication),
+        recentRunsWorthListing(syndication),
+        syndication.reads.postsNeedingAttention(),
+        syndication.reads.targets(),
+        Promise.all(context.sources().map((source) => source.report())),
+        syndication.reads.postOrigins(),
+        feedWriteBackStates(context),
+      ]);
     const { rows, total, page, pages, offset } = list;
     const filtered = isFiltered(query);
     const here = { ...query, page };
@@ -111,6 +123,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       ownOrigin: OWN_ORIGIN,
       targetStates,
       sourceStates,
+      writeBackStates,
       needingAttention: needingAttention.all,
       // Refused at start in production; in development the page says it where the user looks.
       localLinks: publicationProblem(services.server.publication.me, syndicators)
