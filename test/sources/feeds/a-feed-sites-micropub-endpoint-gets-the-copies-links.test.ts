@@ -117,6 +117,18 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
   const copiesOf = (title: string) => target.sandbox.statuses.filter((status) => status.text.includes(title));
   const running = () => possekit as Possekit;
 
+  /** A new entry copied while the site's Micropub server answers 503: its write-back failed. */
+  async function copiedWhileTheSiteIsDown(title: string): Promise<string> {
+    remote.gate.mode = "down";
+    const url = await publish(title);
+    await running().tick(POLL_SECONDS * 1000);
+    await until("the copy is made", () => copiesOf(title).length === 1);
+    await eventually("the write-back fails", async () =>
+      (await running().writeBack()).state === "unavailable" ? true : undefined,
+    );
+    return url;
+  }
+
   before(async () => {
     target = await startTarget();
     remote = await startRemote();
@@ -157,13 +169,7 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
   });
 
   it("the site down at copy time: the link is written at the next tick, with a backoff, once", async () => {
-    remote.gate.mode = "down";
-    const url = await publish("Grebes diving");
-    await running().tick(POLL_SECONDS * 1000);
-    await until("the copy is made", () => copiesOf("Grebes diving").length === 1);
-    await eventually("the write-back fails", async () =>
-      (await running().writeBack()).state === "unavailable" ? true : undefined,
-    );
+    const url = await copiedWhileTheSiteIsDown("Grebes diving");
     assert.equal((await running().health()).write_back?.state, "unavailable");
     // The feed's next turn: the site is still down, and is asked again a minute later, not in five.
     const failed = await running().tick(POLL_SECONDS * 1000);
@@ -209,13 +215,7 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
   });
 
   it("possekit stopped between the copy and the write-back sends it when it starts again, once", async () => {
-    remote.gate.mode = "down";
-    const url = await publish("Little egret");
-    await running().tick(POLL_SECONDS * 1000);
-    await until("the copy is made", () => copiesOf("Little egret").length === 1);
-    await eventually("the write-back fails", async () =>
-      (await running().writeBack()).state === "unavailable" ? true : undefined,
-    );
+    const url = await copiedWhileTheSiteIsDown("Little egret");
     await running().server.close();
     possekit = undefined;
 
