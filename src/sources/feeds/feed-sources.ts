@@ -134,7 +134,7 @@ export class FeedSources implements PolledSource {
     try {
       await writeBack.pollIfDue(
         feed.feed.pollSeconds * 1000,
-        () => writeBack.writeBackDrifted(),
+        async () => ({ writtenBack: await writeBack.writeBackDrifted() }),
         `write the links of ${feed.key} back to ${writeBack.endpoint}`,
       );
     } catch (error) {

@@ -17,7 +17,7 @@
 //   const links = new LinkWriteBack({ origin: "feed:https://blog.example/feed.xml", client, database,
 //                                     known: server.knownPosts, logger, merge: addedLinks, oneWay: true });
 //   server.knownPosts.addOrigin(links);                     // writeBack after each copy
-//   await links.pollIfDue(300_000, () => links.writeBackDrifted()); // on the scheduler's turns
+//   await links.pollIfDue(300_000, async () => ({ writtenBack: await links.writeBackDrifted() }), "write …");
 import type { Database } from "../../contract/database.ts";
 import type { KnownPosts, PostOrigin } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
@@ -110,7 +110,7 @@ export class LinkWriteBack implements PostOrigin {
    * holding the turn for `intervalMs`; an unavailable server is asked again sooner, with a backoff.
    * `what` says in the log what could not be done ("read the posts of …").
    */
-  async pollIfDue(intervalMs: number, work: () => Promise<unknown>, what: string): Promise<void> {
+  async pollIfDue(intervalMs: number, work: () => Promise<object>, what: string): Promise<void> {
     // A process that starts after a crash owes the write-backs the last one did not finish: at
     // once, whether or not the turn has come.
     if (!this.#caughtUp) {
@@ -135,7 +135,7 @@ export class LinkWriteBack implements PostOrigin {
     while (this.#queues.size > 0) await Promise.allSettled([...this.#queues.values()]);
   }
 
-  async #turn(now: number, interval: number, work: () => Promise<unknown>, what: string): Promise<void> {
+  async #turn(now: number, interval: number, work: () => Promise<object>, what: string): Promise<void> {
     // The turn is held for one interval: an instance that dies mid-turn leaves it to the next.
     if (!(await this.state.takeTurn(new Date(now), new Date(now + interval)))) {
       const status = await this.state.status();
@@ -146,7 +146,7 @@ export class LinkWriteBack implements PostOrigin {
     let failure: { kind: MicropubSourceError["kind"]; message: string } | undefined;
     try {
       const summary = await work();
-      this.#deps.logger.debug(`Polled ${this.origin}`, { ...(summary ?? {}) });
+      this.#deps.logger.debug(`Polled ${this.origin}`, { ...summary });
     } catch (error) {
       if (!(error instanceof MicropubSourceError)) throw error;
       failure = { kind: error.kind, message: error.message };
