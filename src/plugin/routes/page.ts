@@ -49,6 +49,16 @@ export async function recentRunsWorthListing(syndication: Syndication): Promise<
     .slice(0, RECENT_RUNS);
 }
 
+/** The write-backs to the sites of feeds with a Micropub endpoint, for their banners. */
+async function feedWriteBackStates(context: RouteContext) {
+  const feeds = context.feeds()?.feeds ?? [];
+  return Promise.all(
+    feeds.flatMap((feed) =>
+      feed.writeBack ? [feed.writeBack.report().then((report) => ({ ...report, feed: feed.key }))] : [],
+    ),
+  );
+}
+
 export function syndicatePageRoute(context: RouteContext): RequestHandler {
   return async (req: Request, res) => {
     const services = pageServices(context, res);
@@ -59,17 +69,27 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       res.redirect(302, listHref(mountPath, query));
       return;
     }
-    const [list, status, runs, needingAttention, targetStates, sourceStates, origins, feeds] =
-      await Promise.all([
-        loadPostList(services, query),
-        runStatusView(syndication),
-        recentRunsWorthListing(syndication),
-        syndication.reads.postsNeedingAttention(),
-        syndication.reads.targets(),
-        Promise.all(context.sources().map((source) => source.report())),
-        syndication.reads.postOrigins(),
-        feedViews(context.feeds(), syndicators, mountPath),
-      ]);
+    const [
+      list,
+      status,
+      runs,
+      needingAttention,
+      targetStates,
+      sourceStates,
+      origins,
+      feeds,
+      writeBackStates,
+    ] = await Promise.all([
+      loadPostList(services, query),
+      runStatusView(syndication),
+      recentRunsWorthListing(syndication),
+      syndication.reads.postsNeedingAttention(),
+      syndication.reads.targets(),
+      Promise.all(context.sources().map((source) => source.report())),
+      syndication.reads.postOrigins(),
+      feedViews(context.feeds(), syndicators, mountPath),
+      feedWriteBackStates(context),
+    ]);
     const { rows, total, page, pages, offset } = list;
     const filtered = isFiltered(query);
     const here = { ...query, page };
@@ -115,6 +135,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       targetStates,
       sourceStates,
       feeds,
+      writeBackStates,
       needingAttention: needingAttention.all,
       // Refused at start in production; in development the page says it where the user looks.
       localLinks: publicationProblem(services.server.publication.me, syndicators)

@@ -8,6 +8,7 @@ import { KnownPostConflictError, type KnownPosts } from "../../contract/known-po
 import type { Logger } from "../../contract/logger.ts";
 import { SITE_TEXT_PROPERTY } from "../../contract/syndicator.ts";
 import type { OutgoingFetchPolicy } from "../../net/safe-fetch.ts";
+import type { LinkWriteBack, LinkWriteBackReport } from "../micropub/link-write-back.ts";
 import { planRead } from "./entry-plan.ts";
 import { type FeedOptions, feedKeyOf, feedOrigin } from "./feed-options.ts";
 import type { FeedRow, FeedStore, FetchOutcome, KnownEntry } from "./feed-store.ts";
@@ -31,6 +32,8 @@ export interface FeedSourceDependencies {
   logger: Logger;
   /** `fetch.allowPrivate` and the user's own site: the rules of every outgoing fetch. */
   policy: OutgoingFetchPolicy;
+  /** The site's Micropub endpoint, where the copies' links go (the feed's `micropub` option). */
+  writeBack?: LinkWriteBack | undefined;
   /** WebSub: subscribes when the feed names a hub; absent, the feed is only polled. */
   subscriber?: WebSubSubscriber | undefined;
   /** The platform tags naming a target (site-text.ts platformTags of its service's name). */
@@ -55,6 +58,8 @@ export interface FeedReport {
   notes: string[];
   entriesKnown: number;
   stoppedAt: Date | null;
+  /** The write-back of the copies' links to the site's Micropub endpoint, when it has one. */
+  writeBack: LinkWriteBackReport | null;
 }
 
 /** What one read did (for the log and the tests). */
@@ -69,6 +74,8 @@ export class FeedSource {
   readonly key: string;
   readonly origin: string;
   readonly feed: FeedOptions;
+  /** The copies' links written back to the site (its `micropub` option); none without. */
+  readonly writeBack: LinkWriteBack | undefined;
   readonly #deps: FeedSourceDependencies;
   readonly #now: () => number;
   /** The next fetch as this process knows it; the row decides between instances. Null: stopped. */
@@ -82,6 +89,7 @@ export class FeedSource {
   constructor(deps: FeedSourceDependencies) {
     this.#deps = deps;
     this.feed = deps.feed;
+    this.writeBack = deps.writeBack;
     this.key = feedKeyOf(deps.feed.url);
     this.origin = feedOrigin(this.key);
     this.#now = deps.now ?? Date.now;
@@ -131,6 +139,7 @@ export class FeedSource {
       notes: row?.notes ?? [],
       entriesKnown,
       stoppedAt: row?.stoppedAt ?? null,
+      writeBack: (await this.writeBack?.report()) ?? null,
     };
   }
 
