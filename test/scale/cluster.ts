@@ -200,7 +200,8 @@ export async function settled(servers: readonly ChildServer[], timeoutMs = 20_00
       );
       last = JSON.stringify(states);
       const idle = states.every(
-        (state) => state?.next_due_at === null && (state.last_run ?? { finished_at: "" }).finished_at !== null,
+        (state) =>
+          state?.next_due_at === null && (state.last_run ?? { finished_at: "" }).finished_at !== null,
       );
       return idle ? true : undefined;
     },

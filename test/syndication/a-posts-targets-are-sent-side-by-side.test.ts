@@ -32,7 +32,10 @@ for (const engine of engines) {
               let giveUp: NodeJS.Timeout | undefined;
               const alone = new Promise<never>((_, reject) => {
                 giveUp = setTimeout(
-                  () => reject(new Error(`${uid} was called, but the others were not: ${[...called].join(", ")}`)),
+                  () =>
+                    reject(
+                      new Error(`${uid} was called, but the others were not: ${[...called].join(", ")}`),
+                    ),
                   WAIT_FOR_THE_OTHERS_MS,
                 );
               });
