@@ -57,18 +57,3 @@ export async function startPublishingWorld(
     },
   };
 }
-
-/** Waits for a condition the server reaches by itself (its scheduler), failing after `ms`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  what: string,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -170,10 +170,7 @@ export function statusesByText(sandbox: Sandbox): Map<string, number> {
   return counts;
 }
 
-/** Waits until `condition` holds; fails after `timeoutMs` saying `what`. */
-export async function until(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  await eventually(what, async () => (condition() ? true : undefined), timeoutMs);
-}
+export { until } from "../helpers/eventually.ts";
 
 interface SchedulerHealth {
   "endpoint-syndicate"?: {
