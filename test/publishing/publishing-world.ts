@@ -3,6 +3,7 @@
 // sandbox, and whatever publication store the test gives. Nothing leaves 127.0.0.1.
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
+import { postMicropubJson } from "../helpers/micropub-create.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 export interface PublishingWorld {
@@ -41,16 +42,7 @@ export async function startPublishingWorld(
     social,
     uid: target.info.uid,
     token,
-    micropub: (body) =>
-      fetch(`${server.url}/micropub`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body: JSON.stringify(body),
-      }),
+    micropub: (body) => postMicropubJson(server.url, token, body),
     async close() {
       await server.close();
       await social.close();
