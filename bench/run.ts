@@ -14,6 +14,7 @@ import { batchOverhead } from "./figures/batch-overhead.ts";
 import { crashRecovery } from "./figures/crash-recovery.ts";
 import { feedParse } from "./figures/feed-parse.ts";
 import { feedPolling } from "./figures/feed-polling.ts";
+import { feedPush } from "./figures/feed-push.ts";
 import { footprint } from "./figures/footprint.ts";
 import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
@@ -42,29 +43,40 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   publishing,
   "feed-parse": feedParse,
   "feed-polling": feedPolling,
+  "feed-push": feedPush,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]
        npm run bench -- --compare <ref> [--rounds N] [--quick] [--only …]
+       npm run bench -- --only feed-parse,feed-polling,feed-push --report feeds
 
   --quick    small sizes: a smoke run of a few minutes (writes bench/results/latest-quick.*)
   --only     measure only these figures (comma-separated)
+  --report   the report's name: bench/results/NAME.md and NAME.json instead of latest.* (a
+             run of a few figures kept beside the full run's report)
   --compare  this tree against a commit (e.g. 0d6ac1e), in N alternating rounds (default 5);
              each figure as the median of after ÷ before (writes bench/results/compare*.md)`;
 
-function options(): { quick: boolean; only: string[]; compare?: string; rounds: number } {
+function options(): { quick: boolean; only: string[]; compare?: string; rounds: number; report?: string } {
   const { values } = parseArgs({
     options: {
       quick: { type: "boolean", default: false },
       only: { type: "string" },
       compare: { type: "string" },
       rounds: { type: "string", default: "5" },
+      report: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) {
     process.stderr.write(`--rounds must be a whole number, 1 or more.\n\n${USAGE}\n`);
+    process.exit(1);
+  }
+  if (values.report !== undefined && !/^[a-z0-9-]+$/.test(values.report)) {
+    process.stderr.write(
+      `--report must be a name of lower-case letters, digits and dashes (e.g. feeds).\n\n${USAGE}\n`,
+    );
     process.exit(1);
   }
   if (values.help) {
@@ -87,6 +99,7 @@ function options(): { quick: boolean; only: string[]; compare?: string; rounds: 
     only,
     rounds,
     ...(values.compare ? { compare: values.compare } : {}),
+    ...(values.report ? { report: values.report } : {}),
   };
 }
 
@@ -115,7 +128,7 @@ const load = () =>
     .join(", ");
 
 async function main(): Promise<void> {
-  const { quick, only, compare: ref, rounds } = options();
+  const { quick, only, compare: ref, rounds, report: reportName } = options();
   const started = performance.now();
   const log = (message: string) =>
     process.stderr.write(
@@ -159,7 +172,7 @@ async function main(): Promise<void> {
   };
   // POSSEKIT_BENCH_RESULTS: where --compare has each of its runs write, apart from the reports kept.
   const folder = process.env.POSSEKIT_BENCH_RESULTS ?? join(PACKAGE_ROOT, "bench", "results");
-  const written = writeReport(report, folder, ref ? "compare" : undefined);
+  const written = writeReport(report, folder, ref ? "compare" : reportName);
   process.stdout.write(
     `\n${consoleTable(sections)}\n\nReport: ${written.markdown}\n        ${written.json}\n`,
   );

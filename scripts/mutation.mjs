@@ -31,8 +31,11 @@ const root = resolve(fileURLToPath(import.meta.url), "../..");
 const LIST = "test/mutation/mutants.json";
 const jobs = Number(process.env.MUTATION_JOBS ?? 2);
 const timeoutMs = Number(process.env.MUTATION_TIMEOUT_MS ?? 240_000);
-/** Not copied: node_modules is linked instead; the rest is not needed to run tests. */
-const SKIPPED = new Set(["node_modules", ".git", "bench", "docs", "data", "dist"]);
+/**
+ * Not copied: node_modules is linked instead; the rest is not needed to run tests. docs/ is copied:
+ * tests run its examples (docs/copies.md), and a mutant may break one.
+ */
+const SKIPPED = new Set(["node_modules", ".git", "bench", "data", "dist"]);
 
 const all = JSON.parse(readFileSync(join(root, LIST), "utf8"));
 const exact = process.argv.includes("--exact");

@@ -28,6 +28,7 @@ const SYSTEM = [
   "test/cli/",
   "test/e2e/",
   "test/scale/",
+  "test/copies/copies-json-examples-build-the-links-into-hugo-and-eleventy-pages.test.ts",
   "test/endpoint/cli-syndicate-prints-ndjson-and-exits-3-while-a-run-holds-the-lease.test.ts",
   "test/schedule/sigkill-mid-run-restart-completes-without-duplicates.test.ts",
   "test/schedule/two-instances-on-postgresql-send-each-due-post-once.test.ts",

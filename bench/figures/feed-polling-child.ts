@@ -23,6 +23,18 @@ export interface FeedPollingResult {
   sampledPeakRss: number;
   /** VmHWM after resetting it before the timed rounds (/proc/self/clear_refs); null where unavailable. */
   vmHwmDuring: number | null;
+  /** CPU time (user + system) of each one-after-another round, in ms: what waiting for a busy CPU leaves out. */
+  sequentialCpuMs: number[];
+  /** A 10 MB feed fetched `oversized.fetches` times: each must be refused (too-large). */
+  oversized: {
+    fetches: number;
+    refused: number;
+    /** RSS after a full GC before them. */
+    rssBefore: number;
+    /** The highest RSS sampled every 5 ms, and VmHWM reset before them (null where unavailable). */
+    sampledPeakRss: number;
+    vmHwmDuring: number | null;
+  };
 }
 
 function vmHwm(): number | null {
@@ -69,11 +81,15 @@ async function main(): Promise<void> {
   }, 5);
 
   const sequentialMs: number[] = [];
+  const sequentialCpuMs: number[] = [];
   const concurrentMs: number[] = [];
   for (let round = 0; round < rounds; round++) {
     let started = performance.now();
+    const cpu = process.cpuUsage();
     for (const state of states) await poll(state);
     sequentialMs.push(performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    sequentialCpuMs.push((used.user + used.system) / 1000);
 
     started = performance.now();
     const queue = [...states];
@@ -86,6 +102,25 @@ async function main(): Promise<void> {
   }
   clearInterval(sampler);
   sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
+  const vmHwmDuring = peakReset ? vmHwm() : null;
+
+  // A feed of 10 MB, refused at 5 MB while it streams: the memory should stay flat.
+  const oversizedFetches = 5;
+  let refused = 0;
+  (globalThis as { gc?: () => void }).gc?.();
+  const oversizedBefore = process.memoryUsage.rss();
+  const oversizedReset = resetPeak();
+  let oversizedPeak = oversizedBefore;
+  const oversizedSampler = setInterval(() => {
+    oversizedPeak = Math.max(oversizedPeak, process.memoryUsage.rss());
+  }, 5);
+  for (let fetch = 0; fetch < oversizedFetches; fetch++) {
+    const result = await fetchFeed({ url: `${base}/oversized.xml` }, options);
+    if (result.kind === "refused" && result.reason === "too-large") refused++;
+  }
+  clearInterval(oversizedSampler);
+  oversizedPeak = Math.max(oversizedPeak, process.memoryUsage.rss());
+
   const result: FeedPollingResult = {
     feeds,
     sequentialMs,
@@ -93,7 +128,15 @@ async function main(): Promise<void> {
     notNotModified,
     rssBefore,
     sampledPeakRss,
-    vmHwmDuring: peakReset ? vmHwm() : null,
+    vmHwmDuring,
+    sequentialCpuMs,
+    oversized: {
+      fetches: oversizedFetches,
+      refused,
+      rssBefore: oversizedBefore,
+      sampledPeakRss: oversizedPeak,
+      vmHwmDuring: oversizedReset ? vmHwm() : null,
+    },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -1,12 +1,12 @@
 // A site in the test that publishes without Micropub: a node:http server answering its feed in one
-// of four formats (RSS 2.0, Atom, JSON Feed, an HTML page with an h-feed), with an ETag and 304s as
+// of five formats (RSS 2.0, RSS 1.0/RDF, Atom, JSON Feed, an HTML page with an h-feed), with an ETag and 304s as
 // a static host gives them; the test changes the entries, or makes the site answer otherwise.
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listen, type RunningServer } from "../../../dev/sandbox/http-kit.ts";
 
-export type SiteFormat = "rss" | "atom" | "json" | "h-feed";
-export const SITE_FORMATS: readonly SiteFormat[] = ["rss", "atom", "json", "h-feed"];
+export type SiteFormat = "rss" | "rdf" | "atom" | "json" | "h-feed";
+export const SITE_FORMATS: readonly SiteFormat[] = ["rss", "rdf", "atom", "json", "h-feed"];
 
 export interface SiteEntry {
   /** Omitted: the entry has no id (RSS without guid, h-entry without uid). */
@@ -46,6 +46,31 @@ ${(entry.categories ?? []).map((category) => `<category>${xml(category)}</catego
   )
   .join("\n")}
 </channel></rss>`,
+      };
+    case "rdf":
+      // RSS 1.0: items beside the channel, each named by its rdf:about (the entry's id, else its link)
+      // and listed in the channel's rdf:Seq; dates in Dublin Core, the HTML in content:encoded.
+      return {
+        contentType: "application/rdf+xml; charset=utf-8",
+        body: `<?xml version="1.0" encoding="utf-8"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"
+  xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:content="http://purl.org/rss/1.0/modules/content/"
+  xmlns:atom="http://www.w3.org/2005/Atom">
+<channel rdf:about="${xml(home)}"><title>A site</title><link>${xml(home)}</link><description>Posts</description>
+${hub ? `<atom:link rel="hub" href="${xml(hub)}"/>` : ""}
+<items><rdf:Seq>${entries.map((entry) => `<rdf:li rdf:resource="${xml(entry.id ?? entry.url)}"/>`).join("")}</rdf:Seq></items>
+</channel>
+${entries
+  .map(
+    (
+      entry,
+    ) => `<item rdf:about="${xml(entry.id ?? entry.url)}"><title>${xml(entry.title)}</title><link>${xml(entry.url)}</link>
+${entry.published ? `<dc:date>${entry.published}</dc:date>` : ""}
+${(entry.categories ?? []).map((category) => `<dc:subject>${xml(category)}</dc:subject>`).join("")}
+<content:encoded>${xml(entry.content)}</content:encoded></item>`,
+  )
+  .join("\n")}
+</rdf:RDF>`,
       };
     case "atom":
       return {

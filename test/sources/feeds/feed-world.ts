@@ -44,6 +44,8 @@ export interface FeedWorldOptions {
   feed?: Record<string, unknown>;
   /** More of the endpoint's options. */
   endpoint?: Record<string, unknown>;
+  /** The server's `fetch.allowPrivate` (true unless given: the site is on 127.0.0.1). */
+  allowPrivate?: boolean;
   /** The server's environment (WEBHOOK_SECRET). */
   env?: Record<string, string>;
   /** Prepares the site before possekit starts (its first read happens at start). */
@@ -72,7 +74,7 @@ export async function startFeedWorld(engine: Engine, options: FeedWorldOptions =
   try {
     server = await startTestServer({
       engine,
-      config: { plugins: [], fetch: { allowPrivate: true } },
+      config: { plugins: [], fetch: { allowPrivate: options.allowPrivate ?? true } },
       plugins: [target.syndicator(), plugin],
       ...(options.env ? { env: options.env } : {}),
     });
