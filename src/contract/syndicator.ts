@@ -30,6 +30,30 @@ export interface SyndicateOptions {
   checkpoint?(value: string): Promise<void>;
   /** The user's own words for this post and target, sent instead of the text made from the post. */
   text?: string;
+  /** The site's choice for this post and target (see SiteText); `text` wins over it. */
+  site?: SiteText;
+}
+
+/**
+ * The post property in which a post source (a feed, issue 29 item 6) keeps the site's text choices
+ * by target uid: `[{ "<uid>": SiteText }]`. A Micropub client cannot set it (the endpoint drops the
+ * `mp-` commands it does not know); the core reads it only for a post from another origin.
+ */
+export const SITE_TEXT_PROPERTY = "mp-syndicate-site-text";
+
+/**
+ * What the site chose for the text of one post's copy on one target: a feed entry's POSSE Party
+ * `<posse:post>` or JSON Feed `_posse` (issue 29 item 6). Unlike the user's own words, it is still
+ * fitted to the service: cut to its limit unless `truncate` is false, with the permalink as
+ * `appendUrl` says. Each field left out is the target's own option.
+ */
+export interface SiteText {
+  /** The text the site's format string made; absent: the target's template makes it. */
+  text?: string;
+  /** false: never cut; a text over the limit is then refused as the user's own words are. */
+  truncate?: boolean;
+  /** true: the permalink follows the text; false: it never does. */
+  appendUrl?: boolean;
 }
 
 /** What `preview` returns: exactly what `syndicate` would send, found without any network call. */
@@ -78,6 +102,8 @@ export interface CopyFacet {
 export interface PreviewOptions {
   /** The user's own words for this post and target. */
   text?: string;
+  /** The site's choice for this post and target; `text` wins over it. */
+  site?: SiteText;
 }
 
 export interface Publication {
@@ -137,4 +163,6 @@ export interface CopyChangeOptions {
   signal: AbortSignal;
   /** update: the user's own words for this post and target, sent instead of the template's text. */
   text?: string;
+  /** update: the site's choice for this post and target; `text` wins over it. */
+  site?: SiteText;
 }

@@ -201,6 +201,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     this.sources = startPostSources(server, this.options.sources, this.environment);
     this.feeds = startFeedSources(server, this.options.feeds, {
       mountPath: this.mountPath,
+      env: this.environment.env,
       now: this.environment.now,
     });
     const notifier = notifierFor(server, this.mountPath);

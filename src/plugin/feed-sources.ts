@@ -1,22 +1,27 @@
 // The endpoint's `feeds` (docs/feeds.md) made into a running post source: its tables, its reads on
 // the scheduler's turns, WebSub callbacks at `{mountPath}/websub/:id`, and at start one line per
-// target a feed names that no installed syndicator has.
+// target a feed names that no installed syndicator has. A feed whose site has a Micropub endpoint
+// (its `micropub` option) gets the copies' links written back there.
 import { ConfigError } from "../contract/config-error.ts";
 import type { Server } from "../contract/plugin.ts";
 import { type FeedOptions, unknownFeedTargets } from "../sources/feeds/feed-options.ts";
 import type { FeedReport } from "../sources/feeds/feed-source.ts";
 import { FeedSources } from "../sources/feeds/feed-sources.ts";
 import { feedSourceMigrations } from "../sources/feeds/migrations.ts";
+import { platformTags } from "../sources/feeds/site-text.ts";
+import type { LinkWriteBackReport } from "../sources/micropub/link-write-back.ts";
+import { addMicropubSourceTables } from "./post-sources.ts";
 
 /** The running feeds; null without a database or without feeds. */
 export function startFeedSources(
   server: Server,
   feeds: readonly FeedOptions[],
-  { mountPath, now }: { mountPath: string; now?: (() => number) | undefined },
+  { mountPath, env, now }: { mountPath: string; env: NodeJS.ProcessEnv; now?: (() => number) | undefined },
 ): FeedSources | null {
   const { database, knownPosts } = server;
   if (feeds.length === 0 || !database || !knownPosts) return null;
   server.addMigrations(feedSourceMigrations);
+  if (feeds.some((feed) => feed.micropub)) addMicropubSourceTables(server);
   // Before the first read: a feed naming a target nobody installed would record posts that wait forever.
   server.onStart(() => {
     const problems = unknownFeedTargets(
@@ -32,11 +37,17 @@ export function startFeedSources(
     known: knownPosts,
     logger: server.logger,
     policy: { ownSite: server.publication.me, allowPrivate: server.config.fetch.allowPrivate },
+    // A `<posse:post>` platform override ("mastodon", "bsky") names the targets of that service.
+    platforms: (uid) =>
+      platformTags(server.syndicators.find((syndicator) => syndicator.info.uid === uid)?.info.service?.name),
     callbackUrl: (id) =>
       `${server.config.application.url.replace(/\/+$/, "")}${mountPath}/websub/${encodeURIComponent(id)}`,
+    env,
     signal: stopping.signal,
     ...(now ? { now } : {}),
   });
+  // Told of each copy's link the core writes to one of the feed's posts, to carry it to the site.
+  for (const feed of sources.feeds) if (feed.writeBack) knownPosts.addOrigin(feed.writeBack);
   server.onShutdown(async () => {
     stopping.abort(new Error("The server is shutting down"));
     await sources.idle();
@@ -56,5 +67,18 @@ export function feedHealth(report: FeedReport): Record<string, unknown> {
     last_success_at: iso(report.lastSuccessAt),
     entries_known: report.entriesKnown,
     ...(report.lastError ? { error: report.lastError } : {}),
+    ...(report.writeBack ? { write_back: writeBackHealth(report.writeBack) } : {}),
+  };
+}
+
+/** The write-back to a feed's site as /health shows it: where, its state, the error that needs the user. */
+function writeBackHealth(report: LinkWriteBackReport): Record<string, unknown> {
+  const iso = (date: Date | null) => date?.toISOString() ?? null;
+  return {
+    endpoint: report.endpoint,
+    state: report.state,
+    next_attempt_at: iso(report.nextPollAt),
+    last_success_at: iso(report.lastSuccessAt),
+    ...(report.error ? { error: report.error } : {}),
   };
 }

@@ -74,7 +74,7 @@ export function parseEndpointOptions(
   const schema = endpointOptionsSchema.superRefine((parsed, context) => {
     for (const [path, message] of micropubSourceProblems(parsed.sources, env))
       context.addIssue({ code: "custom", path: ["sources", ...path], message });
-    for (const [path, message] of feedOptionsProblems(parsed.feeds))
+    for (const [path, message] of feedOptionsProblems(parsed.feeds, env))
       context.addIssue({ code: "custom", path: ["feeds", ...path], message });
   });
   return parseOptions("endpoint-syndicate", schema, options);

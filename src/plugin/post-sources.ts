@@ -14,6 +14,18 @@ export interface PostSourceEnvironment {
   now?: () => number;
 }
 
+const withMicropubTables = new WeakSet<Server>();
+
+/**
+ * The tables of what was agreed with a Micropub server (micropub-source-state.ts), once per host:
+ * the remote sources and the feeds whose site has a Micropub endpoint share them.
+ */
+export function addMicropubSourceTables(server: Server): void {
+  if (withMicropubTables.has(server)) return;
+  withMicropubTables.add(server);
+  server.addMigrations(micropubSourceMigrations);
+}
+
 /** The running sources; none without a database (the page then says it needs one). */
 export function startPostSources(
   server: Server,
@@ -22,7 +34,7 @@ export function startPostSources(
 ): MicropubSource[] {
   const { database, postSource, knownPosts } = server;
   if (sources.length === 0 || !database || !postSource || !knownPosts) return [];
-  server.addMigrations(micropubSourceMigrations);
+  addMicropubSourceTables(server);
   // Ends the sources' requests at shutdown (before the scheduler stops and the database closes),
   // so that a remote that hangs never holds the server up.
   const stopping = new AbortController();

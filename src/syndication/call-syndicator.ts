@@ -1,7 +1,12 @@
 // Calls one syndicator under its own timeout. Whatever the syndicator does (throw, hang, ignore the
 // abort signal, return garbage) this settles within the timeout with an outcome, and never rejects.
 import { z } from "zod";
-import type { PostProperties, Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import type {
+  PostProperties,
+  PreviewOptions,
+  Publication,
+  SyndicatorPlugin,
+} from "../contract/syndicator.ts";
 import type { FollowUp } from "./types.ts";
 
 export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
@@ -68,15 +73,15 @@ export interface SendOptions {
   timeoutMs: number;
   resumeFrom?: string | undefined;
   checkpoint?: (value: string) => Promise<void>;
-  /** The user's own words for this post and target. */
-  text?: string | undefined;
+  /** The user's own words for this post and target, or the site's choice (`wordsFor`). */
+  words?: PreviewOptions | undefined;
 }
 
 export async function callSyndicator(
   syndicator: SyndicatorPlugin,
   properties: PostProperties,
   publication: Publication,
-  { idempotencyKey, timeoutMs, resumeFrom, checkpoint, text }: SendOptions,
+  { idempotencyKey, timeoutMs, resumeFrom, checkpoint, words }: SendOptions,
 ): Promise<SyndicatorOutcome> {
   return settleWithin(syndicator, timeoutMs, (signal) =>
     syndicator
@@ -85,7 +90,8 @@ export async function callSyndicator(
         signal,
         ...(resumeFrom ? { resumeFrom } : {}),
         ...(checkpoint ? { checkpoint } : {}),
-        ...(text === undefined ? {} : { text }),
+        ...(words?.text === undefined ? {} : { text: words.text }),
+        ...(words?.site === undefined ? {} : { site: words.site }),
       })
       .then((returned): SyndicatorOutcome => {
         const parsed = copyUrl.safeParse(returned);
@@ -110,7 +116,7 @@ export function callFollowUp(
   operation: FollowUp,
   properties: PostProperties,
   publication: Publication,
-  copy: { url: string; idempotencyKey: string; timeoutMs: number; text?: string | undefined },
+  copy: { url: string; idempotencyKey: string; timeoutMs: number; words?: PreviewOptions | undefined },
 ): Promise<SyndicatorOutcome> {
   return settleWithin(syndicator, copy.timeoutMs, async (signal): Promise<SyndicatorOutcome> => {
     const options = { url: copy.url, idempotencyKey: copy.idempotencyKey, signal };
@@ -118,7 +124,8 @@ export function callFollowUp(
       if (!syndicator.update) throw new Error(`${syndicator.info.name} cannot edit its copies`);
       await syndicator.update(properties, publication, {
         ...options,
-        ...(copy.text === undefined ? {} : { text: copy.text }),
+        ...(copy.words?.text === undefined ? {} : { text: copy.words.text }),
+        ...(copy.words?.site === undefined ? {} : { site: copy.words.site }),
       });
     } else {
       if (!syndicator.delete) throw new Error(`${syndicator.info.name} cannot delete its copies`);

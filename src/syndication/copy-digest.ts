@@ -2,7 +2,13 @@
 // their alt text, the link card, what it likes or boosts), found with the syndicator's preview. A
 // copy follows an edit of its post only when this changes (issue 17).
 import { createHash } from "node:crypto";
-import type { CopyPreview, PostProperties, Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import type {
+  CopyPreview,
+  PostProperties,
+  PreviewOptions,
+  Publication,
+  SyndicatorPlugin,
+} from "../contract/syndicator.ts";
 
 export function copyDigest(preview: CopyPreview): string {
   const held = {
@@ -14,14 +20,17 @@ export function copyDigest(preview: CopyPreview): string {
   return createHash("sha256").update(JSON.stringify(held)).digest("base64url");
 }
 
-/** What `syndicator` would send now, with the user's own words if any; null when it cannot preview. */
+/**
+ * What `syndicator` would send now, with the user's own words or the site's choice if any
+ * (`wordsFor`); null when it cannot preview.
+ */
 export function previewFor(
   syndicator: SyndicatorPlugin,
   properties: PostProperties,
   publication: Publication,
-  text: string | undefined,
+  words: PreviewOptions,
 ): CopyPreview | null {
-  return syndicator.preview?.(properties, publication, text === undefined ? {} : { text }) ?? null;
+  return syndicator.preview?.(properties, publication, words) ?? null;
 }
 
 /** The digest of what `syndicator` would send now; null when it cannot preview. */
@@ -29,8 +38,8 @@ export function digestFor(
   syndicator: SyndicatorPlugin,
   properties: PostProperties,
   publication: Publication,
-  text: string | undefined,
+  words: PreviewOptions,
 ): string | null {
-  const preview = previewFor(syndicator, properties, publication, text);
+  const preview = previewFor(syndicator, properties, publication, words);
   return preview ? copyDigest(preview) : null;
 }

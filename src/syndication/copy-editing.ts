@@ -3,10 +3,10 @@
 // good (skip it, confirm a copy the user found). No network call is made.
 import { z } from "zod";
 import { type Post, PostNotFoundError } from "../contract/posts.ts";
-import type { CopyPreview } from "../contract/syndicator.ts";
+import type { CopyPreview, SiteText } from "../contract/syndicator.ts";
 import { TargetNotConfirmableError, TargetNotSkippableError } from "./errors.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
-import type { OwnText } from "./own-texts.ts";
+import { type OwnText, wordsFor } from "./own-texts.ts";
 import type { SyndicationParts } from "./parts.ts";
 import { requestedTargets } from "./post-targets.ts";
 import type { LedgerEntry } from "./types.ts";
@@ -19,6 +19,8 @@ export interface TargetPreview {
   /** The copy, once sent. */
   url?: string;
   ownText?: OwnText;
+  /** The site's choice for this target's text (a feed entry's), used where there is no ownText. */
+  siteText?: SiteText;
   preview: CopyPreview | null;
 }
 
@@ -41,6 +43,7 @@ export class CopyEditing {
     return uids.map((uid): TargetPreview => {
       const syndicator = syndicators.find((s) => s.info.uid === uid);
       const own = texts.get(uid);
+      const words = wordsFor(post, texts, uid);
       const entry = entries.find((e) => e.targetUid === uid);
       const base = {
         uid,
@@ -48,25 +51,25 @@ export class CopyEditing {
         state: entry?.state ?? "pending",
         ...(entry?.url ? { url: entry.url } : {}),
         ...(own ? { ownText: own } : {}),
+        ...(words.site ? { siteText: words.site } : {}),
       };
       if (!syndicator?.preview) return { ...base, preview: null };
-      const preview = syndicator.preview(
-        post.properties,
-        this.parts.deps.publication,
-        own ? { text: own.text } : {},
-      );
+      const preview = syndicator.preview(post.properties, this.parts.deps.publication, words);
       return { ...base, preview };
     });
   }
 
-  /** What one target would receive with `text` as the user's own words (nothing is saved). */
+  /**
+   * What one target would receive with `text` as the user's own words (nothing is saved); without
+   * one, what it receives with no own words: the site's choice, else the template.
+   */
   previewText(post: Post, targetUid: string, text: string | undefined): CopyPreview | null {
     const syndicator = this.parts.deps.syndicators().find((s) => s.info.uid === targetUid);
     if (!syndicator?.preview) return null;
     return syndicator.preview(
       post.properties,
       this.parts.deps.publication,
-      text === undefined ? {} : { text },
+      text === undefined ? wordsFor(post, undefined, targetUid) : { text },
     );
   }
 

@@ -7,6 +7,7 @@ import type { Post } from "../contract/posts.ts";
 import type { SyndicatorPlugin } from "../contract/syndicator.ts";
 import { callFollowUp } from "./call-syndicator.ts";
 import { copyDigest, previewFor } from "./copy-digest.ts";
+import { wordsFor } from "./own-texts.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import {
   noteHealth,
@@ -78,7 +79,7 @@ async function planUpdate(
   const uid = entry.targetUid;
   const syndicator = byUid.get(uid);
   if (!syndicator) return;
-  const preview = previewFor(syndicator, post.properties, context.publication, texts?.get(uid)?.text);
+  const preview = previewFor(syndicator, post.properties, context.publication, wordsFor(post, texts, uid));
   if (!preview) return;
   // A like or a boost has nothing to edit.
   if (syndicator.update && preview.text === undefined) return;
@@ -162,7 +163,7 @@ export async function performFollowUps(
       url: claim.entry.url,
       idempotencyKey: claim.entry.idempotencyKey,
       timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
-      text: texts?.get(uid)?.text,
+      words: wordsFor(post, texts, uid),
     });
     if (!outcome.ok) {
       const error = await recordFailed(context, syndicator, claim, outcome, run.pauses);

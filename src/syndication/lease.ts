@@ -1,12 +1,39 @@
 // The batch lease: at most one batch run at a time across every process and instance sharing the
 // database. It lives in a row that expires unless its holder renews it, so a process that dies
-// (SIGKILL, power loss) never wedges the endpoint: its lease simply lapses.
+// (SIGKILL, power loss) never wedges the endpoint: its lease simply lapses. The database's clock
+// decides when (instances with skewed clocks agree); a test's clock, when given, is passed into the
+// SQL as a parameter instead, and times the renewals, so a lease lapses without a real wait.
 import type { Database, Queryable } from "../contract/database.ts";
 import type { Logger } from "../contract/logger.ts";
 import type { RunInProgress, Trigger } from "./types.ts";
 
 export const DEFAULT_LEASE_MS = 30_000;
 const BATCH_LEASE = "batch";
+
+/** Calls `tick` every `periodMs` until the function it returns is called. */
+export type Every = (periodMs: number, tick: () => void) => () => void;
+
+/** Real time: a timer that does not keep a finished command-line process alive. */
+export const everyRealPeriod: Every = (periodMs, tick) => {
+  const timer = setInterval(tick, periodMs);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+/** What times a lease: the database's clock and real timers unless a test gives its own. */
+export interface LeaseTime {
+  /** Milliseconds since the epoch; when given, the SQL uses it instead of the database's now(). */
+  clock?: () => number;
+  /** How renewals are timed (everyRealPeriod unless given). */
+  every?: Every;
+}
+
+// $n::timestamptz is null unless a clock was given: then the database's clock decides.
+const NOW = (n: number) => `COALESCE($${n}::timestamptz, now())`;
+
+function momentOf(time: LeaseTime): string | null {
+  return time.clock ? new Date(time.clock()).toISOString() : null;
+}
 
 interface LeaseRow {
   run_id: string | null;
@@ -29,6 +56,7 @@ export class Lease {
     /** How long the lease lasts without renewal; renewed every third of it. */
     readonly durationMs: number = DEFAULT_LEASE_MS,
     private readonly name: string = BATCH_LEASE,
+    private readonly time: LeaseTime = {},
   ) {}
 
   /**
@@ -47,27 +75,28 @@ export class Lease {
       // lock the row and write WAL even when its WHERE fails, making concurrent refusals queue).
       // Of two racing takers exactly one gets a row: the UPDATE re-checks its WHERE on the row the
       // other committed, and the unique name lets only one INSERT through.
+      const now = momentOf(this.time);
       let taken = await tx.query<{ expires_at: Date }>(
         `UPDATE syndication_lease
-            SET holder = $2, run_id = NULL, trigger = $3, acquired_at = now(),
-                expires_at = now() + $4::int * interval '1 millisecond'
-          WHERE name = $1 AND expires_at < now()
+            SET holder = $2, run_id = NULL, trigger = $3, acquired_at = ${NOW(5)},
+                expires_at = ${NOW(5)} + $4::int * interval '1 millisecond'
+          WHERE name = $1 AND expires_at < ${NOW(5)}
          RETURNING expires_at`,
-        [this.name, holder, trigger, this.durationMs],
+        [this.name, holder, trigger, this.durationMs, now],
       );
       if (taken.rows.length === 0) {
         taken = await tx.query<{ expires_at: Date }>(
           `INSERT INTO syndication_lease (name, holder, run_id, trigger, acquired_at, expires_at)
-           VALUES ($1, $2, NULL, $3, now(), now() + $4::int * interval '1 millisecond')
+           VALUES ($1, $2, NULL, $3, ${NOW(5)}, ${NOW(5)} + $4::int * interval '1 millisecond')
            ON CONFLICT (name) DO NOTHING
            RETURNING expires_at`,
-          [this.name, holder, trigger, this.durationMs],
+          [this.name, holder, trigger, this.durationMs, now],
         );
       }
       if (taken.rows.length === 0) return null;
       const runId = await startRun(tx);
       await tx.query("UPDATE syndication_lease SET run_id = $2::bigint WHERE name = $1", [this.name, runId]);
-      return new HeldLease(this.database, this.logger, this.name, runId, holder, this.durationMs);
+      return new HeldLease(this.database, this.logger, this.name, runId, holder, this.durationMs, this.time);
     });
   }
 
@@ -83,10 +112,10 @@ export class Lease {
   async current(): Promise<LeaseStatus | null> {
     const result = await this.database.query<LeaseRow>(
       `SELECT run_id::text AS run_id, holder, trigger, acquired_at, expires_at,
-              GREATEST(1, CEIL(EXTRACT(EPOCH FROM (expires_at - now()))))::int AS retry_after
+              GREATEST(1, CEIL(EXTRACT(EPOCH FROM (expires_at - ${NOW(2)}))))::int AS retry_after
          FROM syndication_lease
-        WHERE name = $1 AND expires_at > now()`,
-      [this.name],
+        WHERE name = $1 AND expires_at > ${NOW(2)}`,
+      [this.name, momentOf(this.time)],
     );
     const row = result.rows[0];
     if (!row) return null;
@@ -103,12 +132,13 @@ export class Lease {
 
 /** A lease this process holds for one run. */
 export class HeldLease {
-  private timer: NodeJS.Timeout | undefined;
+  private stopRenewing: (() => void) | undefined;
   private renewing = false;
   private released = false;
   private lostFlag = false;
   /** Local clock time until which the last successful renewal guarantees the lease. */
   private guaranteedUntil: number;
+  private readonly clock: () => number;
 
   constructor(
     private readonly database: Database,
@@ -117,8 +147,10 @@ export class HeldLease {
     readonly runId: string,
     readonly holder: string,
     private readonly durationMs: number,
+    private readonly time: LeaseTime = {},
   ) {
-    this.guaranteedUntil = Date.now() + durationMs;
+    this.clock = time.clock ?? Date.now;
+    this.guaranteedUntil = this.clock() + durationMs;
   }
 
   /** True once a renewal found the lease taken by someone else, or could not renew it in time. */
@@ -128,9 +160,10 @@ export class HeldLease {
 
   /** Renews every third of the lease until released; calls onLost once if the lease is lost. */
   keepAlive(onLost: () => void): void {
-    if (this.timer || this.released) return;
+    if (this.stopRenewing || this.released) return;
     const period = Math.max(1, Math.floor(this.durationMs / 3));
-    this.timer = setInterval(() => {
+    const every = this.time.every ?? everyRealPeriod;
+    this.stopRenewing = every(period, () => {
       if (this.renewing || this.lostFlag) return;
       this.renewing = true;
       this.renew()
@@ -143,21 +176,19 @@ export class HeldLease {
         .finally(() => {
           this.renewing = false;
         });
-    }, period);
-    // A lease being renewed must not keep a finished command-line process alive.
-    this.timer.unref();
+    });
   }
 
   /** Extends the lease; false when it is no longer ours. */
   async renew(): Promise<boolean> {
     if (this.released || this.lostFlag) return false;
-    const startedAt = Date.now();
+    const startedAt = this.clock();
     try {
       // Matching the run id (unique) makes sure we never extend a lease someone else took over.
       const result = await this.database.query(
-        `UPDATE syndication_lease SET expires_at = now() + $3::int * interval '1 millisecond'
+        `UPDATE syndication_lease SET expires_at = ${NOW(4)} + $3::int * interval '1 millisecond'
           WHERE name = $1 AND run_id = $2::bigint`,
-        [this.name, this.runId, this.durationMs],
+        [this.name, this.runId, this.durationMs, momentOf(this.time)],
       );
       if (result.rowCount === 1) {
         this.guaranteedUntil = startedAt + this.durationMs;
@@ -170,7 +201,7 @@ export class HeldLease {
       return false;
     } catch (error) {
       // The database is unreachable for now: the lease still holds until its last expiry.
-      if (Date.now() < this.guaranteedUntil) {
+      if (this.clock() < this.guaranteedUntil) {
         this.logger.warn("Could not renew the syndication lease; will try again", {
           runId: this.runId,
           error: error instanceof Error ? error.message : String(error),
@@ -197,7 +228,7 @@ export class HeldLease {
   }
 
   private stopTimer(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopRenewing?.();
+    this.stopRenewing = undefined;
   }
 }

@@ -1,12 +1,19 @@
 // The user's own words for one post on one target (issue 17): saved from the preview on the page,
 // or given by a Micropub client in the post property `mp-syndicate-text` (an object keyed by target
 // uid). What the page saved wins; resetting removes both, so the target's template applies again.
+// Below them, the site's choice for a post read from its feed (issue 29 item 6: POSSE Party's
+// `<posse:post>` text, truncate and append_url per target), kept by the feed source in the post
+// property `mp-syndicate-site-text`: used where the user has no own words for that target.
+// `wordsFor` is that order, for the preview, the send, the edit and the copy's digest alike.
 
+import { z } from "zod";
 import type { Database } from "../contract/database.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { Post } from "../contract/posts.ts";
+import { type PreviewOptions, SITE_TEXT_PROPERTY, type SiteText } from "../contract/syndicator.ts";
 
 export const OWN_TEXT_PROPERTY = "mp-syndicate-text";
+
 /** Longer than any service takes (Mastodon instances allow a few thousand characters at most). */
 export const MAX_OWN_TEXT_LENGTH = 10_000;
 
@@ -26,6 +33,49 @@ export function propertyTexts(post: Post): Map<string, string> {
   for (const [uid, text] of Object.entries(object as Record<string, unknown>))
     if (typeof text === "string" && text.trim()) texts.set(uid, text);
   return texts;
+}
+
+const siteText = z
+  .object({
+    text: z.string().max(MAX_OWN_TEXT_LENGTH).optional(),
+    truncate: z.boolean().optional(),
+    appendUrl: z.boolean().optional(),
+  })
+  .transform((choice): SiteText => {
+    const kept: SiteText = {};
+    if (choice.text?.trim()) kept.text = choice.text;
+    if (choice.truncate !== undefined) kept.truncate = choice.truncate;
+    if (choice.appendUrl !== undefined) kept.appendUrl = choice.appendUrl;
+    return kept;
+  });
+
+/** The site's choices of a post from a feed, by target uid (a malformed one is left out). */
+export function siteTexts(post: Post): Map<string, SiteText> {
+  const choices = new Map<string, SiteText>();
+  if (!post.origin) return choices;
+  const value = post.properties[SITE_TEXT_PROPERTY];
+  const object = Array.isArray(value) ? value[0] : value;
+  if (!object || typeof object !== "object") return choices;
+  for (const [uid, choice] of Object.entries(object as Record<string, unknown>)) {
+    const parsed = siteText.safeParse(choice);
+    if (parsed.success && Object.keys(parsed.data).length > 0) choices.set(uid, parsed.data);
+  }
+  return choices;
+}
+
+/**
+ * How the text of the post's copy on `uid` is made: the user's own words, else the site's choice,
+ * else (empty) the target's template.
+ */
+export function wordsFor(
+  post: Post,
+  ownTexts: ReadonlyMap<string, { text: string }> | undefined,
+  uid: string,
+): PreviewOptions {
+  const own = ownTexts?.get(uid);
+  if (own) return { text: own.text };
+  const site = siteTexts(post).get(uid);
+  return site ? { site } : {};
 }
 
 export class OwnTexts {

@@ -12,7 +12,7 @@ import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
 import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
 import type { FailureNotices } from "./failure-notices.ts";
-import { DEFAULT_LEASE_MS, Lease } from "./lease.ts";
+import { DEFAULT_LEASE_MS, type Every, Lease } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF } from "./ledger/claims.ts";
 import { Ledger } from "./ledger/ledger.ts";
 import { fetchLive, type LiveAnswer, LiveChecks } from "./live-checks.ts";
@@ -36,9 +36,13 @@ export interface SyndicationOptions {
   schedule?: ScheduleRules;
   /** The rules for fetching a post's own URL in the live check (`fetch.allowPrivate`). */
   fetchPolicy?: OutgoingFetchPolicy;
-  /** The time in milliseconds, for when pauses end and a page of posts goes stale: Date.now unless
-   * given (tests move a clock instead of sleeping). */
+  /** The time in milliseconds, for when pauses end, a page of posts goes stale and the lease lapses:
+   * Date.now (and the database's now() for the lease) unless given (tests move a clock instead of
+   * sleeping; the lease's SQL then takes the clock's time as a parameter). */
   clock?: () => number;
+  /** How the lease's renewals are timed: a real interval unless given (a test clock fires them as
+   * it moves). */
+  every?: Every;
 }
 
 export interface SyndicationDependencies {
@@ -85,7 +89,10 @@ export class SyndicationParts {
     this.liveChecks = new LiveChecks(deps.database, this.backoff);
     this.health = new TargetHealthStore(deps.database);
     this.runLog = new RunLog(deps.database);
-    this.lease = new Lease(deps.database, deps.logger, this.leaseMs);
+    this.lease = new Lease(deps.database, deps.logger, this.leaseMs, undefined, {
+      clock: options.clock,
+      every: options.every,
+    });
     this.ownTexts = new OwnTexts(deps.database, deps.posts);
     this.changes = new PostChanges(deps.database);
   }

@@ -9,7 +9,9 @@ import type { Queryable } from "../contract/database.ts";
  * target failed, was refused or has an unknown outcome, or the page never went live: nothing moves
  * without the user or a later try. A target no longer configured neither keeps a post awaiting nor
  * needs attention: the post's row shows it as such. `waiting`: awaiting, and nothing is wrong
- * yet (not tried, being sent, or waiting for the page to be live). `all`: every post with a target.
+ * yet (not tried, being sent, or waiting for the page to be live). `all`: every post with a target;
+ * of one source from elsewhere (`origin`), every post it knows: a feed's entries that its first read
+ * only recorded name no target, and are listed to be sent by hand.
  */
 export type PostState = "awaiting" | "attention" | "waiting" | "all";
 
@@ -88,7 +90,7 @@ export async function findPosts(
   else if (filter.state === "attention") where.push(`${HAS_TARGET} AND ${ATTENTION}`);
   else if (filter.state === "waiting")
     where.push(`${awaiting(param(filter.configuredUids))} AND NOT ${ATTENTION}`);
-  else where.push(HAS_TARGET);
+  else if (!filter.origin || filter.origin === OWN_ORIGIN) where.push(HAS_TARGET);
   if (filter.target) {
     const target = param(filter.target);
     where.push(`(p.properties->'mp-syndicate-to' ? ${target}

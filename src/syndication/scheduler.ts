@@ -15,9 +15,24 @@ export const DEFAULT_MAX_SLEEP_MS = 60_000;
 /** After a run that left something due at once, the next waits 1 s, 2 s, 4 s … up to maxSleepMs. */
 const FIRST_HOLD_OFF_MS = 1_000;
 
+/** Calls `done` once, `ms` from now, unless the function it returns is called first. */
+export type After = (ms: number, done: () => void) => () => void;
+
+/** Real time: a timer that does not keep a process alive that has nothing else to do. */
+const afterRealDelay: After = (ms, done) => {
+  const timer = setTimeout(done, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
 export interface SchedulerOptions {
   /** The longest sleep, so that work written by other instances is found (default one minute). */
   maxSleepMs?: number;
+  /** Milliseconds since the epoch, that due moments are compared with (Date.now unless a test gives
+   * its clock). */
+  clock?: () => number;
+  /** How the scheduler sleeps (a real timer unless a test gives its clock's, which moves instead). */
+  after?: After;
   /** The sources to give a turn at each wake-up (read each time: sources may come and go). */
   polled?: () => readonly PolledSource[];
 }
@@ -44,6 +59,8 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 export class Scheduler {
   private readonly maxSleepMs: number;
   private readonly polled: () => readonly PolledSource[];
+  private readonly clock: () => number;
+  private readonly after: After;
   private stopped = true;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
@@ -64,6 +81,8 @@ export class Scheduler {
   ) {
     this.maxSleepMs = Math.max(1, options.maxSleepMs ?? DEFAULT_MAX_SLEEP_MS);
     this.polled = options.polled ?? (() => []);
+    this.clock = options.clock ?? Date.now;
+    this.after = options.after ?? afterRealDelay;
   }
 
   /** What /health reports. */
@@ -112,7 +131,7 @@ export class Scheduler {
         this.fail("Could not find out what is due", error);
       }
       if (this.stopped) break;
-      if (runDue && runDue.getTime() <= Date.now()) {
+      if (runDue && runDue.getTime() <= this.clock()) {
         const summary = await this.startRun();
         if (this.stopped) break;
         // A run that leaves something due at once (a target paused for the run, a post naming a
@@ -123,7 +142,7 @@ export class Scheduler {
         this.current.nextDueAt = after;
         if (summary && this.current.lastRun)
           this.current.lastRun = { ...this.current.lastRun, finishedAt: new Date(), summary };
-        if (moments.run && moments.run.getTime() <= Date.now() && !this.nudged) {
+        if (moments.run && moments.run.getTime() <= this.clock() && !this.nudged) {
           this.holdOffMs = Math.min(this.maxSleepMs, Math.max(FIRST_HOLD_OFF_MS, this.holdOffMs * 2));
           await this.sleep(this.holdOffMs);
         } else {
@@ -159,7 +178,7 @@ export class Scheduler {
 
   /** Sleeps until `due` (at most maxSleepMs; maxSleepMs when nothing is due), or a nudge. */
   private sleepUntil(due: Date | null): Promise<void> {
-    const untilDue = due ? due.getTime() - Date.now() : this.maxSleepMs;
+    const untilDue = due ? due.getTime() - this.clock() : this.maxSleepMs;
     return this.sleep(Math.min(this.maxSleepMs, Math.max(1, untilDue)));
   }
 
@@ -188,14 +207,13 @@ export class Scheduler {
   private sleep(ms: number): Promise<void> {
     if (this.stopped || this.nudged) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      // A sleeping scheduler must not keep a process alive that has nothing else to do.
-      timer.unref();
-      this.wake = done;
-      function done() {
-        clearTimeout(timer);
+      let cancel = () => {};
+      const done = () => {
+        cancel();
         resolve();
-      }
+      };
+      cancel = this.after(ms, done);
+      this.wake = done;
     }).finally(() => {
       this.wake = null;
     });

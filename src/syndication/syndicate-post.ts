@@ -4,7 +4,7 @@
 import type { Logger } from "../contract/logger.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { Post, PostUpdate } from "../contract/posts.ts";
-import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import type { PreviewOptions, Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor } from "./copy-digest.ts";
 import { type FailureNotices, noticeKindOf } from "./failure-notices.ts";
@@ -12,7 +12,7 @@ import { idempotencyKey } from "./idempotency-key.ts";
 import type { Claim, OperationClaim } from "./ledger/claims.ts";
 import type { Ledger } from "./ledger/ledger.ts";
 import { UNKNOWN_OUTCOME_ERROR } from "./ledger/rows.ts";
-import type { OwnText, OwnTexts } from "./own-texts.ts";
+import { type OwnText, type OwnTexts, wordsFor } from "./own-texts.ts";
 import { postStatus } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import { isTargetWide, type TargetHealthStore } from "./target-health.ts";
@@ -159,9 +159,9 @@ export async function syndicatePost(
       const now = (await context.ledger.entriesForPost(post.id)).find((e) => e.targetUid === uid);
       return notClaimed(now, uid, name);
     }
-    const text = ownTexts?.get(uid)?.text;
-    if (text !== undefined) await context.ownTexts?.markAttempt(claim.attemptId, text);
-    return send(context, post, syndicator, claim, run.pauses, text);
+    const words = wordsFor(post, ownTexts, uid);
+    if (words.text !== undefined) await context.ownTexts?.markAttempt(claim.attemptId, words.text);
+    return send(context, post, syndicator, claim, run.pauses, words);
   };
 
   const targets = await Promise.all(
@@ -188,11 +188,11 @@ async function send(
   syndicator: SyndicatorPlugin,
   claim: Claim,
   pauses: TargetPauses | undefined,
-  text: string | undefined,
+  words: PreviewOptions,
 ): Promise<TargetResult> {
   const { uid, name } = syndicator.info;
   const outcome = await callSyndicator(syndicator, post.properties, context.publication, {
-    text,
+    words,
     idempotencyKey: claim.entry.idempotencyKey,
     timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
     resumeFrom: claim.entry.checkpoint ?? undefined,
@@ -203,7 +203,7 @@ async function send(
     context.notices?.recovered(uid, name);
     try {
       // What the copy holds, so that an edit of the post that changes it is followed (issue 17).
-      const digest = digestFor(syndicator, post.properties, context.publication, text);
+      const digest = digestFor(syndicator, post.properties, context.publication, words);
       await context.ledger.recordSuccess(claim, outcome.url, digest);
     } catch (error) {
       // The copy exists whatever the ledger says: report it and write it to the post, so that the

@@ -7,19 +7,12 @@ import { after, before, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";
+import { until } from "../helpers/eventually.ts";
 import { configFolder } from "../server/start-host.ts";
 import { type Serving, serve } from "./run-cli.ts";
 
 const MASTODON_TOKEN = "a-mastodon-token-the-instance-revoked";
 const MICROPUB_TOKEN = "the-micropub-token";
-
-async function until(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("possekit serve checks its targets at start", () => {
   let mastodon: MastodonSandbox;
@@ -84,6 +77,7 @@ describe("possekit serve checks its targets at start", () => {
     await until(
       "both broken targets are logged",
       () => (server.stderr().match(/is not usable/g) ?? []).length >= 2,
+      30_000,
     );
     const log = server.stderr();
     const lines = log.split("\n").filter((line) => /is not usable/.test(line));

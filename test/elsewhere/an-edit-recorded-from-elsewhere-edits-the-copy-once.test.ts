@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { KnownPostInput, KnownPosts } from "../../src/contract/known-posts.ts";
-import { type FollowWorld, startFollowWorld, waitFor } from "../follow/follow-world.ts";
+import { type FollowWorld, startFollowWorld } from "../follow/follow-world.ts";
 import { engines } from "../helpers/databases.ts";
-import { pause } from "../schedule/scheduled-server.ts";
+import { until } from "../helpers/eventually.ts";
+import { looks, schedulerOf } from "../schedule/scheduled-server.ts";
 
 const PUT = /^\/api\/v1\/statuses\/\d+$/;
 // Longer than any wait below: only a listener told of the record wakes the scheduler in time.
@@ -40,7 +41,7 @@ for (const engine of engines) {
       });
       const first = await known.record(entry("First words"));
       assert.equal(first.outcome, "new");
-      await waitFor("the copy's link is in the row", async () => {
+      await until("the copy's link is in the row", async () => {
         const row = await known.findByUrl(first.post.url);
         return Array.isArray(row?.properties.syndication) && row.properties.syndication.length === 1;
       });
@@ -52,7 +53,7 @@ for (const engine of engines) {
       assert.equal(edited.outcome, "changed");
       assert.equal(edited.post.id, first.post.id, "the same post");
       assert.deepEqual(edited.post.properties.syndication, [status.url], "its copy's link is kept");
-      await waitFor("the copy is edited", async () => world?.requests("PUT", PUT).length === 1);
+      await until("the copy is edited", async () => world?.requests("PUT", PUT).length === 1);
       assert.match(status.text, /^Second words, fixed/);
 
       const again = await known.record(entry("Second words, fixed"));
@@ -62,7 +63,7 @@ for (const engine of engines) {
       );
       assert.equal(otherLinks.outcome, "unchanged", "links and targets are the core's, not the source's");
       assert.deepEqual(otherLinks.post.properties.syndication, [status.url]);
-      await pause(1_000);
+      await looks(schedulerOf(world.app));
       assert.equal(world.requests("PUT", PUT).length, 1, "no second edit");
       assert.equal(target.sandbox.statuses.length, 1, "never a second copy");
     });

@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { MicropubSyndicator } from "../../src/syndicators/micropub/index.ts";
 import { engines } from "../helpers/databases.ts";
+import { postMicropubJson } from "../helpers/micropub-create.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { PLUGIN_PACKAGE } from "./endpoint-server.ts";
 
@@ -40,15 +41,7 @@ for (const engine of engines) {
     });
 
     const micropub = (server: TestServer, token: string, body: unknown) =>
-      fetch(`${server.url}/micropub`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body: JSON.stringify(body),
-      });
+      postMicropubJson(server.url, token, body);
     const source = async (server: TestServer, token: string, url: string) => {
       const response = await fetch(`${server.url}/micropub?q=source&url=${encodeURIComponent(url)}`, {
         headers: { authorization: `Bearer ${token}`, accept: "application/json" },

@@ -169,14 +169,7 @@ export function texts(target: Target): string[] {
   return target.sandbox.statuses.map((status) => status.text);
 }
 
-/** Waits until `condition` holds, checking every 20 ms, failing after `timeoutMs` (generous: a busy machine) with `what`. */
-export async function until(what: string, condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { until } from "../helpers/eventually.ts";
 
 /** Closes what a test started, ignoring what was never started. */
 export async function closeAll(

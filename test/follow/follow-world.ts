@@ -12,6 +12,7 @@ import {
 } from "../endpoint/endpoint-server.ts";
 import { jpegBytes } from "../fakes/photo-server.ts";
 import type { Engine } from "../helpers/databases.ts";
+import { until } from "../helpers/eventually.ts";
 import { SHORT_SCHEDULE } from "../schedule/scheduled-server.ts";
 
 export interface FollowWorld {
@@ -72,7 +73,7 @@ export async function startFollowWorld(
         targets: [target.uid],
         fields: { photo: `${photos.url}/cat.jpg` },
       });
-      await waitFor("the copy's link is in the post", async () => {
+      await until("the copy's link is in the post", async () => {
         const syndication = (await world.properties(url)).syndication;
         return Array.isArray(syndication) && syndication.length === 1;
       });
@@ -84,13 +85,4 @@ export async function startFollowWorld(
     },
   };
   return world;
-}
-
-/** Waits for an asynchronous condition, checking every 50 ms. */
-export async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

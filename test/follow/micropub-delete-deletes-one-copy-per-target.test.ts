@@ -16,8 +16,8 @@ import {
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";
 import { engines } from "../helpers/databases.ts";
-import { pause, SHORT_SCHEDULE } from "../schedule/scheduled-server.ts";
-import { waitFor } from "./follow-world.ts";
+import { until } from "../helpers/eventually.ts";
+import { looks, SHORT_SCHEDULE, schedulerOf } from "../schedule/scheduled-server.ts";
 
 for (const engine of engines) {
   describe(`a Micropub delete deletes one copy per target (${engine.name})`, () => {
@@ -53,7 +53,7 @@ for (const engine of engines) {
       const uids = [mastodon.uid, bluesky.info.uid, micropubTarget.info.uid];
       const url = await app.createPost({ content: "Everywhere, then nowhere", targets: uids });
       const stored = async () => (await app?.server.host.posts?.findByUrl(url))?.properties ?? {};
-      await waitFor("all three copies are in the post", async () => {
+      await until("all three copies are in the post", async () => {
         const syndication = (await stored()).syndication;
         return Array.isArray(syndication) && syndication.length === 3;
       });
@@ -74,14 +74,14 @@ for (const engine of engines) {
             (r.json as { action?: string } | undefined)?.action === "delete" ||
             r.form?.action?.[0] === "delete",
         ) ?? [];
-      await waitFor(
+      await until(
         "every copy is deleted",
         async () =>
           Boolean(mastodon?.sandbox.statuses[0]?.deletedAt) &&
           pds?.records.length === 0 &&
           otherDeletes().length === 1,
       );
-      await pause(1_000);
+      await looks(schedulerOf(app));
       assert.equal(
         mastodon.sandbox.requests.filter((r) => r.method === "DELETE").length,
         1,

@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
-import { pause } from "../schedule/scheduled-server.ts";
-import { type FollowWorld, startFollowWorld, waitFor } from "./follow-world.ts";
+import { until } from "../helpers/eventually.ts";
+import { looks, schedulerOf } from "../schedule/scheduled-server.ts";
+import { type FollowWorld, startFollowWorld } from "./follow-world.ts";
 
 const STATUS = /^\/api\/v1\/statuses\/\d+$/;
 
@@ -34,8 +35,8 @@ for (const engine of engines) {
         times: 1,
       });
       assert.equal(await world.micropub({ action: "delete", url }), 204);
-      await waitFor("the copy is deleted", async () => first.deletedAt !== null);
-      await pause(1_000);
+      await until("the copy is deleted", async () => first.deletedAt !== null);
+      await looks(schedulerOf(world.app));
       assert.equal(
         world.requests("DELETE", STATUS).length,
         2,
@@ -60,17 +61,17 @@ for (const engine of engines) {
       );
 
       assert.equal(await world.micropub({ action: "undelete", url }), 204);
-      await waitFor("a new copy is posted", async () => target.sandbox.statuses.length === 2);
+      await until("a new copy is posted", async () => target.sandbox.statuses.length === 2);
       const second = target.sandbox.statuses[1];
       assert.ok(second);
       assert.notEqual(second.id, first.id);
       assert.ok(second.idempotencyKey);
       assert.notEqual(second.idempotencyKey, first.idempotencyKey, "a new idempotency key");
-      await waitFor("the post has the new link", async () => {
+      await until("the post has the new link", async () => {
         const syndication = (await world?.properties(url))?.syndication;
         return JSON.stringify(syndication) === JSON.stringify([second.url]);
       });
-      await pause(1_000);
+      await looks(schedulerOf(world.app));
       assert.equal(target.sandbox.statuses.length, 2, "sent once");
       assert.equal(world.requests("DELETE", STATUS).length, 2, "nothing deleted again");
     });

@@ -5,8 +5,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createPostService } from "../../src/server/posts/post-service.ts";
 import { engines } from "../helpers/databases.ts";
-import { pause } from "../schedule/scheduled-server.ts";
-import { type FollowWorld, startFollowWorld, waitFor } from "./follow-world.ts";
+import { until } from "../helpers/eventually.ts";
+import { looks, schedulerOf } from "../schedule/scheduled-server.ts";
+import { type FollowWorld, startFollowWorld } from "./follow-world.ts";
 
 const PUT = /^\/api\/v1\/statuses\/\d+$/;
 
@@ -38,7 +39,7 @@ for (const engine of engines) {
         },
       };
       assert.equal(await world.micropub(update), 204);
-      await waitFor("the copy is edited", async () => world?.requests("PUT", PUT).length === 1);
+      await until("the copy is edited", async () => world?.requests("PUT", PUT).length === 1);
       assert.match(status.text, /^Second words, fixed/);
       assert.deepEqual(
         status.media.map((m) => [m.id, m.description]),
@@ -49,7 +50,7 @@ for (const engine of engines) {
 
       // The same update again, then a change of only our own write-back fields: not even noted as
       // a change, so no run starts for them.
-      await waitFor(
+      await until(
         "the run that edited it has ended",
         async () =>
           (await world?.app.syndication().reads.recentRuns())?.every((run) => run.status !== "running") ??
@@ -65,7 +66,7 @@ for (const engine of engines) {
         }),
         204,
       );
-      await pause(1_500);
+      await looks(schedulerOf(world.app));
       assert.equal(world.requests("PUT", PUT).length, 1, "no second PUT");
       assert.equal(target.sandbox.statuses.length, 1, "no new status");
       assert.equal((await world.app.syndication().reads.recentRuns()).length, runsBefore, "no run started");
@@ -75,11 +76,11 @@ for (const engine of engines) {
         await world.micropub({ action: "update", url, add: { "x-private-note": ["for me"] } }),
         204,
       );
-      await waitFor("a run has looked at the change", async () => {
+      await until("a run has looked at the change", async () => {
         const runs = (await world?.app.syndication().reads.recentRuns()) ?? [];
         return runs.length > runsBefore && runs.every((run) => run.status !== "running");
       });
-      await pause(500);
+      await looks(schedulerOf(world.app));
       assert.equal(world.requests("PUT", PUT).length, 1, "no PUT for a change the copy does not show");
 
       const post = await world.app.server.host.posts?.findByUrl(url);
@@ -95,7 +96,7 @@ for (const engine of engines) {
 
       // The user's own words for the copy, saved from the page: the copy follows them too.
       await world.app.syndication().copies.saveOwnText(post, target.uid, "My own words for Mastodon");
-      await waitFor("the copy is edited again", async () => world?.requests("PUT", PUT).length === 2);
+      await until("the copy is edited again", async () => world?.requests("PUT", PUT).length === 2);
       assert.match(status.text, /^My own words for Mastodon/);
 
       // A change nobody in this process is told of (another process's, or one whose process died
@@ -103,10 +104,10 @@ for (const engine of engines) {
       const database = world.app.server.host.database;
       assert.ok(database);
       await world.app.syndication().copies.resetOwnText(post, target.uid);
-      await waitFor("the copy is back to the template", async () => world?.requests("PUT", PUT).length === 3);
+      await until("the copy is back to the template", async () => world?.requests("PUT", PUT).length === 3);
       const elsewhere = createPostService(database, world.app.server.host.publication);
       await elsewhere.update(url, { replace: { content: ["Third words, from elsewhere"] } });
-      await waitFor("the copy follows", async () => world?.requests("PUT", PUT).length === 4);
+      await until("the copy follows", async () => world?.requests("PUT", PUT).length === 4);
       assert.match(status.text, /^Third words, from elsewhere/);
     });
   });

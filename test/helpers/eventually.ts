@@ -15,3 +15,12 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Waits until `condition` holds, asking every 20 ms; fails after `timeoutMs` saying `what`. */
+export async function until(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
+  await eventually(what, async () => ((await condition()) ? true : undefined), timeoutMs);
+}

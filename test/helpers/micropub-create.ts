@@ -27,3 +27,16 @@ export async function createPostAt(serverUrl: string, token: string, post: NewPo
     throw new Error(`Micropub create answered ${response.status}: ${await response.text()}`);
   return location;
 }
+
+/** POSTs a Micropub JSON request with a Bearer token: `body` as it is when a string, else as JSON. */
+export function postMicropubJson(serverUrl: string, token: string, body: unknown): Promise<Response> {
+  return fetch(`${serverUrl}/micropub`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json",
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}

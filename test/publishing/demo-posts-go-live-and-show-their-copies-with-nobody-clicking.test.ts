@@ -7,9 +7,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { mf2 } from "microformats-parser";
 import { PACKAGE_ROOT } from "../../src/server/package-root.ts";
+import { eventually, until } from "../helpers/eventually.ts";
 import { freePort } from "../helpers/server.ts";
 import { signInAt } from "../helpers/sign-in.ts";
-import { eventually } from "./publishing-world.ts";
 
 type Mf2Item = { type: string[]; properties: Record<string, unknown[]>; children?: Mf2Item[] };
 const PASSWORD = "demo-test-password";
@@ -40,11 +40,7 @@ describe("npm run demo", () => {
     demo.stderr?.on("data", (chunk: Buffer) => {
       output += chunk.toString();
     });
-    await eventually(
-      async () => (output.includes("possekit demo is running") ? true : undefined),
-      "the demo to start",
-      60_000,
-    );
+    await until("the demo has started", () => output.includes("possekit demo is running"), 60_000);
   });
   after(async () => {
     const exited = new Promise((resolve) => demo.once("exit", resolve));
@@ -60,13 +56,13 @@ describe("npm run demo", () => {
     for (const post of posts) {
       assert.ok(post.startsWith(`${url}/notes/`), `a sample post lives on the demo server: ${post}`);
       const copies = await eventually(
+        `the copy's link on ${post}\n${output}`,
         async () => {
           const page = mf2(await (await fetch(post)).text(), { baseUrl: post });
           const entry = (page.items as Mf2Item[]).find((item) => item.type.includes("h-entry"));
           const found = entry?.properties.syndication;
           return found && found.length > 0 ? found : undefined;
         },
-        `the copy's link on ${post}\n${output}`,
         30_000,
       );
       assert.equal(copies.length, 1);

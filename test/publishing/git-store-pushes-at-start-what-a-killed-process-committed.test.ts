@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { type ChildServer, SHARED_ME, startChildServer } from "../helpers/child-server.ts";
+import { eventually, until } from "../helpers/eventually.ts";
 import { git, startGitRemote } from "./git-remote.ts";
-import { eventually } from "./publishing-world.ts";
 
 describe("a server killed between a commit and its push", () => {
   const remote = startGitRemote();
@@ -55,21 +55,20 @@ describe("a server killed between a commit and its push", () => {
     }).catch(() => undefined);
 
     // The commit is made and its push is under way, held by the remote.
-    await eventually(async () => (existsSync(holding) ? true : undefined), "the push held by the remote");
+    await until("the push is held by the remote", () => existsSync(holding));
     const workdirs = join(dataDir, "site-repository");
     const workdir = readdirSync(workdirs).map((name) => join(workdirs, name))[0] ?? "";
     assert.equal(git(workdir, "log", "-1", "--format=%s").trim(), `Create ${SHARED_ME}/notes/killed/`);
     await first.kill("SIGKILL");
     await request;
     rmSync(hold); // the push left behind by the killed process is refused
-    await eventually(async () => (existsSync(refused) ? true : undefined), "the held push refused");
+    await until("the held push is refused", () => existsSync(refused));
     assert.equal(remote.file("content/notes/killed.md"), undefined, "not on the remote yet");
 
     rmSync(refuse);
     const second = await start();
-    await eventually(
-      async () => remote.file("content/notes/killed.md"),
-      "the commit pushed at the next start",
+    await eventually("the commit is pushed at the next start", async () =>
+      remote.file("content/notes/killed.md"),
     );
     assert.equal(remote.log()[0], `Create ${SHARED_ME}/notes/killed/`);
     assert.equal(remote.log().filter((subject) => subject.includes("killed")).length, 1, "pushed once");

@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { mf2 } from "microformats-parser";
 import { parse } from "yaml";
+import { until } from "../helpers/eventually.ts";
 import { type GitRemote, startGitRemote } from "./git-remote.ts";
 import { type HugoSite, startHugoSite } from "./hugo-site.ts";
-import { eventually, type PublishingWorld, startPublishingWorld } from "./publishing-world.ts";
+import { type PublishingWorld, startPublishingWorld } from "./publishing-world.ts";
 
 type Mf2Item = { type: string[]; properties: Record<string, unknown[]> };
 
@@ -57,9 +58,9 @@ describe("a post through possekit, the git store and a Hugo site", () => {
     assert.ok(built, "Hugo published the post where possekit said it would be");
 
     // The scheduler sees it live, sends the copy and writes the link back: one commit.
-    await eventually(
-      async () => (remote.log()[0]?.startsWith("Syndication links") ? true : undefined),
+    await until(
       "the write-back commit",
+      () => remote.log()[0]?.startsWith("Syndication links") === true,
       30_000,
     );
     assert.equal(world.social.statuses.length, 1);

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { mf2 } from "microformats-parser";
-import { eventually, type PublishingWorld, startPublishingWorld } from "./publishing-world.ts";
+import { eventually } from "../helpers/eventually.ts";
+import { type PublishingWorld, startPublishingWorld } from "./publishing-world.ts";
 
 type Mf2Item = { type: string[]; properties: Record<string, unknown[]>; children?: Mf2Item[] };
 
@@ -51,10 +52,10 @@ describe("the pages store serves each published post at its URL as an h-entry", 
     assert.equal(entry.properties.syndication, undefined, "no copy yet");
 
     // Nobody clicks: the scheduler finds the post live and sends it.
-    const copies = await eventually(async () => {
+    const copies = await eventually("the copy's link is on the post's page", async () => {
       const found = (await hEntryAt(url))?.properties.syndication;
       return found && found.length > 0 ? found : undefined;
-    }, "the copy's link on the post's page");
+    });
     assert.equal(world.social.statuses.length, 1, "one copy, never two");
     assert.deepEqual(copies, [world.social.statuses[0]?.url]);
   });

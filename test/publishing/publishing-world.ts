@@ -3,6 +3,7 @@
 // sandbox, and whatever publication store the test gives. Nothing leaves 127.0.0.1.
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
+import { postMicropubJson } from "../helpers/micropub-create.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 export interface PublishingWorld {
@@ -41,34 +42,10 @@ export async function startPublishingWorld(
     social,
     uid: target.info.uid,
     token,
-    micropub: (body) =>
-      fetch(`${server.url}/micropub`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body: JSON.stringify(body),
-      }),
+    micropub: (body) => postMicropubJson(server.url, token, body),
     async close() {
       await server.close();
       await social.close();
     },
   };
-}
-
-/** Waits for a condition the server reaches by itself (its scheduler), failing after `ms`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  what: string,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -7,6 +7,7 @@ import express from "express";
 import { z } from "zod";
 import type { EndpointPlugin, PluginMeta, Server } from "../../src/contract/plugin.ts";
 import { engines } from "../helpers/databases.ts";
+import { postMicropubJson } from "../helpers/micropub-create.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /** node:http sends the path as written (fetch would normalise it). */
@@ -74,16 +75,7 @@ for (const engine of engines) {
 
     after(() => server.close());
 
-    const create = (body: string) =>
-      fetch(`${server.url}/micropub`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body,
-      });
+    const create = (body: string) => postMicropubJson(server.url, token, body);
 
     it("answers 400 to a path that reads as //host under a mount, with a host no URL can have", async () => {
       // Without an Authorization header, authentication looks for ?token= and so reads req.query,

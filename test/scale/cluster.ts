@@ -6,6 +6,7 @@ import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/ma
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { engines } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { createPostAt } from "../helpers/micropub-create.ts";
 
 export const ENDPOINT_PACKAGE = "@possekit/endpoint-syndicate";
@@ -169,15 +170,42 @@ export function statusesByText(sandbox: Sandbox): Map<string, number> {
   return counts;
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { until } from "../helpers/eventually.ts";
 
-/** Waits until `condition` holds, checking every 10 ms; fails after `timeoutMs` saying `what`. */
-export async function until(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting until ${what}`);
-    await sleep(10);
-  }
+interface SchedulerHealth {
+  "endpoint-syndicate"?: {
+    scheduler?: { next_due_at?: string | null; last_run?: { finished_at: string | null } | null };
+  };
+}
+
+/**
+ * Waits until every instance's scheduler has found nothing left to do: its /health says nothing is
+ * due (no send waiting, failed, in flight or stale; no lease) and no run of its is going on. From
+ * then on nothing is sent without a new request, so what the targets hold is final; a post that
+ * would be sent again keeps something due, and this fails after `timeoutMs` saying what is due.
+ */
+export async function settled(servers: readonly ChildServer[], timeoutMs = 20_000): Promise<void> {
+  let last = "";
+  await eventually(
+    "every scheduler finds nothing due",
+    async () => {
+      const states = await Promise.all(
+        servers.map(async (server) => {
+          const health = (await (await fetch(`${server.url}/health`)).json()) as SchedulerHealth;
+          return health["endpoint-syndicate"]?.scheduler;
+        }),
+      );
+      last = JSON.stringify(states);
+      const idle = states.every(
+        (state) =>
+          state?.next_due_at === null && (state.last_run ?? { finished_at: "" }).finished_at !== null,
+      );
+      return idle ? true : undefined;
+    },
+    timeoutMs,
+  ).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}; the schedulers said ${last}`);
+  });
 }
 
 /** Stops what a test started, ignoring what was never started. */

@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+// The two waits left here are for time on the PostgreSQL server's clock, which is what is tested:
+// a killed process's lease lapses and its claims go stale by that clock, in two real processes.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ChildServer } from "../helpers/child-server.ts";
 import {
   type BatchBody,
@@ -16,7 +19,6 @@ import {
   type Sandbox,
   type SharedDatabase,
   sharedPostgres,
-  sleep,
   startCluster,
   startSandbox,
   statusesByText,

@@ -13,7 +13,7 @@ import {
   until,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { pause } from "./scheduled-server.ts";
+import { looks, schedulerOf } from "./scheduled-server.ts";
 import { type StaticSite, startStaticSite } from "./static-site.ts";
 
 const MAX_CHECK_INTERVAL_MS = 400;
@@ -64,7 +64,7 @@ for (const engine of engines) {
       assert.ok(latency < MAX_CHECK_INTERVAL_MS + 1_500, `sent ${latency} ms after the deploy`);
 
       const checksWhenSent = checks();
-      await pause(1_000);
+      await looks(schedulerOf(app));
       assert.equal(target.sandbox.statuses.length, 1, "sent once");
       assert.equal(checks(), checksWhenSent, "a live page is not checked again");
       const properties = await app.source(url);

@@ -10,7 +10,7 @@ import {
   until,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { pause, SHORT_SCHEDULE } from "./scheduled-server.ts";
+import { looks, SHORT_SCHEDULE, schedulerOf } from "./scheduled-server.ts";
 
 for (const engine of engines) {
   describe(`503 first, syndicated later with no request (${engine.name})`, () => {
@@ -32,7 +32,7 @@ for (const engine of engines) {
       assert.equal(posts.length, 2, "one refused send (503), then one that went through");
 
       // Several more wake-ups: nothing is sent again.
-      await pause(1_000);
+      await looks(schedulerOf(app));
       assert.equal(sandbox.statuses.length, 1);
       const properties = await app.source(url);
       assert.deepEqual(properties.syndication, [sandbox.statuses[0]?.url]);

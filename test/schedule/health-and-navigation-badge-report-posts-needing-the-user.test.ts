@@ -12,6 +12,7 @@ import {
   until,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { SHORT_SCHEDULE } from "./scheduled-server.ts";
 
 interface Health {
@@ -64,15 +65,10 @@ for (const engine of engines) {
       target.sandbox.setBehaviour({ status: 503, error: "Down for maintenance", times: 1 });
       await app.createPost({ content: "retried in an hour", targets: [target.uid] });
       await until("the 503 was recorded", () => sends(target) === 1, 10_000);
-      let report = await health(app);
-      for (
-        let i = 0;
-        i < 50 && report["endpoint-syndicate"].scheduler.last_run?.summary === undefined;
-        i += 1
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        report = await health(app);
-      }
+      let report = await eventually("/health tells the run's summary", async () => {
+        const now = await health(app as EndpointServer);
+        return now["endpoint-syndicate"].scheduler.last_run?.summary === undefined ? undefined : now;
+      });
       const due = report["endpoint-syndicate"].scheduler.next_due_at;
       assert.ok(due && Date.parse(due) > Date.now() + 1_000_000, `the retry is due in about an hour: ${due}`);
       assert.equal(report["endpoint-syndicate"].posts_needing_user, 0, "a retry in backoff needs nobody");
@@ -80,10 +76,10 @@ for (const engine of engines) {
       target.sandbox.setBehaviour({ status: 422, error: "Text is too long" });
       await app.createPost({ content: "refused for good", targets: [target.uid] });
       await until("the refusal was recorded", () => sends(target) === 2, 10_000);
-      for (let i = 0; i < 50 && report["endpoint-syndicate"].posts_needing_user === 0; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        report = await health(app);
-      }
+      report = await eventually("/health counts the refused post", async () => {
+        const now = await health(app as EndpointServer);
+        return now["endpoint-syndicate"].posts_needing_user === 0 ? undefined : now;
+      });
       assert.equal(report["endpoint-syndicate"].posts_needing_user, 1);
 
       const { cookie } = await app.server.signIn();

@@ -1,37 +1,50 @@
 // Issue 12: with nothing due the scheduler sleeps for its whole bound (a minute by default; 200 ms
 // here) between looks: it never busy-polls, and it does wake up so that work written by other
-// instances is found.
+// instances is found. Its sleeps are on the test clock, so ten of them take no time at all.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  closeServerThenTargets,
-  type EndpointServer,
-  startWithOneTarget,
-  type Target,
-} from "../endpoint/endpoint-server.ts";
+import { Scheduler } from "../../src/syndication/scheduler.ts";
 import { engines } from "../helpers/databases.ts";
-import { pause, SHORT_SCHEDULE, schedulerOf } from "./scheduled-server.ts";
+import { eventually } from "../helpers/eventually.ts";
+import {
+  openSyndication,
+  type SyndicationFixture,
+  silent,
+  TestTarget,
+} from "../syndication/syndication-fixture.ts";
+
+const MAX_SLEEP_MS = 200;
 
 for (const engine of engines) {
   describe(`an idle scheduler wakes once per maxSleepMs (${engine.name})`, () => {
-    let target: Target | undefined;
-    let app: EndpointServer | undefined;
+    let fixture: SyndicationFixture;
+    let scheduler: Scheduler;
     before(async () => {
-      ({ target, app } = await startWithOneTarget(engine, { pluginOptions: SHORT_SCHEDULE }));
+      fixture = await openSyndication(engine, [new TestTarget("https://social.example/@me")]);
+      scheduler = new Scheduler(fixture.syndication, silent, {
+        maxSleepMs: MAX_SLEEP_MS,
+        clock: fixture.clock.now,
+        after: fixture.clock.after,
+      });
+      scheduler.start();
     });
-    after(() => closeServerThenTargets(app, target));
+    after(async () => {
+      await scheduler.stop();
+      await fixture.close();
+    });
 
-    it("wakes about every 200 ms over 2 s with nothing due, and starts no run", async () => {
-      assert.ok(app);
-      const scheduler = schedulerOf(app);
-      await pause(300);
-      const before = scheduler.state().wakeUps;
-      await pause(2_000);
-      const wakeUps = scheduler.state().wakeUps - before;
-      assert.ok(wakeUps <= 11, `at most one wake-up per 200 ms, not ${wakeUps}`);
-      assert.ok(wakeUps >= 5, `it keeps looking (${wakeUps} wake-ups)`);
+    it("looks once per 200 ms over 2 s with nothing due, sleeping the whole bound, and starts no run", async () => {
+      for (let look = 1; look <= 10; look += 1) {
+        const sleep = await eventually(`look ${look} is over`, async () => fixture.clock.nextTimerIn());
+        assert.equal(sleep, MAX_SLEEP_MS, `after look ${look} it sleeps its whole bound`);
+        assert.equal(scheduler.state().wakeUps, look, "one look per sleep: it never busy-polls");
+        fixture.clock.advance(MAX_SLEEP_MS);
+      }
+      await eventually("it looks again after its tenth sleep", async () =>
+        scheduler.state().wakeUps === 11 ? true : undefined,
+      );
       assert.equal(scheduler.state().nextDueAt, null);
-      assert.deepEqual(await app.syndication().reads.recentRuns(), []);
+      assert.deepEqual(await fixture.syndication.reads.recentRuns(), []);
     });
   });
 }

@@ -13,7 +13,7 @@ import {
   until,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { pause } from "./scheduled-server.ts";
+import { looks, schedulerOf } from "./scheduled-server.ts";
 import { type StaticSite, startStaticSite } from "./static-site.ts";
 
 for (const engine of engines) {
@@ -50,11 +50,7 @@ for (const engine of engines) {
       // The site sees the request before the answer is recorded: move back a check that exists.
       const recorded = async () =>
         (await database.query("SELECT 1 FROM syndication_live_checks WHERE checks >= 1")).rows.length > 0;
-      const recordedBy = Date.now() + 10_000;
-      while (!(await recorded())) {
-        assert.ok(Date.now() < recordedBy, "the first check is recorded");
-        await pause(20);
-      }
+      await until("the first check is recorded", recorded, 10_000);
 
       await database.query(
         "UPDATE syndication_live_checks SET first_checked_at = now() - interval '25 hours'",
@@ -62,11 +58,7 @@ for (const engine of engines) {
       const gaveUp = async () =>
         (await database.query<{ gave_up: boolean }>("SELECT gave_up FROM syndication_live_checks")).rows[0]
           ?.gave_up === true;
-      const deadline = Date.now() + 10_000;
-      while (!(await gaveUp())) {
-        assert.ok(Date.now() < deadline, "the next check gives up");
-        await pause(20);
-      }
+      await until("the next check gives up", gaveUp, 10_000);
 
       // Long after: its next check, were there one, would be due.
       await database.query("UPDATE syndication_live_checks SET next_check_at = now() - interval '1 minute'");
@@ -76,7 +68,7 @@ for (const engine of engines) {
       const other = await app.createPost({ content: "deployed in time", targets: [target.uid] });
       site.deploy(new URL(other).pathname);
       await until("the other post is sent", () => target?.sandbox.statuses.length === 1, 10_000);
-      await pause(500);
+      await looks(schedulerOf(app));
       assert.equal(checks(), checksThen, "no more checks once it gave up");
       assert.deepEqual(
         target.sandbox.statuses.map((status) => status.text),

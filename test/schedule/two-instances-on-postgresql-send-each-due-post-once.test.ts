@@ -8,8 +8,8 @@ import {
   createPost,
   type Sandbox,
   type SharedDatabase,
+  settled,
   sharedPostgres,
-  sleep,
   startCluster,
   startSandbox,
   statusesByText,
@@ -53,7 +53,8 @@ describe("two instances on PostgreSQL, both scheduling", () => {
       ),
     );
     await until("every post is on Mastodon", () => mastodon.mastodon.statuses.length >= POSTS, 20_000);
-    await sleep(1_500);
+    // Both schedulers find nothing left to do: nothing more will be sent.
+    await settled([first, second]);
     assert.equal(mastodon.mastodon.statuses.length, POSTS);
     for (let i = 1; i <= POSTS; i += 1)
       assert.equal(statusesByText(mastodon).get(`Both ${i} of ${POSTS}`), 1, `Both ${i} once`);

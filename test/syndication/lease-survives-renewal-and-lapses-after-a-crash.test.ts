@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { SyndicationInProgressError } from "../../src/syndication/syndication.ts";
 import type { SyndicationEvent } from "../../src/syndication/types.ts";
+import { TestClock } from "../helpers/clock.ts";
 import { engines } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import {
   collect,
   deferred,
@@ -12,13 +14,23 @@ import {
   TestTarget,
 } from "./syndication-fixture.ts";
 
+// The lease's time is the test clock's (passed into its SQL), and its renewals fire as the clock
+// moves: a lease outlives its duration, or lapses, without a real wait.
 const uid = "https://social.example/@me";
+const LEASE_MS = 1_000;
+/** The lease is renewed every third of its duration. */
+const RENEWAL_MS = Math.floor(LEASE_MS / 3);
 
 for (const engine of engines) {
   describe(`the batch lease (${engine.name})`, () => {
     let fixture: SyndicationFixture;
+    const clock = new TestClock();
     before(async () => {
-      fixture = await openSyndication(engine, [new TestTarget(uid)], { leaseMs: 1_000 });
+      fixture = await openSyndication(engine, [new TestTarget(uid)], {
+        leaseMs: LEASE_MS,
+        clock: clock.now,
+        every: clock.every,
+      });
     });
     after(() => fixture.close());
 
@@ -29,8 +41,9 @@ for (const engine of engines) {
       const deadRun = rows[0]?.id;
       await fixture.database.query(
         `INSERT INTO syndication_lease (name, holder, run_id, trigger, acquired_at, expires_at)
-         VALUES ('batch', 'dead-holder', $1::bigint, 'cli', now() - interval '5 minutes', now() - interval '1 second')`,
-        [deadRun],
+         VALUES ('batch', 'dead-holder', $1::bigint, 'cli', $2::timestamptz - interval '5 minutes',
+                 $2::timestamptz - interval '1 second')`,
+        [deadRun, clock.date()],
       );
       assert.equal(
         await fixture.syndication.reads.inProgress(),
@@ -48,13 +61,18 @@ for (const engine of engines) {
     it("a live lease held elsewhere refuses the batch until it lapses", async () => {
       await fixture.database.query(
         `INSERT INTO syndication_lease (name, holder, run_id, trigger, acquired_at, expires_at)
-         VALUES ('batch', 'elsewhere', NULL, 'webhook', now(), now() + interval '1 hour')`,
+         VALUES ('batch', 'elsewhere', NULL, 'webhook', $1, $1::timestamptz + interval '1 hour')`,
+        [clock.date()],
       );
       await assert.rejects(fixture.syndication.runs.startBatch("batch"), SyndicationInProgressError);
-      // The holder dies; time passes beyond its expiry.
-      await fixture.database.query(
-        "UPDATE syndication_lease SET expires_at = now() - interval '1 millisecond'",
+      clock.advance(60 * 60_000 - 1);
+      await assert.rejects(
+        fixture.syndication.runs.startBatch("batch"),
+        SyndicationInProgressError,
+        "a moment before its expiry",
       );
+      // The holder died; time passes beyond its expiry.
+      clock.advance(2);
       await collect(await fixture.syndication.runs.startBatch("batch"));
     });
 
@@ -68,8 +86,14 @@ for (const engine of engines) {
       const finished = collect(run);
       await target.called.promise;
       const first = await fixture.syndication.reads.inProgress();
-      // Two and a half lease durations: without renewal it would have lapsed.
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // Past two and a half lease durations, a renewal at a time: without renewal it would have lapsed.
+      for (let moved = 0; moved < 2.5 * LEASE_MS; moved += RENEWAL_MS) {
+        clock.advance(RENEWAL_MS);
+        await eventually("the lease is renewed", async () => {
+          const live = await fixture.syndication.reads.inProgress();
+          return live?.expiresAt.getTime() === clock.now() + LEASE_MS ? live : undefined;
+        });
+      }
       const later = await fixture.syndication.reads.inProgress();
       assert.equal(later?.runId, run.id);
       assert.ok(first && later && later.expiresAt > first.expiresAt);
@@ -96,8 +120,11 @@ for (const engine of engines) {
       await target.called.promise;
       // Another instance took the lease over (as if this one had stalled past its expiry).
       await fixture.database.query(
-        "UPDATE syndication_lease SET holder = 'thief', run_id = NULL, expires_at = now() + interval '1 hour'",
+        "UPDATE syndication_lease SET holder = 'thief', run_id = NULL, expires_at = $1::timestamptz + interval '1 hour'",
+        [clock.date()],
       );
+      // Its next renewal finds the lease gone.
+      clock.advance(RENEWAL_MS);
       await lost.promise;
       gate.resolve();
       const { results, summary } = await finished;

@@ -2,7 +2,7 @@
 // user's own words for one target. Shared by the page, its htmx fragments and the JSON answer.
 
 import type { Post } from "../../contract/posts.ts";
-import type { CopyPreview } from "../../contract/syndicator.ts";
+import type { CopyPreview, SiteText } from "../../contract/syndicator.ts";
 import type { TargetPreview } from "../../syndication/syndication.ts";
 import { postTitle } from "./post-title.ts";
 import type { PageServices } from "./services.ts";
@@ -23,6 +23,8 @@ export interface PreviewTargetView extends TargetPreview {
   canEdit: boolean;
   /** "Send this" is offered: the copy is not out, not on its way, and its outcome is known. */
   canSend: boolean;
+  /** What the site's choice does to the text (locale keys under syndicate.preview.siteHow). */
+  siteHow: string[];
 }
 
 export interface PreviewPageView {
@@ -53,12 +55,22 @@ export async function previewPageView(services: PageServices, post: Post): Promi
         service: syndicator?.info.service?.name ?? target.name,
         canEdit: typeof syndicator?.update === "function",
         canSend: syndicator !== undefined && !SENT_OR_UNSURE.has(target.state),
+        siteHow: target.siteText ? siteHow(target.siteText) : [],
       };
     }),
     mountPath: services.mountPath,
     previewHref: `${resultsHref}/preview`,
     resultsHref,
   };
+}
+
+/** The site's choices that shape the text, as the page lists them. */
+function siteHow(site: SiteText): string[] {
+  return [
+    ...(site.text !== undefined ? ["format"] : []),
+    ...(site.truncate === false ? ["noCut"] : []),
+    ...(site.appendUrl === true ? ["link"] : site.appendUrl === false ? ["noLink"] : []),
+  ];
 }
 
 /** The JSON form of one target's preview (snake_case, as the endpoint's other answers). */
@@ -69,7 +81,16 @@ export function previewJson(target: TargetPreview) {
     state: target.state,
     ...(target.url ? { url: target.url } : {}),
     own_text: target.ownText ? { text: target.ownText.text, source: target.ownText.source } : null,
+    site_text: target.siteText && !target.ownText ? siteJson(target.siteText) : null,
     preview: target.preview ? copyJson(target.preview) : null,
+  };
+}
+
+function siteJson(site: SiteText) {
+  return {
+    ...(site.text === undefined ? {} : { text: site.text }),
+    ...(site.truncate === undefined ? {} : { truncate: site.truncate }),
+    ...(site.appendUrl === undefined ? {} : { append_url: site.appendUrl }),
   };
 }
 

@@ -1,4 +1,5 @@
-// The endpoint's routers. Authenticated: the page, POST (single or batch), the per-post page.
+// The endpoint's routers. Authenticated: the page, POST (single or batch), the per-post page, the
+// feeds' buttons.
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path), and the copies of posts a visitor may know of.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
@@ -18,6 +19,7 @@ import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
+import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -93,6 +95,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
   // Every page and fragment explains network codes the same way (issue 32).
   router.use((_req, res, next) => {
     res.locals.errorHelp = errorHelp;
+    // The origins of the configured feeds: their known entries get a Send button in their rows.
+    res.locals.feedOrigins = context.feeds()?.feeds.map((feed) => feed.origin) ?? [];
     next();
   });
   router.post("/", postSyndicateRoute(context));
@@ -113,6 +117,9 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/text/reset", resetTextRoute(context));
   router.post("/posts/:id/text", saveTextRoute(context));
   router.post("/posts/:id/send", sendTextRoute(context));
+  router.post("/posts/:id/send-to-feed-targets", sendFeedEntryRoute(context));
+  router.post("/feeds/:id/fetch", fetchFeedRoute(context));
+  router.post("/feeds/:id/accept", acceptFeedRoute(context));
   router.use(coreErrors);
   return router;
 }

@@ -1,6 +1,6 @@
 // GET {mountPath}: the Syndicate page. The posts awaiting syndication (oldest first, 50 a page) with
 // each target's state, the run in progress or the button that starts one, the configured targets,
-// and the recent runs. With nothing awaiting: the latest results instead.
+// the feeds, and the recent runs. With nothing awaiting: the latest results instead.
 
 import type { Request, RequestHandler } from "express";
 import { publicationProblem } from "../../contract/publication-check.ts";
@@ -8,6 +8,7 @@ import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { OWN_ORIGIN } from "../../syndication/post-filter.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { RunRecord } from "../../syndication/types.ts";
+import { feedViews } from "../page/feed-view.ts";
 import { isFiltered, listHref, listQuerySchema, loadPostList, POST_STATES } from "../page/post-list.ts";
 import { originView } from "../page/post-origin.ts";
 import { postRows } from "../page/post-row.ts";
@@ -48,6 +49,16 @@ export async function recentRunsWorthListing(syndication: Syndication): Promise<
     .slice(0, RECENT_RUNS);
 }
 
+/** The write-backs to the sites of feeds with a Micropub endpoint, for their banners. */
+async function feedWriteBackStates(context: RouteContext) {
+  const feeds = context.feeds()?.feeds ?? [];
+  return Promise.all(
+    feeds.flatMap((feed) =>
+      feed.writeBack ? [feed.writeBack.report().then((report) => ({ ...report, feed: feed.key }))] : [],
+    ),
+  );
+}
+
 export function syndicatePageRoute(context: RouteContext): RequestHandler {
   return async (req: Request, res) => {
     const services = pageServices(context, res);
@@ -58,7 +69,17 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       res.redirect(302, listHref(mountPath, query));
       return;
     }
-    const [list, status, runs, needingAttention, targetStates, sourceStates, origins] = await Promise.all([
+    const [
+      list,
+      status,
+      runs,
+      needingAttention,
+      targetStates,
+      sourceStates,
+      origins,
+      feeds,
+      writeBackStates,
+    ] = await Promise.all([
       loadPostList(services, query),
       runStatusView(syndication),
       recentRunsWorthListing(syndication),
@@ -66,6 +87,8 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       syndication.reads.targets(),
       Promise.all(context.sources().map((source) => source.report())),
       syndication.reads.postOrigins(),
+      feedViews(context.feeds(), syndicators, mountPath),
+      feedWriteBackStates(context),
     ]);
     const { rows, total, page, pages, offset } = list;
     const filtered = isFiltered(query);
@@ -111,6 +134,8 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       ownOrigin: OWN_ORIGIN,
       targetStates,
       sourceStates,
+      feeds,
+      writeBackStates,
       needingAttention: needingAttention.all,
       // Refused at start in production; in development the page says it where the user looks.
       localLinks: publicationProblem(services.server.publication.me, syndicators)

@@ -14,7 +14,7 @@ import { setFlash } from "../../contract/flash.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
 import type { Post } from "../../contract/posts.ts";
-import { MAX_OWN_TEXT_LENGTH } from "../../syndication/own-texts.ts";
+import { MAX_OWN_TEXT_LENGTH, siteTexts } from "../../syndication/own-texts.ts";
 import type { TargetResult } from "../../syndication/types.ts";
 import { findPostById } from "../page/post-results.ts";
 import {
@@ -239,9 +239,11 @@ export function resetTextRoute(context: RouteContext): RequestHandler {
     if (parsed.success) await services.syndication.copies.resetOwnText(post, targetUid);
     // The post's properties may have changed (a Micropub client's text removed): read it again.
     const current = await findPostById(services, res, post.id);
+    // A post from a feed whose site chose this target's text gets that again, not the template's.
+    const done = siteTexts(current).has(targetUid) ? "resetDoneSite" : "resetDone";
     await answer(req, res, services, current, targetUid, {
       kind: "success",
-      text: t("syndicate.preview.resetDone", { target: name }),
+      text: t(`syndicate.preview.${done}`, { target: name }),
     });
   });
 }

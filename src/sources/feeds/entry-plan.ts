@@ -12,8 +12,10 @@
 //   is held: nothing is recorded, the reason is the feed's error, and the user decides.
 // - An entry that drops out of the feed is simply not in it: nothing here ever deletes.
 
+import type { SiteText } from "../../contract/syndicator.ts";
 import type { KnownEntry } from "./feed-store.ts";
 import type { FeedEntry } from "./parse/index.ts";
+import { choiceFor, siteTextsFor } from "./site-text.ts";
 
 /** How far before the newest known entry a new one may be dated and still be sent. */
 export const LATE_ENTRY_MS = 3 * 86_400_000;
@@ -25,6 +27,8 @@ export interface FeedRouting {
   categories?: readonly string[] | undefined;
   /** The newest N entries of the first read are sent. */
   backfill: number;
+  /** The platform tags that name a target ("mastodon", "bsky"…; see site-text.ts); none: only its uid. */
+  platforms?: ((uid: string) => readonly string[]) | undefined;
 }
 
 export interface PlanInput {
@@ -40,10 +44,24 @@ export interface PlanInput {
 }
 
 export type PlannedEntry =
-  /** Never seen: record it, with these targets (none: known, not sent). */
-  | { kind: "new"; entry: FeedEntry & { url: string }; published: Date; targets: string[] }
-  /** Known, and its URL or content changed: record it again (the core edits the copies). */
-  | { kind: "changed"; entry: FeedEntry & { url: string }; known: KnownEntry }
+  /**
+   * Never seen: record it, with these targets (none: known, not sent), and the site's text choice
+   * for each of the feed's targets it makes one for.
+   */
+  | {
+      kind: "new";
+      entry: FeedEntry & { url: string };
+      published: Date;
+      targets: string[];
+      texts: Record<string, SiteText>;
+    }
+  /** Known, and its URL, content or text choices changed: record it again (the core edits the copies). */
+  | {
+      kind: "changed";
+      entry: FeedEntry & { url: string };
+      known: KnownEntry;
+      texts: Record<string, SiteText>;
+    }
   /** Known, its id alone differs (the site gave it one, or changed a few): keep the new id. */
   | { kind: "rekeyed"; entry: FeedEntry & { url: string }; known: KnownEntry };
 
@@ -64,11 +82,19 @@ export function targetsFor(entry: FeedEntry, routing: FeedRouting): string[] {
     if (!entry.categories.some((category) => wanted.has(category.toLowerCase()))) return [];
   }
   const choices = entry.choices;
-  if (choices?.syndicate === false) return [];
-  const named = choices?.targets ? new Set(choices.targets) : null;
+  if (!choices) return [...routing.targets];
+  const named = choices.targets ? new Set(choices.targets) : null;
+  // POSSE Party's precedence: a platform's or a target's own `syndicate` overrides the entry's.
   return routing.targets.filter(
-    (uid) => (named === null || named.has(uid)) && choices?.perTarget[uid]?.syndicate !== false,
+    (uid) =>
+      (named === null || named.has(uid)) &&
+      choiceFor(choices, uid, routing.platforms?.(uid) ?? []).syndicate !== false,
   );
+}
+
+/** The site's text choices of an entry for the feed's targets (site-text.ts). */
+export function textsFor(entry: FeedEntry, routing: FeedRouting): Record<string, SiteText> {
+  return siteTextsFor(entry, routing.targets, (uid) => routing.platforms?.(uid) ?? []);
 }
 
 export function planRead(input: PlanInput): Plan {
@@ -107,7 +133,7 @@ export function planRead(input: PlanInput): Plan {
     const idDiffers = entry.id !== undefined && entry.id !== match.entryId;
     if (idDiffers && match.entryId !== null) idsChanged += 1;
     if (match.url !== entry.url || match.contentHash !== entry.contentHash)
-      planned.push({ kind: "changed", entry: withUrl, known: match });
+      planned.push({ kind: "changed", entry: withUrl, known: match, texts: textsFor(entry, routing) });
     else if (idDiffers) planned.push({ kind: "rekeyed", entry: withUrl, known: match });
   }
 
@@ -142,7 +168,7 @@ export function planRead(input: PlanInput): Plan {
         `${label(entry)} is new but dated more than 3 days before the newest entry known: recorded, not sent (send it from the Syndicate page)`,
       );
     } else targets = targetsFor(entry, routing);
-    return { kind: "new", entry, published, targets };
+    return { kind: "new", entry, published, targets, texts: textsFor(entry, routing) };
   });
   // Oldest first: posts are recorded (and their ids given) in the order they were written.
   news.sort((a, b) =>

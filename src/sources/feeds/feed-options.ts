@@ -1,11 +1,17 @@
 // Options of one feed, an entry of the endpoint's `feeds` (issue 29, docs/feeds.md):
 //
 //   feeds: [{ url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"],
-//             categories: ["posse"], backfill: 0, pollSeconds: 300 }]
+//             categories: ["posse"], backfill: 0, pollSeconds: 300,
+//             micropub: { endpoint: "https://blog.example/micropub", tokenEnv: "BLOG_MICROPUB_TOKEN" } }]
+//
+// `micropub` is the site's own Micropub endpoint: the copies' links are written back there with a
+// Micropub update (add syndication), as the endpoint does for its own posts (feed-write-back.ts).
 //
 // Each mistake is one line naming the option and what to write instead. Whether the targets exist
 // is known only once every plug-in is installed: unknownFeedTargets() says it at start.
 import { z } from "zod";
+import { fromEnv, serviceUrl } from "../../contract/options/option-schemas.ts";
+import { DEFAULT_TOKEN_ENV } from "../micropub/micropub-source-options.ts";
 
 export const DEFAULT_FEED_POLL_SECONDS = 300;
 export const MAX_BACKFILL = 50;
@@ -38,6 +44,27 @@ const TARGETS_MESSAGE =
 const CATEGORIES_MESSAGE =
   'must be a list of category names, such as ["posse"]; only entries with one of them are sent. Remove it to send every entry';
 
+const TOKEN_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const TOKEN_ENV_MESSAGE = `must name an environment variable, such as "${DEFAULT_TOKEN_ENV}"`;
+
+const micropubOptionsSchema = z.strictObject(
+  {
+    /** The site's own Micropub endpoint: the copies' links are written back there. */
+    endpoint: serviceUrl(),
+    /** The environment variable holding a token of that endpoint with the scope update. */
+    tokenEnv: z
+      .string({ error: TOKEN_ENV_MESSAGE })
+      .regex(TOKEN_ENV_NAME, { error: TOKEN_ENV_MESSAGE })
+      .default(DEFAULT_TOKEN_ENV),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `has unknown option${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}; it takes endpoint and tokenEnv`
+        : 'must be an object, such as { endpoint: "https://blog.example/micropub", tokenEnv: "BLOG_MICROPUB_TOKEN" }',
+  },
+);
+
 export const feedOptionsSchema = z.strictObject(
   {
     /** Where the feed is (RSS, Atom, JSON Feed, or an HTML page with an h-feed). */
@@ -61,12 +88,14 @@ export const feedOptionsSchema = z.strictObject(
     pollSeconds: whole(60, 86_400, `${DEFAULT_FEED_POLL_SECONDS} (the default)`).default(
       DEFAULT_FEED_POLL_SECONDS,
     ),
+    /** The site's Micropub endpoint and token: the copies' links are written back there. */
+    micropub: micropubOptionsSchema.optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
         ? `has unknown option${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}; ` +
-          "a feed takes url, targets, categories, backfill and pollSeconds"
+          "a feed takes url, targets, categories, backfill, pollSeconds and micropub"
         : 'must be an object, such as { url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"] }',
   },
 );
@@ -77,10 +106,13 @@ export const FEEDS_LIST_MESSAGE =
   'must be a list, such as [{ url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"] }]';
 
 /**
- * The problems no schema of one entry sees: one feed listed twice. Each
+ * The problems no schema of one entry sees: one feed listed twice, a token variable not set. Each
  * is [path under the feeds list, message].
  */
-export function feedOptionsProblems(feeds: readonly FeedOptions[]): Array<[(string | number)[], string]> {
+export function feedOptionsProblems(
+  feeds: readonly FeedOptions[],
+  env: NodeJS.ProcessEnv,
+): Array<[(string | number)[], string]> {
   const problems: Array<[(string | number)[], string]> = [];
   const urls = new Set<string>();
   feeds.forEach((feed, index) => {
@@ -88,6 +120,13 @@ export function feedOptionsProblems(feeds: readonly FeedOptions[]): Array<[(stri
     if (urls.has(key))
       problems.push([[index, "url"], `lists ${feed.url} a second time; list each feed once`]);
     urls.add(key);
+    // A name that is no variable's is one line already (the schema's).
+    const micropub = feed.micropub;
+    if (micropub && TOKEN_ENV_NAME.test(micropub.tokenEnv) && !fromEnv(env, micropub.tokenEnv))
+      problems.push([
+        [index, "micropub", "tokenEnv"],
+        `names ${micropub.tokenEnv}, which is not set: set it to a token ${micropub.endpoint} issued with the scope update`,
+      ]);
   });
   return problems;
 }

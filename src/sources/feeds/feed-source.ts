@@ -6,7 +6,9 @@
 import type { Database } from "../../contract/database.ts";
 import { KnownPostConflictError, type KnownPosts } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
+import { SITE_TEXT_PROPERTY } from "../../contract/syndicator.ts";
 import type { OutgoingFetchPolicy } from "../../net/safe-fetch.ts";
+import type { LinkWriteBack, LinkWriteBackReport } from "../micropub/link-write-back.ts";
 import { planRead } from "./entry-plan.ts";
 import { type FeedOptions, feedKeyOf, feedOrigin } from "./feed-options.ts";
 import type { FeedRow, FeedStore, FetchOutcome, KnownEntry } from "./feed-store.ts";
@@ -30,8 +32,12 @@ export interface FeedSourceDependencies {
   logger: Logger;
   /** `fetch.allowPrivate` and the user's own site: the rules of every outgoing fetch. */
   policy: OutgoingFetchPolicy;
+  /** The site's Micropub endpoint, where the copies' links go (the feed's `micropub` option). */
+  writeBack?: LinkWriteBack | undefined;
   /** WebSub: subscribes when the feed names a hub; absent, the feed is only polled. */
   subscriber?: WebSubSubscriber | undefined;
+  /** The platform tags naming a target (site-text.ts platformTags of its service's name). */
+  platforms?: ((uid: string) => readonly string[]) | undefined;
   /** Milliseconds; Date.now unless a test gives its clock. */
   now?: () => number;
   /** Aborted when the server shuts down. */
@@ -52,6 +58,8 @@ export interface FeedReport {
   notes: string[];
   entriesKnown: number;
   stoppedAt: Date | null;
+  /** The write-back of the copies' links to the site's Micropub endpoint, when it has one. */
+  writeBack: LinkWriteBackReport | null;
 }
 
 /** What one read did (for the log and the tests). */
@@ -66,6 +74,8 @@ export class FeedSource {
   readonly key: string;
   readonly origin: string;
   readonly feed: FeedOptions;
+  /** The copies' links written back to the site (its `micropub` option); none without. */
+  readonly writeBack: LinkWriteBack | undefined;
   readonly #deps: FeedSourceDependencies;
   readonly #now: () => number;
   /** The next fetch as this process knows it; the row decides between instances. Null: stopped. */
@@ -79,6 +89,7 @@ export class FeedSource {
   constructor(deps: FeedSourceDependencies) {
     this.#deps = deps;
     this.feed = deps.feed;
+    this.writeBack = deps.writeBack;
     this.key = feedKeyOf(deps.feed.url);
     this.origin = feedOrigin(this.key);
     this.#now = deps.now ?? Date.now;
@@ -104,9 +115,12 @@ export class FeedSource {
     });
   }
 
-  /** The user accepted a held change of ids: the next read (now) knows every entry, sends nothing. */
-  async acceptCurrentEntries(): Promise<ReadSummary> {
-    await this.#deps.store.rebaseline(this.key, this.#now());
+  /**
+   * The user accepted a held change of ids: the next read (now) knows every entry, sends nothing.
+   * Null when the feed is not held (nothing to accept: its new entries go on being sent).
+   */
+  async acceptCurrentEntries(): Promise<ReadSummary | null> {
+    if (!(await this.#deps.store.rebaseline(this.key, this.#now()))) return null;
     return this.fetchNow();
   }
 
@@ -125,6 +139,7 @@ export class FeedSource {
       notes: row?.notes ?? [],
       entriesKnown,
       stoppedAt: row?.stoppedAt ?? null,
+      writeBack: (await this.writeBack?.report()) ?? null,
     };
   }
 
@@ -297,6 +312,7 @@ export class FeedSource {
         // Only a feed read for the very first time backfills: one read again after the user
         // accepted new ids knows its entries already.
         backfill: newestKnown === null ? this.feed.backfill : 0,
+        platforms: this.#deps.platforms,
       },
       baseline,
       newestKnown,
@@ -335,11 +351,16 @@ export class FeedSource {
         }
         const published = planned.kind === "new" ? planned.published : planned.known.published;
         const targets = planned.kind === "new" ? planned.targets : [];
+        const texts = Object.keys(planned.texts).length > 0 ? { [SITE_TEXT_PROPERTY]: [planned.texts] } : {};
         const answer = await this.#deps.known.record({
           origin: this.origin,
           url: entry.url,
           published,
-          properties: { ...entry.properties, ...(targets.length > 0 ? { "mp-syndicate-to": targets } : {}) },
+          properties: {
+            ...entry.properties,
+            ...(targets.length > 0 ? { "mp-syndicate-to": targets } : {}),
+            ...texts,
+          },
           ...(planned.kind === "changed" ? { id: planned.known.postId } : {}),
         });
         await store.keepEntry(this.key, keep(answer.post.id, published), firstSeen);

@@ -2,7 +2,8 @@
 // at each of the scheduler's wake-ups each feed whose turn has come is read, and the scheduler
 // sleeps no longer than until the earliest next read. Push reads a feed at once: a WebSub
 // notification for its subscription, or a deploy webhook (every feed). WebSub leases are renewed
-// from the same turns.
+// from the same turns, and so are the write-backs owed to a site with a Micropub endpoint
+// (feed-write-back.ts): once per feed's interval, sooner with a backoff after the site was down.
 //
 // @example
 //   const feeds = new FeedSources({ feeds: options.feeds, database, known: server.knownPosts, logger,
@@ -14,9 +15,10 @@ import type { KnownPosts } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
 import type { PolledSource } from "../../contract/polled-source.ts";
 import type { OutgoingFetchPolicy } from "../../net/safe-fetch.ts";
-import type { FeedOptions } from "./feed-options.ts";
+import { type FeedOptions, feedKeyOf, feedOrigin } from "./feed-options.ts";
 import { type FeedReport, FeedSource, type ReadSummary } from "./feed-source.ts";
 import { FeedStore } from "./feed-store.ts";
+import { feedWriteBack } from "./feed-write-back.ts";
 import {
   handleWebSubCallback,
   SqlWebSubSubscriptionStore,
@@ -36,6 +38,10 @@ export interface FeedSourcesDependencies {
   policy: OutgoingFetchPolicy;
   /** The public callback URL of a WebSub subscription; absent: no WebSub (polling only). */
   callbackUrl?: (subscriptionId: string) => string;
+  /** The platform tags naming a target (site-text.ts platformTags of its service's name). */
+  platforms?: (uid: string) => readonly string[];
+  /** Where a feed's Micropub token is read from (its `micropub.tokenEnv`), at each request. */
+  env?: NodeJS.ProcessEnv;
   now?: () => number;
   signal?: AbortSignal;
 }
@@ -71,12 +77,23 @@ export class FeedSources implements PolledSource {
       (feed) =>
         new FeedSource({
           feed,
+          writeBack: feedWriteBack(feed, {
+            origin: feedOrigin(feedKeyOf(feed.url)),
+            database: deps.database,
+            known: deps.known,
+            logger: deps.logger,
+            policy: deps.policy,
+            env: deps.env ?? {},
+            now: this.#now,
+            ...(deps.signal ? { signal: deps.signal } : {}),
+          }),
           database: deps.database,
           store,
           known: deps.known,
           logger: deps.logger,
           policy: deps.policy,
           subscriber: this.#subscriber,
+          platforms: deps.platforms,
           now: this.#now,
           ...(deps.signal ? { signal: deps.signal } : {}),
         }),
@@ -85,10 +102,9 @@ export class FeedSources implements PolledSource {
 
   nextPollAt(): Date | null {
     let soonest: number | null = this.#subscriber ? this.#nextRenewalCheck : null;
-    for (const feed of this.feeds) {
-      const next = feed.nextFetchAt()?.getTime();
-      if (next !== undefined && (soonest === null || next < soonest)) soonest = next;
-    }
+    for (const feed of this.feeds)
+      for (const next of [feed.nextFetchAt()?.getTime(), feed.writeBack?.nextPollAt()?.getTime()])
+        if (next !== undefined && (soonest === null || next < soonest)) soonest = next;
     return soonest === null ? null : new Date(soonest);
   }
 
@@ -103,6 +119,7 @@ export class FeedSources implements PolledSource {
         this.#deps.logger.error(`Could not read the feed ${feed.key}`, { error: describe(error) });
       }
     }
+    for (const feed of this.feeds) await this.#writeBackIfDue(feed);
     if (this.#subscriber && this.#now() >= this.#nextRenewalCheck) {
       this.#nextRenewalCheck = this.#now() + RENEWAL_CHECK_MS;
       await this.#subscriber.renewDue().catch((error: unknown) => {
@@ -110,6 +127,22 @@ export class FeedSources implements PolledSource {
           error: describe(error),
         });
       });
+    }
+  }
+
+  /** The write-backs owed to the feed's site, when its turn has come (never stops the others). */
+  async #writeBackIfDue(feed: FeedSource): Promise<void> {
+    const writeBack = feed.writeBack;
+    if (!writeBack || this.#deps.signal?.aborted) return;
+    try {
+      await writeBack.pollIfDue(
+        feed.feed.pollSeconds * 1000,
+        async () => ({ writtenBack: await writeBack.writeBackDrifted() }),
+        `write the links of ${feed.key} back to ${writeBack.endpoint}`,
+      );
+    } catch (error) {
+      if (this.#deps.signal?.aborted) return;
+      this.#deps.logger.error(`Could not write the links of ${feed.key} back`, { error: describe(error) });
     }
   }
 
@@ -147,6 +180,7 @@ export class FeedSources implements PolledSource {
   async idle(): Promise<void> {
     await Promise.allSettled([...this.#pushed]);
     await Promise.all(this.feeds.map((feed) => feed.idle()));
+    await Promise.all(this.feeds.map((feed) => feed.writeBack?.idle()));
   }
 
   #push(feed: FeedSource): Promise<ReadSummary> {

@@ -158,14 +158,20 @@ export class FeedStore {
     );
   }
 
-  /** The next read records every entry as known and sends nothing (the user accepted a held change). */
-  async rebaseline(key: string, now: number): Promise<void> {
-    await this.database.query(
+  /**
+   * The next read records every entry as known and sends nothing (the user accepted a held change).
+   * Only while the feed is held: a feed whose site put its ids back meanwhile keeps sending its new
+   * entries. False when it was not held.
+   */
+  async rebaseline(key: string, now: number): Promise<boolean> {
+    const { rows } = await this.database.query<{ key: string }>(
       `UPDATE feed_sources SET baselined_at = NULL, last_error = NULL, error_kind = NULL, etag = NULL,
               last_modified = NULL, next_fetch_at = $2::timestamptz
-        WHERE key = $1 AND stopped_at IS NULL`,
+        WHERE key = $1 AND stopped_at IS NULL AND error_kind = 'held'
+        RETURNING key`,
       [key, iso(now)],
     );
+    return rows.length > 0;
   }
 
   /** The known entries any of these ids or URLs name. */

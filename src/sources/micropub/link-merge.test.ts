@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type LinkState, linkStateOf, mergeLinks } from "./link-merge.ts";
+import { addedLinks, type LinkState, linkStateOf, mergeLinks } from "./link-merge.ts";
 
 const mastodon = "https://mastodon.example/@me";
 const bluesky = "https://bsky.example/me";
@@ -76,5 +76,26 @@ describe("linkStateOf", () => {
       state([copy], [mastodon]),
     );
     assert.deepEqual(linkStateOf({}), state([], []));
+  });
+});
+
+describe("addedLinks: a feed's site takes the copies' links, one way", () => {
+  it("a new copy's link is added there, and only the link (the site names no targets)", () => {
+    const merge = addedLinks(undefined, state([other], []), state([copy], [mastodon]));
+    assert.deepEqual(merge.remoteUpdate, { add: { syndication: [copy] } });
+    assert.equal(merge.localChanged, false);
+    assert.deepEqual(merge.merged, state([copy], []));
+  });
+
+  it("a link the site holds already, or had from here once, is never sent again", () => {
+    assert.equal(addedLinks(undefined, state([copy], []), state([copy], [])).remoteUpdate, undefined);
+    // The user removed it there after it was agreed: it stays removed.
+    assert.equal(addedLinks(state([copy], []), state([], []), state([copy], [])).remoteUpdate, undefined);
+  });
+
+  it("a write-back lost (site down, crash) is owed still: the agreed links lack it", () => {
+    const merge = addedLinks(state([other], []), state([other], []), state([other, copy], []));
+    assert.deepEqual(merge.remoteUpdate, { add: { syndication: [copy] } });
+    assert.deepEqual(merge.merged, state([other, copy], []));
   });
 });

@@ -78,3 +78,20 @@ export function mergeLinks(base: LinkState | undefined, remote: LinkState, local
   const remoteUpdate = Object.keys(update).length > 0 ? update : undefined;
   return { merged, localChanged, ...(remoteUpdate ? { remoteUpdate } : {}) };
 }
+
+/**
+ * One way, for a site whose own post is the truth and which never names targets (a feed's site):
+ * the copies' links the row holds are added there, unless the site holds them already or had them
+ * once (a link the user removed there stays removed). Nothing comes back to the row; what is
+ * agreed is every link the site has had from here.
+ */
+export function addedLinks(base: LinkState | undefined, remote: LinkState, local: LinkState): LinkMerge {
+  const had = base?.syndication ?? [];
+  const added = local.syndication.filter((url) => !remote.syndication.includes(url) && !had.includes(url));
+  const merged: LinkState = { syndication: [...new Set([...had, ...local.syndication])], syndicateTo: [] };
+  return {
+    merged,
+    localChanged: false,
+    ...(added.length > 0 ? { remoteUpdate: { add: { syndication: added } } } : {}),
+  };
+}

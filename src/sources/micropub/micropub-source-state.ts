@@ -37,6 +37,11 @@ export class MicropubSourceState {
   constructor(
     private readonly database: Database,
     readonly origin: string,
+    /**
+     * One way (a feed's site): only `syndication` is carried, and a post never agreed on whose row
+     * holds a link is owed it too (a feed's posts are recorded without asking the server).
+     */
+    private readonly options: { oneWay: boolean } = { oneWay: false },
   ) {}
 
   /** Takes this poll's turn if it is due at `now`, holding it until `holdUntil`; false when not due or taken. */
@@ -122,18 +127,25 @@ export class MicropubSourceState {
   /**
    * The posts whose row no longer holds what it agreed on with the remote: a copy's link added or a
    * target done since, whose write-back has not reached the remote (it was down, or the process
-   * stopped in between). Read on every poll, whether or not the listing reaches the post.
+   * stopped in between). Read on every turn, whether or not a listing reaches the post. One way,
+   * only a link the row holds beyond the agreed ones counts, agreed on or not.
    */
   async drifted(): Promise<string[]> {
     const { rows } = await this.database.query<{ url: string }>(
-      `SELECT p.url FROM ${POST_SOURCE_RELATION} p
-         JOIN micropub_source_links l ON l.origin = $1 AND l.url = p.url
-        WHERE p.origin = $1 AND p.deleted_at IS NULL
-          AND NOT (l.syndication @> COALESCE(p.properties->'syndication', '[]'::jsonb)
-                   AND COALESCE(p.properties->'syndication', '[]'::jsonb) @> l.syndication
-                   AND l.syndicate_to @> COALESCE(p.properties->'mp-syndicate-to', '[]'::jsonb)
-                   AND COALESCE(p.properties->'mp-syndicate-to', '[]'::jsonb) @> l.syndicate_to)
-        ORDER BY p.published DESC`,
+      this.options.oneWay
+        ? `SELECT p.url FROM ${POST_SOURCE_RELATION} p
+             LEFT JOIN micropub_source_links l ON l.origin = $1 AND l.url = p.url
+            WHERE p.origin = $1 AND p.deleted_at IS NULL
+              AND NOT (COALESCE(l.syndication, '[]'::jsonb) @> COALESCE(p.properties->'syndication', '[]'::jsonb))
+            ORDER BY p.published DESC`
+        : `SELECT p.url FROM ${POST_SOURCE_RELATION} p
+             JOIN micropub_source_links l ON l.origin = $1 AND l.url = p.url
+            WHERE p.origin = $1 AND p.deleted_at IS NULL
+              AND NOT (l.syndication @> COALESCE(p.properties->'syndication', '[]'::jsonb)
+                       AND COALESCE(p.properties->'syndication', '[]'::jsonb) @> l.syndication
+                       AND l.syndicate_to @> COALESCE(p.properties->'mp-syndicate-to', '[]'::jsonb)
+                       AND COALESCE(p.properties->'mp-syndicate-to', '[]'::jsonb) @> l.syndicate_to)
+            ORDER BY p.published DESC`,
       [this.origin],
     );
     return rows.map((row) => row.url);

@@ -4,11 +4,10 @@
 // back their copies as it does the site's own, and carries the copies' links back to the remote
 // with a Micropub update (link-merge.ts), as Indiekit's own syndicate endpoint does.
 //
-// Nothing is lost between the copy and the write-back: the row holds the link as soon as the copy
-// is made (the core's ledger guarantees the send), and until the remote confirms it, the row
-// differs from what both sides last agreed on (micropub-source-state.ts). Every poll looks for such
-// posts and writes them back, whether the remote was down when the copy was made or the process
-// stopped in between.
+// Nothing is lost between the copy and the write-back, and nothing is sent twice: the turns, the
+// background write-back and the write-backs owed are link-write-back.ts's, which a feed's own site
+// shares (src/sources/feeds). Every poll also writes back what the remote has not confirmed, whether
+// it was down when the copy was made or the process stopped in between.
 //
 // @example
 //   const source = new MicropubSource({ name: "blog", pollSeconds: 300, recentPosts: 200, client,
@@ -21,16 +20,12 @@ import type { Logger } from "../../contract/logger.ts";
 import type { PolledSource } from "../../contract/polled-source.ts";
 import type { PostSource } from "../../contract/post-source.ts";
 import type { Post, PostUpdate } from "../../contract/posts.ts";
-import { type LinkState, linkStateOf, mergeLinks } from "./link-merge.ts";
+import { mergeLinks } from "./link-merge.ts";
+import { LinkWriteBack, type LinkWriteBackReport } from "./link-write-back.ts";
 import type { MicropubClient } from "./micropub-client.ts";
-import { MicropubSourceError } from "./micropub-source-error.ts";
 import { micropubOrigin } from "./micropub-source-options.ts";
-import { MicropubSourceState, type MicropubSourceStatus } from "./micropub-source-state.ts";
 import type { RemotePost } from "./remote-post.ts";
 
-/** An unavailable remote is asked again after 1, 2, 4 … minutes, never later than an hour. */
-const FIRST_BACKOFF_MS = 60_000;
-const MAX_BACKOFF_MS = 3_600_000;
 /** Properties the remote changes on every update (Indiekit's `updated`): no change of the post's. */
 const REMOTE_BOOKKEEPING = ["updated"];
 
@@ -58,21 +53,7 @@ export interface PollSummary {
   writtenBack: number;
 }
 
-export interface MicropubSourceReport {
-  origin: string;
-  endpoint: string;
-  state: "ok" | "refused" | "unavailable" | "invalid" | "waiting";
-  /** A poll of this process is under way. */
-  polling: boolean;
-  nextPollAt: Date | null;
-  lastPollAt: Date | null;
-  lastSuccessAt: Date | null;
-  error: string | null;
-}
-
-const sameLinks = (a: LinkState, b: LinkState) =>
-  JSON.stringify([[...a.syndication].sort(), [...a.syndicateTo].sort()]) ===
-  JSON.stringify([[...b.syndication].sort(), [...b.syndicateTo].sort()]);
+export type MicropubSourceReport = LinkWriteBackReport;
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -80,84 +61,41 @@ export class MicropubSource implements PolledSource, PostOrigin {
   readonly origin: string;
   readonly endpoint: string;
   readonly #deps: MicropubSourceDependencies;
-  readonly #state: MicropubSourceState;
-  readonly #now: () => number;
-  /** The next poll as this process knows it; the database's row decides between instances. */
-  #nextPollAt: Date;
-  /** Each post's merges one at a time: a poll and a write-back of the same post never interleave. */
-  readonly #queues = new Map<string, Promise<unknown>>();
-  /** Posts whose row this source is changing itself: their write-back is this source's own doing. */
-  readonly #applying = new Set<string>();
-  /** Whether this process has looked for write-backs owed since before it started. */
-  #caughtUp = false;
-  /** Whether a poll of this process is under way. */
-  #polling = false;
+  /** The links carried both ways, the turns, the write-backs owed (link-write-back.ts). */
+  readonly #links: LinkWriteBack;
 
   constructor(deps: MicropubSourceDependencies) {
     this.#deps = deps;
     this.origin = micropubOrigin(deps.name);
     this.endpoint = deps.client.endpoint;
-    this.#now = deps.now ?? Date.now;
-    this.#state = new MicropubSourceState(deps.database, this.origin);
-    this.#nextPollAt = new Date(this.#now());
+    this.#links = new LinkWriteBack({
+      origin: this.origin,
+      client: deps.client,
+      database: deps.database,
+      known: deps.known,
+      logger: deps.logger,
+      merge: mergeLinks,
+      posts: deps.posts,
+      ...(deps.now ? { now: deps.now } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
   }
 
   nextPollAt(): Date | null {
-    return this.#nextPollAt;
+    return this.#links.nextPollAt();
   }
 
-  async pollIfDue(): Promise<void> {
-    // A process that starts after a crash owes the write-backs the last one did not finish: at
-    // once, whether or not the listing's turn has come.
-    if (!this.#caughtUp) {
-      this.#caughtUp = true;
-      await this.#catchUp();
-    }
-    const now = this.#now();
-    if (now < this.#nextPollAt.getTime()) return;
-    this.#polling = true;
-    try {
-      await this.#pollTurn(now);
-    } catch (error) {
-      // Shutting down: the turn taken lapses by itself, and the write-backs owed wait for the next start.
-      if (!this.#deps.signal?.aborted) throw error;
-    } finally {
-      this.#polling = false;
-    }
+  pollIfDue(): Promise<void> {
+    return this.#links.pollIfDue(
+      this.#deps.pollSeconds * 1000,
+      () => this.poll(),
+      `read the posts of ${this.origin}`,
+    );
   }
 
   /** Resolves once nothing this source started is under way (for a shutdown, after aborting). */
-  async idle(): Promise<void> {
-    while (this.#queues.size > 0) await Promise.allSettled([...this.#queues.values()]);
-  }
-
-  async #pollTurn(now: number): Promise<void> {
-    const interval = this.#deps.pollSeconds * 1000;
-    // The turn is held for one interval: an instance that dies mid-poll leaves it to the next.
-    if (!(await this.#state.takeTurn(new Date(now), new Date(now + interval)))) {
-      const status = await this.#state.status();
-      this.#nextPollAt = status?.nextPollAt ?? new Date(now + interval);
-      return;
-    }
-    let next = new Date(now + interval);
-    let failure: { kind: MicropubSourceError["kind"]; message: string } | undefined;
-    try {
-      const summary = await this.poll();
-      this.#deps.logger.debug(`Polled ${this.origin}`, { ...summary });
-    } catch (error) {
-      if (!(error instanceof MicropubSourceError)) throw error;
-      failure = { kind: error.kind, message: error.message };
-      if (error.kind === "unavailable") {
-        const failures = (await this.#state.status())?.failures ?? 0;
-        const backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** failures);
-        const asked = (error.retryAfterSeconds ?? 0) * 1000;
-        next = new Date(now + Math.min(interval, Math.max(backoff, asked)));
-      }
-      const log = error.isConfiguration ? this.#deps.logger.error : this.#deps.logger.warn;
-      log.call(this.#deps.logger, `Could not read the posts of ${this.origin}: ${error.message}`);
-    }
-    await this.#state.finishPoll(new Date(this.#now()), next, failure);
-    this.#nextPollAt = next;
+  idle(): Promise<void> {
+    return this.#links.idle();
   }
 
   /**
@@ -179,7 +117,7 @@ export class MicropubSource implements PolledSource, PostOrigin {
         if (seen.has(remote.url)) continue;
         seen.add(remote.url);
         summary.listed += 1;
-        await this.#one(remote.url, async () => {
+        await this.#links.one(remote.url, async () => {
           const outcome = await this.#mirror(remote);
           if (outcome === "skipped") summary.skipped += 1;
           else {
@@ -189,92 +127,18 @@ export class MicropubSource implements PolledSource, PostOrigin {
         });
       }
     }
-    summary.writtenBack += await this.#writeBackDrifted(seen);
+    summary.writtenBack += await this.#links.writeBackDrifted(seen);
     return summary;
   }
 
-  /**
-   * Writes back every post whose row drifted from what it agreed on with the remote (a write-back
-   * the remote never got), except those in `done`. Returns how many updates were sent.
-   */
-  async #writeBackDrifted(done: ReadonlySet<string> = new Set()): Promise<number> {
-    let sent = 0;
-    for (const url of await this.#state.drifted()) {
-      if (done.has(url)) continue;
-      await this.#one(url, async () => {
-        const local = await this.#deps.known.findByUrl(url);
-        if (!local) return;
-        const remote = await this.#deps.client.read(url);
-        if (!remote) {
-          // Gone there: nothing can take the links any more; they stay here.
-          this.#deps.logger.warn(`${url} is no longer on ${this.endpoint}; its links are kept here only`);
-          await this.#state.agree(url, linkStateOf(local.properties));
-          return;
-        }
-        if (await this.#merge(local, remote)) sent += 1;
-      });
-    }
-    return sent;
-  }
-
-  /** The write-backs owed, outside a poll; what goes wrong is kept for the page and left to the poll. */
-  async #catchUp(): Promise<void> {
-    try {
-      await this.#writeBackDrifted();
-    } catch (error) {
-      if (!(error instanceof MicropubSourceError)) throw error;
-      await this.#state.noteError({ kind: error.kind, message: error.message });
-    }
-  }
-
-  /**
-   * The core wrote links back to one of this source's posts (its row holds them now): carry them
-   * to the remote, in the background, so that a slow remote never holds up a run. A failure is
-   * kept for the page and /health and left to the next poll, which finds the post drifted from
-   * what the remote last agreed on (and so does a process that stops before it is sent).
-   */
-  async writeBack(post: Post, _update: PostUpdate): Promise<void> {
-    if (this.#applying.has(post.url) || this.#deps.signal?.aborted) return;
-    void this.#one(post.url, async () => {
-      try {
-        const remote = await this.#deps.client.read(post.url);
-        if (!remote) {
-          this.#deps.logger.warn(
-            `${post.url} is no longer on ${this.endpoint}; its links are kept here only`,
-          );
-          return;
-        }
-        // The row as it is now: another change may have followed the one that called.
-        const local = (await this.#deps.known.findByUrl(post.url)) ?? post;
-        await this.#merge(local, remote);
-        await this.#state.noteError(null);
-      } catch (error) {
-        if (this.#deps.signal?.aborted) return;
-        if (error instanceof MicropubSourceError)
-          await this.#state.noteError({ kind: error.kind, message: error.message });
-        this.#deps.logger.warn(
-          `Could not write the links of ${post.url} back to ${this.endpoint} (the next poll tries again): ${describe(error)}`,
-        );
-      }
-    }).catch((error: unknown) => {
-      // Even recording the error failed (the database is going away): the next poll finds the post.
-      this.#deps.logger.error(`Could not write the links of ${post.url} back`, { error: describe(error) });
-    });
+  /** The core wrote links back to one of this source's posts: carried to the remote (link-write-back.ts). */
+  writeBack(post: Post, update: PostUpdate): Promise<void> {
+    return this.#links.writeBack(post, update);
   }
 
   /** What the page and /health show of this source. */
-  async report(): Promise<MicropubSourceReport> {
-    const status: MicropubSourceStatus | null = await this.#state.status();
-    return {
-      origin: this.origin,
-      endpoint: this.endpoint,
-      polling: this.#polling,
-      state: status ? (status.error?.kind ?? (status.lastSuccessAt ? "ok" : "waiting")) : "waiting",
-      nextPollAt: status?.nextPollAt ?? this.#nextPollAt,
-      lastPollAt: status?.lastPollAt ?? null,
-      lastSuccessAt: status?.lastSuccessAt ?? null,
-      error: status?.error?.message ?? null,
-    };
+  report(): Promise<MicropubSourceReport> {
+    return this.#links.report();
   }
 
   /** Keeps one remote post as a post from elsewhere and merges its links. */
@@ -306,54 +170,7 @@ export class MicropubSource implements PolledSource, PostOrigin {
       this.#deps.logger.warn(`${remote.url} on ${this.endpoint} is not kept: ${describe(error)}`);
       return "skipped";
     }
-    const writtenBack = await this.#merge(recorded.post, remote);
+    const writtenBack = await this.#links.merge(recorded.post, remote);
     return { recorded: recorded.outcome, writtenBack };
-  }
-
-  /**
-   * Merges a post's links three ways (link-merge.ts): the row takes what changed on the remote,
-   * the remote what changed here, and the result is agreed once the remote has it. True when an
-   * update was sent to the remote. A post the remote refuses alone (a 400) is logged and left.
-   */
-  async #merge(local: Post, remote: RemotePost): Promise<boolean> {
-    const base = await this.#state.agreed(remote.url);
-    const merge = mergeLinks(base, linkStateOf(remote.properties), linkStateOf(local.properties));
-    if (merge.localChanged) await this.#applyLocally(local.url, merge.merged);
-    if (merge.remoteUpdate) {
-      try {
-        await this.#deps.client.update(remote.url, merge.remoteUpdate);
-      } catch (error) {
-        if (error instanceof MicropubSourceError && error.kind === "invalid") {
-          this.#deps.logger.warn(`${this.endpoint} refused the links of ${remote.url}: ${error.message}`);
-          return false;
-        }
-        throw error;
-      }
-    }
-    if (!base || !sameLinks(base, merge.merged)) await this.#state.agree(remote.url, merge.merged);
-    return merge.remoteUpdate !== undefined;
-  }
-
-  /** The row takes the links the remote changed (a new target there, a link removed there). */
-  async #applyLocally(url: string, links: LinkState): Promise<void> {
-    const update: PostUpdate = {
-      replace: { syndication: links.syndication, "mp-syndicate-to": links.syndicateTo },
-    };
-    this.#applying.add(url);
-    try {
-      await this.#deps.posts.update(url, update);
-    } finally {
-      this.#applying.delete(url);
-    }
-  }
-
-  /** Runs `work` after whatever this source is doing with the same post. */
-  #one(url: string, work: () => Promise<void>): Promise<void> {
-    const previous = this.#queues.get(url) ?? Promise.resolve();
-    const next = previous.catch(() => {}).then(work);
-    this.#queues.set(url, next);
-    return next.finally(() => {
-      if (this.#queues.get(url) === next) this.#queues.delete(url);
-    });
   }
 }

@@ -12,10 +12,10 @@ import {
   permalink,
   photos,
 } from "../../contract/jf2.ts";
-import type { CopyPreview, PostProperties, Publication } from "../../contract/syndicator.ts";
-import { copyText } from "../shared/copy-template.ts";
+import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../../contract/syndicator.ts";
 import { cutToFit } from "../shared/fit-text.ts";
 import { hashtags } from "../shared/hashtags.ts";
+import { siteFit } from "../shared/site-text.ts";
 import { previewFacets } from "./bluesky-facets.ts";
 import type { BlueskyOptions } from "./bluesky-options.ts";
 import { blueskyGraphemeLimit, fitBlueskyPostText, fitsBluesky } from "./bluesky-post-text.ts";
@@ -42,8 +42,9 @@ export function composeBluesky(
   properties: PostProperties,
   publication: Publication,
   options: BlueskyOptions,
-  ownText: string | undefined,
+  words: PreviewOptions,
 ): BlueskyCopy {
+  const ownText = words.text;
   const likeOf = firstUrl(properties, "like-of", publication.me);
   const repostOf = firstUrl(properties, "repost-of", publication.me);
   const subject = likeOf ?? repostOf;
@@ -63,18 +64,20 @@ export function composeBluesky(
   const attached = photos(properties, publication.me).slice(0, maxImages);
   const link = permalink(properties);
   const hasCard = attached.length === 0 && link !== undefined && options.linkCard;
+  const site = ownText === undefined ? siteFit(properties, options, words.site) : undefined;
   const fitted =
-    ownText === undefined
+    site !== undefined
       ? fitBlueskyPostText({
-          text: copyText(properties, options.template),
+          text: site.text,
           permalink: link,
           includePermalink: options.includePermalink,
-          appendUrl: options.appendUrl,
+          appendUrl: site.appendUrl,
           // Without a card, a title or summary needs the link in the text as with photos.
           hasImages: !hasCard,
-          hashtags: options.includeCategories ? hashtags(categories(properties)) : "",
+          hashtags: options.includeCategories && site.hashtags ? hashtags(categories(properties)) : "",
+          mayCut: site.mayCut,
         })
-      : { text: ownText, cut: false, linked: link !== undefined && ownText.includes(link) };
+      : { text: ownText ?? "", cut: false, linked: link !== undefined && Boolean(ownText?.includes(link)) };
   const card = hasCard && link ? linkCard(properties, publication, link) : undefined;
   const featured = firstUrl(properties, "featured", publication.me);
   const count = countGraphemes(fitted.text);

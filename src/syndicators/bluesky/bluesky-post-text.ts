@@ -21,6 +21,8 @@ export interface PostTextInput {
   hasImages: boolean;
   /** "#One #Two" from the post's categories, or "" for none. */
   hashtags?: string;
+  /** false: the text is never cut (the site's `truncate: false`). */
+  mayCut?: boolean;
 }
 
 export function fitsBluesky(text: string): boolean {
@@ -39,6 +41,7 @@ export function fitBlueskyPostText(input: PostTextInput): FittedCopy {
     permalink: input.permalink,
     link: rule,
     fits: fitsBluesky,
+    mayCut: input.mayCut ?? true,
   });
 }
 

@@ -86,14 +86,15 @@ export class BlueskySyndicator implements SyndicatorPlugin {
 
   /** What syndicate() would send now: the text, the photos with their alt text, the link card. */
   preview(properties: PostProperties, publication: Publication, options: PreviewOptions = {}): CopyPreview {
-    return composeBluesky(properties, publication, this.#options, options.text).preview;
+    return composeBluesky(properties, publication, this.#options, options).preview;
   }
 
   async syndicate(
     properties: PostProperties,
     publication: Publication,
-    { idempotencyKey, signal, text }: SyndicateOptions,
+    options: SyndicateOptions,
   ): Promise<string> {
+    const { idempotencyKey, signal } = options;
     const target: Target = { name: "Bluesky", signal };
     const api = new BlueskyApi(this.#options.serviceUrl, target);
     const rkey = recordKeyFor(idempotencyKey);
@@ -117,7 +118,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       }
       const parent = inReplyTo ? await subjectOf(api, inReplyTo, "reply to") : undefined;
 
-      const copy = composeBluesky(properties, publication, this.#options, text);
+      const copy = composeBluesky(properties, publication, this.#options, options);
       const sources = {
         ownSite: publication.me,
         allowPrivate: this.#host.allowPrivate,

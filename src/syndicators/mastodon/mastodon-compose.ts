@@ -3,9 +3,9 @@
 // network call, so the preview shows exactly what syndicate() then sends (it sends this).
 
 import { categories, firstUrl, type Photo, permalink, photos, postLanguage } from "../../contract/jf2.ts";
-import type { CopyPreview, PostProperties, Publication } from "../../contract/syndicator.ts";
-import { copyText } from "../shared/copy-template.ts";
+import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../../contract/syndicator.ts";
 import { hashtags } from "../shared/hashtags.ts";
+import { siteFit } from "../shared/site-text.ts";
 import { cutAltText } from "./mastodon-alt-text.ts";
 import { defaultLimits, type InstanceLimits } from "./mastodon-instance.ts";
 import { mastodonLength } from "./mastodon-length.ts";
@@ -28,8 +28,9 @@ export function composeMastodon(
   publication: Publication,
   options: MastodonOptions,
   limits: InstanceLimits | undefined,
-  ownText: string | undefined,
+  words: PreviewOptions,
 ): MastodonCopy {
+  const ownText = words.text;
   const likeOf = firstUrl(properties, "like-of", publication.me);
   const repostOf = firstUrl(properties, "repost-of", publication.me);
   if (likeOf || repostOf) {
@@ -54,18 +55,20 @@ export function composeMastodon(
   const characterLimit = options.characterLimit ?? known.maxCharacters;
   const urlLength = known.charactersPerUrl;
   const link = permalink(properties);
+  const site = ownText === undefined ? siteFit(properties, options, words.site) : undefined;
   const fitted =
-    ownText === undefined
+    site !== undefined
       ? fitStatusText({
-          text: copyText(properties, options.template),
-          hashtags: options.includeCategories ? hashtags(categories(properties)) : "",
+          text: site.text,
+          hashtags: options.includeCategories && site.hashtags ? hashtags(categories(properties)) : "",
           permalink: link,
           includePermalink: options.includePermalink,
-          appendUrl: options.appendUrl,
+          appendUrl: site.appendUrl,
           characterLimit,
           urlLength,
+          mayCut: site.mayCut,
         })
-      : { text: ownText, cut: false, linked: link !== undefined && ownText.includes(link) };
+      : { text: ownText ?? "", cut: false, linked: link !== undefined && Boolean(ownText?.includes(link)) };
   const attached = photos(properties, publication.me)
     .slice(0, known.maxMedia)
     .map((photo) => (photo.alt ? { ...photo, alt: cutAltText(photo.alt, known.altTextLimit) } : photo));

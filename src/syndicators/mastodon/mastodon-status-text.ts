@@ -18,6 +18,8 @@ export interface StatusTextInput {
   characterLimit: number;
   /** What every link counts (the instance's characters_reserved_per_url). */
   urlLength?: number;
+  /** false: the text is never cut (the site's `truncate: false`). */
+  mayCut?: boolean;
 }
 
 export function fitStatusText(input: StatusTextInput): FittedCopy {
@@ -27,6 +29,7 @@ export function fitStatusText(input: StatusTextInput): FittedCopy {
     permalink: input.permalink,
     link: linkRule(input.appendUrl, input.includePermalink, input.text),
     fits: (text) => mastodonLength(text, input.urlLength) <= input.characterLimit,
+    mayCut: input.mayCut ?? true,
   });
 }
 

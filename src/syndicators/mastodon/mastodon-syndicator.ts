@@ -83,7 +83,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
   /** What syndicate() would send now, with the instance's limits as last read (or assumed). */
   preview(properties: PostProperties, publication: Publication, options: PreviewOptions = {}): CopyPreview {
-    return composeMastodon(properties, publication, this.#options, this.#limits.peek(), options.text).preview;
+    return composeMastodon(properties, publication, this.#options, this.#limits.peek(), options).preview;
   }
 
   /**
@@ -93,8 +93,9 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   async update(
     properties: PostProperties,
     publication: Publication,
-    { url, signal, text }: CopyChangeOptions,
+    options: CopyChangeOptions,
   ): Promise<void> {
+    const { url, signal } = options;
     const id = this.#ownStatusId(url);
     if (!id) return;
     const target: Target = { name: "Mastodon", signal };
@@ -104,7 +105,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       publication,
       this.#options,
       await this.#limits.get(target),
-      text,
+      options,
     );
     if (copy.favourite || copy.reblog) return;
     const current = await api.getStatus(id);
@@ -169,13 +170,14 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   async syndicate(
     properties: PostProperties,
     publication: Publication,
-    { idempotencyKey, signal, text }: SyndicateOptions,
+    options: SyndicateOptions,
   ): Promise<string> {
+    const { idempotencyKey, signal } = options;
     const target: Target = { name: "Mastodon", signal };
     const { url: instanceUrl } = this.#options;
     const api = new MastodonApi(instanceUrl, this.#options.accessToken, target);
     // Likes and boosts need no limits; a status is fitted to the limits read now.
-    const first = composeMastodon(properties, publication, this.#options, this.#limits.peek(), text);
+    const first = composeMastodon(properties, publication, this.#options, this.#limits.peek(), options);
     if (first.favourite)
       return statusUrl(await api.favourite(await resolveStatusId(api, instanceUrl, first.favourite, "like")));
     if (first.reblog)
@@ -186,7 +188,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       : undefined;
 
     const limits = await this.#limits.get(target);
-    const copy = composeMastodon(properties, publication, this.#options, limits, text);
+    const copy = composeMastodon(properties, publication, this.#options, limits, options);
     const mediaIds: string[] = [];
     for (const photo of copy.photos) {
       const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {

@@ -4,7 +4,7 @@
 
 import { countGraphemes } from "../../contract/graphemes.ts";
 import { contentText, firstUrl, permalink, photos } from "../../contract/jf2.ts";
-import type { CopyPreview, PostProperties, Publication } from "../../contract/syndicator.ts";
+import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../../contract/syndicator.ts";
 import type { MicropubOptions } from "./micropub-options.ts";
 import {
   type MicropubProperties,
@@ -30,13 +30,18 @@ export function composeMicropub(
   properties: PostProperties,
   publication: Publication,
   options: MicropubOptions,
-  ownText: string | undefined,
+  words: PreviewOptions,
 ): MicropubCopy {
   const link = permalink(properties);
+  const ownText = words.text;
+  // The site's choice (a feed entry's): its text and append_url over the options; nothing is cut here.
+  const site = ownText === undefined ? words.site : undefined;
+  const appendUrl = site?.appendUrl === undefined ? options.appendUrl === "always" : site.appendUrl;
   let content = ownText;
-  if (content === undefined && (options.template || options.appendUrl === "always")) {
-    const made = options.template ? options.template(properties) : (contentText(properties) ?? "");
-    content = options.appendUrl === "always" && link ? [made, link].filter(Boolean).join("\n\n") : made;
+  if (content === undefined && (options.template || appendUrl || site?.text !== undefined)) {
+    const made =
+      site?.text ?? (options.template ? options.template(properties) : (contentText(properties) ?? ""));
+    content = appendUrl && link ? [made, link].filter(Boolean).join("\n\n") : made;
   }
   const copied = micropubProperties(
     properties,

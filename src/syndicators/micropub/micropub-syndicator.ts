@@ -92,16 +92,16 @@ export class MicropubSyndicator implements SyndicatorPlugin {
 
   /** What syndicate() would send now: the content of the create request, and its photos. */
   preview(properties: PostProperties, publication: Publication, options: PreviewOptions = {}): CopyPreview {
-    return composeMicropub(properties, publication, this.#options, options.text).preview;
+    return composeMicropub(properties, publication, this.#options, options).preview;
   }
 
   async syndicate(
     properties: PostProperties,
     publication: Publication,
-    { signal, text }: SyndicateOptions,
+    options: SyndicateOptions,
   ): Promise<string> {
-    const target: Target = { name: this.info.name, signal };
-    const { request } = composeMicropub(properties, publication, this.#options, text);
+    const target: Target = { name: this.info.name, signal: options.signal };
+    const { request } = composeMicropub(properties, publication, this.#options, options);
     const response = await this.#post(target, request);
     if (response.status !== 201 && response.status !== 202) {
       if (response.ok) {
@@ -131,10 +131,11 @@ export class MicropubSyndicator implements SyndicatorPlugin {
   async update(
     properties: PostProperties,
     publication: Publication,
-    { url, signal, text }: CopyChangeOptions,
+    options: CopyChangeOptions,
   ): Promise<void> {
+    const { url, signal } = options;
     const target: Target = { name: this.info.name, signal };
-    const copy = composeMicropub(properties, publication, this.#options, text);
+    const copy = composeMicropub(properties, publication, this.#options, options);
     const response = await this.#post(target, micropubUpdate(url, copy.properties));
     if (!response.ok) throw await refusal(target, response, micropubMessage);
     await response.body?.cancel().catch(() => {});

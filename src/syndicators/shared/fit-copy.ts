@@ -12,6 +12,11 @@ export interface FitInput {
   /** When the permalink goes into the text. */
   link: AppendUrl;
   fits: (text: string) => boolean;
+  /**
+   * false: the body is never cut (the site chose `truncate: false`): a text that does not fit is
+   * returned whole, for the preview to show it over the limit and the service to refuse it.
+   */
+  mayCut?: boolean;
 }
 
 export interface FittedCopy {
@@ -23,7 +28,14 @@ export interface FittedCopy {
 
 const join = (...parts: string[]) => parts.filter(Boolean).join("\n\n");
 
-export function fitCopy({ body, hashtags, permalink, link: rule, fits }: FitInput): FittedCopy {
+export function fitCopy({
+  body,
+  hashtags,
+  permalink,
+  link: rule,
+  fits,
+  mayCut = true,
+}: FitInput): FittedCopy {
   const link = rule === "never" ? "" : (permalink ?? "");
   const always = rule === "always" ? link : "";
   const done = (text: string, cut: boolean) => ({ text, cut, linked: Boolean(link) && text.includes(link) });
@@ -32,6 +44,7 @@ export function fitCopy({ body, hashtags, permalink, link: rule, fits }: FitInpu
   // Whole text without hashtags beats cut text with them…
   const withoutHashtags = join(body, always);
   if (hashtags && fits(withoutHashtags)) return done(withoutHashtags, false);
+  if (!mayCut) return done(whole, false);
   // …but once the text must be cut anyway (the permalink leads to the rest), hashtags stay if they can.
   for (const tags of [hashtags, ""]) {
     const cut = cutToFit(body, (candidate) => fits(join(candidate, tags, link)));

@@ -22,6 +22,11 @@ describe("the feeds option", () => {
     assert.deepEqual(parseEndpointOptions({ feeds: [blog] }, {}).feeds, [
       { ...blog, backfill: 0, pollSeconds: 300 },
     ]);
+    const micropub = parseEndpointOptions(
+      { feeds: [{ ...blog, micropub: { endpoint: "https://blog.example/micropub" } }] },
+      { MICROPUB_TOKEN: "t" },
+    ).feeds[0]?.micropub;
+    assert.deepEqual(micropub, { endpoint: "https://blog.example/micropub", tokenEnv: "MICROPUB_TOKEN" });
   });
 
   it("one line per mistake, naming the option and what to write", () => {
@@ -41,17 +46,61 @@ describe("the feeds option", () => {
       ],
     );
     assert.deepEqual(problems([{ ...blog, target: "x" }]), [
-      'endpoint-syndicate: option "feeds.0" has unknown option target; a feed takes url, targets, categories, backfill and pollSeconds',
+      'endpoint-syndicate: option "feeds.0" has unknown option target; a feed takes url, targets, categories, backfill, pollSeconds and micropub',
     ]);
     assert.deepEqual(problems({ blog }), [
       'endpoint-syndicate: option "feeds" must be a list, such as [{ url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"] }]',
     ]);
   });
 
-  it("a feed listed twice is refused", () => {
-    assert.deepEqual(problems([blog, { ...blog }]), [
-      'endpoint-syndicate: option "feeds.1.url" lists https://blog.example/feed.xml a second time; list each feed once',
+  it("a feed listed twice, and a token variable not set, are refused", () => {
+    assert.deepEqual(
+      problems([
+        blog,
+        { ...blog, micropub: { endpoint: "https://blog.example/micropub", tokenEnv: "BLOG" } },
+      ]),
+      [
+        'endpoint-syndicate: option "feeds.1.url" lists https://blog.example/feed.xml a second time; list each feed once',
+        'endpoint-syndicate: option "feeds.1.micropub.tokenEnv" names BLOG, which is not set: set it to a token https://blog.example/micropub issued with the scope update',
+      ],
+    );
+    // Blank is not set either.
+    assert.equal(
+      problems([{ ...blog, micropub: { endpoint: "https://blog.example/micropub" } }], {
+        MICROPUB_TOKEN: " ",
+      }).length,
+      1,
+    );
+  });
+
+  it("the site's Micropub endpoint: one line per mistake, naming the option and what to write", () => {
+    const env = { BLOG_TOKEN: "t" };
+    const with_ = (micropub: unknown) => [{ ...blog, micropub }];
+    assert.deepEqual(problems(with_("https://blog.example/micropub"), env), [
+      'endpoint-syndicate: option "feeds.0.micropub" must be an object, such as { endpoint: "https://blog.example/micropub", tokenEnv: "BLOG_MICROPUB_TOKEN" }',
     ]);
+    assert.deepEqual(problems(with_({ endpoint: "blog.example/micropub", tokenEnv: "BLOG_TOKEN" }), env), [
+      'endpoint-syndicate: option "feeds.0.micropub.endpoint" must be an absolute https URL',
+    ]);
+    assert.deepEqual(
+      problems(with_({ endpoint: "https://blog.example/micropub", tokenEnv: "my token" }), env),
+      [
+        'endpoint-syndicate: option "feeds.0.micropub.tokenEnv" must name an environment variable, such as "MICROPUB_TOKEN"',
+      ],
+    );
+    assert.deepEqual(
+      problems(
+        with_({ endpoint: "https://blog.example/micropub", token: "secret", tokenEnv: "BLOG_TOKEN" }),
+        env,
+      ),
+      [
+        'endpoint-syndicate: option "feeds.0.micropub" has unknown option token; it takes endpoint and tokenEnv',
+      ],
+    );
+    assert.deepEqual(
+      problems(with_({ endpoint: "https://blog.example/micropub", tokenEnv: "BLOG_TOKEN" }), env),
+      [],
+    );
   });
 
   it("a target no syndicator has is one line at start, naming those there are", () => {

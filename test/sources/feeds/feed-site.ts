@@ -18,7 +18,13 @@ export interface SiteEntry {
   /** ISO 8601; omitted: the entry has no date. */
   published?: string;
   categories?: string[];
+  /** POSSE Party's per-entry object: a `<posse:post>` in Atom and RSS, `_posse` in JSON Feed. */
+  posse?: Record<string, unknown>;
 }
+
+const POSSE = 'xmlns:posse="https://posseparty.com/2024/Feed"';
+const posseElement = (entry: SiteEntry) =>
+  entry.posse ? `<posse:post format="json"><![CDATA[${JSON.stringify(entry.posse)}]]></posse:post>` : "";
 
 const xml = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
@@ -28,12 +34,13 @@ export function renderFeed(
   entries: readonly SiteEntry[],
   { home, hub }: { home: string; hub?: string | undefined },
 ): { body: string; contentType: string } {
+  const posse = entries.some((entry) => entry.posse) ? ` ${POSSE}` : "";
   switch (format) {
     case "rss":
       return {
         contentType: "application/rss+xml; charset=utf-8",
         body: `<?xml version="1.0" encoding="utf-8"?>
-<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
+<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"${posse}><channel>
 <title>A site</title><link>${xml(home)}</link><description>Posts</description>
 ${hub ? `<atom:link rel="hub" href="${xml(hub)}"/>` : ""}
 ${entries
@@ -42,7 +49,7 @@ ${entries
 ${entry.id !== undefined ? `<guid isPermaLink="false">${xml(entry.id)}</guid>` : ""}
 ${entry.published ? `<pubDate>${new Date(entry.published).toUTCString()}</pubDate>` : ""}
 ${(entry.categories ?? []).map((category) => `<category>${xml(category)}</category>`).join("")}
-<description>${xml(entry.content)}</description></item>`,
+<description>${xml(entry.content)}</description>${posseElement(entry)}</item>`,
   )
   .join("\n")}
 </channel></rss>`,
@@ -76,7 +83,7 @@ ${(entry.categories ?? []).map((category) => `<dc:subject>${xml(category)}</dc:s
       return {
         contentType: "application/atom+xml; charset=utf-8",
         body: `<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom"><title>A site</title><id>${xml(home)}</id>
+<feed xmlns="http://www.w3.org/2005/Atom"${posse}><title>A site</title><id>${xml(home)}</id>
 <updated>2026-01-01T00:00:00Z</updated><link rel="alternate" href="${xml(home)}"/>
 ${hub ? `<link rel="hub" href="${xml(hub)}"/>` : ""}
 ${entries
@@ -85,7 +92,7 @@ ${entries
 ${entry.id !== undefined ? `<id>${xml(entry.id)}</id>` : ""}<link rel="alternate" href="${xml(entry.url)}"/>
 ${entry.published ? `<published>${entry.published}</published><updated>${entry.published}</updated>` : ""}
 ${(entry.categories ?? []).map((category) => `<category term="${xml(category)}"/>`).join("")}
-<content type="html">${xml(entry.content)}</content></entry>`,
+<content type="html">${xml(entry.content)}</content>${posseElement(entry)}</entry>`,
   )
   .join("\n")}
 </feed>`,
@@ -105,6 +112,7 @@ ${(entry.categories ?? []).map((category) => `<category term="${xml(category)}"/
             content_html: entry.content,
             ...(entry.published ? { date_published: entry.published } : {}),
             ...(entry.categories ? { tags: entry.categories } : {}),
+            ...(entry.posse ? { _posse: entry.posse } : {}),
           })),
         }),
       };

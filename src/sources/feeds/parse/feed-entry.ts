@@ -104,7 +104,7 @@ export interface FeedEntry {
   problems: string[];
   /**
    * SHA-256 (hex) of what a copy is made of: title, content, summary, url, photos, categories,
-   * audio and video. The same entry read again, in any format, has the same hash; a changed text
+   * audio and video, and the choices that shape its text (format, truncate, append_url) if any. The same entry read again, in any format, has the same hash; a changed text
    * changes it. Dates are left out: a site that rebuilds every page's "updated" is not an edit.
    */
   contentHash: string;

@@ -11,7 +11,7 @@ import { contentHtml, textAsHtml } from "./content-html.ts";
 import { entryChoices } from "./entry-choices.ts";
 import type { DraftText, EntryDraft } from "./entry-draft.ts";
 import { parseFeedDate } from "./feed-date.ts";
-import type { FeedAuthor, FeedEnclosure, FeedEntry } from "./feed-entry.ts";
+import type { EntryChoices, FeedAuthor, FeedEnclosure, FeedEntry, TargetChoice } from "./feed-entry.ts";
 
 const collapse = (text: string) => text.replace(/\s+/g, " ").trim();
 
@@ -95,9 +95,25 @@ function authorOf(draft: EntryDraft, base: string): FeedAuthor | undefined {
   return name || url ? { ...(name ? { name } : {}), ...(url ? { url } : {}) } : undefined;
 }
 
-function hashOf(properties: Record<string, unknown>): string {
+/** The choices that shape a copy's text (issue 29 item 6), or null when the entry makes none. */
+function textChoices(choices: EntryChoices | undefined): unknown {
+  if (!choices) return null;
+  const text = ({ formatString, truncate, appendUrl }: TargetChoice) => [
+    formatString ?? null,
+    truncate ?? null,
+    appendUrl ?? null,
+  ];
+  const perTarget = Object.entries(choices.perTarget)
+    .map(([key, choice]) => [key, text(choice)] as const)
+    .filter(([, values]) => values.some((value) => value !== null))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const own = text(choices);
+  return perTarget.length > 0 || own.some((value) => value !== null) ? [own, perTarget] : null;
+}
+
+function hashOf(properties: Record<string, unknown>, choices: EntryChoices | undefined): string {
   const content = properties.content as { html?: string } | undefined;
-  const material = [
+  const material: unknown[] = [
     properties.name ?? null,
     content?.html ?? null,
     properties.summary ?? null,
@@ -107,6 +123,10 @@ function hashOf(properties: Record<string, unknown>): string {
     properties.audio ?? [],
     properties.video ?? [],
   ];
+  // A site that changes only how the copy's text is made has edited what the copies hold; an entry
+  // without such choices hashes as it always did.
+  const texts = textChoices(choices);
+  if (texts !== null) material.push(texts);
   return createHash("sha256").update(JSON.stringify(material)).digest("hex");
 }
 
@@ -164,7 +184,7 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
   if (ofKind("audio").length > 0) properties.audio = ofKind("audio");
   if (ofKind("video").length > 0) properties.video = ofKind("video");
   if (author) properties.author = { type: "card", ...author };
-  const contentHash = hashOf(properties);
+  const contentHash = hashOf(properties, choices);
 
   const entry: FeedEntry = {
     key: id ? `id:${id}` : url ? `url:${url}` : `hash:${contentHash}`,
