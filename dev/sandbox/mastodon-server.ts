@@ -116,6 +116,11 @@ export interface SandboxBehaviour {
    * the status is created but the answer never arrives, as when a connection drops).
    */
   hangPhase?: "before" | "after";
+  /**
+   * The first `skip` matching requests are answered normally, and it applies from the next one on:
+   * an interruption at the nth request that does not depend on when a test gets to set it.
+   */
+  skip?: number;
   /** Applies to the next `times` matching requests only; to all until cleared when not given. */
   times?: number;
 }
@@ -188,6 +193,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   const idempotency = new Map<string, { statusId: string; expires: number }>();
   let behaviour: SandboxBehaviour | null = null;
   let behaviourUses = 0;
+  let behaviourSkipped = 0;
   let nextId = 110_000_000_000_000_001n;
   const newId = () => (nextId++).toString();
 
@@ -332,6 +338,10 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (!behaviour) return null;
     const wanted = behaviour.route ?? "POST /api/v1/statuses";
     if (wanted !== "*" && wanted !== route) return null;
+    if (behaviourSkipped < (behaviour.skip ?? 0)) {
+      behaviourSkipped++;
+      return null;
+    }
     if (behaviour.times !== undefined) {
       if (behaviourUses >= behaviour.times) return null;
       behaviourUses++;
@@ -813,6 +823,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   const setBehaviour = (next: SandboxBehaviour | null) => {
     behaviour = next;
     behaviourUses = 0;
+    behaviourSkipped = 0;
   };
 
   return {

@@ -125,4 +125,12 @@ describe("The sandbox Mastodon speaks Mastodon's API", () => {
     assert.equal((await post({ status: "A" })).status, 503);
     assert.equal((await post({ status: "B" })).status, 200);
   });
+
+  it("answers the first requests normally and applies from the next one on with `skip`", async () => {
+    sandbox.setBehaviour({ status: 503, error: "Busy", skip: 2, times: 1 });
+    assert.equal((await post({ status: "C" })).status, 200);
+    assert.equal((await post({ status: "D" })).status, 200);
+    assert.equal((await post({ status: "E" })).status, 503);
+    assert.equal((await post({ status: "F" })).status, 200);
+  });
 });
