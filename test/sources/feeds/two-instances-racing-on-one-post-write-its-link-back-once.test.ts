@@ -7,7 +7,7 @@
 // database, exactly one update carries the link, and later turns send it never again. A holder that
 // crashed (its claim never let go) blocks the post for one lease, not for ever.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, afterEach, before, describe, it } from "node:test";
 import type { Database } from "../../../src/contract/database.ts";
 import { migrate } from "../../../src/server/database/migrate.ts";
 import { openPostgres } from "../../../src/server/database/postgres.ts";
@@ -97,6 +97,9 @@ for (const engine of engines) {
       }
       instances = started as [Instance, Instance];
     });
+
+    // A test that fails while reads are held leaves none held for the next.
+    afterEach(() => site.releaseReads());
 
     after(async () => {
       for (const instance of instances ?? []) await instance.server.close();
