@@ -11,7 +11,9 @@
 // a backoff) looks for such posts and writes them back, whether the server was down when the copy
 // was made or the process stopped in between; a process that starts does so at once. The update
 // is made from the server's post as read just before (q=source&url=), so a link it holds already
-// is never added again.
+// is never added again; and the read, the update and the agreement are made holding the post's
+// claim in the database (link-claims.ts), so that two instances sharing it never both read the
+// post before either updates it (a server that appends what it is given would show the link twice).
 //
 // @example
 //   const links = new LinkWriteBack({ origin: "feed:https://blog.example/feed.xml", client, database,
@@ -23,6 +25,7 @@ import type { KnownPosts, PostOrigin } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
 import type { PostSource } from "../../contract/post-source.ts";
 import type { Post, PostUpdate } from "../../contract/posts.ts";
+import { type HeldClaim, LinkClaims } from "./link-claims.ts";
 import { type LinkMerge, type LinkState, linkStateOf } from "./link-merge.ts";
 import type { MicropubClient } from "./micropub-client.ts";
 import { MicropubSourceError } from "./micropub-source-error.ts";
@@ -32,6 +35,11 @@ import type { RemotePost } from "./remote-post.ts";
 /** An unavailable server is asked again after 1, 2, 4 … minutes, never later than an hour. */
 const FIRST_BACKOFF_MS = 60_000;
 const MAX_BACKOFF_MS = 3_600_000;
+/**
+ * A post's claim holds for a read and an update, each up to the client's timeout, twice over; it
+ * is renewed before the update, so only a holder that crashed or hangs lets it run out.
+ */
+const CLAIM_LEASE_TIMEOUTS = 4;
 
 /** How the row's links and the server's meet (link-merge.ts: mergeLinks both ways, addedLinks one way). */
 export type LinkMergeRule = (base: LinkState | undefined, remote: LinkState, local: LinkState) => LinkMerge;
@@ -79,6 +87,8 @@ export class LinkWriteBack implements PostOrigin {
   readonly origin: string;
   readonly endpoint: string;
   readonly state: MicropubSourceState;
+  /** Which instance reads and updates a post right now (link-claims.ts). */
+  readonly claims: LinkClaims;
   readonly #deps: LinkWriteBackDependencies;
   readonly #now: () => number;
   /** The next turn as this process knows it; the database's row decides between instances. */
@@ -98,6 +108,12 @@ export class LinkWriteBack implements PostOrigin {
     this.endpoint = deps.client.endpoint;
     this.#now = deps.now ?? Date.now;
     this.state = new MicropubSourceState(deps.database, deps.origin, { oneWay: deps.oneWay ?? false });
+    this.claims = new LinkClaims(
+      deps.database,
+      deps.origin,
+      CLAIM_LEASE_TIMEOUTS * deps.client.timeoutMs,
+      this.#now,
+    );
     this.#nextPollAt = new Date(this.#now());
   }
 
@@ -166,23 +182,15 @@ export class LinkWriteBack implements PostOrigin {
   /**
    * Writes back every post whose row drifted from what it agreed on with the server (a write-back
    * the server never got), except those in `done`. Returns how many updates were sent. Throws
-   * MicropubSourceError when the server refuses the token or cannot be reached.
+   * MicropubSourceError when the server refuses the token or cannot be reached. A post another
+   * instance holds is left to it (asked to look again).
    */
   async writeBackDrifted(done: ReadonlySet<string> = new Set()): Promise<number> {
     let sent = 0;
     for (const url of await this.state.drifted()) {
       if (done.has(url)) continue;
       await this.one(url, async () => {
-        const local = await this.#deps.known.findByUrl(url);
-        if (!local) return;
-        const remote = await this.#deps.client.read(url);
-        if (!remote) {
-          // Gone there: nothing can take the links any more; they stay here.
-          this.#deps.logger.warn(`${url} is no longer on ${this.endpoint}; its links are kept here only`);
-          await this.state.agree(url, linkStateOf(local.properties));
-          return;
-        }
-        if (await this.merge(local, remote)) sent += 1;
+        if (await this.#underClaim(url, (claim) => this.#carry(url, claim))) sent += 1;
       });
     }
     return sent;
@@ -208,17 +216,10 @@ export class LinkWriteBack implements PostOrigin {
     if (this.#applying.has(post.url) || this.#deps.signal?.aborted) return;
     void this.one(post.url, async () => {
       try {
-        const remote = await this.#deps.client.read(post.url);
-        if (!remote) {
-          this.#deps.logger.warn(
-            `${post.url} is no longer on ${this.endpoint}; its links are kept here only`,
-          );
-          return;
-        }
-        // The row as it is now: another change may have followed the one that called.
-        const local = (await this.#deps.known.findByUrl(post.url)) ?? post;
-        await this.merge(local, remote);
-        await this.state.noteError(null);
+        // The row as it is now (another change may have followed the one that called), under the
+        // post's claim: the turn of another instance may be carrying the same link.
+        const held = await this.#underClaim(post.url, (claim) => this.#carry(post.url, claim));
+        if (held !== undefined) await this.state.noteError(null);
       } catch (error) {
         if (this.#deps.signal?.aborted) return;
         if (error instanceof MicropubSourceError)
@@ -249,16 +250,73 @@ export class LinkWriteBack implements PostOrigin {
   }
 
   /**
-   * Merges a post's links with the server's by the rule (link-merge.ts): the row takes what
-   * changed on the server (two-way rules), the server what changed here, and the result is agreed
-   * once the server has it. True when an update was sent. A post the server refuses alone (a 400)
-   * is logged and left.
+   * A post as a poll listed it: its links merged with the server's by the rule (link-merge.ts),
+   * the row taking what changed on the server (two-way rules), the server what changed here, and
+   * the result agreed once the server has it. True when an update was sent. Anything to carry is
+   * carried under the post's claim, from the server's post read again unless the listing needs
+   * only agreeing on (another instance may have updated it since the listing).
    */
-  async merge(local: Post, remote: RemotePost): Promise<boolean> {
-    const base = await this.state.agreed(remote.url);
-    const merge = this.#deps.merge(base, linkStateOf(remote.properties), linkStateOf(local.properties));
+  async mergeListed(local: Post, listed: RemotePost): Promise<boolean> {
+    const base = await this.state.agreed(local.url);
+    const merge = this.#deps.merge(base, linkStateOf(listed.properties), linkStateOf(local.properties));
+    if (base && !merge.localChanged && !merge.remoteUpdate && sameLinks(base, merge.merged)) return false;
+    return (await this.#underClaim(local.url, (claim) => this.#carry(local.url, claim, listed))) ?? false;
+  }
+
+  /**
+   * Runs `carry` holding the post's claim, then, before letting go, once more for each instance
+   * that found it held meanwhile. Resolves to whether an update was sent, or undefined when another
+   * instance holds the claim (it was asked to look again, and does).
+   */
+  async #underClaim(
+    url: string,
+    carry: (claim: HeldClaim) => Promise<boolean>,
+  ): Promise<boolean | undefined> {
+    const claim = await this.claims.take(url);
+    if (!claim) return undefined;
+    let sent: boolean;
+    try {
+      sent = await carry(claim);
+      while ((await claim.release()) === "asked-again") sent = (await this.#carry(url, claim)) || sent;
+    } catch (error) {
+      await claim.drop().catch(() => undefined);
+      throw error;
+    }
+    return sent;
+  }
+
+  /**
+   * Merges the post's links with the server's (the claim held): true when an update was sent. The
+   * server's post is read now, unless `listed` (a poll's listing, a moment ago) needs only agreeing
+   * on. A post the server refuses alone (a 400) is logged and left.
+   */
+  async #carry(url: string, claim: HeldClaim, listed?: RemotePost): Promise<boolean> {
+    const local = await this.#deps.known.findByUrl(url);
+    if (!local) return false;
+    const base = await this.state.agreed(url);
+    const mergeWith = (remote: RemotePost) =>
+      this.#deps.merge(base, linkStateOf(remote.properties), linkStateOf(local.properties));
+    let remote = listed;
+    let merge: LinkMerge | undefined = listed ? mergeWith(listed) : undefined;
+    if (!merge || merge.localChanged || merge.remoteUpdate) {
+      const now = await this.#deps.client.read(url);
+      if (!now) {
+        // Gone there: nothing can take the links any more; they stay here.
+        this.#deps.logger.warn(`${url} is no longer on ${this.endpoint}; its links are kept here only`);
+        await this.state.agree(url, linkStateOf(local.properties));
+        return false;
+      }
+      remote = now;
+      merge = mergeWith(now);
+    }
+    if (!remote) return false;
     if (merge.localChanged) await this.#applyLocally(local.url, merge.merged);
     if (merge.remoteUpdate) {
+      // Held too long (a hung server): another instance may have it now, and reads before it adds.
+      if (!(await claim.renew())) {
+        this.#deps.logger.warn(`The write-back of ${url} outlasted its claim; another instance carries it`);
+        return false;
+      }
       try {
         await this.#deps.client.update(remote.url, merge.remoteUpdate);
       } catch (error) {
@@ -269,7 +327,7 @@ export class LinkWriteBack implements PostOrigin {
         throw error;
       }
     }
-    if (!base || !sameLinks(base, merge.merged)) await this.state.agree(remote.url, merge.merged);
+    if (!base || !sameLinks(base, merge.merged)) await this.state.agree(url, merge.merged);
     return merge.remoteUpdate !== undefined;
   }
 

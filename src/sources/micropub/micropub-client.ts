@@ -104,12 +104,15 @@ function serverWords(response: SafeResponse): string {
 
 export class MicropubClient {
   readonly endpoint: string;
+  /** How long one request may take. */
+  readonly timeoutMs: number;
   readonly #options: MicropubClientOptions;
   readonly #policy: OutgoingFetchPolicy;
 
   constructor(options: MicropubClientOptions) {
     this.#options = options;
     this.endpoint = options.endpoint;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const origin = new URL(options.endpoint).origin;
     this.#policy = { ...options.fetchPolicy, ownSite: `${origin}/` };
   }
@@ -211,7 +214,7 @@ export class MicropubClient {
         policy: this.#policy,
         method,
         maxBytes: this.#options.maxBytes ?? DEFAULT_MAX_BYTES,
-        timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        timeoutMs: this.timeoutMs,
         headers: {
           accept: "application/json",
           authorization: `Bearer ${token}`,

@@ -170,7 +170,7 @@ export class MicropubSource implements PolledSource, PostOrigin {
       this.#deps.logger.warn(`${remote.url} on ${this.endpoint} is not kept: ${describe(error)}`);
       return "skipped";
     }
-    const writtenBack = await this.#links.merge(recorded.post, remote);
+    const writtenBack = await this.#links.mergeListed(recorded.post, remote);
     return { recorded: recorded.outcome, writtenBack };
   }
 }

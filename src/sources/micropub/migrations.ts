@@ -25,4 +25,23 @@ CREATE TABLE micropub_source_links (
 );
 `;
 
-export const micropubSourceMigrations: Migration[] = [{ id: "micropub-source/001-state", sql: state }];
+const claims = `
+-- Who is carrying a post's links to the server right now (link-claims.ts): one instance at a time,
+-- until held_until (a lease, so that a crashed holder blocks the post for one lease at most).
+-- again: another found it held meanwhile and left it to the holder, which looks once more.
+-- opening: which opening of the database took it (an embedded database clears others' at start).
+CREATE TABLE micropub_link_claims (
+  origin text NOT NULL,
+  url text NOT NULL,
+  holder text NOT NULL,
+  opening text NOT NULL,
+  held_until timestamptz NOT NULL,
+  again boolean NOT NULL DEFAULT false,
+  PRIMARY KEY (origin, url)
+);
+`;
+
+export const micropubSourceMigrations: Migration[] = [
+  { id: "micropub-source/001-state", sql: state },
+  { id: "micropub-source/002-link-claims", sql: claims },
+];

@@ -117,6 +117,22 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
   const copiesOf = (title: string) => target.sandbox.statuses.filter((status) => status.text.includes(title));
   const running = () => possekit as Possekit;
 
+  /** The feed's write-back line on the Syndicate page: its text, and when its next attempt is. */
+  async function writeBackLine(): Promise<{ text: string; next: string | undefined }> {
+    const { cookie } = await running().server.signIn();
+    const page = await (await fetch(`${running().server.url}/syndicate`, { headers: { cookie } })).text();
+    const line = /<div class="feed-write-back[^"]*" id="write-back-[^"]+">([\s\S]*?)<\/div>/.exec(page)?.[1];
+    assert.ok(line, "the feed shows its write-back");
+    return {
+      text: line
+        .replace(/<[^>]+>/g, " ")
+        .replace(/\s+/g, " ")
+        .replace(/ ;/g, ";")
+        .trim(),
+      next: /<time datetime="([^"]+)"/.exec(line)?.[1],
+    };
+  }
+
   /** A new entry copied while the site's Micropub server answers 503: its write-back failed. */
   async function copiedWhileTheSiteIsDown(title: string): Promise<string> {
     remote.gate.mode = "down";
@@ -166,6 +182,9 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
       "no update for the entries without a copy",
     );
     assert.equal((await running().health()).write_back?.state, "ok");
+    const line = await writeBackLine();
+    assert.match(line.text, new RegExp(`^Links written back to ${remote.endpoint} ok; next attempt `));
+    assert.equal(line.next, report.nextPollAt?.toISOString());
   });
 
   it("the site down at copy time: the link is written at the next tick, with a backoff, once", async () => {
@@ -176,6 +195,13 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
     assert.equal(failed.state, "unavailable");
     assert.equal(failed.nextPollAt?.getTime(), clock.now() + 60_000);
     assert.equal(updatesOf(url).length, 0);
+    const line = await writeBackLine();
+    assert.ok(
+      line.text.startsWith(`Links written back to ${remote.endpoint} failing (${remote.endpoint} answered`),
+      line.text,
+    );
+    assert.ok(line.text.includes("503"), line.text);
+    assert.equal(line.next, new Date(clock.now() + 60_000).toISOString(), "the next attempt, a minute on");
 
     remote.gate.mode = "pass";
     const written = await running().tick(60_000);
@@ -206,6 +232,13 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
     const page = await (await fetch(`${running().server.url}/syndicate`, { headers: { cookie } })).text();
     assert.match(page, /class="flash flash-error write-back-refused"/);
     assert.ok(page.includes(TOKEN_ENV), "the page names the variable to fix");
+    const line = await writeBackLine();
+    assert.ok(
+      line.text.startsWith(
+        `Links written back to ${remote.endpoint} failing (the token in ${TOKEN_ENV} was refused`,
+      ),
+      line.text,
+    );
 
     env[TOKEN_ENV] = remote.token;
     const fixed = await running().tick(POLL_SECONDS * 1000);
