@@ -63,13 +63,14 @@ async function answer(
     res.status(status).type("html").send(html);
     return;
   }
-  const report = await feed.report();
   if (prefersHtml(req)) {
     setFlash(res, outcome.flash);
     const id = String(req.params.id);
     res.redirect(303, `${mountPath}#feed-${encodeURIComponent(id)}`);
     return;
   }
+  // Read after the action: the feed as it is now, only for the client that shows it.
+  const report = await feed.report();
   res.status(status).json({
     feed: feedHealth(report),
     read: outcome.summary ? { outcome: outcome.summary.outcome, recorded: outcome.summary.recorded } : null,

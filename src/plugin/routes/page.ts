@@ -49,16 +49,6 @@ export async function recentRunsWorthListing(syndication: Syndication): Promise<
     .slice(0, RECENT_RUNS);
 }
 
-/** The write-backs to the sites of feeds with a Micropub endpoint, for their banners. */
-async function feedWriteBackStates(context: RouteContext) {
-  const feeds = context.feeds()?.feeds ?? [];
-  return Promise.all(
-    feeds.flatMap((feed) =>
-      feed.writeBack ? [feed.writeBack.report().then((report) => ({ ...report, feed: feed.key }))] : [],
-    ),
-  );
-}
-
 export function syndicatePageRoute(context: RouteContext): RequestHandler {
   return async (req: Request, res) => {
     const services = pageServices(context, res);
@@ -69,27 +59,21 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       res.redirect(302, listHref(mountPath, query));
       return;
     }
-    const [
-      list,
-      status,
-      runs,
-      needingAttention,
-      targetStates,
-      sourceStates,
-      origins,
-      feeds,
-      writeBackStates,
-    ] = await Promise.all([
-      loadPostList(services, query),
-      runStatusView(syndication),
-      recentRunsWorthListing(syndication),
-      syndication.reads.postsNeedingAttention(),
-      syndication.reads.targets(),
-      Promise.all(context.sources().map((source) => source.report())),
-      syndication.reads.postOrigins(),
-      feedViews(context.feeds(), syndicators, mountPath),
-      feedWriteBackStates(context),
-    ]);
+    const [list, status, runs, needingAttention, targetStates, sourceStates, origins, feeds] =
+      await Promise.all([
+        loadPostList(services, query),
+        runStatusView(syndication),
+        recentRunsWorthListing(syndication),
+        syndication.reads.postsNeedingAttention(),
+        syndication.reads.targets(),
+        Promise.all(context.sources().map((source) => source.report())),
+        syndication.reads.postOrigins(),
+        feedViews(context.feeds(), syndicators, mountPath),
+      ]);
+    // The banners of write-backs the site refuses: read once, with each feed's report.
+    const writeBackStates = feeds.flatMap((feed) =>
+      feed.writeBack ? [{ ...feed.writeBack, feed: feed.key }] : [],
+    );
     const { rows, total, page, pages, offset } = list;
     const filtered = isFiltered(query);
     const here = { ...query, page };
