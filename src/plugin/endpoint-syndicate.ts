@@ -20,8 +20,9 @@ import {
 import { Notifier } from "../notifications/notifier.ts";
 import type { FeedSources } from "../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../sources/micropub/micropub-source.ts";
+import type { Every } from "../syndication/lease.ts";
 import { syndicationMigrations } from "../syndication/migrations.ts";
-import { Scheduler } from "../syndication/scheduler.ts";
+import { type After, Scheduler } from "../syndication/scheduler.ts";
 import { Syndication } from "../syndication/syndication.ts";
 import { feedHealth, startFeedSources } from "./feed-sources.ts";
 import { mountPathClash } from "./indiekit/mount-path-clash.ts";
@@ -214,6 +215,9 @@ export class EndpointSyndicate implements EndpointPlugin {
       publication: server.publication,
       logger: server.logger,
       options: {
+        ...(this.environment.time
+          ? { clock: this.environment.time.now, every: this.environment.time.every }
+          : {}),
         targetTimeoutMs: this.options.targetTimeoutMs,
         leaseMs: this.options.leaseMs,
         retry: this.options.retry,
@@ -245,6 +249,9 @@ export class EndpointSyndicate implements EndpointPlugin {
     if (this.options.schedule.enabled) {
       const scheduler = new Scheduler(syndication, server.logger, {
         ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
+        ...(this.environment.time
+          ? { clock: this.environment.time.now, after: this.environment.time.after }
+          : {}),
         polled: () => (this.feeds ? [...this.sources, this.feeds] : this.sources),
       });
       this.scheduler = scheduler;
@@ -268,7 +275,13 @@ export class EndpointSyndicate implements EndpointPlugin {
 
 export interface EndpointEnvironment {
   env: NodeJS.ProcessEnv;
+  /** The clock the sources poll by (tests). */
   now?: () => number;
+  /**
+   * How the core and its scheduler tell time: real time, and the database's clock in SQL, unless a
+   * test gives its clock (test/helpers/clock.ts), which then moves instead of anyone waiting.
+   */
+  time?: { now: () => number; after: After; every: Every };
 }
 
 /**

@@ -26,7 +26,7 @@ export class DueWork {
   async dueMoments(): Promise<{ run: Date | null; next: Date | null }> {
     const { rules, pauses } = await this.dueRules();
     const [run, check] = await Promise.all([
-      nextDue(this.parts.deps.database, rules),
+      nextDue(this.parts.deps.database, rules, this.parts.databaseNow),
       nextLiveCheck(this.parts.deps.database, rules),
     ]);
     const moments = [run, check, ...pauses.ends()].filter((moment): moment is Date => moment !== null);
@@ -46,6 +46,7 @@ export class DueWork {
       liveChecks: this.parts.liveChecks,
       checkLive: (url) => this.parts.checkLive(url),
       rules,
+      now: this.parts.databaseNow,
     });
   }
 

@@ -2,6 +2,7 @@
 // lease or the awaiting posts becomes due. One statement, served by partial indexes, so that an
 // idle server with many syndicated posts wakes cheaply.
 import type { Database } from "../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
 
 export interface DueRules {
   /** `sending` rows older than this were left by a process that died. */
@@ -53,11 +54,12 @@ export async function dueLiveChecks(
   database: Database,
   rules: DueRules,
   limit: number,
+  now: DatabaseNow = DATABASE_DECIDES,
 ): Promise<{ id: string; url: string }[]> {
   const result = await database.query<{ id: string; url: string }>(
-    `SELECT p.id::text AS id, p.url ${GATED_POSTS} AND ${CHECK_AT} <= now() AND $1::int IS NOT NULL
+    `SELECT p.id::text AS id, p.url ${GATED_POSTS} AND ${CHECK_AT} <= ${sqlNow(6)} AND $1::int IS NOT NULL
       ORDER BY ${CHECK_AT}, p.id LIMIT $5::int`,
-    [rules.staleMs, rules.afterPublishMs, rules.whenLive, [...rules.targetUids], limit],
+    [rules.staleMs, rules.afterPublishMs, rules.whenLive, [...rules.targetUids], limit, now()],
   );
   return result.rows;
 }
@@ -71,10 +73,14 @@ export async function dueLiveChecks(
  * whose copies were not followed yet, now; follow-ups (updates, deletes of copies) like sends,
  * except a delete waiting for its copy to arrive.
  */
-export async function nextDue(database: Database, rules: DueRules): Promise<Date | null> {
+export async function nextDue(
+  database: Database,
+  rules: DueRules,
+  now: DatabaseNow = DATABASE_DECIDES,
+): Promise<Date | null> {
   const result = await database.query<{ due: Date | null }>(
     `SELECT LEAST(
-       (SELECT min(COALESCE(t.next_attempt_at, now()))
+       (SELECT min(COALESCE(t.next_attempt_at, ${sqlNow(5)}))
           FROM syndication_targets t JOIN post_source p ON p.id = t.post_id
          WHERE (t.state IN ('pending', 'skipped') OR (t.state = 'failed' AND NOT t.permanent))
            AND t.target_uid = ANY($4::text[])
@@ -83,8 +89,10 @@ export async function nextDue(database: Database, rules: DueRules): Promise<Date
        (SELECT min(t.claimed_at) + $1::int * interval '1 millisecond'
           FROM syndication_targets t WHERE t.state = 'sending'),
        (SELECT expires_at FROM syndication_lease WHERE name = 'batch'),
-       (SELECT min(noticed_at) FROM syndication_post_changes),
-       (SELECT min(COALESCE(o.next_attempt_at, now())) FROM syndication_operations o
+       -- Due at once: noticed_at is the trigger's (the database's real) time, a version stamp.
+       (SELECT LEAST(min(noticed_at), ${sqlNow(5)}) FROM syndication_post_changes
+         HAVING min(noticed_at) IS NOT NULL),
+       (SELECT min(COALESCE(o.next_attempt_at, ${sqlNow(5)})) FROM syndication_operations o
          WHERE (o.state = 'pending' OR (o.state = 'failed' AND NOT o.permanent))
            AND o.target_uid = ANY($4::text[])
            AND NOT EXISTS (SELECT 1 FROM syndication_targets c
@@ -100,7 +108,7 @@ export async function nextDue(database: Database, rules: DueRules): Promise<Date
            AND NOT (${GATED})
            AND ${NAMES_AN_UNSENT_TARGET})
      ) AS due`,
-    [rules.staleMs, rules.afterPublishMs, rules.whenLive, [...rules.targetUids]],
+    [rules.staleMs, rules.afterPublishMs, rules.whenLive, [...rules.targetUids], now()],
   );
   return result.rows[0]?.due ?? null;
 }

@@ -115,7 +115,7 @@ export async function performFollowUps(
   post: Post,
   run: PostSyndicationRun,
 ): Promise<PostResult | null> {
-  const now = Date.now();
+  const now = context.now();
   const due = (await context.ledger.operationsForPost(post.id)).filter(
     (op) =>
       op.state === "pending" ||

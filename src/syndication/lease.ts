@@ -5,6 +5,7 @@
 // SQL as a parameter instead, and times the renewals, so a lease lapses without a real wait.
 import type { Database, Queryable } from "../contract/database.ts";
 import type { Logger } from "../contract/logger.ts";
+import { type DatabaseNow, databaseNow, sqlNow } from "./database-now.ts";
 import type { RunInProgress, Trigger } from "./types.ts";
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -28,13 +29,6 @@ export interface LeaseTime {
   every?: Every;
 }
 
-// $n::timestamptz is null unless a clock was given: then the database's clock decides.
-const NOW = (n: number) => `COALESCE($${n}::timestamptz, now())`;
-
-function momentOf(time: LeaseTime): string | null {
-  return time.clock ? new Date(time.clock()).toISOString() : null;
-}
-
 interface LeaseRow {
   run_id: string | null;
   holder: string;
@@ -50,6 +44,8 @@ export interface LeaseStatus extends RunInProgress {
 }
 
 export class Lease {
+  private readonly now: DatabaseNow;
+
   constructor(
     private readonly database: Database,
     private readonly logger: Logger,
@@ -57,7 +53,9 @@ export class Lease {
     readonly durationMs: number = DEFAULT_LEASE_MS,
     private readonly name: string = BATCH_LEASE,
     private readonly time: LeaseTime = {},
-  ) {}
+  ) {
+    this.now = databaseNow(time.clock);
+  }
 
   /**
    * Takes the lease if it is free or expired. `startRun` runs in the same transaction and returns
@@ -75,19 +73,19 @@ export class Lease {
       // lock the row and write WAL even when its WHERE fails, making concurrent refusals queue).
       // Of two racing takers exactly one gets a row: the UPDATE re-checks its WHERE on the row the
       // other committed, and the unique name lets only one INSERT through.
-      const now = momentOf(this.time);
+      const now = this.now();
       let taken = await tx.query<{ expires_at: Date }>(
         `UPDATE syndication_lease
-            SET holder = $2, run_id = NULL, trigger = $3, acquired_at = ${NOW(5)},
-                expires_at = ${NOW(5)} + $4::int * interval '1 millisecond'
-          WHERE name = $1 AND expires_at < ${NOW(5)}
+            SET holder = $2, run_id = NULL, trigger = $3, acquired_at = ${sqlNow(5)},
+                expires_at = ${sqlNow(5)} + $4::int * interval '1 millisecond'
+          WHERE name = $1 AND expires_at < ${sqlNow(5)}
          RETURNING expires_at`,
         [this.name, holder, trigger, this.durationMs, now],
       );
       if (taken.rows.length === 0) {
         taken = await tx.query<{ expires_at: Date }>(
           `INSERT INTO syndication_lease (name, holder, run_id, trigger, acquired_at, expires_at)
-           VALUES ($1, $2, NULL, $3, ${NOW(5)}, ${NOW(5)} + $4::int * interval '1 millisecond')
+           VALUES ($1, $2, NULL, $3, ${sqlNow(5)}, ${sqlNow(5)} + $4::int * interval '1 millisecond')
            ON CONFLICT (name) DO NOTHING
            RETURNING expires_at`,
           [this.name, holder, trigger, this.durationMs, now],
@@ -112,10 +110,10 @@ export class Lease {
   async current(): Promise<LeaseStatus | null> {
     const result = await this.database.query<LeaseRow>(
       `SELECT run_id::text AS run_id, holder, trigger, acquired_at, expires_at,
-              GREATEST(1, CEIL(EXTRACT(EPOCH FROM (expires_at - ${NOW(2)}))))::int AS retry_after
+              GREATEST(1, CEIL(EXTRACT(EPOCH FROM (expires_at - ${sqlNow(2)}))))::int AS retry_after
          FROM syndication_lease
-        WHERE name = $1 AND expires_at > ${NOW(2)}`,
-      [this.name, momentOf(this.time)],
+        WHERE name = $1 AND expires_at > ${sqlNow(2)}`,
+      [this.name, this.now()],
     );
     const row = result.rows[0];
     if (!row) return null;
@@ -139,6 +137,7 @@ export class HeldLease {
   /** Local clock time until which the last successful renewal guarantees the lease. */
   private guaranteedUntil: number;
   private readonly clock: () => number;
+  private readonly now: DatabaseNow;
 
   constructor(
     private readonly database: Database,
@@ -150,6 +149,7 @@ export class HeldLease {
     private readonly time: LeaseTime = {},
   ) {
     this.clock = time.clock ?? Date.now;
+    this.now = databaseNow(time.clock);
     this.guaranteedUntil = this.clock() + durationMs;
   }
 
@@ -186,9 +186,9 @@ export class HeldLease {
     try {
       // Matching the run id (unique) makes sure we never extend a lease someone else took over.
       const result = await this.database.query(
-        `UPDATE syndication_lease SET expires_at = ${NOW(4)} + $3::int * interval '1 millisecond'
+        `UPDATE syndication_lease SET expires_at = ${sqlNow(4)} + $3::int * interval '1 millisecond'
           WHERE name = $1 AND run_id = $2::bigint`,
-        [this.name, this.runId, this.durationMs, momentOf(this.time)],
+        [this.name, this.runId, this.durationMs, this.now()],
       );
       if (result.rowCount === 1) {
         this.guaranteedUntil = startedAt + this.durationMs;

@@ -4,6 +4,7 @@
 // becomes due, and the next scheduled run sends it. Two instances sweeping at once may check a
 // page twice; a check is a GET, and its record is an upsert, so nothing is lost or doubled.
 import type { Database } from "../contract/database.ts";
+import type { DatabaseNow } from "./database-now.ts";
 import { type DueRules, dueLiveChecks } from "./due.ts";
 import type { LiveAnswer, LiveChecks } from "./live-checks.ts";
 
@@ -17,11 +18,12 @@ export interface SweepDependencies {
   liveChecks: LiveChecks;
   checkLive(url: string): Promise<LiveAnswer>;
   rules: DueRules;
+  now: DatabaseNow;
 }
 
 /** Checks the pages of the new posts whose check is due now; returns how many were checked. */
 export async function sweepLiveChecks(deps: SweepDependencies): Promise<number> {
-  const due = await dueLiveChecks(deps.database, deps.rules, SWEEP_PAGE);
+  const due = await dueLiveChecks(deps.database, deps.rules, SWEEP_PAGE, deps.now);
   let next = 0;
   const worker = async () => {
     for (let post = due[next++]; post; post = due[next++]) {

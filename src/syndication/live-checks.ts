@@ -5,6 +5,7 @@
 
 import type { Database } from "../contract/database.ts";
 import { type OutgoingFetchPolicy, safeFetch } from "../net/safe-fetch.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
 import type { Backoff } from "./ledger/claims.ts";
 
 /** A page that is online answers in far less; the whole check (redirects included) is bounded. */
@@ -90,6 +91,7 @@ export class LiveChecks {
   constructor(
     private readonly database: Database,
     private readonly backoff: Backoff,
+    private readonly now: DatabaseNow = DATABASE_DECIDES,
   ) {}
 
   async get(postId: string): Promise<LiveCheck | null> {
@@ -118,18 +120,20 @@ export class LiveChecks {
    * first check the post gives up (waits for the user).
    */
   async record(postId: string, url: string, answer: LiveAnswer): Promise<LiveCheck> {
+    const now = sqlNow(9);
     const result = await this.database.query<LiveRow>(
       `INSERT INTO syndication_live_checks AS c
-         (post_id, url, live_at, checks, last_status, last_error, next_check_at)
-       VALUES ($1::bigint, $2, CASE WHEN $3::boolean THEN now() END, 1, $4::int, $5,
-               CASE WHEN NOT $3::boolean THEN now() + LEAST(2 * $6::float8, $7::float8) * interval '1 millisecond' END)
+         (post_id, url, live_at, checks, last_status, last_error, next_check_at, first_checked_at, checked_at)
+       VALUES ($1::bigint, $2, CASE WHEN $3::boolean THEN ${now} END, 1, $4::int, $5,
+               CASE WHEN NOT $3::boolean THEN ${now} + LEAST(2 * $6::float8, $7::float8) * interval '1 millisecond' END,
+               ${now}, ${now})
        ON CONFLICT (post_id) DO UPDATE
-         SET url = EXCLUDED.url, checks = c.checks + 1, checked_at = now(),
-             live_at = CASE WHEN $3::boolean THEN now() ELSE c.live_at END,
+         SET url = EXCLUDED.url, checks = c.checks + 1, checked_at = ${now},
+             live_at = CASE WHEN $3::boolean THEN ${now} ELSE c.live_at END,
              last_status = EXCLUDED.last_status, last_error = EXCLUDED.last_error,
-             gave_up = NOT $3::boolean AND c.first_checked_at < now() - $8::int * interval '1 millisecond',
+             gave_up = NOT $3::boolean AND c.first_checked_at < ${now} - $8::int * interval '1 millisecond',
              next_check_at = CASE WHEN $3::boolean THEN NULL
-               ELSE now() + LEAST(power(2, LEAST(c.checks + 1, 40)) * $6::float8, $7::float8)
+               ELSE ${now} + LEAST(power(2, LEAST(c.checks + 1, 40)) * $6::float8, $7::float8)
                  * interval '1 millisecond' END
        RETURNING ${COLUMNS}`,
       [
@@ -141,6 +145,7 @@ export class LiveChecks {
         this.backoff.baseMs,
         this.backoff.maxMs,
         GIVE_UP_AFTER_MS,
+        this.now(),
       ],
     );
     return toCheck(result.rows[0] as LiveRow);

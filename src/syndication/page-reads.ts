@@ -10,6 +10,14 @@ import type { Attempt, LedgerEntry, OperationEntry, RunRecord } from "./types.ts
 export class PageReads {
   constructor(private readonly parts: SyndicationParts) {}
 
+  /**
+   * The core's time (a test's clock, when it was given one): what the page counts "ago" and "in"
+   * from, so that they agree with the times the core records.
+   */
+  now(): Date {
+    return new Date(this.parts.clock());
+  }
+
   /** The configured targets' uids. */
   targetUids(): string[] {
     return this.parts.deps.syndicators().map((syndicator) => syndicator.info.uid);

@@ -11,6 +11,7 @@ import type { PostSource } from "../contract/post-source.ts";
 import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
 import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
+import { type DatabaseNow, databaseNow } from "./database-now.ts";
 import type { FailureNotices } from "./failure-notices.ts";
 import { DEFAULT_LEASE_MS, type Every, Lease } from "./lease.ts";
 import { type Backoff, DEFAULT_BACKOFF } from "./ledger/claims.ts";
@@ -36,9 +37,10 @@ export interface SyndicationOptions {
   schedule?: ScheduleRules;
   /** The rules for fetching a post's own URL in the live check (`fetch.allowPrivate`). */
   fetchPolicy?: OutgoingFetchPolicy;
-  /** The time in milliseconds, for when pauses end, a page of posts goes stale and the lease lapses:
-   * Date.now (and the database's now() for the lease) unless given (tests move a clock instead of
-   * sleeping; the lease's SQL then takes the clock's time as a parameter). */
+  /** The time in milliseconds, for when pauses end and a page of posts goes stale: Date.now unless
+   * given. Where the database decides time (a backoff's end, a stale claim, a page giving up, the
+   * lease), its now() unless given: then the SQL takes the clock's time as a parameter instead
+   * (database-now.ts), so that tests move a clock instead of waiting. */
   clock?: () => number;
   /** How the lease's renewals are timed: a real interval unless given (a test clock fires them as
    * it moves). */
@@ -69,6 +71,8 @@ export class SyndicationParts {
   readonly scheduleRules: ScheduleRules;
   readonly backoff: Backoff;
   readonly clock: () => number;
+  /** "Now" in the core's SQL (the database's, unless a clock was given). */
+  readonly databaseNow: DatabaseNow;
   readonly ledger: Ledger;
   readonly liveChecks: LiveChecks;
   readonly health: TargetHealthStore;
@@ -85,10 +89,11 @@ export class SyndicationParts {
     this.backoff = options.retry ?? DEFAULT_BACKOFF;
     this.clock = options.clock ?? Date.now;
     this.scheduleRules = options.schedule ?? { whenLive: true, afterPublishMs: 0 };
-    this.ledger = new Ledger(deps.database, this.backoff);
-    this.liveChecks = new LiveChecks(deps.database, this.backoff);
-    this.health = new TargetHealthStore(deps.database);
-    this.runLog = new RunLog(deps.database);
+    this.databaseNow = databaseNow(options.clock);
+    this.ledger = new Ledger(deps.database, this.backoff, this.databaseNow);
+    this.liveChecks = new LiveChecks(deps.database, this.backoff, this.databaseNow);
+    this.health = new TargetHealthStore(deps.database, this.databaseNow);
+    this.runLog = new RunLog(deps.database, this.databaseNow);
     this.lease = new Lease(deps.database, deps.logger, this.leaseMs, undefined, {
       clock: options.clock,
       every: options.every,

@@ -1,6 +1,7 @@
 // The history of runs, batch and single, for the admin page: who started them, when, and how
 // they went.
 import type { Queryable } from "../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
 import type { RunRecord, RunStatus, RunSummary, Trigger } from "./types.ts";
 
 interface RunRow {
@@ -21,7 +22,10 @@ interface RunRow {
 }
 
 export class RunLog {
-  constructor(private readonly database: Queryable) {}
+  constructor(
+    private readonly database: Queryable,
+    private readonly now: DatabaseNow = DATABASE_DECIDES,
+  ) {}
 
   /** Records the start of a run; `on` lets the lease create it inside its own transaction. */
   async start(
@@ -31,8 +35,9 @@ export class RunLog {
     on: Queryable = this.database,
   ): Promise<string> {
     const result = await on.query<{ id: string }>(
-      "INSERT INTO syndication_runs (kind, trigger, holder) VALUES ($1, $2, $3) RETURNING id::text AS id",
-      [kind, trigger, holder],
+      `INSERT INTO syndication_runs (kind, trigger, holder, started_at) VALUES ($1, $2, $3, ${sqlNow(4)})
+       RETURNING id::text AS id`,
+      [kind, trigger, holder, this.now()],
     );
     const row = result.rows[0];
     if (!row) throw new Error("Recording the syndication run returned no id");
@@ -42,7 +47,7 @@ export class RunLog {
   async finish(runId: string, status: Exclude<RunStatus, "running">, summary: RunSummary): Promise<void> {
     await this.database.query(
       `UPDATE syndication_runs
-          SET finished_at = now(), status = $2, posts = $3, syndicated = $4, partial = $5, failed = $6,
+          SET finished_at = ${sqlNow(9)}, status = $2, posts = $3, syndicated = $4, partial = $5, failed = $6,
               followed = $7, skipped = $8
         WHERE id = $1::bigint`,
       [
@@ -54,6 +59,7 @@ export class RunLog {
         summary.failed,
         summary.followed ?? 0,
         summary.skipped,
+        this.now(),
       ],
     );
   }
@@ -64,10 +70,10 @@ export class RunLog {
    */
   async abandonDead(currentBatchId: string, singleStaleMs: number): Promise<number> {
     const result = await this.database.query(
-      `UPDATE syndication_runs SET status = 'abandoned', finished_at = now()
+      `UPDATE syndication_runs SET status = 'abandoned', finished_at = ${sqlNow(3)}
         WHERE status = 'running' AND id <> $1::bigint
-          AND (kind = 'batch' OR started_at < now() - $2::int * interval '1 millisecond')`,
-      [currentBatchId, singleStaleMs],
+          AND (kind = 'batch' OR started_at < ${sqlNow(3)} - $2::int * interval '1 millisecond')`,
+      [currentBatchId, singleStaleMs, this.now()],
     );
     return result.rowCount;
   }

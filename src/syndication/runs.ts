@@ -283,6 +283,7 @@ export class Runs {
       health: this.parts.health,
       ownTexts: this.parts.ownTexts,
       ...(this.parts.deps.notices ? { notices: this.parts.deps.notices } : {}),
+      now: this.parts.clock,
     };
   }
 
@@ -332,6 +333,7 @@ export class Runs {
         checkLive: (url) => this.parts.checkLive(url),
         rules: this.parts.scheduleRules,
         nameOf: (uid) => names.get(uid) ?? uid,
+        now: this.parts.clock,
       },
       post,
       known?.entries,

@@ -19,6 +19,8 @@ export interface GateDependencies {
   checkLive(url: string): Promise<LiveAnswer>;
   rules: ScheduleRules;
   nameOf(uid: string): string;
+  /** The time in milliseconds: the core's clock. */
+  now(): number;
 }
 
 /**
@@ -34,13 +36,13 @@ export async function holdBack(
   const entries = knownEntries ?? (await deps.ledger.entriesForPost(post.id));
   if (entries.length > 0) return null;
   const dueAt = post.published.getTime() + deps.rules.afterPublishMs;
-  if (dueAt > Date.now())
+  if (dueAt > deps.now())
     return waiting(deps, post, `Sent automatically from ${new Date(dueAt).toISOString()}`);
   if (!deps.rules.whenLive) return null;
   const known = await deps.liveChecks.get(post.id);
   if (known?.liveAt) return null;
   if (known?.gaveUp) return waiting(deps, post, notLiveNote(post.url, known.lastError));
-  if (known?.nextCheckAt && known.nextCheckAt.getTime() > Date.now())
+  if (known?.nextCheckAt && known.nextCheckAt.getTime() > deps.now())
     return waiting(deps, post, waitingNote(post.url, known.lastError));
   const answer = await deps.checkLive(post.url);
   const recorded = await deps.liveChecks.record(post.id, post.url, answer);

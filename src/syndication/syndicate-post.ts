@@ -37,6 +37,8 @@ export interface PostSyndicationContext {
   ownTexts?: OwnTexts;
   /** Where failures that need the user are told (e-mail, webhook), and recoveries. */
   notices?: FailureNotices;
+  /** The time in milliseconds: the core's clock (Date.now unless a test gives its own). */
+  now: () => number;
 }
 
 export interface PostSyndicationRun {
@@ -82,13 +84,13 @@ export function unconfiguredNote(uid: string): string {
 }
 
 /** A row that a claim would take now (or no row yet); others are reported without a round trip. */
-function looksClaimable(entry: LedgerEntry | undefined, force: boolean): boolean {
+function looksClaimable(entry: LedgerEntry | undefined, force: boolean, now: number): boolean {
   if (!entry) return true;
   // A target the user skipped that the post names again: they want it after all.
   if (entry.state === "pending" || entry.state === "skipped") return true;
   if (force) return entry.state === "failed" || entry.state === "unknown";
   if (entry.state !== "failed" || entry.permanent) return false;
-  return entry.nextAttemptAt === null || entry.nextAttemptAt.getTime() <= Date.now();
+  return entry.nextAttemptAt === null || entry.nextAttemptAt.getTime() <= now;
 }
 
 /** The configured syndicators by uid; the first of two with one uid is the one used. */
@@ -141,7 +143,7 @@ export async function syndicatePost(
     const syndicator = byUid.get(uid);
     if (requestedNow && !syndicator && known?.state !== "syndicated")
       return { uid, name, status: "skipped", error: unconfiguredNote(uid), unconfigured: true };
-    if (!requestedNow || !looksClaimable(known, run.force) || !syndicator)
+    if (!requestedNow || !looksClaimable(known, run.force, context.now()) || !syndicator)
       return notClaimed(known, uid, name);
     const paused = run.pauses?.get(uid);
     if (paused) return { uid, name, status: "skipped", error: paused.reason };

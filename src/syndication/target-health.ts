@@ -3,6 +3,7 @@
 // rate-limits us (429). Checks (verify) and sends both feed it; a success of either clears it. It is
 // kept in the database, so every instance and the page after a restart see the same.
 import type { Database } from "../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
 import { clip } from "./ledger/rows.ts";
 
 export interface TargetHealth {
@@ -72,8 +73,8 @@ function toHealth(row: HealthRow): TargetHealth {
 }
 
 /** What a success writes: the target is well, whatever it said before. */
-const WELL = `ok_at = now(), error = NULL,
-  error_status = NULL, error_at = NULL, refused_since = NULL, rate_limited_until = NULL, updated_at = now()`;
+const well = (now: string) => `ok_at = ${now}, error = NULL,
+  error_status = NULL, error_at = NULL, refused_since = NULL, rate_limited_until = NULL, updated_at = ${now}`;
 
 export class TargetHealthStore {
   /**
@@ -83,7 +84,10 @@ export class TargetHealthStore {
    */
   readonly #known = new Set<string>();
 
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly now: DatabaseNow = DATABASE_DECIDES,
+  ) {}
 
   /** Every target's row, keyed by uid (targets never checked nor sent to are absent). */
   async all(): Promise<Map<string, TargetHealth>> {
@@ -108,19 +112,19 @@ export class TargetHealthStore {
       // this one last looked: clear it. The row is found by its key and, while the target is well,
       // nothing is written, so a send costs one read of one row and takes no lock.
       await this.database.query(
-        `UPDATE syndication_target_health SET ${WELL}
+        `UPDATE syndication_target_health SET ${well(sqlNow(2))}
           WHERE target_uid = $1
             AND (error IS NOT NULL OR refused_since IS NOT NULL OR rate_limited_until IS NOT NULL)`,
-        [uid],
+        [uid, this.now()],
       );
       return;
     }
     await this.database.query(
-      `INSERT INTO syndication_target_health AS h (target_uid, checked_at, ok_at)
-       VALUES ($1, CASE WHEN $2::boolean THEN now() END, now())
+      `INSERT INTO syndication_target_health AS h (target_uid, checked_at, ok_at, updated_at)
+       VALUES ($1, CASE WHEN $2::boolean THEN ${sqlNow(3)} END, ${sqlNow(3)}, ${sqlNow(3)})
        ON CONFLICT (target_uid) DO UPDATE
-         SET checked_at = COALESCE(EXCLUDED.checked_at, h.checked_at), ${WELL}`,
-      [uid, checked],
+         SET checked_at = COALESCE(EXCLUDED.checked_at, h.checked_at), ${well(sqlNow(3))}`,
+      [uid, checked, this.now()],
     );
     this.#known.add(uid);
   }
@@ -134,18 +138,19 @@ export class TargetHealthStore {
     const status = failure.status ?? null;
     await this.database.query(
       `INSERT INTO syndication_target_health AS h
-         (target_uid, checked_at, error, error_status, error_at, refused_since, rate_limited_until)
-       VALUES ($1, CASE WHEN $2::boolean THEN now() END, $3, $4::int, now(),
-               CASE WHEN $4::int IN (401, 403) THEN now() END, CASE WHEN $4::int = 429 THEN $5::timestamptz END)
+         (target_uid, checked_at, error, error_status, error_at, refused_since, rate_limited_until, updated_at)
+       VALUES ($1, CASE WHEN $2::boolean THEN ${sqlNow(6)} END, $3, $4::int, ${sqlNow(6)},
+               CASE WHEN $4::int IN (401, 403) THEN ${sqlNow(6)} END, CASE WHEN $4::int = 429 THEN $5::timestamptz END,
+               ${sqlNow(6)})
        ON CONFLICT (target_uid) DO UPDATE
          SET checked_at = COALESCE(EXCLUDED.checked_at, h.checked_at), error = EXCLUDED.error,
-             error_status = EXCLUDED.error_status, error_at = now(),
+             error_status = EXCLUDED.error_status, error_at = ${sqlNow(6)},
              refused_since = CASE WHEN EXCLUDED.refused_since IS NOT NULL
                                   THEN COALESCE(h.refused_since, EXCLUDED.refused_since) ELSE h.refused_since END,
              rate_limited_until = CASE WHEN $4::int = 429 THEN EXCLUDED.rate_limited_until
                                        ELSE h.rate_limited_until END,
-             updated_at = now()`,
-      [uid, checked, clip(failure.error), status, failure.retryAt?.toISOString() ?? null],
+             updated_at = ${sqlNow(6)}`,
+      [uid, checked, clip(failure.error), status, failure.retryAt?.toISOString() ?? null, this.now()],
     );
   }
 }

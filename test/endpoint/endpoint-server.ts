@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { Database } from "../../src/contract/database.ts";
 import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
-import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
+import { type EndpointEnvironment, EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
 import type { Syndication } from "../../src/syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
@@ -75,6 +75,11 @@ export interface EndpointServerOptions {
   database?: Database;
   /** Other syndicators installed after the targets' (a Micropub or Bluesky one, say). */
   syndicators?: SyndicatorPlugin[];
+  /**
+   * The clock of the core and its scheduler (backoffs, live checks, stale claims, the scheduler's
+   * sleeps): the test moves it instead of waiting (ServerClock, test/schedule/scheduled-server.ts).
+   */
+  clock?: NonNullable<EndpointEnvironment["time"]>;
 }
 
 /** A database shared by servers started one after another, as after a restart with a changed config. */
@@ -85,14 +90,24 @@ export function sharedDatabase(database: Database): Engine {
 }
 
 export async function startEndpointServer(options: EndpointServerOptions): Promise<EndpointServer> {
+  const clock = options.clock;
+  // With a clock, the plug-in is installed as an instance that tells time by it; else by its name
+  // in the config file, as a user installs it.
+  const plugin = clock
+    ? new EndpointSyndicate(options.pluginOptions ?? {}, { env: process.env, time: clock })
+    : undefined;
   const server = await startTestServer({
     engine: options.database ? sharedDatabase(options.database) : options.engine,
     config: {
-      plugins: [PLUGIN_PACKAGE],
-      ...(options.pluginOptions ? { [PLUGIN_PACKAGE]: options.pluginOptions } : {}),
+      plugins: plugin ? [] : [PLUGIN_PACKAGE],
+      ...(options.pluginOptions && !plugin ? { [PLUGIN_PACKAGE]: options.pluginOptions } : {}),
       ...options.config,
     },
-    plugins: [...options.targets.map((target) => target.syndicator()), ...(options.syndicators ?? [])],
+    plugins: [
+      ...options.targets.map((target) => target.syndicator()),
+      ...(options.syndicators ?? []),
+      ...(plugin ? [plugin] : []),
+    ],
     ...(options.env ? { env: options.env } : {}),
   });
   const token = await server.token("create update");

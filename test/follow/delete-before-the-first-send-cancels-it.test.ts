@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { CopyChangeOptions, PostProperties, Publication } from "../../src/contract/syndicator.ts";
+import { databaseNow } from "../../src/syndication/database-now.ts";
 import { Ledger } from "../../src/syndication/ledger/ledger.ts";
 import { syndicatePost } from "../../src/syndication/syndicate-post.ts";
 import { engines } from "../helpers/databases.ts";
@@ -64,13 +65,14 @@ for (const engine of engines) {
 
       // The run that listed the post before the delete now sends it.
       const context = {
-        ledger: new Ledger(fixture.database),
+        ledger: new Ledger(fixture.database, undefined, databaseNow(fixture.clock.now)),
         posts: fixture.posts,
         syndicators: [a, b],
         publication,
         logger: silent,
         holder: "racing-run",
         targetTimeoutMs: 5_000,
+        now: fixture.clock.now,
       };
       const raced = await syndicatePost(context, stale, { runId: null, trigger: "batch", force: true });
       assert.ok(raced.targets.every((t) => t.status !== "syndicated"));

@@ -1,6 +1,7 @@
 // The real host with the syndication endpoint and its scheduler running (nobody clicks), a sandbox
 // Mastodon server, and a photo server on the home network: what the follow-up tests act on through
-// the host's own /micropub endpoint.
+// the host's own /micropub endpoint. The core and the scheduler tell time by the world's clock: a
+// retry's backoff passes when the test moves it.
 import { listen, type RunningServer } from "../../dev/sandbox/http-kit.ts";
 import type { SandboxRequest } from "../../dev/sandbox/mastodon-server.ts";
 import {
@@ -13,12 +14,14 @@ import {
 import { jpegBytes } from "../fakes/photo-server.ts";
 import type { Engine } from "../helpers/databases.ts";
 import { until } from "../helpers/eventually.ts";
-import { SHORT_SCHEDULE } from "../schedule/scheduled-server.ts";
+import { ServerClock } from "../schedule/scheduled-server.ts";
 
 export interface FollowWorld {
   app: EndpointServer;
   target: Target;
   photos: RunningServer;
+  /** The clock of the core and the scheduler. */
+  clock: ServerClock;
   /** POST /micropub with a JSON body (update, delete, undelete); answers its status. */
   micropub(body: Record<string, unknown>): Promise<number>;
   /** The post's stored properties (deleted posts included). */
@@ -32,8 +35,9 @@ export interface FollowWorld {
 
 export async function startFollowWorld(
   engine: Engine,
-  pluginOptions: Record<string, unknown> = SHORT_SCHEDULE,
+  pluginOptions: Record<string, unknown> = { schedule: { enabled: true, whenLive: false } },
 ): Promise<FollowWorld> {
+  const clock = new ServerClock();
   const target = await startTarget();
   const photos = await listen((_request, response) => {
     response.writeHead(200, { "content-type": "image/jpeg", "content-length": jpegBytes.length });
@@ -44,12 +48,14 @@ export async function startFollowWorld(
     targets: [target],
     pluginOptions,
     config: { fetch: { allowPrivate: true } },
+    clock,
   });
   const token = await app.server.token("create update delete");
   const world: FollowWorld = {
     app,
     target,
     photos,
+    clock,
     async micropub(body) {
       const response = await fetch(`${app.url}/micropub`, {
         method: "POST",

@@ -42,12 +42,13 @@ for (const engine of engines) {
       await collect(await fixture.syndication.runs.startBatch("manual"));
       await fixture.posts.delete(post.url);
       await collect(await fixture.syndication.runs.startBatch("manual"));
-      // Both deletes were claimed by a process that then died mid-call.
+      // Both deletes were claimed by a process that then died mid-call, an hour ago on the clock.
       await fixture.database.query(
-        `UPDATE syndication_operations SET state = 'sending', claimed_by = 'dead', claimed_at = now() - interval '1 hour'
+        `UPDATE syndication_operations SET state = 'sending', claimed_by = 'dead', claimed_at = $2::timestamptz
           WHERE post_id = $1::bigint`,
-        [post.id],
+        [post.id, fixture.clock.date().toISOString()],
       );
+      fixture.clock.advance(3_600_000);
       for (const uid of [keyed.info.uid, plain.info.uid])
         await fixture.database.query(
           `INSERT INTO syndication_attempts (post_id, target_uid, trigger, outcome, operation)

@@ -17,7 +17,7 @@ import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
 import { type FakeMicropub, startFakeMicropub } from "../fakes/micropub-endpoint.ts";
 import { engines } from "../helpers/databases.ts";
 import { until } from "../helpers/eventually.ts";
-import { looks, SHORT_SCHEDULE, schedulerOf } from "../schedule/scheduled-server.ts";
+import { looks, ServerClock, schedulerOf } from "../schedule/scheduled-server.ts";
 
 for (const engine of engines) {
   describe(`a Micropub delete deletes one copy per target (${engine.name})`, () => {
@@ -40,7 +40,8 @@ for (const engine of engines) {
         engine,
         targets: [mastodon],
         syndicators: [bluesky, micropubTarget],
-        pluginOptions: SHORT_SCHEDULE,
+        pluginOptions: { schedule: { enabled: true, whenLive: false } },
+        clock: new ServerClock(),
       });
     });
     after(async () => {

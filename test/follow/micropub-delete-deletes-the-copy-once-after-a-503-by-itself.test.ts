@@ -1,5 +1,6 @@
 // Issue 17: a post deleted through Micropub has its Mastodon copy deleted by the scheduler alone
-// (no click, no webhook): the target answers 503 first, a retry deletes it, exactly once. The copy's
+// (no click, no webhook): the target answers 503 first, a retry after its backoff (2 minutes, on
+// the test's clock) deletes it, exactly once. The copy's
 // link leaves the post. Restored (undelete), the post is sent again as a new copy, with a new
 // idempotency key (Mastodon remembers a key for an hour), and gets the new link.
 import assert from "node:assert/strict";
@@ -10,6 +11,7 @@ import { looks, schedulerOf } from "../schedule/scheduled-server.ts";
 import { type FollowWorld, startFollowWorld } from "./follow-world.ts";
 
 const STATUS = /^\/api\/v1\/statuses\/\d+$/;
+const MINUTE = 60_000;
 
 for (const engine of engines) {
   describe(`a Micropub delete deletes the copy, once, by itself (${engine.name})`, () => {
@@ -35,6 +37,11 @@ for (const engine of engines) {
         times: 1,
       });
       assert.equal(await world.micropub({ action: "delete", url }), 204);
+      await until("the target refused the delete", () => world?.requests("DELETE", STATUS).length === 1);
+      await world.clock.advance(2 * MINUTE - 1);
+      await looks(schedulerOf(world.app));
+      assert.equal(world.requests("DELETE", STATUS).length, 1, "not retried before its backoff ends");
+      await world.clock.advance(1);
       await until("the copy is deleted", async () => first.deletedAt !== null);
       await looks(schedulerOf(world.app));
       assert.equal(

@@ -96,6 +96,7 @@ for (const engine of engines) {
 
       // The user's own words for the copy, saved from the page: the copy follows them too.
       await world.app.syndication().copies.saveOwnText(post, target.uid, "My own words for Mastodon");
+      await world.clock.advance(60_000); // the scheduler's next wake-up
       await until("the copy is edited again", async () => world?.requests("PUT", PUT).length === 2);
       assert.match(status.text, /^My own words for Mastodon/);
 
@@ -104,9 +105,12 @@ for (const engine of engines) {
       const database = world.app.server.host.database;
       assert.ok(database);
       await world.app.syndication().copies.resetOwnText(post, target.uid);
+      await world.clock.advance(60_000);
       await until("the copy is back to the template", async () => world?.requests("PUT", PUT).length === 3);
       const elsewhere = createPostService(database, world.app.server.host.publication);
       await elsewhere.update(url, { replace: { content: ["Third words, from elsewhere"] } });
+      // Nobody nudges the scheduler: its next wake-up, a minute later at the most, finds the change.
+      await world.clock.advance(60_000);
       await until("the copy follows", async () => world?.requests("PUT", PUT).length === 4);
       assert.match(status.text, /^Third words, from elsewhere/);
     });

@@ -1,7 +1,8 @@
 // Issue 12, schedule.whenLive: a new post on a static site is sent automatically only once its URL
-// answers 2xx. While the page answers 404 it is checked again with backoff and nothing is sent;
-// within the check interval after the deploy it is sent, once. A request (here POST {mountPath})
-// sends at once, live or not, as before.
+// answers 2xx. While the page answers 404 it is checked again with backoff (check n waits 2^n
+// minutes, at the defaults) and nothing is sent; at the first check after the deploy it is sent,
+// once. A request (here POST {mountPath}) sends at once, live or not, as before. The server's core
+// and scheduler tell time by the test's clock, so the minutes of backoff take no time.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
@@ -13,16 +14,17 @@ import {
   until,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { looks, schedulerOf } from "./scheduled-server.ts";
+import { looks, ServerClock, schedulerOf } from "./scheduled-server.ts";
 import { type StaticSite, startStaticSite } from "./static-site.ts";
 
-const MAX_CHECK_INTERVAL_MS = 400;
+const MINUTE = 60_000;
 
 for (const engine of engines) {
   describe(`a post answering 404, then 200 (${engine.name})`, () => {
     let target: Target | undefined;
     let site: StaticSite | undefined;
     let app: EndpointServer | undefined;
+    const clock = new ServerClock();
     before(async () => {
       target = await startTarget();
       site = await startStaticSite();
@@ -30,10 +32,8 @@ for (const engine of engines) {
         engine,
         targets: [target],
         config: { publication: { me: site.url } },
-        pluginOptions: {
-          schedule: { enabled: true, whenLive: true, maxSleepMs: 200 },
-          retry: { baseMs: 100, maxMs: MAX_CHECK_INTERVAL_MS },
-        },
+        pluginOptions: { schedule: { enabled: true, whenLive: true } },
+        clock,
       });
     });
     after(async () => {
@@ -41,14 +41,26 @@ for (const engine of engines) {
       await closeAll(target, site);
     });
 
-    it("sends nothing while the page is missing, and sends it once soon after it is live", async () => {
+    it("sends nothing while the page is missing, checking it with backoff, and sends it once at the check after the deploy", async () => {
       assert.ok(app && target && site);
+      const scheduler = schedulerOf(app);
       const url = await app.createPost({ content: "on a static site", targets: [target.uid] });
       const path = new URL(url).pathname;
       assert.ok(url.startsWith(site.url), `the post lives on the site: ${url}`);
-
       const checks = () => site?.requests.filter((p) => p === path).length ?? 0;
-      await until("the page was checked three times", () => checks() >= 3, 10_000);
+
+      await until("the page was checked", () => checks() === 1);
+      // Check n waits 2^n minutes: the second comes 2 minutes after the first, the third 4 after that.
+      for (const [check, waitMs] of [
+        [2, 2 * MINUTE],
+        [3, 4 * MINUTE],
+      ] as const) {
+        await clock.advance(waitMs - 1);
+        await looks(scheduler);
+        assert.equal(checks(), check - 1, `check ${check} is not made a millisecond early`);
+        await clock.advance(1);
+        await until(`check ${check} was made`, () => checks() === check);
+      }
       assert.equal(target.sandbox.statuses.length, 0, "nothing is sent while the page answers 404");
       const { cookie } = await app.server.signIn();
       const page = await fetch(`${app.endpoint}`, { headers: { cookie, accept: "text/html" } });
@@ -58,15 +70,17 @@ for (const engine of engines) {
       );
 
       site.deploy(path);
-      const deployedAt = Date.now();
-      await until("the target has the post", () => target?.sandbox.statuses.length === 1, 10_000);
-      const latency = Date.now() - deployedAt;
-      assert.ok(latency < MAX_CHECK_INTERVAL_MS + 1_500, `sent ${latency} ms after the deploy`);
+      await looks(scheduler);
+      assert.equal(target.sandbox.statuses.length, 0, "not sent before the next check finds it live");
+      await clock.advance(8 * MINUTE);
+      await until("the target has the post", () => target?.sandbox.statuses.length === 1);
+      assert.equal(checks(), 4, "the fourth check found it live");
 
-      const checksWhenSent = checks();
-      await looks(schedulerOf(app));
+      await looks(scheduler);
+      await clock.advance(86_400_000);
+      await looks(scheduler);
       assert.equal(target.sandbox.statuses.length, 1, "sent once");
-      assert.equal(checks(), checksWhenSent, "a live page is not checked again");
+      assert.equal(checks(), 4, "a live page is not checked again");
       const properties = await app.source(url);
       assert.deepEqual(properties.syndication, [target.sandbox.statuses[0]?.url]);
     });

@@ -13,7 +13,10 @@ import {
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { SHORT_SCHEDULE } from "./scheduled-server.ts";
+import { ServerClock } from "./scheduled-server.ts";
+
+/** The default backoff of a first failure: 2^1 × one minute. */
+const FIRST_BACKOFF_MS = 120_000;
 
 interface Health {
   status: string;
@@ -32,13 +35,15 @@ for (const engine of engines) {
   describe(`/health and the navigation badge (${engine.name})`, () => {
     let target: Target | undefined;
     let app: EndpointServer | undefined;
+    // Nobody moves the clock: the 503 stays in backoff for the whole test.
+    const clock = new ServerClock();
     before(async () => {
       target = await startTarget();
       app = await startEndpointServer({
         engine,
         targets: [target],
-        // Retries an hour apart: the 503 stays in backoff for the whole test.
-        pluginOptions: { ...SHORT_SCHEDULE, retry: { baseMs: 1_800_000, maxMs: 3_600_000 } },
+        pluginOptions: { schedule: { enabled: true, whenLive: false } },
+        clock,
       });
     });
     after(async () => {
@@ -63,19 +68,23 @@ for (const engine of engines) {
     it("counts a refused post, not one waiting for its retry, in /health and the badge", async () => {
       assert.ok(app && target);
       target.sandbox.setBehaviour({ status: 503, error: "Down for maintenance", times: 1 });
-      await app.createPost({ content: "retried in an hour", targets: [target.uid] });
-      await until("the 503 was recorded", () => sends(target) === 1, 10_000);
+      await app.createPost({ content: "retried in two minutes", targets: [target.uid] });
+      await until("the 503 was recorded", () => sends(target) === 1);
       let report = await eventually("/health tells the run's summary", async () => {
         const now = await health(app as EndpointServer);
         return now["endpoint-syndicate"].scheduler.last_run?.summary === undefined ? undefined : now;
       });
       const due = report["endpoint-syndicate"].scheduler.next_due_at;
-      assert.ok(due && Date.parse(due) > Date.now() + 1_000_000, `the retry is due in about an hour: ${due}`);
+      assert.equal(
+        due && Date.parse(due),
+        clock.now() + FIRST_BACKOFF_MS,
+        `the retry is due when its backoff ends: ${due}`,
+      );
       assert.equal(report["endpoint-syndicate"].posts_needing_user, 0, "a retry in backoff needs nobody");
 
       target.sandbox.setBehaviour({ status: 422, error: "Text is too long" });
       await app.createPost({ content: "refused for good", targets: [target.uid] });
-      await until("the refusal was recorded", () => sends(target) === 2, 10_000);
+      await until("the refusal was recorded", () => sends(target) === 2);
       report = await eventually("/health counts the refused post", async () => {
         const now = await health(app as EndpointServer);
         return now["endpoint-syndicate"].posts_needing_user === 0 ? undefined : now;

@@ -11,7 +11,6 @@ import {
   type Target,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { SHORT_SCHEDULE } from "./scheduled-server.ts";
 
 for (const engine of engines) {
   describe(`schedule.enabled false sends nothing by itself (${engine.name})`, () => {
@@ -22,7 +21,7 @@ for (const engine of engines) {
       app = await startEndpointServer({
         engine,
         targets: [target],
-        pluginOptions: { ...SHORT_SCHEDULE, schedule: { ...SHORT_SCHEDULE.schedule, enabled: false } },
+        pluginOptions: { schedule: { enabled: false, whenLive: false } },
       });
     });
     after(async () => {

@@ -1,14 +1,54 @@
-// A server whose scheduler runs with short bounds, so that what takes minutes at the defaults
-// happens within a test: sleeps of at most maxSleepMs, failed sends retried after baseMs, 2 × baseMs …
+// A server whose core and scheduler tell time by a clock the test moves (ServerClock), so that what
+// takes minutes or a day at the defaults (a backoff, the live checks of a page, giving up on it)
+// happens at once, and exactly when it should: a test can show it does not happen a millisecond early.
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
-import type { Scheduler } from "../../src/syndication/scheduler.ts";
+import type { After, Scheduler } from "../../src/syndication/scheduler.ts";
 import type { EndpointServer } from "../endpoint/endpoint-server.ts";
+import { TestClock } from "../helpers/clock.ts";
 import { until } from "../helpers/eventually.ts";
 
-export const SHORT_SCHEDULE = {
-  schedule: { enabled: true, whenLive: false, maxSleepMs: 200 },
-  retry: { baseMs: 100, maxMs: 400 },
-};
+/**
+ * The clock of a server's core and scheduler (startEndpointServer's `clock`). It starts an hour
+ * ahead of the real time: the host dates posts by the real clock, and a post must not look
+ * published in the core's future. It knows when the scheduler sleeps, the only user of `after`,
+ * and for how long it asked to.
+ */
+export class ServerClock {
+  private readonly clock = new TestClock(Date.now() + 3_600_000);
+  /** Each sleep the scheduler began, in milliseconds, oldest first. */
+  readonly sleeps: number[] = [];
+  /** True while the scheduler sleeps (until its timer fires or a nudge wakes it). */
+  asleep = false;
+  readonly now = this.clock.now;
+  readonly every = this.clock.every;
+  readonly after: After = (ms, done) => {
+    this.sleeps.push(ms);
+    this.asleep = true;
+    const cancel = this.clock.after(ms, () => {
+      this.asleep = false;
+      done();
+    });
+    return () => {
+      this.asleep = false;
+      cancel();
+    };
+  };
+
+  /**
+   * Once the scheduler sleeps (its look, run or nudge over), moves the clock on: the timers due on
+   * the way fire (see TestClock.advance). Moved while the scheduler was still looking, the clock
+   * would pass a sleep not yet begun.
+   */
+  async advance(ms: number): Promise<void> {
+    await this.sleeping();
+    this.clock.advance(ms);
+  }
+
+  /** Waits until the scheduler has gone to sleep again (after a look, a run, a nudge). */
+  async sleeping(what = "the scheduler sleeps"): Promise<void> {
+    await until(what, () => this.asleep);
+  }
+}
 
 export function schedulerOf(app: EndpointServer): Scheduler {
   const plugin = app.server.host.plugins.find((p): p is EndpointSyndicate => p instanceof EndpointSyndicate);

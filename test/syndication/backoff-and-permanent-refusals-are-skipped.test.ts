@@ -16,10 +16,10 @@ const refusing = "https://refuses.example/@me";
 
 const MINUTE = 60_000;
 
-/** Seconds from now until the row's next attempt. */
-function waitMinutes(nextAttemptAt: Date | null | undefined): number {
+/** Minutes from the test clock's now until the row's next attempt: exact, since the clock stands still. */
+function waitMinutes(nextAttemptAt: Date | null | undefined, now: number): number {
   assert.ok(nextAttemptAt);
-  return Math.round((nextAttemptAt.getTime() - Date.now()) / MINUTE);
+  return (nextAttemptAt.getTime() - now) / MINUTE;
 }
 
 for (const engine of engines) {
@@ -55,7 +55,7 @@ for (const engine of engines) {
       assert.equal(row?.state, "failed");
       assert.equal(row?.attempts, 1);
       assert.equal(row?.permanent, false);
-      assert.equal(waitMinutes(row?.next_attempt_at), 2);
+      assert.equal(waitMinutes(row?.next_attempt_at, fixture.clock.now()), 2);
 
       const second = await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(flakyTarget.callsFor(post.url).length, 1, "not called during the backoff");
@@ -64,25 +64,28 @@ for (const engine of engines) {
       assert.equal(skipped?.status, "skipped");
       assert.match(skipped?.error ?? "", /^Flaky: 503 Service Unavailable \(next attempt after /);
 
+      // A millisecond before the wait is over, still skipped.
+      fixture.clock.advance(2 * MINUTE - 1);
+      await collect(await fixture.syndication.runs.startBatch("batch"));
+      assert.equal(flakyTarget.callsFor(post.url).length, 1, "not called a millisecond early");
+
       // The wait is over. The retry uses the key stored in the row, not one derived afresh.
-      await fixture.database.query(
-        "UPDATE syndication_targets SET next_attempt_at = now() - interval '1 second', idempotency_key = 'stored-key'",
-      );
+      await fixture.database.query("UPDATE syndication_targets SET idempotency_key = 'stored-key'");
+      fixture.clock.advance(1);
       await collect(await fixture.syndication.runs.startBatch("batch"));
       assert.equal(flakyTarget.callsFor(post.url).length, 2);
       assert.equal(flakyTarget.calls[1]?.idempotencyKey, "stored-key");
       row = await ledgerRow(fixture.database, post.id, flaky);
       assert.equal(row?.attempts, 2);
-      assert.equal(waitMinutes(row?.next_attempt_at), 4);
+      assert.equal(waitMinutes(row?.next_attempt_at, fixture.clock.now()), 4);
 
       // After many attempts the wait is capped at a day.
-      await fixture.database.query(
-        "UPDATE syndication_targets SET attempts = 40, next_attempt_at = now() - interval '1 second'",
-      );
+      await fixture.database.query("UPDATE syndication_targets SET attempts = 40");
+      fixture.clock.advance(4 * MINUTE);
       await collect(await fixture.syndication.runs.startBatch("batch"));
       row = await ledgerRow(fixture.database, post.id, flaky);
       assert.equal(row?.attempts, 41);
-      assert.equal(waitMinutes(row?.next_attempt_at), 24 * 60);
+      assert.equal(waitMinutes(row?.next_attempt_at, fixture.clock.now()), 24 * 60);
     });
 
     it("a permanent refusal is not retried automatically, only by the user", async () => {

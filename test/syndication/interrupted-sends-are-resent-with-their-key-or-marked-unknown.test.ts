@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { databaseNow } from "../../src/syndication/database-now.ts";
 import { idempotencyKey } from "../../src/syndication/idempotency-key.ts";
 import { Ledger } from "../../src/syndication/ledger/ledger.ts";
 import { engines } from "../helpers/databases.ts";
@@ -26,9 +27,12 @@ for (const engine of engines) {
     });
     after(() => fixture.close());
 
-    /** What a process that died mid-send leaves: rows claimed (`sending`) long ago. */
+    /**
+     * What a process that died mid-send leaves: rows claimed (`sending`), then `ageSeconds` passing
+     * on the instances' clock (an hour: long stale; 0: its sender may still be at work).
+     */
     async function crashMidSend(postId: string, postUrl: string, uids: string[], ageSeconds = 3600) {
-      const ledger = new Ledger(fixture.database);
+      const ledger = new Ledger(fixture.database, undefined, databaseNow(fixture.clock.now));
       for (const uid of uids) {
         const claim = await ledger.claim({
           postId,
@@ -40,10 +44,7 @@ for (const engine of engines) {
         });
         assert.ok(claim);
       }
-      await fixture.database.query(
-        "UPDATE syndication_targets SET claimed_at = now() - $2::int * interval '1 second' WHERE post_id = $1::bigint",
-        [postId, ageSeconds],
-      );
+      fixture.clock.advance(ageSeconds * 1000);
     }
 
     it("at the next run: resent with the same key where honoured, else unknown and never resent", async () => {

@@ -93,6 +93,7 @@ export async function loadPostList(services: PageServices, query: ListQuery): Pr
     mountPath,
     (ids) => syndication.reads.liveChecksForPosts(ids),
     () => syndication.reads.pausedTargets(),
+    syndication.reads.now(),
   );
   return { rows, total, page, pages, offset };
 }

@@ -60,7 +60,15 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     services.syndication.reads.pausedTargets(),
   ]);
   const followUps = operations.map((entry) => followUpView(entry, services.syndicators));
-  const row = postRow(post, entries, services.syndicators, services.mountPath, new Date(), undefined, paused);
+  const row = postRow(
+    post,
+    entries,
+    services.syndicators,
+    services.mountPath,
+    services.syndication.reads.now(),
+    undefined,
+    paused,
+  );
   const names = new Map(row.targets.map((target) => [target.uid, target.name]));
   return {
     row,

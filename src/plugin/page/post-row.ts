@@ -98,6 +98,7 @@ export async function postRows(
   mountPath: string,
   liveChecksForPosts?: (ids: readonly string[]) => Promise<Map<string, LiveCheck>>,
   pausedTargets?: () => Promise<Map<string, TargetPause>>,
+  now: Date = new Date(),
 ): Promise<PostRowView[]> {
   const ids = posts.map((post) => post.id);
   const [entries, checks, paused] = await Promise.all([
@@ -105,7 +106,6 @@ export async function postRows(
     liveChecksForPosts ? liveChecksForPosts(ids) : new Map<string, LiveCheck>(),
     pausedTargets ? pausedTargets() : new Map<string, TargetPause>(),
   ]);
-  const now = new Date();
   return posts.map((post) =>
     postRow(post, entries.get(post.id) ?? [], syndicators, mountPath, now, checks.get(post.id), paused),
   );

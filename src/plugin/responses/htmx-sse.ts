@@ -87,7 +87,7 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
         mountPath: services.mountPath,
         status: started,
         reloadHref: redirectUri,
-        statusAt: new Date().toISOString(),
+        statusAt: services.syndication.reads.now().toISOString(),
       });
     });
   }
@@ -107,7 +107,7 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
                 await services.syndication.reads.entriesForPost(post.id),
                 services.syndicators,
                 services.mountPath,
-                new Date(),
+                services.syndication.reads.now(),
                 (await services.syndication.reads.liveChecksForPosts([post.id])).get(post.id),
                 await currentPauses(),
               )
@@ -160,7 +160,7 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
           needingAttention: attention.all,
           redirectUri,
           reloadHref: redirectUri,
-          statusAt: new Date().toISOString(),
+          statusAt: services.syndication.reads.now().toISOString(),
         });
       });
       await queue;

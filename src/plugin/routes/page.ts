@@ -89,7 +89,15 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
         nextSteps = { target: syndicators.length === 0, post: all.length === 0 };
       const entries = await syndication.reads.summaryForPosts(newest.map((post) => post.id));
       const sent = newest.filter((post) => (entries.get(post.id)?.length ?? 0) > 0);
-      latest = await postRows(sent, async () => entries, syndicators, mountPath);
+      latest = await postRows(
+        sent,
+        async () => entries,
+        syndicators,
+        mountPath,
+        undefined,
+        undefined,
+        syndication.reads.now(),
+      );
     }
 
     res.setHeader("Cache-Control", "no-store");
@@ -98,7 +106,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       mountPath,
       redirectUri: listHref(mountPath, here),
       query: here,
-      statusAt: new Date().toISOString(),
+      statusAt: syndication.reads.now().toISOString(),
       filtered,
       states: POST_STATES,
       pageHref: (changes: Record<string, unknown>) => listHref(mountPath, here, changes),

@@ -46,7 +46,7 @@ const querySchema = z.object({
     ),
 });
 
-/** Ledger times come from the database's clock: a little slack for a clock a moment apart. */
+/** Ledger times come from the database's clock: a little slack for a server clock a moment apart. */
 const CLOCK_SLACK_MS = 5_000;
 
 export function runStatusRoute(context: RouteContext): RequestHandler {
@@ -56,7 +56,7 @@ export function runStatusRoute(context: RouteContext): RequestHandler {
     const query = querySchema.parse(req.query);
     const view = listQuerySchema.parse(req.query);
     const viewHref = listHref(mountPath, view);
-    const now = new Date();
+    const now = syndication.reads.now();
     // A run that started and ended between two polls was never seen in progress: its end is
     // still news to this page.
     const endedBetweenPolls = async () => {

@@ -1,6 +1,7 @@
 // What the statements that move a claimed row on share, for sends and follow-ups alike: where the row
 // lives (its book), the failure, unknown-outcome and stale statements, and the claim's runner.
 import type { Database } from "../../contract/database.ts";
+import { sqlNow } from "../database-now.ts";
 import type { Operation, Trigger } from "../types.ts";
 import type { Claim, OperationClaim } from "./claims.ts";
 
@@ -28,17 +29,19 @@ export const FOLLOW_UPS: Book = {
   operationColumn: "operation",
 };
 
+// Each statement's last parameter is "now" (database-now.ts).
+
 /** The failure of a claimed row: a refusal waits for the user, anything else backs off. */
 export const failureSql = (book: Book) => `WITH attempt AS (
-         UPDATE syndication_attempts SET outcome = 'failed', error = $3, finished_at = now()
+         UPDATE syndication_attempts SET outcome = 'failed', error = $3, finished_at = ${sqlNow(12)}
           WHERE id = $6::bigint
        )
        UPDATE ${book.table}
           SET state = 'failed', last_error = $3, permanent = $4::boolean, last_status = $8::int,
-              updated_at = now(),
+              updated_at = ${sqlNow(12)},
               next_attempt_at = CASE WHEN $4::boolean THEN NULL
                 ELSE GREATEST(
-                  now() + LEAST(power(2, LEAST(attempts, 40)) * $9::float8, $10::float8)
+                  ${sqlNow(12)} + LEAST(power(2, LEAST(attempts, 40)) * $9::float8, $10::float8)
                     * interval '1 millisecond',
                   $7::timestamptz) END
         WHERE post_id = $1::bigint AND target_uid = $2 AND ${book.operationKey(11)}
@@ -47,12 +50,12 @@ export const failureSql = (book: Book) => `WITH attempt AS (
 
 /** A claimed row whose outcome nobody knows: never sent again automatically. */
 export const unknownSql = (book: Book) => `WITH attempt AS (
-         UPDATE syndication_attempts SET outcome = 'unknown', error = $3, finished_at = now()
+         UPDATE syndication_attempts SET outcome = 'unknown', error = $3, finished_at = ${sqlNow(7)}
           WHERE id = $5::bigint
        )
        UPDATE ${book.table}
           SET state = 'unknown', last_error = $3, permanent = false, next_attempt_at = NULL,
-              updated_at = now()
+              updated_at = ${sqlNow(7)}
         WHERE post_id = $1::bigint AND target_uid = $2 AND ${book.operationKey(6)}
           AND claimed_by = $4 AND state = 'sending'
         RETURNING post_id::text AS post_id, target_uid, last_error`;
@@ -62,13 +65,13 @@ export const staleSql = (book: Book) => `WITH resolved AS (
          UPDATE ${book.table}
             SET state = CASE WHEN target_uid = ANY($2::text[]) THEN 'pending' ELSE 'unknown' END,
                 last_error = CASE WHEN target_uid = ANY($2::text[]) THEN $3 ELSE $4 END,
-                next_attempt_at = NULL, updated_at = now()
-          WHERE state = 'sending' AND claimed_at < now() - $1::int * interval '1 millisecond'
+                next_attempt_at = NULL, updated_at = ${sqlNow(6)}
+          WHERE state = 'sending' AND claimed_at < ${sqlNow(6)} - $1::int * interval '1 millisecond'
             AND ($5::bigint IS NULL OR post_id = $5::bigint)
           RETURNING post_id, target_uid, state, ${book.operationColumn} AS operation
        ), attempts AS (
          UPDATE syndication_attempts AS a
-            SET outcome = 'unknown', error = $4, finished_at = now()
+            SET outcome = 'unknown', error = $4, finished_at = ${sqlNow(6)}
            FROM resolved
           WHERE a.post_id = resolved.post_id AND a.target_uid = resolved.target_uid
             AND a.operation = resolved.operation AND a.outcome = 'sending'
@@ -98,20 +101,22 @@ export const held = (claim: Claim | OperationClaim): Held => {
 };
 
 /**
- * Runs a claim statement: $1 to $4 are given, $5 to $7 are the request's force, run and trigger.
- * Returns the claimed row with its attempt's id, or undefined.
+ * Runs a claim statement: $1 to $4 are given, $5 to $7 are the request's force, run and trigger,
+ * $8 is "now" (sqlNow(8)). Returns the claimed row with its attempt's id, or undefined.
  */
 export async function claimRow<Row>(
   database: Database,
   sql: string,
   params: unknown[],
   request: { force?: boolean; runId: string | null; trigger: Trigger },
+  now: string | null,
 ): Promise<(Row & { attempt_id: string }) | undefined> {
   const result = await database.query<Row & { attempt_id: string }>(sql, [
     ...params,
     request.force ?? false,
     request.runId,
     request.trigger,
+    now,
   ]);
   return result.rows[0];
 }

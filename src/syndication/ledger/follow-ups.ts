@@ -1,6 +1,7 @@
 // Follow-ups of a copy (an update or a delete of what a target holds), asked for, claimed and
 // recorded like sends, in syndication_operations.
 import { randomBytes } from "node:crypto";
+import { sqlNow } from "../database-now.ts";
 import type { FollowUp, OperationState } from "../types.ts";
 import { claimRow } from "./books.ts";
 import type { OperationClaim, OperationClaimRequest } from "./claims.ts";
@@ -23,12 +24,12 @@ export class LedgerFollowUps extends LedgerReads {
   }): Promise<void> {
     await this.database.query(
       `INSERT INTO syndication_operations AS o
-         (post_id, target_uid, operation, state, url, digest, idempotency_key)
-       VALUES ($1::bigint, $2, $3, $4, $5, $6, $7)
+         (post_id, target_uid, operation, state, url, digest, idempotency_key, created_at, updated_at)
+       VALUES ($1::bigint, $2, $3, $4, $5, $6, $7, ${sqlNow(8)}, ${sqlNow(8)})
        ON CONFLICT (post_id, target_uid, operation) DO UPDATE
          SET state = EXCLUDED.state, url = EXCLUDED.url, digest = EXCLUDED.digest,
              idempotency_key = EXCLUDED.idempotency_key, attempts = 0, last_error = NULL,
-             permanent = false, last_status = NULL, next_attempt_at = NULL, updated_at = now()
+             permanent = false, last_status = NULL, next_attempt_at = NULL, updated_at = ${sqlNow(8)}
          WHERE o.state <> 'sending'
            AND (o.digest IS DISTINCT FROM EXCLUDED.digest OR o.url IS DISTINCT FROM EXCLUDED.url
                 OR (o.state <> EXCLUDED.state
@@ -41,6 +42,7 @@ export class LedgerFollowUps extends LedgerReads {
         request.url,
         request.digest,
         freshKey(),
+        this.now(),
       ],
     );
   }
@@ -56,25 +58,27 @@ export class LedgerFollowUps extends LedgerReads {
       this.database,
       `WITH claimed AS (
          UPDATE syndication_operations AS o
-            SET state = 'sending', attempts = o.attempts + 1, claimed_by = $4, claimed_at = now(),
-                url = c.url, updated_at = now()
+            SET state = 'sending', attempts = o.attempts + 1, claimed_by = $4, claimed_at = ${sqlNow(8)},
+                url = c.url, updated_at = ${sqlNow(8)}
            FROM syndication_targets c, post_source p
           WHERE o.post_id = $1::bigint AND o.target_uid = $2 AND o.operation = $3
             AND c.post_id = o.post_id AND c.target_uid = o.target_uid AND c.state = 'syndicated'
             AND p.id = o.post_id AND (p.deleted_at IS NOT NULL) = (o.operation = 'delete')
             AND ((o.state IN ('pending', 'failed') AND NOT o.permanent
-                  AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= now()))
+                  AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ${sqlNow(8)}))
                  OR ($5::boolean AND o.state IN ('pending', 'failed', 'unknown')))
           RETURNING o.*
        ), attempt AS (
-         INSERT INTO syndication_attempts (post_id, target_uid, run_id, trigger, outcome, operation, url)
-         SELECT post_id, target_uid, $6::bigint, $7, 'sending', operation, url FROM claimed
+         INSERT INTO syndication_attempts
+           (post_id, target_uid, run_id, trigger, outcome, operation, url, started_at)
+         SELECT post_id, target_uid, $6::bigint, $7, 'sending', operation, url, ${sqlNow(8)} FROM claimed
          RETURNING id::text AS attempt_id
        )
        SELECT ${OPERATION_COLUMNS.replaceAll("post_id::text", "claimed.post_id::text")}, attempt.attempt_id
          FROM claimed, attempt`,
       [request.postId, request.targetUid, request.operation, token],
       request,
+      this.now(),
     );
     return row
       ? { entry: toOperation(row), attemptId: row.attempt_id, token, trigger: request.trigger }
@@ -90,11 +94,11 @@ export class LedgerFollowUps extends LedgerReads {
     const deleted = claim.entry.operation === "delete";
     const result = await this.database.query<{ url: string | null }>(
       `WITH attempt AS (
-         UPDATE syndication_attempts SET outcome = 'syndicated', finished_at = now() WHERE id = $4::bigint
+         UPDATE syndication_attempts SET outcome = 'syndicated', finished_at = ${sqlNow(8)} WHERE id = $4::bigint
        ), done AS (
          UPDATE syndication_operations
             SET state = 'done', last_error = NULL, permanent = false, last_status = NULL,
-                next_attempt_at = NULL, updated_at = now()
+                next_attempt_at = NULL, updated_at = ${sqlNow(8)}
           WHERE post_id = $1::bigint AND target_uid = $2 AND operation = $5 AND claimed_by = $3
             AND state IN ('sending', 'unknown')
           RETURNING url, digest
@@ -106,7 +110,7 @@ export class LedgerFollowUps extends LedgerReads {
                 idempotency_key = CASE WHEN $6::boolean THEN $7 ELSE c.idempotency_key END,
                 attempts = CASE WHEN $6::boolean THEN 0 ELSE c.attempts END,
                 written_back = CASE WHEN $6::boolean THEN false ELSE c.written_back END,
-                updated_at = now()
+                updated_at = ${sqlNow(8)}
            FROM done
           WHERE c.post_id = $1::bigint AND c.target_uid = $2 AND c.url = done.url
        )
@@ -119,6 +123,7 @@ export class LedgerFollowUps extends LedgerReads {
         claim.entry.operation,
         deleted,
         freshKey(),
+        this.now(),
       ],
     );
     return result.rows[0]?.url ?? null;
@@ -137,10 +142,10 @@ export class LedgerFollowUps extends LedgerReads {
   async retryOperations(postId: string, targetUids?: readonly string[]): Promise<number> {
     const result = await this.database.query(
       `UPDATE syndication_operations
-          SET state = 'pending', permanent = false, next_attempt_at = NULL, updated_at = now()
+          SET state = 'pending', permanent = false, next_attempt_at = NULL, updated_at = ${sqlNow(3)}
         WHERE post_id = $1::bigint AND state IN ('failed', 'unknown')
           AND ($2::text[] IS NULL OR target_uid = ANY($2::text[]))`,
-      [postId, targetUids ?? null],
+      [postId, targetUids ?? null, this.now()],
     );
     return result.rowCount;
   }

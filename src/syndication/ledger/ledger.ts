@@ -7,6 +7,7 @@
 // follow-ups.ts (updates and deletes of copies), and here the sends themselves.
 import { randomBytes } from "node:crypto";
 import type { Database } from "../../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
 import { claimRow, FOLLOW_UPS, failureSql, held, SENDS, staleSql, unknownSql } from "./books.ts";
 import {
@@ -32,8 +33,9 @@ export class Ledger extends LedgerFollowUps {
   constructor(
     database: Database,
     private readonly backoff: Backoff = DEFAULT_BACKOFF,
+    now: DatabaseNow = DATABASE_DECIDES,
   ) {
-    super(database);
+    super(database, now);
   }
 
   /**
@@ -50,24 +52,25 @@ export class Ledger extends LedgerFollowUps {
       this.database,
       `WITH claimed AS (
          INSERT INTO syndication_targets AS t
-           (post_id, target_uid, state, attempts, idempotency_key, claimed_by, claimed_at)
-         SELECT $1::bigint, $2, 'sending', 1, $3, $4, now() FROM post_source
+           (post_id, target_uid, state, attempts, idempotency_key, claimed_by, claimed_at, created_at, updated_at)
+         SELECT $1::bigint, $2, 'sending', 1, $3, $4, ${sqlNow(8)}, ${sqlNow(8)}, ${sqlNow(8)} FROM post_source
           WHERE id = $1::bigint AND deleted_at IS NULL FOR SHARE
          ON CONFLICT (post_id, target_uid) DO UPDATE
            SET state = 'sending', attempts = t.attempts + 1, claimed_by = EXCLUDED.claimed_by,
-               claimed_at = now(), updated_at = now()
+               claimed_at = ${sqlNow(8)}, updated_at = ${sqlNow(8)}
            WHERE (t.state IN ('pending', 'failed', 'skipped') AND NOT t.permanent
-                  AND (t.next_attempt_at IS NULL OR t.next_attempt_at <= now()))
+                  AND (t.next_attempt_at IS NULL OR t.next_attempt_at <= ${sqlNow(8)}))
               OR ($5::boolean AND t.state IN ('pending', 'failed', 'unknown', 'skipped'))
          RETURNING ${TARGET_COLUMNS}
        ), attempt AS (
-         INSERT INTO syndication_attempts (post_id, target_uid, run_id, trigger, outcome)
-         SELECT post_id::bigint, target_uid, $6::bigint, $7, 'sending' FROM claimed
+         INSERT INTO syndication_attempts (post_id, target_uid, run_id, trigger, outcome, started_at)
+         SELECT post_id::bigint, target_uid, $6::bigint, $7, 'sending', ${sqlNow(8)} FROM claimed
          RETURNING id::text AS attempt_id
        )
        SELECT claimed.*, attempt.attempt_id FROM claimed, attempt`,
       [request.postId, request.targetUid, request.idempotencyKey, token],
       request,
+      this.now(),
     );
     return row ? { entry: toEntry(row), attemptId: row.attempt_id, token, trigger: request.trigger } : null;
   }
@@ -76,17 +79,17 @@ export class Ledger extends LedgerFollowUps {
   async recordSuccess(claim: Claim, url: string, digest: string | null = null): Promise<LedgerEntry | null> {
     const result = await this.database.query<TargetRow>(
       `WITH attempt AS (
-         UPDATE syndication_attempts SET outcome = 'syndicated', url = $3, finished_at = now()
+         UPDATE syndication_attempts SET outcome = 'syndicated', url = $3, finished_at = ${sqlNow(7)}
           WHERE id = $5::bigint
        )
        UPDATE syndication_targets
           SET state = 'syndicated', url = $3, last_error = NULL, permanent = false,
               next_attempt_at = NULL, written_back = false, checkpoint = NULL, digest = $6,
-              updated_at = now()
+              updated_at = ${sqlNow(7)}
         WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4
           AND state IN ('sending', 'unknown')
         RETURNING ${TARGET_COLUMNS}`,
-      [claim.entry.postId, claim.entry.targetUid, url, claim.token, claim.attemptId, digest],
+      [claim.entry.postId, claim.entry.targetUid, url, claim.token, claim.attemptId, digest, this.now()],
     );
     const row = result.rows[0];
     return row ? toEntry(row) : null;
@@ -119,6 +122,7 @@ export class Ledger extends LedgerFollowUps {
       this.backoff.baseMs,
       this.backoff.maxMs,
       row.operation,
+      this.now(),
     ]);
     const updated = result.rows[0];
     return updated ? { lastError: updated.last_error } : null;
@@ -142,6 +146,7 @@ export class Ledger extends LedgerFollowUps {
       row.token,
       row.attemptId,
       row.operation,
+      this.now(),
     ]);
     const updated = result.rows[0];
     return updated ? { lastError: updated.last_error } : null;
@@ -171,6 +176,7 @@ export class Ledger extends LedgerFollowUps {
         RESENDING_NOTE,
         UNKNOWN_OUTCOME_ERROR,
         postId ?? null,
+        this.now(),
       ]);
       for (const row of result.rows)
         resolved.push({
@@ -191,10 +197,10 @@ export class Ledger extends LedgerFollowUps {
     const result = await this.database.query<TargetRow>(
       `UPDATE syndication_targets
           SET state = 'syndicated', url = $3, last_error = NULL, permanent = false,
-              next_attempt_at = NULL, updated_at = now()
+              next_attempt_at = NULL, updated_at = ${sqlNow(4)}
         WHERE post_id = $1::bigint AND target_uid = $2 AND state IN ('pending', 'failed', 'unknown', 'syndicated')
         RETURNING ${TARGET_COLUMNS}`,
-      [postId, targetUid, url],
+      [postId, targetUid, url, this.now()],
     );
     const row = result.rows[0];
     return row ? toEntry(row) : null;
@@ -207,13 +213,14 @@ export class Ledger extends LedgerFollowUps {
    */
   async markSkipped(postId: string, targetUid: string, idempotencyKey: string): Promise<LedgerEntry | null> {
     const result = await this.database.query<TargetRow>(
-      `INSERT INTO syndication_targets AS t (post_id, target_uid, state, attempts, idempotency_key)
-       VALUES ($1::bigint, $2, 'skipped', 0, $3)
+      `INSERT INTO syndication_targets AS t
+         (post_id, target_uid, state, attempts, idempotency_key, created_at, updated_at)
+       VALUES ($1::bigint, $2, 'skipped', 0, $3, ${sqlNow(4)}, ${sqlNow(4)})
        ON CONFLICT (post_id, target_uid) DO UPDATE
-         SET state = 'skipped', permanent = false, next_attempt_at = NULL, updated_at = now()
+         SET state = 'skipped', permanent = false, next_attempt_at = NULL, updated_at = ${sqlNow(4)}
          WHERE t.state IN ('pending', 'failed', 'unknown', 'skipped')
        RETURNING ${TARGET_COLUMNS}`,
-      [postId, targetUid, idempotencyKey],
+      [postId, targetUid, idempotencyKey, this.now()],
     );
     const row = result.rows[0];
     return row ? toEntry(row) : null;
@@ -226,11 +233,11 @@ export class Ledger extends LedgerFollowUps {
   async retry(postId: string, targetUids?: readonly string[]): Promise<LedgerEntry[]> {
     const result = await this.database.query<TargetRow>(
       `UPDATE syndication_targets
-          SET state = 'pending', permanent = false, next_attempt_at = NULL, updated_at = now()
+          SET state = 'pending', permanent = false, next_attempt_at = NULL, updated_at = ${sqlNow(3)}
         WHERE post_id = $1::bigint AND state IN ('failed', 'unknown')
           AND ($2::text[] IS NULL OR target_uid = ANY($2::text[]))
         RETURNING ${TARGET_COLUMNS}`,
-      [postId, targetUids ?? null],
+      [postId, targetUids ?? null, this.now()],
     );
     return result.rows.map(toEntry);
   }

@@ -1,6 +1,7 @@
 // What the page and the runs read of the ledger: the rows of a post or of many, the follow-ups, the
 // attempts history, and the counts of posts that need the user.
 import type { Database } from "../../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import type { Attempt, LedgerEntry, OperationEntry } from "../types.ts";
 import {
   ATTEMPT_COLUMNS,
@@ -15,7 +16,11 @@ import {
 } from "./rows.ts";
 
 export class LedgerReads {
-  constructor(protected readonly database: Database) {}
+  constructor(
+    protected readonly database: Database,
+    /** "Now" in the ledger's statements: the database's, unless a test gives its clock. */
+    protected readonly now: DatabaseNow = DATABASE_DECIDES,
+  ) {}
 
   /**
    * How many live posts have a target that waits for the user (refused for good, or of unknown
@@ -81,9 +86,9 @@ export class LedgerReads {
     const result = await this.database.query<{ post_id: string }>(
       `SELECT post_id::text AS post_id FROM syndication_operations
         WHERE (state = 'pending' OR (state = 'failed' AND NOT permanent))
-          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+          AND (next_attempt_at IS NULL OR next_attempt_at <= ${sqlNow(2)})
         GROUP BY post_id ORDER BY min(updated_at) LIMIT $1::int`,
-      [limit],
+      [limit, this.now()],
     );
     return result.rows.map((row) => row.post_id);
   }
