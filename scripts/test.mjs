@@ -107,15 +107,33 @@ const TIERS = ["unit", "integration", "system"];
 const ALONE = ["test/server/pglite-start-keeps-the-event-loop-alive.test.ts"];
 
 /**
+ * System files that keep a process of their own: several server instances on one PostgreSQL (the
+ * PostgreSQL part's), whose tests measure what is shared between processes as it happens (a lapsing
+ * lease, 10,000 hostile requests and the memory they leave, 200 clients at once); a neighbour's
+ * leftovers in the process would blur the figure, and the part runs few of them anyway.
+ */
+const SYSTEM_ALONE = NEEDS_POSTGRES;
+
+/**
  * Unit and integration files run GROUP_SIZE to a process, each file a suite of its own named by its
  * path (its top-level hooks scoped to it, as in a process of its own). A process pays about 2–3 s of
  * CPU before its first assertion (Node's module hooks, and loading the host's 600 modules), which
- * was most of what `npm test` cost; a group pays it once. The system tier (child processes, the
- * browser) keeps one process per file, as do runs of a few files (a mutant's, a developer's),
- * --watch (which reruns a file when it changes) and --test-only. TEST_GROUP_SIZE=1 runs every file
- * alone again (to rule out one file disturbing another, or to compare).
+ * was most of what `npm test` cost; a group pays it once. Runs of a few files (a mutant's, a
+ * developer's), --watch (which reruns a file when it changes) and --test-only keep one process per
+ * file. TEST_GROUP_SIZE=1 runs every file alone again (to rule out one file disturbing another, or
+ * to compare).
  */
 const GROUP_SIZE = Number(process.env.TEST_GROUP_SIZE) || 8;
+
+/**
+ * System files share processes too, SYSTEM_GROUP_SIZE to one: they start their servers, browsers and
+ * commands as child processes or in their own hooks, and what the test process pays to load the host
+ * and Playwright (about 2.5 s of CPU) was paid 39 times. Fewer to a group than GROUP_SIZE because a
+ * system file takes 10–140 s where an integration file takes one or two: the two lanes of
+ * --test-concurrency=2 end closer together with small groups, and a group is ordered by nothing but
+ * the files' paths. TEST_GROUP_SIZE=1 keeps these alone too.
+ */
+const SYSTEM_GROUP_SIZE = Math.min(GROUP_SIZE, Number(process.env.TEST_SYSTEM_GROUP_SIZE) || 4);
 
 /**
  * How each test process runs our TypeScript: module hooks that compile it with esbuild and keep the
@@ -341,29 +359,41 @@ const main = () => {
 };
 
 /**
- * What node --test is given: system files (and ALONE) as they are, the others in groups of
- * GROUP_SIZE, each group a generated file in a temp folder that imports its test files, each inside
- * a suite named by the file's path. Few files, --watch or --test-only: every file as it is.
+ * What node --test is given: the files of each tier in groups (system files SYSTEM_GROUP_SIZE to one,
+ * the others GROUP_SIZE), each group a generated file in a temp folder that imports its test files,
+ * each inside a suite named by the file's path; ALONE and SYSTEM_ALONE files as they are. Few files,
+ * --watch or --test-only: every file as it is.
  */
 function processesFor(files, tierOf, runner) {
-  const shared = files.filter((file) => tierOf(file) !== "system" && !ALONE.includes(file));
+  const alone = (file) =>
+    ALONE.includes(file) || (tierOf(file) === "system" && SYSTEM_ALONE.some((pattern) => pattern.test(file)));
+  const system = files.filter((file) => tierOf(file) === "system" && !alone(file));
+  const shared = files.filter((file) => tierOf(file) !== "system" && !alone(file));
   // --test-only would skip the files' suites, which are not marked only.
-  const alone = runner.some((flag) => flag.startsWith("--watch") || flag === "--test-only");
-  if (GROUP_SIZE <= 1 || shared.length <= GROUP_SIZE || alone) return { entries: files, cleanUp: () => {} };
+  const asTheyAre = runner.some((flag) => flag.startsWith("--watch") || flag === "--test-only");
+  // A run of a few files (a mutant's, a developer's, the PostgreSQL part's integration files) keeps
+  // a process per file, each kind counted apart.
+  const grouped = [system, shared].filter((list) => list.length > GROUP_SIZE);
+  if (GROUP_SIZE <= 1 || grouped.length === 0 || asTheyAre) return { entries: files, cleanUp: () => {} };
   const folder = mkdtempSync(join(tmpdir(), "possekit-test-groups-"));
-  const entries = files.filter((file) => !shared.includes(file));
-  for (let start = 0; start < shared.length; start += GROUP_SIZE) {
-    const group = shared.slice(start, start + GROUP_SIZE);
+  const entries = files.filter((file) => !grouped.some((list) => list.includes(file)));
+  const write = (group) => {
+    // One file is a group of no use: it runs as it is.
+    if (group.length === 1) return entries.push(group[0]);
     const lines = group.map(
       (file) =>
         `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(pathToFileURL(resolve(file)).href)});\n});`,
     );
-    const entry = join(folder, `${String(start / GROUP_SIZE + 1).padStart(2, "0")}.test.mjs`);
+    const entry = join(folder, `${String(entries.length + 1).padStart(2, "0")}.test.mjs`);
     writeFileSync(
       entry,
       `// ${group.length} test files in one process (scripts/test.mjs, GROUP_SIZE).\nimport { describe } from "node:test";\n\n${lines.join("\n")}\n`,
     );
     entries.push(entry);
+  };
+  for (const list of grouped) {
+    const size = list === system ? SYSTEM_GROUP_SIZE : GROUP_SIZE;
+    for (let start = 0; start < list.length; start += size) write(list.slice(start, start + size));
   }
   return { entries, cleanUp: () => rmSync(folder, { recursive: true, force: true }) };
 }
