@@ -128,12 +128,15 @@ const SYSTEM_ALONE = NEEDS_POSTGRES;
 const GROUP_SIZE = Number(process.env.TEST_GROUP_SIZE) || 8;
 
 /**
- * System files share processes too, SYSTEM_GROUP_SIZE to one: they start their servers, browsers and
- * commands as child processes or in their own hooks, and what the test process pays to load the host
- * and Playwright (about 2.5 s of CPU) was paid 39 times. Fewer to a group than GROUP_SIZE because a
- * system file takes 10–140 s where an integration file takes one or two: the two lanes of
- * --test-concurrency=2 end closer together with small groups, and a group is ordered by nothing but
- * the files' paths. TEST_GROUP_SIZE=1 keeps these alone too.
+ * System files share processes too, SYSTEM_GROUP_SIZE to one, in groups of their own. Each starts
+ * what it tests (commands and servers as child processes, browsers, in-process hosts) in its own
+ * tests and hooks and stops it in its `after`; none signals its own process, writes process.env,
+ * adds a process.on handler or a global, or takes a fixed port, so sharing a process hides nothing
+ * from a file, and what a process pays to load the host and Playwright (about 2.5 s of CPU) is paid
+ * once a group. Fewer to a group than GROUP_SIZE: a system file takes 10–140 s where an integration
+ * file takes a second or two, and the two lanes of --test-concurrency=2 end closer together with
+ * small groups (in path order: nothing records which file is long). TEST_SYSTEM_GROUP_SIZE changes
+ * it; TEST_GROUP_SIZE=1 keeps these alone too.
  */
 const SYSTEM_GROUP_SIZE = Math.min(GROUP_SIZE, Number(process.env.TEST_SYSTEM_GROUP_SIZE) || 4);
 
