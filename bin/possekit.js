@@ -21,7 +21,9 @@ if (process.env.POSSEKIT_DEBUG_ENTRY === "1")
   process.stderr.write(
     `possekit: runs ${entry.kind} (${entry.reason}) with node ${process.execArgv.join(" ") || "(no flags)"}\n`,
   );
-if (entry.kind === "source") {
+// A process started with scripts/typescript/register.mjs (the tests' children) runs the TypeScript
+// through those hooks already.
+if (entry.kind === "source" && globalThis[Symbol.for("possekit.typescript")] !== "hooks") {
   try {
     const { register } = await import("tsx/esm/api");
     register();

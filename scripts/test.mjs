@@ -12,13 +12,15 @@
 //   node scripts/test.mjs --postgres the files that prove what PostgreSQL decides (CI's PostgreSQL part)
 //   node scripts/test.mjs --list [...]       prints the files chosen, with their tiers; runs nothing
 //
-// Unit and integration files share processes, eight to one, each file a suite named by its path
-// (GROUP_SIZE below): starting a process and loading the host's modules was most of what npm test cost.
+// Test files share processes, each file a suite named by its path: unit and integration files eight
+// to one (GROUP_SIZE below), system files four (SYSTEM_GROUP_SIZE): starting a process and loading
+// the host's modules was most of what npm test cost, and a good part of the system tier.
 // A file's tier: SYSTEM and UNIT below (folders or files, by path prefix); any other file under
 // test/ is integration, so a new test always runs. A name in a list that matches no file fails the
 // run: a list that silently names nothing would let a tier shrink unseen.
-// Browser tests need Chromium: found at CHROMIUM_PATH or /usr/bin/chromium, else installed from
-// Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
+// Browser tests need Chromium's headless shell: found at CHROMIUM_PATH or
+// /usr/bin/chromium-headless-shell, else installed from Debian's packages when we are root (never
+// downloaded by Playwright, which cannot work offline).
 // The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -107,15 +109,36 @@ const TIERS = ["unit", "integration", "system"];
 const ALONE = ["test/server/pglite-start-keeps-the-event-loop-alive.test.ts"];
 
 /**
+ * System files that keep a process of their own: several server instances on one PostgreSQL (the
+ * PostgreSQL part's), whose tests measure what is shared between processes as it happens (a lapsing
+ * lease, 10,000 hostile requests and the memory they leave, 200 clients at once); a neighbour's
+ * leftovers in the process would blur the figure, and the part runs few of them anyway.
+ */
+const SYSTEM_ALONE = NEEDS_POSTGRES;
+
+/**
  * Unit and integration files run GROUP_SIZE to a process, each file a suite of its own named by its
  * path (its top-level hooks scoped to it, as in a process of its own). A process pays about 2–3 s of
  * CPU before its first assertion (Node's module hooks, and loading the host's 600 modules), which
- * was most of what `npm test` cost; a group pays it once. The system tier (child processes, the
- * browser) keeps one process per file, as do runs of a few files (a mutant's, a developer's),
- * --watch (which reruns a file when it changes) and --test-only. TEST_GROUP_SIZE=1 runs every file
- * alone again (to rule out one file disturbing another, or to compare).
+ * was most of what `npm test` cost; a group pays it once. Runs of a few files (a mutant's, a
+ * developer's), --watch (which reruns a file when it changes) and --test-only keep one process per
+ * file. TEST_GROUP_SIZE=1 runs every file alone again (to rule out one file disturbing another, or
+ * to compare).
  */
 const GROUP_SIZE = Number(process.env.TEST_GROUP_SIZE) || 8;
+
+/**
+ * System files share processes too, SYSTEM_GROUP_SIZE to one, in groups of their own. Each starts
+ * what it tests (commands and servers as child processes, browsers, in-process hosts) in its own
+ * tests and hooks and stops it in its `after`; none signals its own process, writes process.env,
+ * adds a process.on handler or a global, or takes a fixed port, so sharing a process hides nothing
+ * from a file, and what a process pays to load the host and Playwright (about 2.5 s of CPU) is paid
+ * once a group. Fewer to a group than GROUP_SIZE: a system file takes 10–140 s where an integration
+ * file takes a second or two, and the two lanes of --test-concurrency=2 end closer together with
+ * small groups (in path order: nothing records which file is long). TEST_SYSTEM_GROUP_SIZE changes
+ * it; TEST_GROUP_SIZE=1 keeps these alone too.
+ */
+const SYSTEM_GROUP_SIZE = Math.min(GROUP_SIZE, Number(process.env.TEST_SYSTEM_GROUP_SIZE) || 4);
 
 /**
  * How each test process runs our TypeScript: module hooks that compile it with esbuild and keep the
@@ -265,11 +288,14 @@ const main = () => {
     for (const file of files) console.log(`${tierOfFile.get(file).padEnd(12)} ${file}`);
     return 0;
   }
+  // The headless shell, the build of Chromium that Playwright itself runs for headless tests (the
+  // same Blink and V8 as Debian's chromium, without the desktop browser around them): a browser
+  // file took about a quarter less CPU and a third less wall time with it (docs/testing.md).
   if (files.some((file) => file.includes("/e2e/")))
     process.env.CHROMIUM_PATH = ensureDebianProgram(
-      "chromium",
+      "chromium-headless-shell",
       "CHROMIUM_PATH",
-      "/usr/bin/chromium",
+      "/usr/bin/chromium-headless-shell",
       "the browser tests",
     );
   if (files.some((file) => file.includes("hugo")))
@@ -341,29 +367,41 @@ const main = () => {
 };
 
 /**
- * What node --test is given: system files (and ALONE) as they are, the others in groups of
- * GROUP_SIZE, each group a generated file in a temp folder that imports its test files, each inside
- * a suite named by the file's path. Few files, --watch or --test-only: every file as it is.
+ * What node --test is given: the files of each tier in groups (system files SYSTEM_GROUP_SIZE to one,
+ * the others GROUP_SIZE), each group a generated file in a temp folder that imports its test files,
+ * each inside a suite named by the file's path; ALONE and SYSTEM_ALONE files as they are. Few files,
+ * --watch or --test-only: every file as it is.
  */
 function processesFor(files, tierOf, runner) {
-  const shared = files.filter((file) => tierOf(file) !== "system" && !ALONE.includes(file));
+  const alone = (file) =>
+    ALONE.includes(file) || (tierOf(file) === "system" && SYSTEM_ALONE.some((pattern) => pattern.test(file)));
+  const system = files.filter((file) => tierOf(file) === "system" && !alone(file));
+  const shared = files.filter((file) => tierOf(file) !== "system" && !alone(file));
   // --test-only would skip the files' suites, which are not marked only.
-  const alone = runner.some((flag) => flag.startsWith("--watch") || flag === "--test-only");
-  if (GROUP_SIZE <= 1 || shared.length <= GROUP_SIZE || alone) return { entries: files, cleanUp: () => {} };
+  const asTheyAre = runner.some((flag) => flag.startsWith("--watch") || flag === "--test-only");
+  // A run of a few files (a mutant's, a developer's, the PostgreSQL part's integration files) keeps
+  // a process per file, each kind counted apart.
+  const grouped = [system, shared].filter((list) => list.length > GROUP_SIZE);
+  if (GROUP_SIZE <= 1 || grouped.length === 0 || asTheyAre) return { entries: files, cleanUp: () => {} };
   const folder = mkdtempSync(join(tmpdir(), "possekit-test-groups-"));
-  const entries = files.filter((file) => !shared.includes(file));
-  for (let start = 0; start < shared.length; start += GROUP_SIZE) {
-    const group = shared.slice(start, start + GROUP_SIZE);
+  const entries = files.filter((file) => !grouped.some((list) => list.includes(file)));
+  const write = (group) => {
+    // One file is a group of no use: it runs as it is.
+    if (group.length === 1) return entries.push(group[0]);
     const lines = group.map(
       (file) =>
         `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(pathToFileURL(resolve(file)).href)});\n});`,
     );
-    const entry = join(folder, `${String(start / GROUP_SIZE + 1).padStart(2, "0")}.test.mjs`);
+    const entry = join(folder, `${String(entries.length + 1).padStart(2, "0")}.test.mjs`);
     writeFileSync(
       entry,
       `// ${group.length} test files in one process (scripts/test.mjs, GROUP_SIZE).\nimport { describe } from "node:test";\n\n${lines.join("\n")}\n`,
     );
     entries.push(entry);
+  };
+  for (const list of grouped) {
+    const size = list === system ? SYSTEM_GROUP_SIZE : GROUP_SIZE;
+    for (let start = 0; start < list.length; start += size) write(list.slice(start, start + size));
   }
   return { entries, cleanUp: () => rmSync(folder, { recursive: true, force: true }) };
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { STAMP_FILE, sourceStamp } from "../../bin/entry.js";
 import { PACKAGE_ROOT } from "../../src/server/package-root.ts";
+import { TYPESCRIPT_HOOKS } from "../helpers/typescript.ts";
 import { cleanEnv } from "./run-cli.ts";
 
 const folders: string[] = [];
@@ -56,11 +57,11 @@ function makeTree(layout: Layout): string {
   return root;
 }
 
-function run(root: string, env: Record<string, string> = {}) {
+function run(root: string, env: Record<string, string> = {}, nodeArgs: string[] = []) {
   const environment = cleanEnv(env);
   delete environment.POSSEKIT_SOURCE;
   Object.assign(environment, env);
-  const result = spawnSync(process.execPath, [join(root, "bin/possekit.js"), "token"], {
+  const result = spawnSync(process.execPath, [...nodeArgs, join(root, "bin/possekit.js"), "token"], {
     cwd: root,
     env: environment,
     encoding: "utf8",
@@ -115,6 +116,14 @@ describe("bin/possekit.js picks the code it runs", () => {
   it("POSSEKIT_SOURCE=1 runs src/ even beside a current build (npm test sets it)", () => {
     const root = makeTree({ source: true, compiled: true, built: true, devTools: true });
     assert.equal(run(root, { POSSEKIT_SOURCE: "1" }).stdout, "source token\n");
+  });
+
+  it("a process started with the tests' TypeScript hooks runs src/ through them, with no tsx to load", () => {
+    const root = makeTree({ source: true, compiled: true, built: true });
+    writeFileSync(join(root, "src/cli.ts"), SOURCE.replace("source ", "edited source "));
+    const { code, stdout, stderr } = run(root, {}, TYPESCRIPT_HOOKS);
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, "edited source token\n");
   });
 
   it("a stale dist/ without tsx to run the sources stops with what to run, never the old code", () => {

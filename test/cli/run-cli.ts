@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { TYPESCRIPT_HOOKS } from "../helpers/typescript.ts";
 
 const BIN = resolve(fileURLToPath(import.meta.url), "../../../bin/possekit.js");
 
@@ -35,7 +36,10 @@ export function runCli(
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<Finished> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: cleanEnv(options.env) });
+    const child = spawn(process.execPath, [...TYPESCRIPT_HOOKS, BIN, ...args], {
+      cwd: options.cwd,
+      env: cleanEnv(options.env),
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -69,7 +73,7 @@ export function serve(
   args: string[],
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<Serving> {
-  const child = spawn(process.execPath, [BIN, "serve", ...args], {
+  const child = spawn(process.execPath, [...TYPESCRIPT_HOOKS, BIN, "serve", ...args], {
     cwd: options.cwd,
     env: cleanEnv({ PORT: "0", LOG_LEVEL: "info", ...options.env }),
   });

@@ -78,11 +78,16 @@ describe("possekit serve with an invalid config file", () => {
     );
     const child = await import("node:child_process");
     const { cleanEnv } = await import("./run-cli.ts");
+    const { TYPESCRIPT_HOOKS } = await import("../helpers/typescript.ts");
     const bin = join(import.meta.dirname, "../../bin/possekit.js");
-    const server = child.spawn(process.execPath, [bin, "serve", "--config", "warned.json"], {
-      cwd,
-      env: cleanEnv(SECRETS),
-    });
+    const server = child.spawn(
+      process.execPath,
+      [...TYPESCRIPT_HOOKS, bin, "serve", "--config", "warned.json"],
+      {
+        cwd,
+        env: cleanEnv(SECRETS),
+      },
+    );
     let output = "";
     await new Promise<void>((started, failed) => {
       const read = (chunk: Buffer) => {

@@ -17,6 +17,7 @@ import { Lease } from "../../src/syndication/lease.ts";
 import { RunLog } from "../../src/syndication/run-log.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";
 import { engines } from "../helpers/databases.ts";
+import { TYPESCRIPT_HOOKS } from "../helpers/typescript.ts";
 import { PLUGIN_PACKAGE, startTarget, type Target, texts } from "./endpoint-server.ts";
 
 const BIN = resolve(fileURLToPath(import.meta.url), "../../../bin/possekit.js");
@@ -31,7 +32,7 @@ function possekit(args: string[], env: Record<string, string>): Promise<CliRun> 
   return new Promise((done) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [...TYPESCRIPT_HOOKS, BIN, ...args],
       { env: { PATH: process.env.PATH ?? "", POSSEKIT_SOURCE: "1", ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error && typeof error.code === "number" ? error.code : error ? -1 : 0;

@@ -12,6 +12,7 @@ import { PACKAGE_ROOT } from "../../src/server/package-root.ts";
 import { freePort } from "./server.ts";
 import { signInAt } from "./sign-in.ts";
 import { triggerOnly } from "./trigger-only.ts";
+import { TYPESCRIPT_HOOKS } from "./typescript.ts";
 
 /** The site every child instance publishes, so that instances sharing a database agree on post URLs. */
 export const SHARED_ME = "https://example.org";
@@ -86,7 +87,7 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
 
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(PACKAGE_ROOT, "bin/possekit.js"), "serve", "--config", configPath],
+    [...TYPESCRIPT_HOOKS, join(PACKAGE_ROOT, "bin/possekit.js"), "serve", "--config", configPath],
     {
       cwd: folder,
       env: {
