@@ -12,15 +12,13 @@
 //   node scripts/test.mjs --postgres the files that prove what PostgreSQL decides (CI's PostgreSQL part)
 //   node scripts/test.mjs --list [...]       prints the files chosen, with their tiers; runs nothing
 //
-// Test files share processes, each file a suite named by its path: unit and integration files eight
-// to one (GROUP_SIZE below), system files four (SYSTEM_GROUP_SIZE): starting a process and loading
-// the host's modules was most of what npm test cost, and a good part of the system tier.
+// Unit and integration files share processes, eight to one, each file a suite named by its path
+// (GROUP_SIZE below): starting a process and loading the host's modules was most of what npm test cost.
 // A file's tier: SYSTEM and UNIT below (folders or files, by path prefix); any other file under
 // test/ is integration, so a new test always runs. A name in a list that matches no file fails the
 // run: a list that silently names nothing would let a tier shrink unseen.
-// Browser tests need Chromium's headless shell: found at CHROMIUM_PATH or
-// /usr/bin/chromium-headless-shell, else installed from Debian's packages when we are root (never
-// downloaded by Playwright, which cannot work offline).
+// Browser tests need Chromium: found at CHROMIUM_PATH or /usr/bin/chromium, else installed from
+// Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
 // The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -288,14 +286,11 @@ const main = () => {
     for (const file of files) console.log(`${tierOfFile.get(file).padEnd(12)} ${file}`);
     return 0;
   }
-  // The headless shell, the build of Chromium that Playwright itself runs for headless tests (the
-  // same Blink and V8 as Debian's chromium, without the desktop browser around them): a browser
-  // file took about a quarter less CPU and a third less wall time with it (docs/testing.md).
   if (files.some((file) => file.includes("/e2e/")))
     process.env.CHROMIUM_PATH = ensureDebianProgram(
-      "chromium-headless-shell",
+      "chromium",
       "CHROMIUM_PATH",
-      "/usr/bin/chromium-headless-shell",
+      "/usr/bin/chromium",
       "the browser tests",
     );
   if (files.some((file) => file.includes("hugo")))

@@ -1,7 +1,6 @@
 // Debian's Chromium, launched as this machine needs it: never a browser Playwright downloads, no
 // sandbox (root), and none of Chromium's own network traffic (this machine has no internet; its
-// refused connections slow every start). scripts/test.mjs points CHROMIUM_PATH at its headless
-// shell; the bench, run without it, keeps the whole browser its figures were measured with.
+// refused connections slow every start).
 import { type Browser, chromium } from "playwright";
 
 export function launchChromium(): Promise<Browser> {
