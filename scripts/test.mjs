@@ -12,8 +12,9 @@
 //   node scripts/test.mjs --postgres the files that prove what PostgreSQL decides (CI's PostgreSQL part)
 //   node scripts/test.mjs --list [...]       prints the files chosen, with their tiers; runs nothing
 //
-// Unit and integration files share processes, eight to one, each file a suite named by its path
-// (GROUP_SIZE below): starting a process and loading the host's modules was most of what npm test cost.
+// Test files share processes, each file a suite named by its path: unit and integration files eight
+// to one (GROUP_SIZE below), system files four (SYSTEM_GROUP_SIZE): starting a process and loading
+// the host's modules was most of what npm test cost, and a good part of the system tier.
 // A file's tier: SYSTEM and UNIT below (folders or files, by path prefix); any other file under
 // test/ is integration, so a new test always runs. A name in a list that matches no file fails the
 // run: a list that silently names nothing would let a tier shrink unseen.
