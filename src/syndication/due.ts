@@ -89,7 +89,8 @@ export async function nextDue(
        (SELECT min(t.claimed_at) + $1::int * interval '1 millisecond'
           FROM syndication_targets t WHERE t.state = 'sending'),
        (SELECT expires_at FROM syndication_lease WHERE name = 'batch'),
-       -- Due at once: noticed_at is the trigger's (the database's real) time, a version stamp.
+       -- A noted change is due at once: noticed_at is the trigger's clock_timestamp(), a version
+       -- stamp for forgetting the change, not a due moment of the core's clock.
        (SELECT LEAST(min(noticed_at), ${sqlNow(5)}) FROM syndication_post_changes
          HAVING min(noticed_at) IS NOT NULL),
        (SELECT min(COALESCE(o.next_attempt_at, ${sqlNow(5)})) FROM syndication_operations o
