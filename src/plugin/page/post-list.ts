@@ -91,9 +91,9 @@ export async function loadPostList(services: PageServices, query: ListQuery): Pr
     (ids) => syndication.reads.summaryForPosts(ids),
     syndicators,
     mountPath,
+    syndication.reads.now(),
     (ids) => syndication.reads.liveChecksForPosts(ids),
     () => syndication.reads.pausedTargets(),
-    syndication.reads.now(),
   );
   return { rows, total, page, pages, offset };
 }

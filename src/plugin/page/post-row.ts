@@ -53,7 +53,8 @@ export function postRow(
   entries: readonly LedgerEntry[],
   syndicators: readonly SyndicatorPlugin[],
   mountPath: string,
-  now: Date = new Date(),
+  /** The core's time (Syndication.reads.now()), which the ledger's times are written by. */
+  now: Date,
   check?: LiveCheck,
   paused?: ReadonlyMap<string, TargetPause>,
 ): PostRowView {
@@ -96,9 +97,9 @@ export async function postRows(
   summaryForPosts: (ids: readonly string[]) => Promise<Map<string, LedgerEntry[]>>,
   syndicators: readonly SyndicatorPlugin[],
   mountPath: string,
+  now: Date,
   liveChecksForPosts?: (ids: readonly string[]) => Promise<Map<string, LiveCheck>>,
   pausedTargets?: () => Promise<Map<string, TargetPause>>,
-  now: Date = new Date(),
 ): Promise<PostRowView[]> {
   const ids = posts.map((post) => post.id);
   const [entries, checks, paused] = await Promise.all([

@@ -114,7 +114,7 @@ export function targetViews(
   post: Post,
   entries: readonly LedgerEntry[],
   syndicators: readonly SyndicatorPlugin[],
-  now: Date = new Date(),
+  now: Date,
   /** The targets paused now (Syndication.reads.pausedTargets): the post waits for them. */
   paused: ReadonlyMap<string, TargetPause> = new Map(),
 ): TargetView[] {

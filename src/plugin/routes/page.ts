@@ -89,15 +89,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
         nextSteps = { target: syndicators.length === 0, post: all.length === 0 };
       const entries = await syndication.reads.summaryForPosts(newest.map((post) => post.id));
       const sent = newest.filter((post) => (entries.get(post.id)?.length ?? 0) > 0);
-      latest = await postRows(
-        sent,
-        async () => entries,
-        syndicators,
-        mountPath,
-        undefined,
-        undefined,
-        syndication.reads.now(),
-      );
+      latest = await postRows(sent, async () => entries, syndicators, mountPath, syndication.reads.now());
     }
 
     res.setHeader("Cache-Control", "no-store");
