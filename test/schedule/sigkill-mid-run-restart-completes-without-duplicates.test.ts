@@ -32,8 +32,13 @@ import { type HangingMicropubTarget, startHangingMicropubTarget } from "../scale
 
 const MICROPUB_PACKAGE = "@possekit/syndicator-micropub";
 const LEASE_MS = 1_000;
-// Long enough that the hanging sends are still in flight when the kill lands on a busy machine.
-const TARGET_TIMEOUT_MS = 8_000;
+/**
+ * Long enough that the hanging sends are still in flight when the kill lands on a busy machine.
+ * On the embedded database it also sets when the dead sends would look stale (lease + timeout):
+ * well past the 45 s the restart is given, so a restart that waited for staleness fails even when
+ * starting the second process is slow. On PostgreSQL the restart must wait for it, so it is short.
+ */
+const targetTimeoutMs = (engine: string) => (engine === "pglite" ? 60_000 : 8_000);
 const POSTS = 8;
 /** The post in flight when the process dies (1-based). */
 const INTERRUPTED = 4;
@@ -49,6 +54,7 @@ for (const engine of engines) {
     const password = randomBytes(9).toString("base64url");
     let env: Record<string, string> = {};
     let config: Record<string, unknown> = {};
+    const TARGET_TIMEOUT_MS = targetTimeoutMs(engine.name);
 
     before(async () => {
       dataDir = mkdtempSync(join(tmpdir(), "possekit-restart-"));
