@@ -10,19 +10,15 @@ import { until } from "../helpers/eventually.ts";
 /**
  * The clock of a server's core and scheduler (startEndpointServer's `clock`). It starts an hour
  * ahead of the real time: the host dates posts by the real clock, and a post must not look
- * published in the core's future. It knows when the scheduler sleeps, the only user of `after`,
- * and for how long it asked to.
+ * published in the core's future. It knows when the scheduler sleeps, the only user of `after`.
  */
 export class ServerClock {
   private readonly clock = new TestClock(Date.now() + 3_600_000);
-  /** Each sleep the scheduler began, in milliseconds, oldest first. */
-  readonly sleeps: number[] = [];
   /** True while the scheduler sleeps (until its timer fires or a nudge wakes it). */
-  asleep = false;
+  private asleep = false;
   readonly now = this.clock.now;
   readonly every = this.clock.every;
   readonly after: After = (ms, done) => {
-    this.sleeps.push(ms);
     this.asleep = true;
     const cancel = this.clock.after(ms, () => {
       this.asleep = false;
