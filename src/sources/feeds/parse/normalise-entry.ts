@@ -154,6 +154,10 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
   // Atom requires `updated`; equal to `published`, it says only that the entry was never edited.
   const updatedAt = date(draft.updated, "updated", problems);
   const updated = updatedAt && updatedAt.getTime() !== published?.getTime() ? updatedAt : undefined;
+  const unreadable = (raw: string | undefined, read: Date | undefined) =>
+    raw?.trim() && !read ? raw.trim() : undefined;
+  const unreadableDate =
+    unreadable(draft.published, published) ?? (published ? undefined : unreadable(draft.updated, updatedAt));
   const photos = photosOf(draft, base);
   const enclosures = enclosuresOf(draft, base);
   const categories = [...new Set(draft.categories.map(collapse).filter(Boolean))];
@@ -203,6 +207,7 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
   if (summary) entry.summary = summary;
   if (published) entry.published = published;
   if (updated) entry.updated = updated;
+  if (unreadableDate) entry.unreadableDate = unreadableDate;
   if (author) entry.author = author;
   if (choices) entry.choices = choices;
   return entry;
