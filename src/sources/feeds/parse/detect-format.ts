@@ -4,6 +4,8 @@
 // element for HTML. Kinds that are not feeds are told apart too, so that the error can say what
 // the address returned instead.
 
+import { doctypeEnd } from "./doctype.ts";
+
 export type BodyKind =
   | { kind: "empty" }
   | { kind: "xml"; root: "rss" | "rdf" | "atom" }
@@ -27,12 +29,9 @@ function afterProlog(text: string): { rest: string; htmlDoctype: boolean } {
       rest = rest.slice(end + 3).trimStart();
     } else if (/^<!doctype/i.test(rest)) {
       if (/^<!doctype\s+html\b/i.test(rest)) htmlDoctype = true;
-      // A doctype with an internal subset ends at "]>", else at the first ">".
-      const subset = rest.indexOf("[");
-      const close = rest.indexOf(">");
-      const end = subset >= 0 && subset < close ? rest.indexOf("]>", subset) + 1 : close;
-      if (end <= 0) return { rest: "", htmlDoctype };
-      rest = rest.slice(end + 1).trimStart();
+      const end = doctypeEnd(rest, 0);
+      if (end < 0) return { rest: "", htmlDoctype };
+      rest = rest.slice(end).trimStart();
     } else {
       return { rest, htmlDoctype };
     }

@@ -12,6 +12,7 @@ import { entryChoices } from "./entry-choices.ts";
 import type { DraftText, EntryDraft } from "./entry-draft.ts";
 import { parseFeedDate } from "./feed-date.ts";
 import type { EntryChoices, FeedAuthor, FeedEnclosure, FeedEntry, TargetChoice } from "./feed-entry.ts";
+import { personName } from "./person-name.ts";
 
 const collapse = (text: string) => text.replace(/\s+/g, " ").trim();
 
@@ -90,7 +91,8 @@ function enclosuresOf(draft: EntryDraft, base: string): FeedEnclosure[] {
 }
 
 function authorOf(draft: EntryDraft, base: string): FeedAuthor | undefined {
-  const name = draft.author?.name?.trim();
+  // Whatever the format, an address never passes for a name (it would reach public copies).
+  const name = personName(draft.author?.name);
   const url = absoluteUrl(draft.author?.url, base);
   return name || url ? { ...(name ? { name } : {}), ...(url ? { url } : {}) } : undefined;
 }

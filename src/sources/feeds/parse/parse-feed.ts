@@ -10,10 +10,12 @@ import type * as Feedsmith from "feedsmith";
 import { absoluteUrl } from "./absolute-url.ts";
 import { decodeBody } from "./decode-body.ts";
 import { type BodyKind, detectFormat } from "./detect-format.ts";
+import { withoutDoctype } from "./doctype.ts";
 import type { FeedDraft } from "./entry-draft.ts";
 import type { FeedEntry, FeedProblem, ParsedFeed, ParseFeedInput } from "./feed-entry.ts";
 import { FeedParseError } from "./feed-parse-error.ts";
 import { atomDraft } from "./formats/atom.ts";
+import { atomBase64Constructs } from "./formats/atom-base64.ts";
 import { hFeedDraft } from "./formats/h-feed.ts";
 import { jsonFeedDraft } from "./formats/json-feed.ts";
 import { posseElements } from "./formats/posse-elements.ts";
@@ -30,24 +32,38 @@ let feedsmith: typeof Feedsmith | undefined;
 const xmlReader = (): typeof Feedsmith =>
   (feedsmith ??= createRequire(import.meta.url)("feedsmith") as typeof Feedsmith);
 
-const ROOT_NAMES = { rss: "<rss>", rdf: "<rdf:RDF>", atom: "<feed>" } as const;
+/** Why a well-formed document with a feed's root element still gives no feed, in the user's words. */
+function unreadableFeed(root: "rss" | "rdf" | "atom", xml: string): FeedParseError {
+  const has = (name: string) => new RegExp(`<(?:[\\w.-]+:)?${name}[\\s/>]`).test(xml);
+  const why =
+    root === "rss"
+      ? has("channel")
+        ? "its <channel> has nothing of a feed in it (no title, link, description or item)"
+        : "it has no <channel>, the element that holds an RSS feed's title and items"
+      : root === "rdf"
+        ? has("channel") || has("item")
+          ? "its <channel> and <item> elements have nothing of a feed in them (no title, link or description)"
+          : "it has no <channel> or <item> of RSS 1.0, so it is RDF data rather than a feed"
+        : "it has none of Atom's elements (<title>, <id>, <updated>, <entry>)";
+  const name = { rss: "<rss>", rdf: "<rdf:RDF>", atom: "<feed>" }[root];
+  return new FeedParseError("not-a-feed", `The document's root element is ${name}, but ${why}.`);
+}
 
 function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): FeedDraft {
-  const valid = XMLValidator.validate(text);
+  // The doctype is never read: its entities are not expanded, its DTD not fetched (doctype.ts).
+  const xml = withoutDoctype(text);
+  const valid = XMLValidator.validate(xml);
   if (valid !== true) throw malformedXml(valid.err);
   let draft: FeedDraft;
   try {
     const reader = xmlReader();
-    if (root === "rss") draft = rssDraft(reader.parseRssFeed(text), url);
-    else if (root === "rdf") draft = rdfDraft(reader.parseRdfFeed(text), url);
-    else draft = atomDraft(reader.parseAtomFeed(text), url);
+    if (root === "rss") draft = rssDraft(reader.parseRssFeed(xml), url);
+    else if (root === "rdf") draft = rdfDraft(reader.parseRdfFeed(xml), url);
+    else draft = atomDraft(reader.parseAtomFeed(xml), url, atomBase64Constructs(xml));
   } catch {
-    throw new FeedParseError(
-      "not-a-feed",
-      `The document's root element is ${ROOT_NAMES[root]}, but it is not a feed that can be read (no channel, items or entries where the format puts them).`,
-    );
+    throw unreadableFeed(root, xml);
   }
-  attachPosseElements(draft, text);
+  attachPosseElements(draft, xml);
   return draft;
 }
 
