@@ -47,6 +47,7 @@ const TABLE: Record<string, Row[]> = {
     ["military A, read as UTC (RFC 2822 §4.3)", "Fri, 21 Nov 1997 09:55:06 A", "1997-11-21T09:55:06.000Z"],
     ["two-digit year 49 is 2049", "07 Sep 49 00:00 GMT", "2049-09-07T00:00:00.000Z"],
     ["two-digit year 50 is 1950", "07 Sep 50 00:00 GMT", "1950-09-07T00:00:00.000Z"],
+    ["a year before 1000", "Thu, 01 Jan 0100 00:00:01 +0100", "0099-12-31T23:00:01.000Z"],
   ],
   "HTTP's three forms (RFC 9110 §5.6.7)": [
     ["IMF-fixdate", "Sun, 06 Nov 1994 08:49:37 GMT", "1994-11-06T08:49:37.000Z"],
@@ -67,6 +68,9 @@ const TABLE: Record<string, Row[]> = {
     ["12-hour clock, AM", "Sat, 07 Sep 2002 12:00:01 AM GMT", "2002-09-07T00:00:01.000Z"],
     ["12-hour clock, PM and a zone", "Sat, 07 Sep 2002 01:30 PM EST", "2002-09-07T18:30:00.000Z"],
     ["a date alone", "07 Sep 2002", "2002-09-07T00:00:00.000Z"],
+    ["a day name and a date, no time", "Thu, 01 Jan 2004", "2004-01-01T00:00:00.000Z"],
+    ["a comma after the month, with a time", "Mon, 13 Feb, 2012 06:28:00 UTC", "2012-02-13T06:28:00.000Z"],
+    ['"at" before the time (WordPress)', "September 7, 2002 at 10:00 AM", "2002-09-07T10:00:00.000Z"],
     ["a comma after the month", "13 Feb, 2012", "2012-02-13T00:00:00.000Z"],
     ["month first, US style", "Feb 13, 2012 10:30 AM", "2012-02-13T10:30:00.000Z"],
     ["month first, full name, no time", "February 13, 2012", "2012-02-13T00:00:00.000Z"],
@@ -94,6 +98,10 @@ const TABLE: Record<string, Row[]> = {
     ["Etc/GMT-3, three hours ahead", "Sat, 07 Sep 2002 03:00:01 Etc/GMT-3", "2002-09-07T00:00:01.000Z"],
     ["GMT+hh:mm", "Sat, 07 Sep 2002 02:00:01 GMT+02:00", "2002-09-07T00:00:01.000Z"],
     ["GMT-hhmm", "Sat, 07 Sep 2002 00:00:01 GMT-0500", "2002-09-07T05:00:01.000Z"],
+    ["GMT-hh:mm with odd minutes", "Wed, 19 Feb 2012 22:40:00 GMT-01:01", "2012-02-19T23:41:00.000Z"],
+    ["AT (Atlantic, after the time)", "Mon, 26 January 2004 16:31:00 AT", "2004-01-26T20:31:00.000Z"],
+    ["ET (US Eastern, generic)", "Mon, 26 January 2004 16:31:00 ET", "2004-01-26T21:31:00.000Z"],
+    ["PT (US Pacific, generic)", "Mon, 26 January 2004 16:31:00 PT", "2004-01-27T00:31:00.000Z"],
     ["UTC+h", "Sat, 07 Sep 2002 01:00:01 UTC+1", "2002-09-07T00:00:01.000Z"],
     ["GMT +hh:mm with a space", "Sat, 07 Sep 2002 05:30:01 GMT +05:30", "2002-09-07T00:00:01.000Z"],
     ["MET", "Sat, 07 Sep 2002 01:00:01 MET", "2002-09-07T00:00:01.000Z"],
@@ -147,6 +155,9 @@ const TABLE: Record<string, Row[]> = {
     ],
     ["an ISO date and time with a zone name", "2006-01-02T15:04:05 GMT", "2006-01-02T15:04:05.000Z"],
     ["slashes, year first", "2006/01/02 15:04:05", "2006-01-02T15:04:05.000Z"],
+    ["Perforce: a day name, slashes and a zone", "Fri, 2006/09/15 08:19:53 EDT", "2006-09-15T12:19:53.000Z"],
+    ["MS SQL, an offset of minutes", "2004-07-08 23:56:58 -00:20", "2004-07-09T00:16:58.000Z"],
+    ["MS SQL, a tenth of a second", "2004-07-08 23:56:58.0", "2004-07-08T23:56:58.000Z"],
   ],
   "W3CDTF, RFC 3339 and ISO 8601": [
     ["W3CDTF year", "1997", "1997-01-01T00:00:00.000Z"],
@@ -170,6 +181,17 @@ const TABLE: Record<string, Row[]> = {
     ["nanoseconds", "1997-07-16T19:20:30.123456789Z", "1997-07-16T19:20:30.123Z"],
     ["a decimal comma", "1997-07-16T19:20:30,5Z", "1997-07-16T19:20:30.500Z"],
     ["24:00, the end of the day", "1997-07-16T24:00:00Z", "1997-07-17T00:00:00.000Z"],
+    ["Google's three-digit month", "2003-012-31T10:14:55+00:00", "2003-12-31T10:14:55.000Z"],
+    [
+      "an offset across the end of February, leap year",
+      "2004-02-28T18:14:55-08:00",
+      "2004-02-29T02:14:55.000Z",
+    ],
+    [
+      "an offset across the end of February, common year",
+      "2003-02-28T18:14:55-08:00",
+      "2003-03-01T02:14:55.000Z",
+    ],
   ],
 };
 
@@ -210,6 +232,15 @@ describe("feed dates: what is no date", () => {
     ["seconds since 1970", "1031356801", undefined],
     ["a comment never closed", "Sat, 07 Sep 2002 00:00:01 +0100 (CET", undefined],
     ["a character no date has", "Sat, 07 Sep 2002 00:00:01 GMT; more", undefined],
+    ["a word after the offset that is no zone", "2013-01-28T11:30:00-06:00Textra", undefined],
+    ["a time of four parts", "Sun, 16 Dec 2012 1:2:3:4 GMT", undefined],
+    ["a letter for the day", "Sun, Dec x 2012 11:47:32 GMT", undefined],
+    ["letters for the offset's minutes", "Sun, 16 Dec 2012 11:47:32 +00:zz", undefined],
+    ["second 61", "2003-12-31T10:14:61Z", undefined],
+    ["minute 61", "2003-12-31T10:61:55Z", undefined],
+    ["a five-digit year", "22013", undefined],
+    ["a date of four parts", "2013-01-27-01", undefined],
+    ["a three-digit month alone", "2003-012", undefined],
   ];
   it("gives none for what is not a date, and UTC for a date in a zone it does not know", () => {
     const wrong = rows

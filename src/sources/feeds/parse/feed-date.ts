@@ -66,6 +66,7 @@ const ZONES: Record<string, number> = {
   "etc/uct": 0,
   "etc/gmt": 0,
   "etc/zulu": 0,
+  at: -240,
   est: -300,
   edt: -240,
   et: -300,
@@ -123,9 +124,10 @@ const POSIX_PREFIX = "etc/gmt";
 
 // RFC 3339, W3CDTF (a year, a month, a date, a time without seconds), ISO 8601's basic form
 // (20250901T120000Z), and microformats' looser forms (a space for the "T", an offset without a
-// colon or with hours alone). Anchored, and no two parts can match the same characters.
+// colon or with hours alone), and the month Google's feeds once wrote with three digits
+// ("2003-012-31"). Anchored, and no two parts can match the same characters.
 const ISO_EXTENDED =
-  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)? ?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/;
+  /^(\d{4})(?:-(\d{2}|0\d{2}(?=-))(?:-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)? ?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/;
 const ISO_BASIC =
   /^(\d{4})(\d{2})(\d{2})(?:[Tt](\d{2})(\d{2})(?:(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?:\d{2})?)?)?$/;
 
@@ -307,7 +309,7 @@ interface Reading {
   offset?: number;
   /** The offset came from a zone's name: a numeric offset beside it ("EST -0500") says it exactly. */
   offsetNamed: boolean;
-  /** A zone name follows the offset it names ("-0700 MST"): taken as said. */
+  /** A known zone's name follows the offset it names ("-0700 MST"): the offset says it exactly. */
   named: boolean;
 }
 
@@ -355,8 +357,9 @@ function read(tokens: Token[]): Reading | undefined {
         if (month !== undefined && !reading.time) {
           if (reading.month !== undefined || reading.date) return undefined;
           reading.month = month;
-        } else if (DAY_NAMES.has(word) && !reading.time) {
-          // The day's name says nothing the date does not.
+        } else if ((DAY_NAMES.has(word) || word === "at") && !reading.time) {
+          // The day's name says nothing the date does not; "at" joins a date to its time
+          // ("September 7, 2002 at 10:00 AM"). After the time, AT is the Atlantic zone.
         } else if ((word === "am" || word === "pm") && reading.time && !reading.meridiem) {
           reading.meridiem = word;
         } else if (
@@ -368,7 +371,8 @@ function read(tokens: Token[]): Reading | undefined {
         } else if (reading.time && reading.offset === undefined) {
           reading.offset = ZONES[word] ?? 0;
           reading.offsetNamed = true;
-        } else if (reading.time && !reading.named) {
+        } else if (reading.time && !reading.offsetNamed && !reading.named && ZONES[word] !== undefined) {
+          // The zone's name after its offset ("-0700 MST"); an unknown word there is not a date's.
           reading.named = true;
         } else {
           return undefined;
