@@ -143,13 +143,19 @@ interface Parts {
   offset: number;
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 1 && leap ? 29 : (DAYS_IN_MONTH[month] ?? 0);
+}
+
 function build(parts: Parts): Date | undefined {
   const { year, month, day, hour, minute, second, millis, offset } = parts;
   if (month < 0 || month > 11 || day < 1 || hour > 24 || minute > 59 || second > 60) return undefined;
   if (hour === 24 && (minute > 0 || second > 0 || millis > 0)) return undefined;
   if (Math.abs(offset) > 23 * 60 + 59) return undefined;
-  const daysInMonth = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  if (day > daysInMonth) return undefined;
+  if (day > daysInMonth(year, month)) return undefined;
   const at = new Date(0);
   // setUTCFullYear, not Date.UTC: years 0–99 are years, not 1900–1999.
   at.setUTCFullYear(year, month, day);

@@ -22,6 +22,7 @@ import { posseElements } from "./formats/posse-elements.ts";
 import { rdfDraft, rssDraft } from "./formats/rss.ts";
 import { describeHtmlPage } from "./html-page.ts";
 import { normaliseEntry, plainText } from "./normalise-entry.ts";
+import { unreadableFeed } from "./unreadable-feed.ts";
 
 /**
  * feedsmith, loaded when the first XML feed is read: its ES module build is 132 files, which every
@@ -31,23 +32,6 @@ import { normaliseEntry, plainText } from "./normalise-entry.ts";
 let feedsmith: typeof Feedsmith | undefined;
 const xmlReader = (): typeof Feedsmith =>
   (feedsmith ??= createRequire(import.meta.url)("feedsmith") as typeof Feedsmith);
-
-/** Why a well-formed document with a feed's root element still gives no feed, in the user's words. */
-function unreadableFeed(root: "rss" | "rdf" | "atom", xml: string): FeedParseError {
-  const has = (name: string) => new RegExp(`<(?:[\\w.-]+:)?${name}[\\s/>]`).test(xml);
-  const why =
-    root === "rss"
-      ? has("channel")
-        ? "its <channel> has nothing of a feed in it (no title, link, description or item)"
-        : "it has no <channel>, the element that holds an RSS feed's title and items"
-      : root === "rdf"
-        ? has("channel") || has("item")
-          ? "its <channel> and <item> elements have nothing of a feed in them (no title, link or description)"
-          : "it has no <channel> or <item> of RSS 1.0, so it is RDF data rather than a feed"
-        : "it has none of Atom's elements (<title>, <id>, <updated>, <entry>)";
-  const name = { rss: "<rss>", rdf: "<rdf:RDF>", atom: "<feed>" }[root];
-  return new FeedParseError("not-a-feed", `The document's root element is ${name}, but ${why}.`);
-}
 
 function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): FeedDraft {
   // The doctype is never read: its entities are not expanded, its DTD not fetched (doctype.ts).
