@@ -8,10 +8,18 @@ import { XMLParser } from "fast-xml-parser";
 
 type XmlNode = Record<string, unknown>;
 
-/** Which text constructs are base64: the feed's title, and each entry's by its position. */
+/** One entry's base64 constructs, with its id to match it to feedsmith's (which drops empty entries). */
+export interface EntryBase64 {
+  id?: string;
+  title: boolean;
+  summary: boolean;
+  content: boolean;
+}
+
+/** Which text constructs are base64: the feed's title, and each entry's in document order. */
 export interface Base64Constructs {
   feedTitle: boolean;
-  entries: Array<{ title: boolean; summary: boolean; content: boolean }>;
+  entries: EntryBase64[];
 }
 
 const parser = new XMLParser({
@@ -30,6 +38,13 @@ function localName(name: string): string {
 function child(node: XmlNode, name: string): unknown {
   for (const [key, value] of Object.entries(node)) if (localName(key) === name) return value;
   return undefined;
+}
+
+function textOf(node: unknown): string | undefined {
+  const element = Array.isArray(node) ? node[0] : node;
+  if (typeof element === "string") return element;
+  const text = element && typeof element === "object" ? (element as XmlNode)["#text"] : undefined;
+  return typeof text === "string" ? text : undefined;
 }
 
 function isBase64(node: XmlNode, name: string): boolean {
@@ -53,13 +68,31 @@ export function atomBase64Constructs(xml: string): Base64Constructs | undefined 
     feedTitle: isBase64(feed as XmlNode, "title"),
     entries: (Array.isArray(entries) ? (entries as unknown[]) : []).map((entry) => {
       const node = entry && typeof entry === "object" ? (entry as XmlNode) : {};
+      const id = textOf(child(node, "id"))?.trim();
       return {
+        ...(id ? { id } : {}),
         title: isBase64(node, "title"),
         summary: isBase64(node, "summary"),
         content: isBase64(node, "content"),
       };
     }),
   };
+}
+
+/**
+ * The constructs of the entry feedsmith read at `index` with `id`: the one with the same id (at the
+ * same position first, when two share it), else, for an entry without an id, the one at its position.
+ */
+export function entryBase64(
+  constructs: Base64Constructs | undefined,
+  index: number,
+  id: string | undefined,
+): EntryBase64 | undefined {
+  if (!constructs) return undefined;
+  const wanted = id?.trim();
+  const atIndex = constructs.entries[index];
+  if (!wanted) return atIndex;
+  return atIndex?.id === wanted ? atIndex : constructs.entries.find((candidate) => candidate.id === wanted);
 }
 
 /** Base64 text as the UTF-8 it encodes; undefined when it is not base64. */

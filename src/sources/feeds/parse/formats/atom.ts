@@ -3,7 +3,7 @@
 import type { AtomFeed } from "feedsmith";
 import { nestedBase } from "../absolute-url.ts";
 import type { DraftText, EntryDraft, FeedDraft } from "../entry-draft.ts";
-import { type Base64Constructs, decodeBase64Text } from "./atom-base64.ts";
+import { type Base64Constructs, decodeBase64Text, type EntryBase64, entryBase64 } from "./atom-base64.ts";
 import { addAttachment, addMedia } from "./attachments.ts";
 
 type Feed = AtomFeed.Feed<string>;
@@ -38,9 +38,7 @@ function alternate(links: Link[] | undefined): string | undefined {
   return (html ?? alternates[0])?.href;
 }
 
-type EntryBase64 = Base64Constructs["entries"][number] | undefined;
-
-function entryDraft(entry: Entry, feed: Feed, feedBase: string, base64: EntryBase64): EntryDraft {
+function entryDraft(entry: Entry, feed: Feed, feedBase: string, base64: EntryBase64 | undefined): EntryDraft {
   const base = nestedBase(entry.xml?.base, feedBase);
   const author = entry.authors?.[0] ?? feed.authors?.[0];
   const draft: EntryDraft = {
@@ -88,7 +86,7 @@ export function atomDraft(feed: Feed, url: string, base64?: Base64Constructs): F
     format: "atom",
     base,
     entries: (feed.entries ?? []).map((entry, index) =>
-      entryDraft(entry, feed, base, base64?.entries[index]),
+      entryDraft(entry, feed, base, entryBase64(base64, index, entry.id)),
     ),
   };
   const title = text(feed.title, base64?.feedTitle);
