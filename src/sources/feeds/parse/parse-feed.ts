@@ -108,6 +108,11 @@ function draftOf(kind: BodyKind, text: string, url: string): FeedDraft {
       return jsonDraft(text, url);
     case "html":
       return htmlDraft(text, url);
+    case "xml-unterminated":
+      throw new FeedParseError(
+        "malformed-xml",
+        `The feed is not well-formed XML (the ${kind.open} that starts on line ${kind.line} never ends: the response looks cut off). possekit reads it again at the next fetch; if this stays, the site has to correct its feed.`,
+      );
     case "xml-other":
       throw new FeedParseError(
         "not-a-feed",
