@@ -52,7 +52,7 @@ function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): Feed
 }
 
 /** The validator's finding in words: a feed cut off (elements left open) is told as such. */
-function malformedXml({ line, col, msg }: { line: number; col: number; msg: string }): FeedParseError {
+function malformedXml({ line, col, msg }: { line: number; col?: number; msg: string }): FeedParseError {
   const open = /^Invalid '(\[[\s\S]*\])' found/.exec(msg)?.[1];
   let names: unknown;
   try {
@@ -62,7 +62,7 @@ function malformedXml({ line, col, msg }: { line: number; col: number; msg: stri
   }
   const what = Array.isArray(names)
     ? `it ends with ${names.map((name) => `<${String(name)}>`).join(", ")} still open: the response looks cut off`
-    : `line ${line}, column ${col}: ${msg.replace(/\.$/, "")}`;
+    : `line ${line}${col ? `, column ${col}` : ""}: ${msg.replace(/\.$/, "")}`;
   return new FeedParseError(
     "malformed-xml",
     `The feed is not well-formed XML (${what}). possekit reads it again at the next fetch; if this stays, the site has to correct its feed.`,
