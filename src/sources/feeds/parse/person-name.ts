@@ -29,7 +29,7 @@ function withoutAddresses(text: string): string {
 
 /** Trimmed of the separators an address leaves behind (a loop: `[…]+$` is quadratic on a long text). */
 function trimSeparators(text: string): string {
-  const separator = (char: string) => " ,;:<>()[]-".includes(char);
+  const separator = (char: string) => ' ,;:<>()[]-"'.includes(char);
   let start = 0;
   let end = text.length;
   while (start < end && separator(text.charAt(start))) start += 1;
