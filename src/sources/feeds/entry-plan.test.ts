@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { planRead, targetsFor } from "./entry-plan.ts";
 import type { KnownEntry } from "./feed-store.ts";
-import type { FeedEntry } from "./parse/index.ts";
+import { type FeedEntry, parseFeed } from "./parse/index.ts";
 
 const MASTODON = "https://mastodon.example/@me";
 const BLUESKY = "https://bsky.app/profile/me.example";
@@ -78,5 +78,45 @@ describe("a read", () => {
     });
     assert.match(most.held ?? "", /changed the id of 2 of its 3 entries/);
     assert.deepEqual(most.entries, []);
+  });
+});
+
+describe("a new entry's date", () => {
+  // The site's feed as read after the baseline: an entry with a date possekit cannot read, and one
+  // with no date at all.
+  const feed = parseFeed({
+    url: "https://blog.example/feed.xml",
+    body: `<rss version="2.0"><channel><title>Blog</title>
+      <item><guid>old</guid><link>https://blog.example/old/</link><title>From the archive</title>
+        <pubDate>le 3 mars de l'an 2009</pubDate></item>
+      <item><guid>undated</guid><link>https://blog.example/undated/</link><title>Undated</title></item>
+    </channel></rss>`,
+  });
+  const read = () =>
+    planRead({
+      entries: feed.entries,
+      known: [],
+      routing,
+      baseline: false,
+      newestKnown: new Date(Date.UTC(2026, 0, 3)),
+      now: Date.UTC(2026, 0, 4),
+    });
+
+  it("that cannot be read records the entry without sending it; one that is missing still goes out", () => {
+    const plan = read();
+    const unreadable = plan.entries.find((planned) => planned.entry.id === "old");
+    assert.equal(unreadable?.kind, "new");
+    assert.deepEqual(unreadable?.kind === "new" ? unreadable.targets : undefined, []);
+    assert.ok(
+      plan.notes.includes(
+        `"From the archive" is new but its date "le 3 mars de l'an 2009" could not be read, so it may be an old entry: recorded, not sent (send it from the Syndicate page)`,
+      ),
+      plan.notes.join("\n"),
+    );
+    // An entry without any date is dated by when it was first seen, and sent as before.
+    const undated = plan.entries.find((planned) => planned.entry.id === "undated");
+    assert.deepEqual(undated?.kind === "new" ? undated.targets : undefined, [MASTODON, BLUESKY]);
+    assert.equal(undated?.kind === "new" ? undated.published.getTime() : undefined, Date.UTC(2026, 0, 4));
+    assert.ok(plan.notes.includes(`"Undated" has no date: it is dated by when it was first seen`));
   });
 });

@@ -7,7 +7,8 @@
 // - The first read sends nothing: every entry is recorded as known, but for `backfill` newest.
 // - Later, a new entry goes to the feed's targets (only with one of `categories` when set; narrowed
 //   by the entry's own choices), unless it is dated more than 3 days before the newest entry known:
-//   a reordered or re-dated archive does not flood the targets.
+//   a reordered or re-dated archive does not flood the targets. A new entry whose date cannot be
+//   read is recorded, not sent: its age is unknown, and an archive entry must not pass for new.
 // - A site that changed the id of most entries at once (their URLs match known ones)
 //   is held: nothing is recorded, the reason is the feed's error, and the user decides.
 // - An entry that drops out of the feed is simply not in it: nothing here ever deletes.
@@ -158,11 +159,17 @@ export function planRead(input: PlanInput): Plan {
   const lateBefore = newestKnown ? newestKnown.getTime() - LATE_ENTRY_MS : null;
   const news: PlannedEntry[] = fresh.map((entry) => {
     const date = dated(entry);
-    if (!date) notes.push(`${label(entry)} has no date: it is dated by when it was first seen`);
+    if (!date && !entry.unreadableDate)
+      notes.push(`${label(entry)} has no date: it is dated by when it was first seen`);
     const published = date ?? new Date(now);
     let targets: string[];
     if (baseline) targets = backfilled.has(entry) ? targetsFor(entry, routing) : [];
-    else if (lateBefore !== null && published.getTime() < lateBefore) {
+    else if (!entry.published && entry.unreadableDate) {
+      targets = [];
+      notes.push(
+        `${label(entry)} is new but its date "${entry.unreadableDate.slice(0, 60)}" could not be read, so it may be an old entry: recorded, not sent (send it from the Syndicate page)`,
+      );
+    } else if (lateBefore !== null && published.getTime() < lateBefore) {
       targets = [];
       notes.push(
         `${label(entry)} is new but dated more than 3 days before the newest entry known: recorded, not sent (send it from the Syndicate page)`,

@@ -20,6 +20,10 @@ export interface SiteEntry {
   categories?: string[];
   /** POSSE Party's per-entry object: a `<posse:post>` in Atom and RSS, `_posse` in JSON Feed. */
   posse?: Record<string, unknown>;
+  /** RSS only: the item's `<author>` as written ("jo@example.com (Jo Doe)"). */
+  author?: string;
+  /** RSS only: the item's `<pubDate>` as written, in place of `published`'s RFC 822 form. */
+  pubDate?: string;
 }
 
 const POSSE = 'xmlns:posse="https://posseparty.com/2024/Feed"';
@@ -47,7 +51,8 @@ ${entries
   .map(
     (entry) => `<item><title>${xml(entry.title)}</title><link>${xml(entry.url)}</link>
 ${entry.id !== undefined ? `<guid isPermaLink="false">${xml(entry.id)}</guid>` : ""}
-${entry.published ? `<pubDate>${new Date(entry.published).toUTCString()}</pubDate>` : ""}
+${entry.pubDate !== undefined ? `<pubDate>${xml(entry.pubDate)}</pubDate>` : entry.published ? `<pubDate>${new Date(entry.published).toUTCString()}</pubDate>` : ""}
+${entry.author !== undefined ? `<author>${xml(entry.author)}</author>` : ""}
 ${(entry.categories ?? []).map((category) => `<category>${xml(category)}</category>`).join("")}
 <description>${xml(entry.content)}</description>${posseElement(entry)}</item>`,
   )

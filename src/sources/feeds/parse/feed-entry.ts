@@ -92,6 +92,12 @@ export interface FeedEntry {
   published?: Date;
   /** When the entry was edited; undefined when the feed gives none or the same time as `published`. */
   updated?: Date;
+  /**
+   * The date the entry gives for when it was written (`published`, else `updated` standing in for
+   * it) as written, when it could not be read. Such an entry's age is unknown, not new: the feed
+   * source records it without sending it.
+   */
+  unreadableDate?: string;
   /** Images: image enclosures, media:content images, JSON Feed `image`, h-entry `photo`. */
   photos: Photo[];
   /** Attached files that are not images (audio, video, documents); images are in `photos`. */

@@ -12,6 +12,7 @@ import { entryChoices } from "./entry-choices.ts";
 import type { DraftText, EntryDraft } from "./entry-draft.ts";
 import { parseFeedDate } from "./feed-date.ts";
 import type { EntryChoices, FeedAuthor, FeedEnclosure, FeedEntry, TargetChoice } from "./feed-entry.ts";
+import { personName } from "./person-name.ts";
 
 const collapse = (text: string) => text.replace(/\s+/g, " ").trim();
 
@@ -90,7 +91,8 @@ function enclosuresOf(draft: EntryDraft, base: string): FeedEnclosure[] {
 }
 
 function authorOf(draft: EntryDraft, base: string): FeedAuthor | undefined {
-  const name = draft.author?.name?.trim();
+  // Whatever the format, an address never passes for a name (it would reach public copies).
+  const name = personName(draft.author?.name);
   const url = absoluteUrl(draft.author?.url, base);
   return name || url ? { ...(name ? { name } : {}), ...(url ? { url } : {}) } : undefined;
 }
@@ -154,6 +156,10 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
   // Atom requires `updated`; equal to `published`, it says only that the entry was never edited.
   const updatedAt = date(draft.updated, "updated", problems);
   const updated = updatedAt && updatedAt.getTime() !== published?.getTime() ? updatedAt : undefined;
+  const unreadable = (raw: string | undefined, read: Date | undefined) =>
+    raw?.trim() && !read ? raw.trim() : undefined;
+  const unreadableDate =
+    unreadable(draft.published, published) ?? (published ? undefined : unreadable(draft.updated, updatedAt));
   const photos = photosOf(draft, base);
   const enclosures = enclosuresOf(draft, base);
   const categories = [...new Set(draft.categories.map(collapse).filter(Boolean))];
@@ -203,6 +209,7 @@ export function normaliseEntry(draft: EntryDraft): FeedEntry {
   if (summary) entry.summary = summary;
   if (published) entry.published = published;
   if (updated) entry.updated = updated;
+  if (unreadableDate) entry.unreadableDate = unreadableDate;
   if (author) entry.author = author;
   if (choices) entry.choices = choices;
   return entry;

@@ -10,16 +10,19 @@ import type * as Feedsmith from "feedsmith";
 import { absoluteUrl } from "./absolute-url.ts";
 import { decodeBody } from "./decode-body.ts";
 import { type BodyKind, detectFormat } from "./detect-format.ts";
+import { withoutDoctype } from "./doctype.ts";
 import type { FeedDraft } from "./entry-draft.ts";
 import type { FeedEntry, FeedProblem, ParsedFeed, ParseFeedInput } from "./feed-entry.ts";
 import { FeedParseError } from "./feed-parse-error.ts";
 import { atomDraft } from "./formats/atom.ts";
+import { atomBase64Constructs } from "./formats/atom-base64.ts";
 import { hFeedDraft } from "./formats/h-feed.ts";
 import { jsonFeedDraft } from "./formats/json-feed.ts";
 import { posseElements } from "./formats/posse-elements.ts";
 import { rdfDraft, rssDraft } from "./formats/rss.ts";
 import { describeHtmlPage } from "./html-page.ts";
 import { normaliseEntry, plainText } from "./normalise-entry.ts";
+import { unreadableFeed } from "./unreadable-feed.ts";
 
 /**
  * feedsmith, loaded when the first XML feed is read: its ES module build is 132 files, which every
@@ -30,29 +33,26 @@ let feedsmith: typeof Feedsmith | undefined;
 const xmlReader = (): typeof Feedsmith =>
   (feedsmith ??= createRequire(import.meta.url)("feedsmith") as typeof Feedsmith);
 
-const ROOT_NAMES = { rss: "<rss>", rdf: "<rdf:RDF>", atom: "<feed>" } as const;
-
 function xmlDraft(text: string, root: "rss" | "rdf" | "atom", url: string): FeedDraft {
-  const valid = XMLValidator.validate(text);
+  // The doctype is never read: its entities are not expanded, its DTD not fetched (doctype.ts).
+  const xml = withoutDoctype(text);
+  const valid = XMLValidator.validate(xml);
   if (valid !== true) throw malformedXml(valid.err);
   let draft: FeedDraft;
   try {
     const reader = xmlReader();
-    if (root === "rss") draft = rssDraft(reader.parseRssFeed(text), url);
-    else if (root === "rdf") draft = rdfDraft(reader.parseRdfFeed(text), url);
-    else draft = atomDraft(reader.parseAtomFeed(text), url);
+    if (root === "rss") draft = rssDraft(reader.parseRssFeed(xml), url);
+    else if (root === "rdf") draft = rdfDraft(reader.parseRdfFeed(xml), url);
+    else draft = atomDraft(reader.parseAtomFeed(xml), url, atomBase64Constructs(xml));
   } catch {
-    throw new FeedParseError(
-      "not-a-feed",
-      `The document's root element is ${ROOT_NAMES[root]}, but it is not a feed that can be read (no channel, items or entries where the format puts them).`,
-    );
+    throw unreadableFeed(root, xml);
   }
-  attachPosseElements(draft, text);
+  attachPosseElements(draft, xml);
   return draft;
 }
 
 /** The validator's finding in words: a feed cut off (elements left open) is told as such. */
-function malformedXml({ line, col, msg }: { line: number; col: number; msg: string }): FeedParseError {
+function malformedXml({ line, col, msg }: { line: number; col?: number; msg: string }): FeedParseError {
   const open = /^Invalid '(\[[\s\S]*\])' found/.exec(msg)?.[1];
   let names: unknown;
   try {
@@ -62,7 +62,7 @@ function malformedXml({ line, col, msg }: { line: number; col: number; msg: stri
   }
   const what = Array.isArray(names)
     ? `it ends with ${names.map((name) => `<${String(name)}>`).join(", ")} still open: the response looks cut off`
-    : `line ${line}, column ${col}: ${msg.replace(/\.$/, "")}`;
+    : `line ${line}${col ? `, column ${col}` : ""}: ${msg.replace(/\.$/, "")}`;
   return new FeedParseError(
     "malformed-xml",
     `The feed is not well-formed XML (${what}). possekit reads it again at the next fetch; if this stays, the site has to correct its feed.`,
@@ -108,6 +108,11 @@ function draftOf(kind: BodyKind, text: string, url: string): FeedDraft {
       return jsonDraft(text, url);
     case "html":
       return htmlDraft(text, url);
+    case "xml-unterminated":
+      throw new FeedParseError(
+        "malformed-xml",
+        `The feed is not well-formed XML (the ${kind.open} that starts on line ${kind.line} never ends: the response looks cut off). possekit reads it again at the next fetch; if this stays, the site has to correct its feed.`,
+      );
     case "xml-other":
       throw new FeedParseError(
         "not-a-feed",

@@ -3,15 +3,23 @@
 import type { AtomFeed } from "feedsmith";
 import { nestedBase } from "../absolute-url.ts";
 import type { DraftText, EntryDraft, FeedDraft } from "../entry-draft.ts";
+import { type Base64Constructs, decodeBase64Text, type EntryBase64, entryBase64 } from "./atom-base64.ts";
 import { addAttachment, addMedia } from "./attachments.ts";
 
 type Feed = AtomFeed.Feed<string>;
 type Entry = AtomFeed.Entry<string>;
 type Link = AtomFeed.Link<string>;
 
-/** Atom text constructs: "text" (the default), "html", "xhtml"; content may name a media type. */
-function text(construct: { value?: string; type?: string } | undefined): DraftText | undefined {
-  const value = construct?.value;
+/**
+ * Atom text constructs: "text" (the default), "html", "xhtml"; content may name a media type, as
+ * Atom 0.3's constructs do (text/plain, text/html, application/xhtml+xml), base64 among them.
+ */
+function text(
+  construct: { value?: string; type?: string } | undefined,
+  base64 = false,
+): DraftText | undefined {
+  const written = construct?.value;
+  const value = written !== undefined && base64 ? decodeBase64Text(written) : written;
   if (value === undefined || !value.trim()) return undefined;
   const type = (construct?.type ?? "text").toLowerCase();
   if (type === "html" || type === "xhtml" || type === "text/html" || type === "application/xhtml+xml") {
@@ -30,7 +38,7 @@ function alternate(links: Link[] | undefined): string | undefined {
   return (html ?? alternates[0])?.href;
 }
 
-function entryDraft(entry: Entry, feed: Feed, feedBase: string): EntryDraft {
+function entryDraft(entry: Entry, feed: Feed, feedBase: string, base64: EntryBase64 | undefined): EntryDraft {
   const base = nestedBase(entry.xml?.base, feedBase);
   const author = entry.authors?.[0] ?? feed.authors?.[0];
   const draft: EntryDraft = {
@@ -43,15 +51,15 @@ function entryDraft(entry: Entry, feed: Feed, feedBase: string): EntryDraft {
   if (entry.id) draft.id = entry.id;
   const url = alternate(entry.links);
   if (url) draft.url = url;
-  const title = text(entry.title);
+  const title = text(entry.title, base64?.title);
   if (title) draft.title = title;
   // Out-of-line content (src="…") is a link to elsewhere, not the entry's text.
-  const content = entry.content?.src ? undefined : text(entry.content);
+  const content = entry.content?.src ? undefined : text(entry.content, base64?.content);
   if (content) {
     draft.content = content;
     if (entry.content?.xml?.base) draft.contentBase = nestedBase(entry.content.xml.base, base);
   }
-  const summary = text(entry.summary);
+  const summary = text(entry.summary, base64?.summary);
   if (summary) draft.summary = summary;
   if (entry.published) draft.published = entry.published;
   if (entry.updated) draft.updated = entry.updated;
@@ -70,15 +78,18 @@ function entryDraft(entry: Entry, feed: Feed, feedBase: string): EntryDraft {
   return draft;
 }
 
-export function atomDraft(feed: Feed, url: string): FeedDraft {
+/** `base64`: which text constructs Atom 0.3 wrote in base64 (atom-base64.ts), when any. */
+export function atomDraft(feed: Feed, url: string, base64?: Base64Constructs): FeedDraft {
   const base = nestedBase(feed.xml?.base, url);
   const link = (rel: string) => feed.links?.find((candidate) => relOf(candidate) === rel)?.href;
   const draft: FeedDraft = {
     format: "atom",
     base,
-    entries: (feed.entries ?? []).map((entry) => entryDraft(entry, feed, base)),
+    entries: (feed.entries ?? []).map((entry, index) =>
+      entryDraft(entry, feed, base, entryBase64(base64, index, entry.id)),
+    ),
   };
-  const title = text(feed.title);
+  const title = text(feed.title, base64?.feedTitle);
   if (title) draft.title = title;
   const home = alternate(feed.links);
   if (home) draft.homeUrl = home;

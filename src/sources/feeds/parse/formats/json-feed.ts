@@ -23,8 +23,8 @@ function field<T>(object: Record<string, unknown>, name: string, schema: z.ZodTy
   return parsed.success ? parsed.data : undefined;
 }
 
+/** The author of an item, or of the feed: 1.1's `authors` (an array), 1.0's `author` (one object). */
 function authorOf(item: Record<string, unknown>): EntryDraft["author"] {
-  // 1.1: authors (an array); 1.0: author (one object).
   const candidates = [...(field(item, "authors", z.array(z.unknown())) ?? []), item.author];
   for (const candidate of candidates) {
     const parsed = record.safeParse(candidate);
@@ -36,7 +36,11 @@ function authorOf(item: Record<string, unknown>): EntryDraft["author"] {
   return undefined;
 }
 
-function itemDraft(value: unknown, feedBase: string): EntryDraft | undefined {
+function itemDraft(
+  value: unknown,
+  feedBase: string,
+  feedAuthor: EntryDraft["author"],
+): EntryDraft | undefined {
   const parsed = record.safeParse(value);
   if (!parsed.success) return undefined;
   const item = parsed.data;
@@ -80,25 +84,42 @@ function itemDraft(value: unknown, feedBase: string): EntryDraft | undefined {
       title: field(file.data, "title", text),
     });
   }
-  set("author", authorOf(item));
+  // JSON Feed: an item without an author of its own has the feed's.
+  set("author", authorOf(item) ?? feedAuthor);
   if ("_posse" in item) draft.choices.push({ source: "_posse", value: item._posse });
   return draft;
+}
+
+/** Why JSON is not a JSON Feed: what it lacks, named. */
+function notJsonFeed(json: unknown): FeedParseError {
+  const object = record.safeParse(json);
+  let why: string;
+  if (!object.success)
+    why = `it is ${Array.isArray(json) ? "an array" : `a ${json === null ? "null" : typeof json}`}, not an object`;
+  else {
+    const version = object.data.version;
+    if (version === undefined) why = 'it has no "version"';
+    else if (typeof version !== "string" || !envelope.shape.version.safeParse(version).success)
+      why = `its "version" is ${JSON.stringify(version)?.slice(0, 80)}, not a JSON Feed version`;
+    else if (object.data.items === undefined) why = 'it has no "items"';
+    else why = 'its "items" is not an array';
+  }
+  return new FeedParseError(
+    "not-a-feed",
+    `The address returned JSON that is not a JSON Feed: ${why} (a JSON Feed has "version": "https://jsonfeed.org/version/1.1" and an "items" array).`,
+  );
 }
 
 /** A parsed JSON value as a JSON Feed draft; FeedParseError when it is JSON but not a JSON Feed. */
 export function jsonFeedDraft(json: unknown, url: string): FeedDraft {
   const feed = record.safeParse(json);
   const checked = envelope.safeParse(json);
-  if (!feed.success || !checked.success) {
-    throw new FeedParseError(
-      "not-a-feed",
-      'The address returned JSON that is not a JSON Feed (it needs "version": "https://jsonfeed.org/version/1.1" and an "items" array).',
-    );
-  }
+  if (!feed.success || !checked.success) throw notJsonFeed(json);
+  const feedAuthor = authorOf(feed.data);
   const draft: FeedDraft = {
     format: "json",
     base: url,
-    entries: checked.data.items.flatMap((item) => itemDraft(item, url) ?? []),
+    entries: checked.data.items.flatMap((item) => itemDraft(item, url, feedAuthor) ?? []),
   };
   const title = field(feed.data, "title", text);
   if (title) draft.title = { value: title, html: false };

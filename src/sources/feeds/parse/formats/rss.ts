@@ -1,9 +1,12 @@
 // RSS 2.0 (and 0.9x), and RSS 1.0 (RDF), as feedsmith reads them, into drafts. RSS has no
 // content/summary split of its own: content:encoded is the content when present and the
 // description is then the summary; otherwise the description is the content. Both are HTML.
+// Dublin Core stands in for the core elements an item lacks: dc:title, dc:description (or
+// dcterms's), dc:date and dcterms:issued/created for the date, dcterms:modified for the edit.
 import type { AtomNs, DcNs, DcTermsNs, MediaNs, RdfFeed, RssFeed } from "feedsmith";
 import { nestedBase } from "../absolute-url.ts";
 import type { EntryDraft, FeedDraft } from "../entry-draft.ts";
+import { personName } from "../person-name.ts";
 import { addAttachment, addMedia } from "./attachments.ts";
 
 /** What RSS 2.0 items and RSS 1.0 items have in common. */
@@ -21,12 +24,19 @@ interface CommonItem {
 
 const isWebUrl = (value: string) => /^https?:\/\//i.test(value.trim());
 
-/** "jo@example.com (Jo Doe)" → "Jo Doe": the RSS 2.0 form of an author. */
-function personName(value: string | undefined): string | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  const named = /\(([^)]+)\)\s*$/.exec(text);
-  return named?.[1]?.trim() || text;
+/** The first of the values that has text. */
+const firstText = (...values: Array<string | undefined>) => values.find((value) => value?.trim());
+
+/** When the item was written: RSS's own element first, then Dublin Core's, then Atom's. */
+function publishedOf(item: CommonItem, own: string | undefined): string | undefined {
+  return firstText(
+    own,
+    item.dc?.dates?.[0],
+    item.dcterms?.issued?.[0],
+    item.dcterms?.created?.[0],
+    item.dcterms?.dates?.[0],
+    item.atom?.published,
+  );
 }
 
 function commonDraft(item: CommonItem, feedBase: string): EntryDraft {
@@ -37,9 +47,15 @@ function commonDraft(item: CommonItem, feedBase: string): EntryDraft {
     categories: [],
     choices: [],
   };
-  if (item.title?.trim()) draft.title = { value: item.title, html: false };
+  const title = firstText(item.title, item.dc?.titles?.[0], item.dcterms?.titles?.[0]);
+  if (title) draft.title = { value: title, html: false };
   const encoded = item.content?.encoded;
-  const description = item.description;
+  const description = firstText(
+    item.description,
+    item.dc?.descriptions?.[0],
+    item.dcterms?.descriptions?.[0],
+    item.dcterms?.abstracts?.[0],
+  );
   if (encoded?.trim()) {
     draft.content = { value: encoded, html: true };
     if (description?.trim()) draft.summary = { value: description, html: true };
@@ -49,11 +65,11 @@ function commonDraft(item: CommonItem, feedBase: string): EntryDraft {
   const link =
     item.link?.trim() || item.atom?.links?.find((l) => (l.rel ?? "alternate") === "alternate")?.href;
   if (link) draft.url = link;
-  const updated = item.atom?.updated ?? item.dcterms?.modified?.[0];
+  const updated = firstText(item.atom?.updated, item.dcterms?.modified?.[0]);
   if (updated) draft.updated = updated;
   draft.categories.push(...(item.dc?.subjects ?? []));
   addMedia(draft, item.media);
-  const creator = personName(item.dc?.creators?.[0]);
+  const creator = personName(item.dc?.creators?.[0] ?? item.dcterms?.creators?.[0]);
   if (creator) draft.author = { name: creator };
   return draft;
 }
@@ -66,12 +82,12 @@ function rssItemDraft(item: RssFeed.Item<string>, feedBase: string): EntryDraft 
     // A guid is the permalink unless it says isPermaLink="false" (RSS 2.0 spec).
     if (!draft.url && item.guid?.isPermaLink !== false && isWebUrl(guid)) draft.url = guid;
   }
-  const published = item.pubDate ?? item.dc?.dates?.[0] ?? item.atom?.published;
+  const published = publishedOf(item, item.pubDate);
   if (published) draft.published = published;
   draft.categories.unshift(...(item.categories ?? []).map((category) => category.name ?? ""));
   for (const enclosure of item.enclosures ?? []) addAttachment(draft, enclosure);
   const author = item.authors?.[0];
-  const name = author?.name ?? personName(author?.email);
+  const name = personName(author?.name);
   if (name) draft.author = { name, ...(author?.link ? { url: author.link } : {}) };
   return draft;
 }
@@ -81,7 +97,7 @@ function rdfItemDraft(item: RdfFeed.Item<string>, feedBase: string): EntryDraft 
   // RSS 1.0 names every item by its rdf:about, "usually the same as the link".
   const about = item.rdf?.about?.trim();
   if (about) draft.id = about;
-  const published = item.dc?.dates?.[0] ?? item.dcterms?.issued?.[0] ?? item.dcterms?.created?.[0];
+  const published = publishedOf(item, undefined);
   if (published) draft.published = published;
   return draft;
 }
