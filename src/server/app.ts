@@ -82,6 +82,7 @@ export function buildApp(host: Host): Express {
     name: host.publication.name,
     me: host.publication.me,
     url: application.url,
+    isOwner: async (req: Request) => (await sessions.read(req)) !== null,
   };
   // The pages store's feeds are public, like the posts.
   if (host.hostConfig.store.type === "pages") app.use(pagesFeeds(pagesSite));
