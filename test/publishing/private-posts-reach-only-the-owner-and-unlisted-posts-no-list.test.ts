@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { eventually } from "../helpers/eventually.ts";
+import { healthOf } from "../helpers/health.ts";
 import { type PublishingWorld, startPublishingWorld } from "./publishing-world.ts";
 
 describe("private and unlisted posts on the pages store", () => {
@@ -140,6 +141,13 @@ describe("private and unlisted posts on the pages store", () => {
       world.social.statuses.map((status) => status.text).filter((text) => !text.includes("A public note")),
       [],
       "no copy of a private or unlisted post",
+    );
+    // Nothing is left due: a hidden post naming a target would keep the scheduler waking for it.
+    type Health = { "endpoint-syndicate": { scheduler: { next_due_at: string | null } } };
+    await eventually("the scheduler finds nothing due", async () =>
+      (await healthOf<Health>(world.server))["endpoint-syndicate"].scheduler.next_due_at === null
+        ? true
+        : undefined,
     );
   });
 });

@@ -18,6 +18,7 @@ import { closeAll, sharedDatabase, startTarget, type Target, until } from "../..
 import { TestClock } from "../../helpers/clock.ts";
 import { pgliteEngine } from "../../helpers/databases.ts";
 import { eventually } from "../../helpers/eventually.ts";
+import { healthOf } from "../../helpers/health.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { type Remote, startRemote } from "../remote-micropub.ts";
 import { FeedSite, type SiteEntry } from "./feed-site.ts";
@@ -93,7 +94,7 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
         });
       },
       async health() {
-        const body = (await (await fetch(`${server.url}/health`)).json()) as Health;
+        const body = (await healthOf(server)) as Health;
         return body["endpoint-syndicate"]?.feeds?.[0] ?? {};
       },
     };
