@@ -119,7 +119,7 @@ export async function syndicatePost(
 
   const visibility = visibilityOf(post.properties);
   if (post.status === "draft" || visibility !== "public") {
-    const note = post.status === "draft" ? DRAFT_NOTE : HIDDEN_NOTES[visibility as "unlisted" | "private"];
+    const note = visibility === "public" ? DRAFT_NOTE : HIDDEN_NOTES[visibility];
     const targets = requested.map(
       (uid): TargetResult => ({
         uid,
