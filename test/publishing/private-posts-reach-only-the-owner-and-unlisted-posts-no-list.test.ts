@@ -3,7 +3,8 @@
 // post: not 403, not 410 once deleted, not a redirect to the URL with its slash). The signed-in
 // owner reads it, never from a shared cache. An unlisted post is served at its URL and listed
 // nowhere. Neither is ever syndicated, by the scheduler nor by a forced request, while a public
-// post published after them is.
+// post published after them is; and a copied post made private keeps its copy as it was: words
+// written after it was made private never reach the copy.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { eventually } from "../helpers/eventually.ts";
@@ -149,5 +150,37 @@ describe("private and unlisted posts on the pages store", () => {
         ? true
         : undefined,
     );
+  });
+
+  it("a copied post made private: its copy is not edited with what was written since", async () => {
+    const url = await create("Visible words about the weather");
+    const copy = await eventually("the post is copied", async () =>
+      world.social.statuses.find((status) => status.text.includes("Visible words")),
+    );
+    const response = await world.micropub({
+      action: "update",
+      url,
+      replace: { content: ["Private words: the door code is 4711"], visibility: ["private"] },
+    });
+    assert.ok(response.status === 200 || response.status === 204, await response.text());
+    const database = world.server.host.database;
+    assert.ok(database);
+    // The core has taken the change in (the trigger's note of it is drained by the run that plans it).
+    await eventually("the change is taken in", async () => {
+      const { rows } = await database.query(
+        "SELECT 1 FROM syndication_post_changes c JOIN posts p ON p.id = c.post_id WHERE p.url = $1",
+        [url],
+      );
+      return rows.length === 0 ? true : undefined;
+    });
+    const { rows } = await database.query<{ state: string }>(
+      `SELECT o.state FROM syndication_operations o JOIN posts p ON p.id = o.post_id
+        WHERE p.url = $1 AND o.operation = 'update' AND o.state <> 'cancelled'`,
+      [url],
+    );
+    assert.deepEqual(rows, [], "no update of the copy is planned or made");
+    assert.equal(copy.editedAt, null);
+    assert.match(copy.text, /Visible words/);
+    assert.ok(!copy.text.includes("4711"));
   });
 });
