@@ -36,7 +36,7 @@ export interface Plugin {
   meta: PluginMeta | (() => PluginMeta);
   options?: Record<string, unknown>;
   init(server: Server): void | Promise<void>;
-  /** What /health reports of the plug-in under its id (keep it quick: /health is polled). */
+  /** What /health reports of the plug-in under its id, to the owner and token holders only (keep it quick: /health is polled). */
   health?(): Promise<Record<string, unknown>> | Record<string, unknown>;
 }
 

@@ -22,7 +22,8 @@ export const POST_SOURCE_RELATION = "post_source";
 
 export interface PostSource {
   /**
-   * Awaiting posts with their targets: published, not deleted, naming at least one of `onlyTargets`
+   * Awaiting posts with their targets: published, not deleted, public (visibility.ts: an unlisted or
+   * private post is never sent), naming at least one of `onlyTargets`
    * (all targets when absent) in `mp-syndicate-to`; oldest first (published, then id), strictly
    * after `after` when given. What a run walks through, a page at a time.
    */

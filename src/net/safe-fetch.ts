@@ -1,7 +1,8 @@
 // The one way to fetch a URL that came from a post (a photo, the post page itself, a link card's
 // image, an IndieAuth client's metadata): the address actually connected to is checked, at every
 // redirect, so neither a private address in the post nor a public name that resolves to one (or
-// redirects to one) lets a client read what sits behind the server. Configured service URLs (the
+// redirects to one) lets a client read what sits behind the server. A redirect to another origin
+// is followed without the caller's credentials (redirect-credentials.ts). Configured service URLs (the
 // Mastodon instance and so on) are the user's own choice and do not come through here.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http, { type IncomingMessage } from "node:http";
@@ -10,6 +11,7 @@ import { isIP, type LookupFunction } from "node:net";
 import type { Readable, Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { isPrivateAddress } from "./private-addresses.ts";
+import { headersForRedirect } from "./redirect-credentials.ts";
 
 export interface OutgoingFetchPolicy {
   /** The user's own site (`publication.me`): URLs under it are always allowed, wherever it runs. */
@@ -30,6 +32,11 @@ export interface SafeFetchOptions {
   /** The caller's own cancellation (a target's timeout). */
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /**
+   * Names of the caller's headers that carry a credential besides Authorization, Cookie and
+   * Proxy-Authorization: like those, never sent on after a redirect to another origin.
+   */
+  credentialHeaders?: readonly string[];
   /** POST sends `body` (a webhook out); a POST is never redirected. Default GET. */
   method?: "GET" | "POST";
   body?: string;
@@ -275,7 +282,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const maxRedirects = options.method === "POST" ? 0 : (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS);
   const redirectsFollowed: SafeRedirect[] = [];
-  const headers: Record<string, string> = options.decompress
+  let headers: Record<string, string> = options.decompress
     ? { "accept-encoding": ACCEPT_ENCODING, ...options.headers }
     : { ...options.headers };
   let current: URL;
@@ -318,11 +325,15 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
           href,
           `${href}: more than ${maxRedirects} redirects`,
         );
+      let next: URL;
       try {
-        current = new URL(location, current);
+        next = new URL(location, current);
       } catch {
         throw new OutgoingFetchError("invalid-url", href, `${href}: redirects to an invalid URL`);
       }
+      // Once left behind, a credential stays behind, even if a later hop comes back to its origin.
+      headers = headersForRedirect(headers, current, next, options.credentialHeaders);
+      current = next;
       redirectsFollowed.push({ url: href, status, location: current.href });
       continue;
     }

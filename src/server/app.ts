@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { prefersHtml } from "../contract/negotiate.ts";
 import { authenticate } from "./auth/authenticate.ts";
+import { insiderCheck } from "./auth/insider.ts";
 import { SessionManager } from "./auth/session.ts";
 import { sessionRevocations } from "./auth/session-revocations.ts";
 import { tokenRegistry } from "./auth/token-registry.ts";
@@ -76,12 +77,14 @@ export function buildApp(host: Host): Express {
     startFlash(req, res, flash);
     next();
   });
-  app.get("/health", healthRoute(host));
+  const registry = tokenRegistry(host.database);
+  app.get("/health", healthRoute(host, insiderCheck({ sessions, tokens: host.tokens, registry })));
   const pagesSite = {
     posts: () => host.posts,
     name: host.publication.name,
     me: host.publication.me,
     url: application.url,
+    isOwner: async (req: Request) => (await sessions.read(req)) !== null,
   };
   // The pages store's feeds are public, like the posts.
   if (host.hostConfig.store.type === "pages") app.use(pagesFeeds(pagesSite));
@@ -120,7 +123,6 @@ export function buildApp(host: Host): Express {
   app.use("/session", sessionRoutes(host, sessions, signInLimiter.middleware));
   app.get("/", homeRoute(host, sessions));
 
-  const registry = tokenRegistry(host.database);
   // The IndieAuth server checks who asks itself (session and CSRF, codes, tokens): public routes,
   // whose refusals count per address like the other public routes'.
   // One grant store for both: without a database it lives in memory, and the status page's

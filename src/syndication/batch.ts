@@ -4,6 +4,7 @@
 import type { Logger } from "../contract/logger.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { AwaitingCursor, Post } from "../contract/posts.ts";
+import { visibilityOf } from "../contract/visibility.ts";
 import { Broadcast } from "./broadcast.ts";
 import type { HeldLease } from "./lease.ts";
 import type { Ledger } from "./ledger/ledger.ts";
@@ -64,7 +65,12 @@ const PAGE = 100;
 const FRESH_MS = 1_000;
 
 function isAwaiting(post: Post): boolean {
-  return post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
+  return (
+    post.status === "published" &&
+    !post.deleted &&
+    visibilityOf(post.properties) === "public" &&
+    requestedTargets(post).length > 0
+  );
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));

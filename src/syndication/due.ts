@@ -2,7 +2,11 @@
 // lease or the awaiting posts becomes due. One statement, served by partial indexes, so that an
 // idle server with many syndicated posts wakes cheaply.
 import type { Database } from "../contract/database.ts";
+import { publicPostSql } from "../contract/visibility.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
+
+/** An unlisted or private post is never sent, so it is never due either. */
+const PUBLIC = publicPostSql("p");
 
 export interface DueRules {
   /** `sending` rows older than this were left by a process that died. */
@@ -35,7 +39,7 @@ const CHECK_AT = `GREATEST(p.published + $2::float8 * interval '1 millisecond',
 const GATED_POSTS = `FROM post_source p
   LEFT JOIN syndication_live_checks c ON c.post_id = p.id
  WHERE p.status = 'published' AND p.deleted_at IS NULL
-   AND jsonb_array_length(p.properties->'mp-syndicate-to') > 0
+   AND jsonb_array_length(p.properties->'mp-syndicate-to') > 0 AND ${PUBLIC}
    AND ${GATED} AND NOT COALESCE(c.gave_up, false)
    AND ${NAMES_AN_UNSENT_TARGET}`;
 
@@ -84,7 +88,7 @@ export async function nextDue(
           FROM syndication_targets t JOIN post_source p ON p.id = t.post_id
          WHERE (t.state IN ('pending', 'skipped') OR (t.state = 'failed' AND NOT t.permanent))
            AND t.target_uid = ANY($4::text[])
-           AND p.status = 'published' AND p.deleted_at IS NULL
+           AND p.status = 'published' AND p.deleted_at IS NULL AND ${PUBLIC}
            AND p.properties->'mp-syndicate-to' ? t.target_uid),
        (SELECT min(t.claimed_at) + $1::int * interval '1 millisecond'
           FROM syndication_targets t WHERE t.state = 'sending'),
@@ -105,7 +109,7 @@ export async function nextDue(
           FROM post_source p
           LEFT JOIN syndication_live_checks c ON c.post_id = p.id
          WHERE p.status = 'published' AND p.deleted_at IS NULL
-           AND jsonb_array_length(p.properties->'mp-syndicate-to') > 0
+           AND jsonb_array_length(p.properties->'mp-syndicate-to') > 0 AND ${PUBLIC}
            AND NOT (${GATED})
            AND ${NAMES_AN_UNSENT_TARGET})
      ) AS due`,

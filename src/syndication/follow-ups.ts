@@ -5,6 +5,7 @@
 
 import type { Post } from "../contract/posts.ts";
 import type { SyndicatorPlugin } from "../contract/syndicator.ts";
+import { visibilityOf } from "../contract/visibility.ts";
 import { callFollowUp } from "./call-syndicator.ts";
 import { copyDigest, previewFor } from "./copy-digest.ts";
 import { wordsFor } from "./own-texts.ts";
@@ -60,11 +61,15 @@ export async function planFollowUps(context: PostSyndicationContext, post: Post)
     return;
   }
 
-  const texts = await context.ownTexts?.forPost(post);
+  // Made unlisted or private: its copies keep what they hold. An update would carry what was
+  // written since, words meant for fewer readers, to copies anyone can read.
+  const hidden = visibilityOf(post.properties) !== "public";
+  const texts = hidden ? undefined : await context.ownTexts?.forPost(post);
   for (const entry of entries) {
     // Restored before its copies were deleted: they stay.
     await cancel(find(entry.targetUid, "delete"));
-    if (entry.state === "syndicated") await planUpdate(context, post, entry, byUid, texts, find);
+    if (hidden) await cancel(find(entry.targetUid, "update"));
+    else if (entry.state === "syndicated") await planUpdate(context, post, entry, byUid, texts, find);
   }
 }
 

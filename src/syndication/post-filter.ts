@@ -3,6 +3,7 @@
 // own, a feed, a remote Micropub server), and by words of the title or the URL,
 // oldest first. One query for the page's ids and one for the count; the rows are read afterwards.
 import type { Queryable } from "../contract/database.ts";
+import { publicPostSql } from "../contract/visibility.ts";
 
 /**
  * `awaiting`: a configured target still lacks the post (the page's default list). `attention`: some
@@ -37,8 +38,9 @@ export interface PostPage {
   total: number;
 }
 
+// An unlisted or private post is never sent: it does not wait for anything.
 const awaiting = (configured: string) =>
-  `p.status = 'published' AND p.properties->'mp-syndicate-to' ?| ${configured}::text[]`;
+  `p.status = 'published' AND ${publicPostSql("p")} AND p.properties->'mp-syndicate-to' ?| ${configured}::text[]`;
 
 // Needs the user or a later try: a failed or unknown ledger row, or a page that never went live.
 const ATTENTION = `(

@@ -5,6 +5,7 @@ import type { Logger } from "../contract/logger.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { Post, PostUpdate } from "../contract/posts.ts";
 import type { PreviewOptions, Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import { visibilityOf } from "../contract/visibility.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor } from "./copy-digest.ts";
 import { type FailureNotices, noticeKindOf } from "./failure-notices.ts";
@@ -20,6 +21,11 @@ import { TargetPauses } from "./target-pauses.ts";
 import type { LedgerEntry, PostResult, TargetResult, Trigger } from "./types.ts";
 
 export const DRAFT_NOTE = "The post is a draft; it is syndicated once published";
+/** Copies elsewhere are public and listed: a post its author keeps back is never sent. */
+export const HIDDEN_NOTES = {
+  unlisted: "The post is unlisted (visibility: unlisted); it is not syndicated",
+  private: "The post is private (visibility: private); it is not syndicated",
+} as const;
 const BUSY_NOTE = "Being sent by another run right now";
 
 export interface PostSyndicationContext {
@@ -111,13 +117,15 @@ export async function syndicatePost(
   const byUid = syndicatorsByUid(context.syndicators);
   const nameOf = (uid: string) => byUid.get(uid)?.info.name ?? uid;
 
-  if (post.status === "draft") {
+  const visibility = visibilityOf(post.properties);
+  if (post.status === "draft" || visibility !== "public") {
+    const note = visibility === "public" ? DRAFT_NOTE : HIDDEN_NOTES[visibility];
     const targets = requested.map(
       (uid): TargetResult => ({
         uid,
         name: nameOf(uid),
         status: "skipped",
-        error: DRAFT_NOTE,
+        error: note,
       }),
     );
     return { url: post.url, status: "unchanged", syndication: syndicationUrls(post), targets };

@@ -36,7 +36,17 @@ describe("possekit serve in an empty folder", () => {
 
   it("keeps the embedded database, the secret and the password under ./data", async () => {
     for (const name of ["db", "secret", "password"]) assert.ok(existsSync(join(cwd, "data", name)), name);
-    const health = await fetch(`${server.url}/health`);
+    // The detail is the owner's: signed in with the printed password.
+    const password = /\n\n {4}(\S+)\n\n/.exec(server.stdout())?.[1] ?? "";
+    const login = await fetch(`${server.url}/session/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ password }),
+      redirect: "manual",
+    });
+    const cookie = login.headers.getSetCookie().find((value) => value.startsWith("possekit_session="));
+    assert.ok(cookie, "signed in");
+    const health = await fetch(`${server.url}/health`, { headers: { cookie: cookie.split(";")[0] ?? "" } });
     // The syndication endpoint, installed by default, reports its scheduler (running by default).
     assert.deepEqual(await health.json(), {
       status: "ok",

@@ -2,7 +2,7 @@
 // end-to-end test builds), and the git commands a test uses to look at it or move it on as another
 // writer would. Always the system git, with an argument array.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -55,6 +55,8 @@ export interface GitRemote {
   file(path: string): string | undefined;
   /** Commits and pushes a file from another clone, as another writer would. */
   pushFromElsewhere(path: string, content: string): void;
+  /** Commits and pushes a symbolic link at `path` to `target` (as written, absolute or relative). */
+  pushSymlinkFromElsewhere(path: string, target: string): void;
   /** A fresh clone of main (the site a deploy builds). */
   clone(): string;
   close(): void;
@@ -91,6 +93,14 @@ export function startGitRemote(files: Record<string, string> = HUGO_SITE): GitRe
       writeFileSync(join(seed, path), content);
       git(seed, "add", "--all");
       git(seed, "commit", "--quiet", "-m", `Elsewhere: ${path}`);
+      git(seed, "push", "--quiet", "origin", "main");
+    },
+    pushSymlinkFromElsewhere(path, target) {
+      git(seed, "pull", "--quiet", "--rebase", "origin", "main");
+      mkdirSync(dirname(join(seed, path)), { recursive: true });
+      symlinkSync(target, join(seed, path));
+      git(seed, "add", "--all");
+      git(seed, "commit", "--quiet", "-m", `Elsewhere: ${path} -> ${target}`);
       git(seed, "push", "--quiet", "origin", "main");
     },
     clone() {

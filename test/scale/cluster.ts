@@ -191,7 +191,11 @@ export async function settled(servers: readonly ChildServer[], timeoutMs = 20_00
     async () => {
       const states = await Promise.all(
         servers.map(async (server) => {
-          const health = (await (await fetch(`${server.url}/health`)).json()) as SchedulerHealth;
+          // The scheduler's state is told to a token's holder, not to a stranger.
+          const authorization = `Bearer ${await server.token("create")}`;
+          const health = (await (
+            await fetch(`${server.url}/health`, { headers: { authorization } })
+          ).json()) as SchedulerHealth;
           return health["endpoint-syndicate"]?.scheduler;
         }),
       );

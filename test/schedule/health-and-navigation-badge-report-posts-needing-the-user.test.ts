@@ -13,6 +13,7 @@ import {
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
+import { healthOf } from "../helpers/health.ts";
 import { ServerClock } from "./scheduled-server.ts";
 
 /** The default backoff of a first failure: 2^1 × one minute. */
@@ -29,7 +30,7 @@ interface Health {
 const sends = (target: Target | undefined) =>
   target?.sandbox.requests.filter((r) => r.method === "POST" && r.path === "/api/v1/statuses").length ?? 0;
 
-const health = async (app: EndpointServer) => (await (await fetch(`${app.url}/health`)).json()) as Health;
+const health = async (app: EndpointServer) => (await healthOf(app.server)) as Health;
 
 for (const engine of engines) {
   describe(`/health and the navigation badge (${engine.name})`, () => {

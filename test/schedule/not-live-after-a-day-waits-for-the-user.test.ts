@@ -13,6 +13,7 @@ import {
   until,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
+import { healthOf } from "../helpers/health.ts";
 import { looks, ServerClock, schedulerOf } from "./scheduled-server.ts";
 import { type StaticSite, startStaticSite } from "./static-site.ts";
 
@@ -79,7 +80,7 @@ for (const engine of engines) {
         "the post that gave up is not sent by itself, live or not",
       );
 
-      const health = (await (await fetch(`${app.url}/health`)).json()) as Record<string, unknown>;
+      const health = (await healthOf(app.server)) as Record<string, unknown>;
       assert.match(JSON.stringify(health), /"posts_needing_user":1\b/);
       const { cookie } = await app.server.signIn();
       const page = await (await fetch(app.endpoint, { headers: { cookie, accept: "text/html" } })).text();

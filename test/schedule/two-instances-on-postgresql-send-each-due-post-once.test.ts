@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ChildServer } from "../helpers/child-server.ts";
+import { healthOf } from "../helpers/health.ts";
 import {
   createPost,
   type Sandbox,
@@ -63,7 +64,7 @@ describe("two instances on PostgreSQL, both scheduling", () => {
       "no key posted twice",
     );
 
-    const health = (await (await fetch(`${first.url}/health`)).json()) as {
+    const health = (await healthOf(first)) as {
       "endpoint-syndicate": { scheduler: { state: string } };
     };
     assert.equal(health["endpoint-syndicate"].scheduler.state, "running");

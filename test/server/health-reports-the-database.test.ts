@@ -1,4 +1,6 @@
-// GET /health (issue 2): 200 with the database's state, without authentication.
+// GET /health (issue 2): 200 with the database's state, without authentication; the engine (and
+// the plug-ins' reports) only to the owner or a token's holder
+// (test/server/health-tells-a-stranger-only-the-overall-state.test.ts).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Database } from "../../src/contract/database.ts";
@@ -14,10 +16,14 @@ for (const engine of engines) {
     });
     after(() => server.close());
 
-    it("answers 200 with the database's engine and state", async () => {
+    it("answers 200 with the database's state, and its engine to a token's holder", async () => {
       const response = await fetch(`${server.url}/health`);
       assert.equal(response.status, 200);
-      assert.deepEqual(await response.json(), { status: "ok", database: "ok", engine: engine.name });
+      assert.deepEqual(await response.json(), { status: "ok", database: "ok" });
+      const insider = await fetch(`${server.url}/health`, {
+        headers: { authorization: `Bearer ${await server.token()}` },
+      });
+      assert.deepEqual(await insider.json(), { status: "ok", database: "ok", engine: engine.name });
     });
   });
 }
@@ -53,10 +59,6 @@ describe("GET /health when the database stops answering", () => {
     await database.close();
     const response = await fetch(`${started.url}/health`);
     assert.equal(response.status, 503);
-    assert.deepEqual(await response.json(), {
-      status: "unavailable",
-      database: "unavailable",
-      engine: "pglite",
-    });
+    assert.deepEqual(await response.json(), { status: "unavailable", database: "unavailable" });
   });
 });

@@ -1,15 +1,18 @@
 // Stands between possekit and a remote possekit's Micropub endpoint, passing every request on, so
 // that a test can make the remote look down (503), hang on an update (the answer never comes, as
-// when the process dies mid-request), and count what reached it.
+// when the process dies mid-request), send every request elsewhere with a redirect (a hostile or
+// compromised blog), and count what reached it.
 import { request as httpRequest } from "node:http";
 import { listen, readBody } from "../../dev/sandbox/http-kit.ts";
 
-export type GateMode = "pass" | "down" | "down-for-updates" | "hang-updates";
+export type GateMode = "pass" | "down" | "down-for-updates" | "hang-updates" | "redirect";
 
 export interface RemoteGate {
   /** The gate's URL in place of the remote's origin: `${url}/micropub` is the remote's endpoint. */
   url: string;
   mode: GateMode;
+  /** Where "redirect" sends each request (302, the same path and query): another origin. */
+  redirectTo: string;
   /**
    * Requests the remote has answered, as "GET q=source" or "POST update <url>". Recorded when the
    * remote's answer arrives, not when the request does: a test that waits for an update here may
@@ -28,6 +31,7 @@ export async function startRemoteGate(upstream: string): Promise<RemoteGate> {
   const gate: RemoteGate = {
     url: "",
     mode: "pass",
+    redirectTo: "",
     passed: [],
     held: 0,
     refused: [],
@@ -45,6 +49,10 @@ export async function startRemoteGate(upstream: string): Promise<RemoteGate> {
     if (gate.mode === "down" || (isUpdate && gate.mode === "down-for-updates")) {
       gate.refused.push(described);
       response.writeHead(503, { "content-type": "text/plain", "retry-after": "60" }).end("down");
+      return;
+    }
+    if (gate.mode === "redirect") {
+      response.writeHead(302, { location: new URL(request.url ?? "/", gate.redirectTo).href }).end();
       return;
     }
     if (isUpdate && gate.mode === "hang-updates") {

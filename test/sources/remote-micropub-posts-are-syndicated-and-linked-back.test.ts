@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { closeAll, until } from "../endpoint/endpoint-server.ts";
+import { healthOf as healthWithToken } from "../helpers/health.ts";
 import { createPostAt } from "../helpers/micropub-create.ts";
 import {
   type Local,
@@ -22,7 +23,7 @@ import {
 interface Health {
   "endpoint-syndicate"?: { sources?: Array<{ state: string; error?: string }> };
 }
-const healthOf = async (local: Local) => (await (await fetch(`${local.server.url}/health`)).json()) as Health;
+const healthOf = async (local: Local) => (await healthWithToken(local.server)) as Health;
 
 describe("posts of a remote Micropub server", () => {
   let remote: Remote;

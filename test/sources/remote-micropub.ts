@@ -70,7 +70,13 @@ export interface Local {
 export async function startLocal(
   remote: Remote,
   target: Target,
-  options: { database?: Database; clock?: TestClock; env?: Record<string, string> } = {},
+  options: {
+    database?: Database;
+    clock?: TestClock;
+    env?: Record<string, string>;
+    /** fetch.allowPrivate: a redirect from the remote may reach another server on this machine. */
+    allowPrivate?: boolean;
+  } = {},
 ): Promise<Local> {
   const tokenEnv = `REMOTE_TOKEN_${randomBytes(4).toString("hex").toUpperCase()}`;
   const env = options.env ?? { [tokenEnv]: remote.token };
@@ -96,7 +102,7 @@ export async function startLocal(
   );
   const server = await startTestServer({
     ...(options.database ? { engine: sharedDatabase(options.database) } : {}),
-    config: { plugins: [] },
+    config: { plugins: [], ...(options.allowPrivate ? { fetch: { allowPrivate: true } } : {}) },
     plugins: [target.syndicator(), plugin],
   });
   const source = plugin.sources[0];

@@ -3,6 +3,7 @@
 
 import type { Post } from "../../contract/posts.ts";
 import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
+import { visibilityOf } from "../../contract/visibility.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
 import type { LiveCheck, TargetPause } from "../../syndication/syndication.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
@@ -60,7 +61,11 @@ export function postRow(
 ): PostRowView {
   const title = postTitle(post);
   const targets = targetViews(post, entries, syndicators, now, paused);
-  const awaiting = post.status === "published" && !post.deleted && requestedTargets(post).length > 0;
+  const awaiting =
+    post.status === "published" &&
+    !post.deleted &&
+    visibilityOf(post.properties) === "public" &&
+    requestedTargets(post).length > 0;
   const overall: RowOverall = targets.some((target) => NEEDS_USER.has(target.kind))
     ? "attention"
     : targets.every((target) => SETTLED.has(target.kind))

@@ -7,6 +7,7 @@ import {
   type PostUpdate,
 } from "../../contract/posts.ts";
 import type { Publication } from "../../contract/syndicator.ts";
+import { publicPostSql } from "../../contract/visibility.ts";
 import type { PostTypeName } from "../config/schema.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { InvalidPostError } from "./errors.ts";
@@ -18,6 +19,9 @@ import { chooseSlug, createPostUrlBuilder, numberedSlug } from "./post-url.ts";
 
 // How many numbered slugs (slug, slug-2, …) are looked up in one query when the first is taken.
 const SLUG_BATCH = 20;
+// An unlisted or private post is never sent (src/contract/visibility.ts): it awaits nothing. Added
+// beside the index's predicate, which the query still implies.
+const PUBLIC = publicPostSql("posts");
 const MAX_SLUG_NUMBER = 1000;
 const DEFAULT_AWAITING_LIMIT = 100;
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
@@ -47,16 +51,16 @@ export function postQueriesFor(scope: PostScope) {
     newerThan: `SELECT ${COLUMNS} FROM posts
     WHERE deleted_at IS NULL AND (published, id) > ($2::timestamptz, $3::bigint)${mine}
     ORDER BY posts.published ASC, posts.id ASC LIMIT $1`,
-    nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}${mine} ORDER BY posts.published, posts.id LIMIT $1`,
+    nextAwaiting: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} AND ${PUBLIC}${mine} ORDER BY posts.published, posts.id LIMIT $1`,
     nextAwaitingAfter: `SELECT ${COLUMNS} FROM posts
-    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)${mine}
+    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND ${PUBLIC} AND (published, id) > ($2::timestamptz, $3::bigint)${mine}
     ORDER BY posts.published, posts.id LIMIT $1`,
     // The same, only posts naming one of the uids in the last parameter (the configured targets).
-    nextAwaitingNaming: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+    nextAwaitingNaming: `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} AND ${PUBLIC}
     AND properties->'mp-syndicate-to' ?| $2::text[]${mine}
     ORDER BY posts.published, posts.id LIMIT $1`,
     nextAwaitingNamingAfter: `SELECT ${COLUMNS} FROM posts
-    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND (published, id) > ($2::timestamptz, $3::bigint)
+    WHERE ${AWAITING_SYNDICATION_PREDICATE} AND ${PUBLIC} AND (published, id) > ($2::timestamptz, $3::bigint)
     AND properties->'mp-syndicate-to' ?| $4::text[]${mine}
     ORDER BY posts.published, posts.id LIMIT $1`,
   } as const;
@@ -288,7 +292,7 @@ export function createPostService(
 
     async countAwaitingSyndication(onlyTargets?) {
       const { rows } = await database.query<{ count: number }>(
-        `SELECT count(*)::int AS count FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+        `SELECT count(*)::int AS count FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} AND ${PUBLIC}
            AND ($1::text[] IS NULL OR properties->'mp-syndicate-to' ?| $1::text[])${mine}`,
         [onlyTargets ? [...onlyTargets] : null],
       );
@@ -300,7 +304,7 @@ export function createPostService(
       if (!Number.isInteger(offset) || offset < 0)
         throw new RangeError(`offset must be a whole number, 0 or more; got ${offset}`);
       const { rows } = await database.query<PostRow>(
-        `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE}
+        `SELECT ${COLUMNS} FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} AND ${PUBLIC}
            AND ($3::text[] IS NULL OR properties->'mp-syndicate-to' ?| $3::text[])${mine}
          ORDER BY posts.published, posts.id OFFSET $1 LIMIT $2`,
         [offset, limit, onlyTargets ? [...onlyTargets] : null],

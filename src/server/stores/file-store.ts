@@ -1,9 +1,10 @@
 // The folder and git stores: a post becomes a file at its preset's path (publication.postTypes
 // overriding), rewritten on each change and removed when the post is deleted (or turned back into a
-// draft the generator cannot keep). The file's path is remembered, so a post whose path changes
+// draft the generator cannot keep, or made private). The file's path is remembered, so a post whose path changes
 // leaves no stale file behind.
 import type { Database } from "../../contract/database.ts";
 import type { Post } from "../../contract/posts.ts";
+import { visibilityOf } from "../../contract/visibility.ts";
 import type { ContentStore, StoreAction, StoreMedia } from "./content-store.ts";
 import type { FileChange, FileWriter } from "./file-writer.ts";
 import { dateFormatter, expandTemplate, repositoryPath } from "./path-template.ts";
@@ -36,7 +37,9 @@ export class FileStore implements ContentStore {
 
   /** Where the post's file goes, or undefined when the store keeps no file of it. */
   pathOf(post: Post, slug: string): string | undefined {
-    if (post.deleted) return undefined;
+    // A private post is the owner's alone, and a static site serves every file to anyone: it has no
+    // file (one written while it was public is removed).
+    if (post.deleted || visibilityOf(post.properties) === "private") return undefined;
     const drafts = this.options.preset.drafts;
     if (post.status === "draft" && drafts === "none") return undefined;
     const templates: PostTypeTemplates = this.options.types[postTypeOf(post.properties)];

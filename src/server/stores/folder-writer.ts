@@ -1,11 +1,13 @@
 // The folder store's writer: files written into a folder (a local checkout, a mounted volume), each
 // through a temporary name and a rename, so a reader never sees half a file. A change that fails
-// part-way puts back what it had already changed.
+// part-way puts back what it had already changed. No write or removal follows a symbolic link out
+// of the folder (real-path.ts).
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { StoreError } from "./content-store.ts";
 import type { FileChange, FileWriter } from "./file-writer.ts";
+import { assertRealPathInside } from "./real-path.ts";
 
 /** The absolute path of a repository path under root; refuses one that would leave it. */
 export function inside(root: string, path: string): string {
@@ -43,6 +45,8 @@ export async function applyFiles(root: string, changes: readonly FileChange[]): 
   try {
     for (const change of changes) {
       const full = inside(root, change.path);
+      // Before anything is read or written: a symbolic link on the way must not lead out.
+      await assertRealPathInside(root, full, change.path);
       before.push({ full, content: await readIfThere(full) });
       if ("remove" in change) await rm(full, { force: true });
       else await writeAtomically(full, change.content);

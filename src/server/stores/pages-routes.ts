@@ -1,8 +1,13 @@
 // The pages store's public routes: each published post at its own URL as an h-entry page, and the
 // recent posts as an Atom feed and a JSON Feed (the home page lists them as an h-feed). Installed
 // after every host and plug-in route, just before "not found": a post's URL never hides a route.
+//
+// Micropub's visibility (src/contract/visibility.ts): an unlisted post is served at its URL and
+// listed nowhere; a private post only to the signed-in owner, and to anyone else exactly as a URL
+// with no post (404, never 403 or 410), so that its existence is not given away.
 import express, { type Request, type RequestHandler, type Router } from "express";
 import type { Post } from "../../contract/posts.ts";
+import { visibilityOf } from "../../contract/visibility.ts";
 import type { PostService } from "../posts/post-service-interface.ts";
 import { contentHtml } from "./safe-html.ts";
 
@@ -47,13 +52,28 @@ export function postView(post: Post): PostView {
   };
 }
 
-/** Published, not deleted, newest first. */
+/** A page of the post service while looking for the recent posts, and how many such pages at most. */
+const LIST_PAGE = 50;
+const MAX_LIST_PAGES = 20;
+
+/** Whether a list (the home page, the feeds) shows the post: published, not deleted, public. */
+const listed = (post: Post) =>
+  post.status === "published" && !post.deleted && visibilityOf(post.properties) === "public";
+
+/**
+ * The newest listed posts, newest first: drafts, unlisted and private posts are passed over, a page
+ * at a time, so that many of them never leave the list short (up to 1,000 posts are looked at).
+ */
 export async function recentPosts(posts: PostService, limit = RECENT): Promise<PostView[]> {
-  const { posts: page } = await posts.list({ limit: limit * 2 });
-  return page
-    .filter((post) => post.status === "published" && !post.deleted)
-    .slice(0, limit)
-    .map(postView);
+  const found: Post[] = [];
+  let before: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES && found.length < limit; page++) {
+    const { posts: batch, next } = await posts.list({ limit: LIST_PAGE, ...(before ? { before } : {}) });
+    found.push(...batch.filter(listed));
+    if (!next || batch.length < LIST_PAGE) break;
+    before = next;
+  }
+  return found.slice(0, limit).map(postView);
 }
 
 const xml = (text: string) =>
@@ -121,6 +141,8 @@ export interface PagesSite {
   me: string;
   /** The server's own URL (where the feeds are). */
   url: string;
+  /** Whether the request comes from the signed-in owner (who alone sees private posts). */
+  isOwner: (req: Request) => Promise<boolean>;
 }
 
 export function pagesFeeds(site: PagesSite): Router {
@@ -152,15 +174,26 @@ export function postPages(site: PagesSite): RequestHandler {
   return async (req, res, next) => {
     const posts = site.posts();
     if ((req.method !== "GET" && req.method !== "HEAD") || !posts) return next();
+    // A published post this request may know of: a private one only for the owner.
+    const shown = async (post: Post | null): Promise<Post | null> => {
+      if (post?.status !== "published") return null;
+      if (visibilityOf(post.properties) !== "private") return post;
+      return (await site.isOwner(req)) ? post : null;
+    };
     const url = requestedUrl(req, site.me);
-    const post = await posts.findByUrl(url);
+    const post = await shown(await posts.findByUrl(url));
     if (!post && !url.endsWith("/")) {
       // /notes/abc for /notes/abc/: where the post is.
-      const withSlash = await posts.findByUrl(`${url}/`);
-      if (withSlash?.status === "published" && !withSlash.deleted)
-        return res.redirect(301, new URL(withSlash.url).pathname);
+      const withSlash = await shown(await posts.findByUrl(`${url}/`));
+      if (withSlash && !withSlash.deleted) return res.redirect(301, new URL(withSlash.url).pathname);
     }
-    if (post?.status !== "published") return next();
+    if (!post) return next();
+    const visibility = visibilityOf(post.properties);
+    if (visibility !== "public") {
+      // Kept out of search engines; a private page, for the owner alone, out of every shared cache.
+      res.setHeader("X-Robots-Tag", "noindex");
+      if (visibility === "private") res.setHeader("Cache-Control", "private, no-store");
+    }
     if (post.deleted) {
       res.status(410);
       return res.render("pages/gone.njk", { title: res.locals.t("pages.gone") });

@@ -8,8 +8,15 @@
 //   title, date, tags.
 // - Eleventy: notes/<slug>.md is published at /notes/<slug>/; front matter title, date, tags. It
 //   has no drafts of its own, so drafts are kept back until published.
+// An unlisted post (Micropub visibility) is written with `visibility: unlisted` for every
+// generator's templates, and kept out of lists where the generator has a key for it: Hugo's
+// `build: {list: never}` (content-management/build-options), Eleventy's
+// `eleventyExcludeFromCollections: true`; Jekyll lists every file of _posts in site.posts, so its
+// templates must skip `visibility: unlisted` themselves (`sitemap: false` keeps jekyll-sitemap off it).
+// A private post has no file at all (file-store.ts): a static site cannot keep a page to one reader.
 
 import type { Post } from "../../contract/posts.ts";
+import { visibilityOf } from "../../contract/visibility.ts";
 import type { PostTypeName, PresetName } from "../config/schema.ts";
 
 export interface PostTypeTemplates {
@@ -36,6 +43,8 @@ export interface FrontMatterValues {
   /** ISO 8601. */
   date: string;
   draft: boolean;
+  /** Served at its URL, listed nowhere (Micropub `visibility: unlisted`). */
+  unlisted: boolean;
   tags: string[];
   syndication: string[];
   photo: Array<{ url: string; alt?: string }>;
@@ -76,6 +85,7 @@ export function frontMatterValues(post: Post): FrontMatterValues {
     ...(typeof p.name === "string" && p.name.trim() !== "" ? { title: p.name } : {}),
     date: post.published.toISOString(),
     draft: post.status === "draft",
+    unlisted: visibilityOf(p) === "unlisted",
     tags: strings(p.category),
     syndication: strings(p.syndication),
     photo,
@@ -100,6 +110,7 @@ const sharedFrontMatter = (v: FrontMatterValues): Record<string, unknown> => ({
   syndication: v.syndication,
   photo: v.photo,
   ...v.contexts,
+  visibility: v.unlisted ? "unlisted" : undefined,
 });
 
 const hugo: Preset = {
@@ -113,7 +124,13 @@ const hugo: Preset = {
   media: { path: "static/media/{name}", url: "{me}media/{name}" },
   frontMatter: (v) => {
     const { title, date, ...rest } = sharedFrontMatter(v);
-    return withoutEmpty({ title, date, draft: v.draft, ...rest });
+    return withoutEmpty({
+      title,
+      date,
+      draft: v.draft,
+      ...rest,
+      build: v.unlisted ? { list: "never" } : undefined,
+    });
   },
 };
 
@@ -126,7 +143,11 @@ const jekyll: Preset = {
   },
   drafts: { path: "_drafts/{slug}.md" },
   media: { path: "media/{name}", url: "{me}media/{name}" },
-  frontMatter: (v) => withoutEmpty({ layout: "post", ...sharedFrontMatter(v) }),
+  // withoutEmpty leaves out false values: jekyll-sitemap's `sitemap: false` is added after it.
+  frontMatter: (v) => ({
+    ...withoutEmpty({ layout: "post", ...sharedFrontMatter(v) }),
+    ...(v.unlisted ? { sitemap: false } : {}),
+  }),
 };
 
 const eleventy: Preset = {
@@ -138,7 +159,8 @@ const eleventy: Preset = {
   },
   drafts: "none",
   media: { path: "media/{name}", url: "{me}media/{name}" },
-  frontMatter: (v) => withoutEmpty(sharedFrontMatter(v)),
+  frontMatter: (v) =>
+    withoutEmpty({ ...sharedFrontMatter(v), eleventyExcludeFromCollections: v.unlisted || undefined }),
 };
 
 export const PRESETS: Record<PresetName, Preset> = { hugo, jekyll, eleventy };

@@ -4,7 +4,8 @@
 //
 // Every request goes through the outgoing-fetch rules (src/net/safe-fetch.ts) with a timeout and
 // a size cap. The endpoint itself is the user's choice, so its own origin is allowed wherever it
-// runs; a redirect elsewhere meets the usual private-address check. The token never leaves the
+// runs; a redirect elsewhere meets the usual private-address check, and is followed without the
+// token (safe-fetch drops credentials when the origin changes). The token never leaves the
 // Authorization header: not in a URL, a log line or an error message.
 //
 // @example

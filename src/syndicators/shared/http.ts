@@ -53,10 +53,18 @@ export function unreachable(target: Target, url: string, error: unknown, sent = 
 
 const readOnly = (method: string | undefined) => ["GET", "HEAD", undefined].includes(method?.toUpperCase());
 
-/** fetch() with the target's signal; throws a SyndicationError when no answer comes. */
+/**
+ * fetch() with the target's signal; throws a SyndicationError when no answer comes. A read follows
+ * redirects: Node's fetch sends Authorization, Cookie and Proxy-Authorization to the same origin
+ * only (Fetch standard, HTTP-redirect fetch, step 13), the only credential headers syndicators
+ * use. A request with a body is not redirected (its 3xx is the answer): a 307 or 308 would send
+ * the body again, to wherever it points, and a body can be a credential itself (Bluesky's sign-in
+ * carries the app password).
+ */
 export async function send(target: Target, url: string, init: RequestInit = {}): Promise<Response> {
+  const redirect = init.redirect ?? (readOnly(init.method) ? "follow" : "manual");
   try {
-    return await fetch(url, { ...init, signal: target.signal, redirect: init.redirect ?? "follow" });
+    return await fetch(url, { ...init, signal: target.signal, redirect });
   } catch (error) {
     throw unreachable(target, url, error, !readOnly(init.method));
   }

@@ -4,9 +4,11 @@
 // the feed is copied to the sandbox Mastodon, and the site's server receives one update with that
 // link. The site down at copy time gets it at the next tick (sooner than the feed's interval, with
 // a backoff); a token it refuses is shown on /health and on the page, naming the variable; a
-// possekit that stops between the copy and the write-back sends it when it starts again.
+// possekit that stops between the copy and the write-back sends it when it starts again. A site that
+// redirects the write-back to another origin never receives the token there.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { listen } from "../../../dev/sandbox/http-kit.ts";
 import type { Database } from "../../../src/contract/database.ts";
 import { EndpointSyndicate } from "../../../src/plugin/endpoint-syndicate.ts";
 import type { FeedSource } from "../../../src/sources/feeds/feed-source.ts";
@@ -16,6 +18,7 @@ import { closeAll, sharedDatabase, startTarget, type Target, until } from "../..
 import { TestClock } from "../../helpers/clock.ts";
 import { pgliteEngine } from "../../helpers/databases.ts";
 import { eventually } from "../../helpers/eventually.ts";
+import { healthOf } from "../../helpers/health.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { type Remote, startRemote } from "../remote-micropub.ts";
 import { FeedSite, type SiteEntry } from "./feed-site.ts";
@@ -91,7 +94,7 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
         });
       },
       async health() {
-        const body = (await (await fetch(`${server.url}/health`)).json()) as Health;
+        const body = (await healthOf(server)) as Health;
         return body["endpoint-syndicate"]?.feeds?.[0] ?? {};
       },
     };
@@ -260,5 +263,29 @@ describe("a feed's site with a Micropub endpoint gets the copies' links", () => 
     assert.equal(copiesOf("Little egret").length, 1, "never a second copy");
     const posts = remote.gate.passed.filter((request) => request.startsWith("POST"));
     assert.equal(posts.length, 4, `one update per copy, no more: ${posts.join(", ")}`);
+  });
+
+  it("a site that redirects the write-back to another origin: the token is not sent there", async () => {
+    const seen: Array<string | undefined> = [];
+    const elsewhere = await listen((request, response) => {
+      seen.push(request.headers.authorization);
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    try {
+      remote.gate.redirectTo = elsewhere.url;
+      remote.gate.mode = "redirect";
+      await publish("Spoonbill");
+      await running().tick(POLL_SECONDS * 1000);
+      await until("the copy is made", () => copiesOf("Spoonbill").length === 1);
+      await until("the write-back follows the redirect", () => seen.length > 0);
+      assert.deepEqual(
+        seen,
+        seen.map(() => undefined),
+        "no Authorization reached the other origin",
+      );
+    } finally {
+      remote.gate.mode = "pass";
+      await elsewhere.close();
+    }
   });
 });

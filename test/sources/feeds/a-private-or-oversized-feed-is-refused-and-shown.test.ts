@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { engines } from "../../helpers/databases.ts";
+import { healthOf } from "../../helpers/health.ts";
 import type { SiteEntry } from "./feed-site.ts";
 import { type FeedWorld, startFeedWorld } from "./feed-world.ts";
 
@@ -19,7 +20,7 @@ const entry: SiteEntry = {
 };
 
 async function feedOnHealth(world: FeedWorld): Promise<Record<string, unknown> | undefined> {
-  const health = (await (await fetch(`${world.server.url}/health`)).json()) as Record<string, unknown>;
+  const health = (await healthOf(world.server)) as Record<string, unknown>;
   const endpoint = health["endpoint-syndicate"] as { feeds?: Array<Record<string, unknown>> } | undefined;
   return endpoint?.feeds?.[0];
 }

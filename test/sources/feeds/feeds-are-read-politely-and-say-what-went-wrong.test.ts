@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { FeedSources } from "../../../src/sources/feeds/feed-sources.ts";
 import { engines } from "../../helpers/databases.ts";
+import { healthOf } from "../../helpers/health.ts";
 import type { SiteEntry } from "./feed-site.ts";
 import { eventually, type FeedWorld, startFeedWorld } from "./feed-world.ts";
 
@@ -127,7 +128,7 @@ for (const engine of engines) {
       assert.match(gone.lastError ?? "", /410|gone/i);
       assert.equal(gone.nextFetchAt, null);
       assert.equal(world.feed.nextFetchAt(), null, "the scheduler is never woken for it");
-      const health = (await (await fetch(`${world.server.url}/health`)).json()) as Record<string, unknown>;
+      const health = (await healthOf(world.server)) as Record<string, unknown>;
       assert.match(JSON.stringify(health), /"state":"stopped"/);
       const asked = site.requests.length;
       world.clock.advance(3600_000);
