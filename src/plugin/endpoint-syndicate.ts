@@ -207,6 +207,9 @@ export class EndpointSyndicate implements EndpointPlugin {
       now: this.environment.now ?? this.environment.time?.now,
       // The scheduler is made below, when the schedule is on.
       wake: () => this.scheduler?.nudge(),
+      leftOver: (sources) => {
+        this.feeds = sources;
+      },
     });
     const notifier = notifierFor(server, this.mountPath);
     if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));

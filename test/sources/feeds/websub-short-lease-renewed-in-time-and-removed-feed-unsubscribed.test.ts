@@ -16,6 +16,7 @@ import {
   type Target,
 } from "../../endpoint/endpoint-server.ts";
 import { engines } from "../../helpers/databases.ts";
+import { until } from "../../helpers/eventually.ts";
 import { looks, ServerClock, schedulerOf } from "../../schedule/scheduled-server.ts";
 import { FeedSite } from "./feed-site.ts";
 import { TestHub } from "./test-hub.ts";
@@ -33,7 +34,7 @@ for (const engine of engines) {
     const clock = new ServerClock();
 
     const feed = (site: FeedSite) => ({ url: `${site.url}/feed`, targets: [target.uid], pollSeconds: 3600 });
-    const start = (sites: FeedSite[]) =>
+    const start = (sites: readonly FeedSite[]) =>
       startEndpointServer({
         engine,
         database,
@@ -118,6 +119,36 @@ for (const engine of engines) {
       assert.equal(hub.requests.length, count + 1, "never renewed");
       assert.equal(await hub.publish(subscription, pushed.current().body), 410);
       assert.equal(pushed.requests.length, readsBefore, "the removed feed is not read");
+    });
+
+    it("the last feed removed (no feeds at all) is unsubscribed and answered 410 too", async () => {
+      await app?.close();
+      app = await start([pushed]);
+      const count = hub.requests.length;
+      const verifications = hub.verifications.length;
+      // Its next read, an hour on (its interval), finds a new entry and subscribes again, under a new id.
+      pushed.entries = [
+        { id: "urn:new", url: "https://blog.example/new/", title: "New", content: "<p>New.</p>" },
+      ];
+      await clock.advance(3_600_000);
+      await until("the feed is subscribed again", () => hub.verifications.length > verifications);
+      const subscribed = await hub.verification(verifications);
+      assert.deepEqual([subscribed.mode, subscribed.status], ["subscribe", 200]);
+      const id = hub.requests.at(-1)?.form.get("hub.callback")?.split("/").pop();
+      assert.ok(id && hub.requests.length > count);
+      await app.close();
+
+      app = await start([]);
+      await looks(schedulerOf(app), 1);
+      const callback = `${app.url}/syndicate/websub/${id}`;
+      assert.deepEqual(
+        [hub.requests.at(-1)?.form.get("hub.mode"), hub.requests.at(-1)?.form.get("hub.callback")],
+        ["unsubscribe", callback],
+      );
+      const verification = await hub.verification(verifications + 1);
+      assert.deepEqual([verification.mode, verification.status], ["unsubscribe", 200]);
+      const subscription = new URLSearchParams({ "hub.callback": callback });
+      assert.equal(await hub.publish(subscription, pushed.current().body), 410);
     });
   });
 }
