@@ -1,12 +1,12 @@
 // Every configured feed, as one polled source on the scheduler (src/contract/polled-source.ts):
 // at each of the scheduler's wake-ups each feed whose turn has come is read, and the scheduler
 // sleeps no longer than until the earliest next read. Push reads a feed at once: a WebSub
-// notification for its subscription, or a deploy webhook (every feed); a burst of WebSub deliveries
-// for one feed makes one read at once and one more at most PUSH_SPACING_MS later. WebSub leases are renewed from the same
-// turns, each at its own renewal time (the scheduler wakes for it), and the subscriptions of feeds
-// no longer configured are ended at the hub at the first turn. So are the write-backs owed to a
-// site with a Micropub endpoint (feed-write-back.ts): once per feed's interval, sooner with a
-// backoff after the site was down.
+// notification for its subscription, or a deploy webhook (every feed); a burst of WebSub
+// deliveries for one feed makes one read at once and one more PUSH_SPACING_MS later at most.
+// WebSub leases are renewed from the same turns, each at its own renewal time (the scheduler wakes
+// for it), and the subscriptions of feeds no longer configured are ended at their hubs at the first
+// turn. So are the write-backs owed to a site with a Micropub endpoint (feed-write-back.ts): once
+// per feed's interval, sooner with a backoff after the site was down.
 //
 // @example
 //   const feeds = new FeedSources({ feeds: options.feeds, database, known: server.knownPosts, logger,
