@@ -90,6 +90,9 @@ for (const engine of engines) {
       const verify = await fetch(`${unknown}?hub.mode=subscribe&hub.topic=x&hub.challenge=evil`);
       assert.equal(verify.status, 404);
       assert.notEqual(await verify.text(), "evil");
+      // Not even shaped like an id: refused the same way.
+      const odd = await postWithoutBody(`${app.url}/syndicate/websub/${"%C3%A9".repeat(100)}`, 1024);
+      assert.deepEqual(odd, { status: 410, connection: "close" });
     });
 
     it("rate-limits refusals per address, and the hub's deliveries from that address go on", async () => {

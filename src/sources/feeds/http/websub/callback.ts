@@ -82,8 +82,10 @@ export async function handleWebSubCallback(
     return {
       response: { status: 405, headers: { allow: "GET, POST", ...TEXT }, body: "Method not allowed\n" },
     };
-  // The id first: a stranger's guess is refused before a byte of its body is read.
-  const subscription = await options.store.get(request.subscriptionId);
+  // The id first: a stranger's guess is refused before a byte of its body is read (and one that is
+  // not even shaped like our ids before the database is asked).
+  const id = subscriptionId.safeParse(request.subscriptionId);
+  const subscription = id.success ? await options.store.get(id.data) : undefined;
   if (!subscription)
     return method === "GET" ? { response: { ...notFound().response, unknown: true } } : gone(true);
   const wanted = options.wanted?.(subscription.feedKey) ?? true;
@@ -93,6 +95,8 @@ export async function handleWebSubCallback(
 }
 
 export const DEFAULT_NOTIFICATION_MAX_BYTES = 5 * 1024 * 1024;
+/** Our ids are 24 base64url characters (subscriber.ts); a little room for ids made otherwise. */
+const subscriptionId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 /** A hub that names no lease is taken to grant a day, so that the renewal comes early rather than late. */
 const ASSUMED_LEASE_SECONDS = 86_400;
 
