@@ -29,6 +29,11 @@ export interface SafeFetchOptions {
   /** For the whole exchange, redirects included. */
   timeoutMs?: number;
   maxRedirects?: number;
+  /**
+   * "manual": a redirect is answered as it came (its status and Location), for the caller to decide
+   * whether and how to follow it under its own rules (a WebSub hub's 307 repeats a POST). Default "follow".
+   */
+  redirect?: "follow" | "manual";
   /** The caller's own cancellation (a target's timeout). */
   signal?: AbortSignal;
   headers?: Record<string, string>;
@@ -317,7 +322,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     const { response } = hop;
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
-    if (redirectStatuses.has(status) && location) {
+    if (redirectStatuses.has(status) && location && options.redirect !== "manual") {
       response.resume();
       if (redirects >= maxRedirects)
         throw new OutgoingFetchError(

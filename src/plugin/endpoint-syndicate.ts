@@ -203,7 +203,13 @@ export class EndpointSyndicate implements EndpointPlugin {
     this.feeds = startFeedSources(server, this.options.feeds, {
       mountPath: this.mountPath,
       env: this.environment.env,
-      now: this.environment.now,
+      // The feeds poll by the scheduler's clock when a test gives one (their leases' renewals too).
+      now: this.environment.now ?? this.environment.time?.now,
+      // The scheduler is made below, when the schedule is on.
+      wake: () => this.scheduler?.nudge(),
+      leftOver: (sources) => {
+        this.feeds = sources;
+      },
     });
     const notifier = notifierFor(server, this.mountPath);
     if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));

@@ -1,25 +1,50 @@
 // The endpoint's `feeds` (docs/feeds.md) made into a running post source: its tables, its reads on
 // the scheduler's turns, WebSub callbacks at `{mountPath}/websub/:id`, and at start one line per
 // target a feed names that no installed syndicator has. A feed whose site has a Micropub endpoint
-// (its `micropub` option) gets the copies' links written back there.
+// (its `micropub` option) gets the copies' links written back there. With no feed left, but WebSub
+// subscriptions of removed feeds not yet ended, the feeds run without any feed to end them.
 import { ConfigError } from "../contract/config-error.ts";
 import type { Server } from "../contract/plugin.ts";
 import { type FeedOptions, unknownFeedTargets } from "../sources/feeds/feed-options.ts";
 import type { FeedReport } from "../sources/feeds/feed-source.ts";
 import { FeedSources } from "../sources/feeds/feed-sources.ts";
+import { SqlWebSubSubscriptionStore } from "../sources/feeds/http/index.ts";
 import { feedSourceMigrations } from "../sources/feeds/migrations.ts";
 import { platformTags } from "../sources/feeds/site-text.ts";
 import type { LinkWriteBackReport } from "../sources/micropub/link-write-back.ts";
 import { addMicropubSourceTables } from "./post-sources.ts";
 
+interface FeedSourcesStart {
+  mountPath: string;
+  env: NodeJS.ProcessEnv;
+  now?: (() => number) | undefined;
+  /** Has the scheduler ask the feeds when they want their next turn (see FeedSourcesDependencies.wake). */
+  wake?: () => void;
+  /**
+   * Given, at start, the feeds without any feed configured, when WebSub subscriptions of feeds
+   * removed since are left to end: they answer their hubs and unsubscribe at the first turn.
+   */
+  leftOver?: (sources: FeedSources) => void;
+}
+
 /** The running feeds; null without a database or without feeds. */
 export function startFeedSources(
   server: Server,
   feeds: readonly FeedOptions[],
-  { mountPath, env, now }: { mountPath: string; env: NodeJS.ProcessEnv; now?: (() => number) | undefined },
+  start: FeedSourcesStart,
 ): FeedSources | null {
   const { database, knownPosts } = server;
-  if (feeds.length === 0 || !database || !knownPosts) return null;
+  if (!database || !knownPosts) return null;
+  if (feeds.length === 0) {
+    // The last feed was removed: its subscriptions still have to be ended, and their hubs answered.
+    const { leftOver } = start;
+    if (leftOver)
+      server.onStart(async () => {
+        if (await SqlWebSubSubscriptionStore.anyNotEnded(database))
+          leftOver(runFeedSources(server, [], start));
+      });
+    return null;
+  }
   server.addMigrations(feedSourceMigrations);
   if (feeds.some((feed) => feed.micropub)) addMicropubSourceTables(server);
   // Before the first read: a feed naming a target nobody installed would record posts that wait forever.
@@ -30,6 +55,16 @@ export function startFeedSources(
     );
     if (problems.length > 0) throw new ConfigError(problems);
   });
+  return runFeedSources(server, feeds, start);
+}
+
+function runFeedSources(
+  server: Server,
+  feeds: readonly FeedOptions[],
+  { mountPath, env, now, wake }: FeedSourcesStart,
+): FeedSources {
+  const { database, knownPosts } = server;
+  if (!database || !knownPosts) throw new Error("The feeds need the host's database and posts");
   const stopping = new AbortController();
   const sources = new FeedSources({
     feeds,
@@ -45,6 +80,7 @@ export function startFeedSources(
     env,
     signal: stopping.signal,
     ...(now ? { now } : {}),
+    ...(wake ? { wake } : {}),
   });
   // Told of each copy's link the core writes to one of the feed's posts, to carry it to the site.
   for (const feed of sources.feeds) if (feed.writeBack) knownPosts.addOrigin(feed.writeBack);

@@ -1,9 +1,12 @@
 // Every configured feed, as one polled source on the scheduler (src/contract/polled-source.ts):
 // at each of the scheduler's wake-ups each feed whose turn has come is read, and the scheduler
 // sleeps no longer than until the earliest next read. Push reads a feed at once: a WebSub
-// notification for its subscription, or a deploy webhook (every feed). WebSub leases are renewed
-// from the same turns, and so are the write-backs owed to a site with a Micropub endpoint
-// (feed-write-back.ts): once per feed's interval, sooner with a backoff after the site was down.
+// notification for its subscription, or a deploy webhook (every feed); a burst of WebSub
+// deliveries for one feed makes one read at once and one more PUSH_SPACING_MS later at most.
+// WebSub leases are renewed from the same turns, each at its own renewal time (the scheduler wakes
+// for it), and the subscriptions of feeds no longer configured are ended at their hubs at the first
+// turn. So are the write-backs owed to a site with a Micropub endpoint (feed-write-back.ts): once
+// per feed's interval, sooner with a backoff after the site was down.
 //
 // @example
 //   const feeds = new FeedSources({ feeds: options.feeds, database, known: server.knownPosts, logger,
@@ -27,8 +30,27 @@ import {
   WebSubSubscriber,
 } from "./http/index.ts";
 
-/** Leases end days after they begin; looking for renewals due this often is plenty. */
+/**
+ * The renewals this instance knows of are looked for at their own time; this often it also looks
+ * for those it does not know of (a subscription another instance sharing the database verified).
+ */
 const RENEWAL_CHECK_MS = 10 * 60_000;
+
+/**
+ * A feed read for a WebSub delivery is followed by another for a later delivery no sooner than
+ * this: a hub replaying deliveries (or anyone who learnt the callback) gets one read under way and
+ * one after it, however many it sends.
+ */
+export const PUSH_SPACING_MS = 10_000;
+
+/** The reads of one feed that WebSub deliveries asked for. */
+interface PushState {
+  /** When the last one began. */
+  startedAt: number | null;
+  running: Promise<ReadSummary> | undefined;
+  /** A delivery came since the last began: one more read is owed, at startedAt + PUSH_SPACING_MS. */
+  owed: boolean;
+}
 
 export interface FeedSourcesDependencies {
   feeds: readonly FeedOptions[];
@@ -44,6 +66,11 @@ export interface FeedSourcesDependencies {
   env?: NodeJS.ProcessEnv;
   now?: () => number;
   signal?: AbortSignal;
+  /**
+   * Wakes the scheduler to ask nextPollAt again: a hub's verification (an HTTP request, between the
+   * scheduler's turns) may bring a lease whose renewal comes before the scheduler's next wake-up.
+   */
+  wake?: () => void;
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -55,9 +82,14 @@ export class FeedSources implements PolledSource {
   readonly #now: () => number;
   readonly #webSubStore: SqlWebSubSubscriptionStore;
   readonly #subscriber: WebSubSubscriber | undefined;
+  /** The next look for renewals due: the earliest renewAt known, or the periodic look. */
   #nextRenewalCheck: number;
+  /** Whether the subscriptions of feeds no longer configured have been ended (once, at the first turn). */
+  #removedFeedsEnded = false;
+  readonly #configured: ReadonlySet<string>;
   /** Reads started by a push, awaited at shutdown. */
   readonly #pushed = new Set<Promise<unknown>>();
+  readonly #pushes = new Map<string, PushState>();
 
   constructor(deps: FeedSourcesDependencies) {
     this.#deps = deps;
@@ -98,10 +130,13 @@ export class FeedSources implements PolledSource {
           ...(deps.signal ? { signal: deps.signal } : {}),
         }),
     );
+    this.#configured = new Set(this.feeds.map((feed) => feed.key));
   }
 
   nextPollAt(): Date | null {
     let soonest: number | null = this.#subscriber ? this.#nextRenewalCheck : null;
+    for (const push of this.#pushes.values())
+      if (push.owed && !push.running && (soonest === null || owedAt(push) < soonest)) soonest = owedAt(push);
     for (const feed of this.feeds)
       for (const next of [feed.nextFetchAt()?.getTime(), feed.writeBack?.nextPollAt()?.getTime()])
         if (next !== undefined && (soonest === null || next < soonest)) soonest = next;
@@ -119,13 +154,42 @@ export class FeedSources implements PolledSource {
         this.#deps.logger.error(`Could not read the feed ${feed.key}`, { error: describe(error) });
       }
     }
+    for (const feed of this.feeds) await this.#readOwedPush(feed);
     for (const feed of this.feeds) await this.#writeBackIfDue(feed);
-    if (this.#subscriber && this.#now() >= this.#nextRenewalCheck) {
-      this.#nextRenewalCheck = this.#now() + RENEWAL_CHECK_MS;
-      await this.#subscriber.renewDue().catch((error: unknown) => {
-        this.#deps.logger.error("Could not renew the feeds' WebSub subscriptions", {
-          error: describe(error),
-        });
+    if (this.#subscriber) await this.#keepSubscriptions(this.#subscriber);
+  }
+
+  /**
+   * Ends the subscriptions of feeds no longer configured (once), renews the leases due, and learns
+   * when the next one is due, so that the scheduler wakes for it however short the lease.
+   */
+  async #keepSubscriptions(subscriber: WebSubSubscriber): Promise<void> {
+    const log = (what: string) => (error: unknown) => {
+      this.#deps.logger.error(what, { error: describe(error) });
+    };
+    if (!this.#removedFeedsEnded && !this.#deps.signal?.aborted) {
+      await this.#endRemovedFeeds(subscriber).then(
+        () => (this.#removedFeedsEnded = true),
+        log("Could not end the WebSub subscriptions of feeds no longer configured"),
+      );
+    }
+    const now = this.#now();
+    if (now < this.#nextRenewalCheck || this.#deps.signal?.aborted) return;
+    this.#nextRenewalCheck = now + RENEWAL_CHECK_MS;
+    await subscriber
+      .renewDue(20, (feedKey) => this.#configured.has(feedKey))
+      .catch(log("Could not renew the feeds' WebSub subscriptions"));
+    const next = await this.#webSubStore.nextRenewalAt().catch(() => null);
+    if (next !== null) this.#nextRenewalCheck = Math.min(this.#nextRenewalCheck, Math.max(next, now + 1_000));
+  }
+
+  async #endRemovedFeeds(subscriber: WebSubSubscriber): Promise<void> {
+    for (const subscription of await this.#webSubStore.ofOtherFeeds([...this.#configured])) {
+      const outcome = await subscriber.end(subscription);
+      this.#deps.logger.info("Ended the WebSub subscription of a feed no longer configured", {
+        feed: subscription.feedKey,
+        hub: subscription.hub,
+        detail: outcome.detail,
       });
     }
   }
@@ -148,7 +212,7 @@ export class FeedSources implements PolledSource {
 
   /** Reads every feed at once (a deploy webhook: the site has just changed). */
   async fetchAll(): Promise<ReadSummary[]> {
-    return Promise.all(this.feeds.map((feed) => this.#push(feed)));
+    return Promise.all(this.feeds.map((feed) => this.#read(feed)));
   }
 
   find(key: string): FeedSource | undefined {
@@ -167,10 +231,17 @@ export class FeedSources implements PolledSource {
     const { response, event } = await handleWebSubCallback(request, {
       store: this.#webSubStore,
       now: this.#now,
+      wanted: (feedKey) => this.#configured.has(feedKey),
     });
     if (event?.kind === "notified") {
       const feed = this.find(event.subscription.feedKey);
-      if (feed) void this.#push(feed).catch(() => undefined);
+      if (feed) this.#readForDelivery(feed);
+    } else if (event?.kind === "verified" && event.subscription.renewAt !== null) {
+      // The scheduler wakes for this lease's renewal, however soon it is.
+      if (event.subscription.renewAt < this.#nextRenewalCheck) {
+        this.#nextRenewalCheck = event.subscription.renewAt;
+        this.#deps.wake?.();
+      }
     } else if (event?.kind === "ignored")
       this.#deps.logger.warn("A WebSub notification was ignored", { reason: event.reason });
     return response;
@@ -183,7 +254,49 @@ export class FeedSources implements PolledSource {
     await Promise.all(this.feeds.map((feed) => feed.writeBack?.idle()));
   }
 
-  #push(feed: FeedSource): Promise<ReadSummary> {
+  /**
+   * A WebSub delivery for the feed: read it now, unless a read for a delivery is under way or began
+   * less than PUSH_SPACING_MS ago; then one more read is owed, which the scheduler's turn at
+   * startedAt + PUSH_SPACING_MS makes (or the turn after the read under way, when that is later).
+   */
+  #readForDelivery(feed: FeedSource): void {
+    let push = this.#pushes.get(feed.key);
+    if (!push) {
+      push = { startedAt: null, running: undefined, owed: false };
+      this.#pushes.set(feed.key, push);
+    }
+    if (push.running || (push.startedAt !== null && this.#now() < owedAt(push))) {
+      if (!push.owed) {
+        push.owed = true;
+        this.#deps.wake?.();
+      }
+      return;
+    }
+    this.#startPush(feed, push);
+  }
+
+  /** The read a delivery left owed, once its moment has come and no other read for one is under way. */
+  async #readOwedPush(feed: FeedSource): Promise<void> {
+    const push = this.#pushes.get(feed.key);
+    if (!push?.owed || push.running || this.#now() < owedAt(push) || this.#deps.signal?.aborted) return;
+    await this.#startPush(feed, push);
+  }
+
+  #startPush(feed: FeedSource, push: PushState): Promise<ReadSummary> {
+    push.startedAt = this.#now();
+    push.owed = false;
+    const read = this.#read(feed);
+    push.running = read;
+    void read.finally(() => {
+      push.running = undefined;
+      // The read owed meanwhile: the scheduler learns when.
+      if (push.owed) this.#deps.wake?.();
+    });
+    return read;
+  }
+
+  /** Reads the feed now (after a read of it under way), whatever its turn. */
+  #read(feed: FeedSource): Promise<ReadSummary> {
     const read = feed.fetchNow().catch((error: unknown) => {
       this.#deps.logger.error(`Could not read the feed ${feed.key}`, { error: describe(error) });
       return { outcome: "skipped", recorded: { new: 0, sent: 0, changed: 0 } } satisfies ReadSummary;
@@ -193,3 +306,5 @@ export class FeedSources implements PolledSource {
     return read;
   }
 }
+
+const owedAt = (push: PushState) => (push.startedAt ?? 0) + PUSH_SPACING_MS;

@@ -1,7 +1,8 @@
 // Issue 29 item 5: a push reads the feed at once, long before its next poll. The feed names a
 // WebSub hub: possekit subscribes at the first read, answers the hub's verification at its public
-// callback, and a correctly signed notification reads the feed and sends its new entry, the test
-// clock standing still (a poll would need five minutes of it); a forged one reads nothing. A signed
+// callback, and a notification reads the feed and sends its new entry, the test clock standing
+// still (a poll would need five minutes of it). The hub is on plain http: it gets no secret, and the
+// notification is only a sign to read the feed from the site (signatures: websub-subscription). A signed
 // deploy webhook reads every feed before its run, so the run sends the new entry.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -42,7 +43,7 @@ for (const engine of engines) {
       await hub.server.close();
     });
 
-    it("subscribes at the first read, and a signed notification sends the new entry with no poll", async () => {
+    it("subscribes at the first read, and a notification sends the new entry with no poll", async () => {
       assert.ok(world);
       await world.readAt(0);
       const verification = await hub.verification(0);
@@ -52,15 +53,10 @@ for (const engine of engines) {
       const subscription = hub.requests[0]?.form;
       assert.ok(subscription);
       assert.equal(subscription.get("hub.topic"), `${world.site.url}/feed`);
+      assert.equal(subscription.has("hub.secret"), false, "no secret to a hub on plain http");
 
       const fresh = entry(3, 0);
       world.site.entries = [fresh, ...world.site.entries];
-      const asked = world.site.requests.length;
-      const forged = await hub.publish(subscription, world.site.current().body, `sha256=${"0".repeat(64)}`);
-      assert.equal(forged, 202);
-      await world.feeds.idle();
-      assert.equal(world.site.requests.length, asked, "a forged notification reads nothing");
-
       world.clock.advance(1_000);
       const pushedAt = world.clock.now();
       assert.equal(await hub.publish(subscription, world.site.current().body), 202);

@@ -14,14 +14,22 @@ export interface WebSubCallbackRequest {
   query: Record<string, string | string[] | undefined>;
   /** Lower-case header names, as Node gives them. */
   headers: Record<string, string | string[] | undefined>;
-  /** The POST body as received, undecoded (the signature is over these bytes). */
-  rawBody?: Uint8Array;
+  /**
+   * Reads the POST body as received, undecoded (the signature is over these bytes). Called only for
+   * a subscription that takes deliveries: an unknown or ended one is answered before any byte is read.
+   */
+  readBody?: () => Promise<Uint8Array>;
 }
 
 export interface WebSubCallbackResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * The id names no subscription of ours (a guess, or one long forgotten): the route counts it
+   * against the client's address, like any other refused request to a public route.
+   */
+  unknown?: boolean;
 }
 
 export type WebSubCallbackEvent =
@@ -46,6 +54,11 @@ export interface WebSubCallbackOptions {
   now?: () => number;
   /** Most bytes of a notification body (default 5 MB); larger → 413. */
   maxBytes?: number;
+  /**
+   * Whether the subscription's feed is still read (configured). One that is not is answered as
+   * ended: 404 to the hub's verification of a subscribe, 410 Gone to a delivery. Default: every feed.
+   */
+  wanted?: (feedKey: string) => boolean;
 }
 
 /**
@@ -53,7 +66,8 @@ export interface WebSubCallbackOptions {
  *
  * @example
  * const { response, event } = await handleWebSubCallback(
- *   { method: req.method, subscriptionId: req.params.id, query: req.query, headers: req.headers, rawBody },
+ *   { method: req.method, subscriptionId: req.params.id, query: req.query, headers: req.headers,
+ *     readBody: () => readRawBody(req, { limit: DEFAULT_NOTIFICATION_MAX_BYTES }) },
  *   { store },
  * );
  * res.status(response.status).set(response.headers).send(response.body);
@@ -68,13 +82,21 @@ export async function handleWebSubCallback(
     return {
       response: { status: 405, headers: { allow: "GET, POST", ...TEXT }, body: "Method not allowed\n" },
     };
-  const subscription = await options.store.get(request.subscriptionId);
+  // The id first: a stranger's guess is refused before a byte of its body is read (and one that is
+  // not even shaped like our ids before the database is asked).
+  const id = subscriptionId.safeParse(request.subscriptionId);
+  const subscription = id.success ? await options.store.get(id.data) : undefined;
+  if (!subscription)
+    return method === "GET" ? { response: { ...notFound().response, unknown: true } } : gone(true);
+  const wanted = options.wanted?.(subscription.feedKey) ?? true;
   return method === "GET"
-    ? verify(request, subscription, options)
-    : receive(request, subscription, options.maxBytes ?? DEFAULT_NOTIFICATION_MAX_BYTES);
+    ? verify(request, subscription, wanted, options)
+    : receive(request, subscription, wanted, options.maxBytes ?? DEFAULT_NOTIFICATION_MAX_BYTES);
 }
 
 export const DEFAULT_NOTIFICATION_MAX_BYTES = 5 * 1024 * 1024;
+/** Our ids are 24 base64url characters (subscriber.ts); a little room for ids made otherwise. */
+const subscriptionId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 /** A hub that names no lease is taken to grant a day, so that the renewal comes early rather than late. */
 const ASSUMED_LEASE_SECONDS = 86_400;
 
@@ -82,6 +104,16 @@ const ASSUMED_LEASE_SECONDS = 86_400;
 const TEXT = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
 const notFound = (): WebSubCallbackResult => ({
   response: { status: 404, headers: TEXT, body: "No such pending subscription\n" },
+});
+// 410 tells the hub to stop (WebSub 7). The connection is closed after it: the body the hub is
+// still sending is not read.
+const gone = (unknown = false): WebSubCallbackResult => ({
+  response: {
+    status: 410,
+    headers: { ...TEXT, connection: "close" },
+    body: "No such subscription\n",
+    ...(unknown ? { unknown } : {}),
+  },
 });
 
 // The hub's verification request, as WebSub 5.3 and 5.2 (denial) define it. Anything else is not a
@@ -109,7 +141,8 @@ function single(value: string | string[] | undefined): string | undefined {
  */
 async function verify(
   request: WebSubCallbackRequest,
-  subscription: WebSubSubscription | undefined,
+  subscription: WebSubSubscription,
+  wanted: boolean,
   options: WebSubCallbackOptions,
 ): Promise<WebSubCallbackResult> {
   const parsed = verificationQuery.safeParse(request.query);
@@ -121,7 +154,7 @@ async function verify(
     "hub.lease_seconds": leaseAsked,
     "hub.reason": hubReason,
   } = parsed.data;
-  if (!subscription || topic !== subscription.topic) return notFound();
+  if (topic !== subscription.topic) return notFound();
   const { store } = options;
   const now = (options.now ?? Date.now)();
   const waiting = subscription.state === "pending" || subscription.state === "renewing";
@@ -136,7 +169,7 @@ async function verify(
     };
   }
   if (!challenge) return notFound();
-  if (mode === "subscribe" && waiting) {
+  if (mode === "subscribe" && waiting && wanted) {
     const leaseSeconds = leaseAsked ?? ASSUMED_LEASE_SECONDS;
     const active: WebSubSubscription = {
       ...subscription,
@@ -166,30 +199,37 @@ async function verify(
 /**
  * A content distribution (WebSub 7): used only when X-Hub-Signature is the HMAC of these bytes with
  * this subscription's secret. A bad or missing signature is answered 202 like a good one (the spec
- * allows it, and a forger learns nothing), and nothing is fetched. A subscription we ended gets 410,
- * which tells the hub to stop.
+ * allows it, and a forger learns nothing), and nothing is fetched. A subscription made without a
+ * secret (a hub on plain http) has nothing to check: its delivery only reads the feed from the site,
+ * whose copy is what is used. A subscription we ended, or are ending, or whose feed is no longer
+ * read, gets 410, which tells the hub to stop; its body is never read.
  */
-function receive(
+async function receive(
   request: WebSubCallbackRequest,
-  subscription: WebSubSubscription | undefined,
+  subscription: WebSubSubscription,
+  wanted: boolean,
   maxBytes: number,
-): WebSubCallbackResult {
-  if (!subscription || subscription.state === "ended" || subscription.state === "denied")
-    return { response: { status: 410, headers: TEXT, body: "No such subscription\n" } };
-  const body = request.rawBody ?? new Uint8Array();
+): Promise<WebSubCallbackResult> {
+  const { state } = subscription;
+  if (!wanted || state === "ended" || state === "denied" || state === "unsubscribing") return gone();
+  const accepted = { status: 202, headers: TEXT, body: "" };
+  if (state === "pending") {
+    // Unused, so unread: the connection is closed after the answer.
+    return {
+      response: { ...accepted, headers: { ...TEXT, connection: "close" } },
+      event: { kind: "ignored", subscription, reason: `subscription ${state}` },
+    };
+  }
+  const body = (await request.readBody?.()) ?? new Uint8Array();
   if (body.byteLength > maxBytes)
     return { response: { status: 413, headers: TEXT, body: "Notification too large\n" } };
-  const accepted = { status: 202, headers: TEXT, body: "" };
-  if (subscription.state === "pending" || subscription.state === "unsubscribing")
-    return {
-      response: accepted,
-      event: { kind: "ignored", subscription, reason: `subscription ${subscription.state}` },
-    };
+  const contentType = single(request.headers["content-type"]) ?? null;
+  if (subscription.secret === null)
+    return { response: accepted, event: { kind: "notified", subscription, body, contentType } };
   const signature = single(request.headers["x-hub-signature"]);
   if (!verifyHubSignature(signature, subscription.secret, body)) {
     const reason = signature ? "X-Hub-Signature does not match" : "no X-Hub-Signature";
     return { response: accepted, event: { kind: "ignored", subscription, reason } };
   }
-  const contentType = single(request.headers["content-type"]) ?? null;
   return { response: accepted, event: { kind: "notified", subscription, body, contentType } };
 }

@@ -8,6 +8,7 @@ interface Row {
   feed_key: string;
   hub: string;
   topic: string;
+  /** Empty: no secret (the column is NOT NULL). */
   secret: string;
   state: WebSubState;
   requested_at: number;
@@ -31,7 +32,7 @@ function fromRow(row: Row): WebSubSubscription {
     feedKey: row.feed_key,
     hub: row.hub,
     topic: row.topic,
-    secret: row.secret,
+    secret: row.secret === "" ? null : row.secret,
     state: row.state,
     requestedAt: ms(row.requested_at) ?? 0,
     leaseSeconds: row.lease_seconds,
@@ -64,7 +65,7 @@ export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
         s.feedKey,
         s.hub,
         s.topic,
-        s.secret,
+        s.secret ?? "",
         s.state,
         time(s.requestedAt),
         s.leaseSeconds,
@@ -97,6 +98,36 @@ export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
       `SELECT ${COLUMNS} FROM websub_subscriptions WHERE state = 'active' AND renew_at <= $1::timestamptz
        ORDER BY renew_at, id LIMIT $2`,
       [time(now), limit],
+    );
+    return rows.map(fromRow);
+  }
+
+  /**
+   * Whether the database holds a subscription not ended (false when it has no such table: no feed
+   * was ever read from it).
+   */
+  static async anyNotEnded(database: Database): Promise<boolean> {
+    const { rows } = await database.query<{ present: boolean }>(
+      "SELECT to_regclass('websub_subscriptions') IS NOT NULL AS present",
+    );
+    if (!rows[0]?.present) return false;
+    const live = await database.query("SELECT 1 FROM websub_subscriptions WHERE state <> 'ended' LIMIT 1");
+    return live.rows.length > 0;
+  }
+
+  async nextRenewalAt(): Promise<number | null> {
+    const { rows } = await this.database.query<{ next: number | null }>(
+      `SELECT (extract(epoch FROM min(renew_at)) * 1000)::float8 AS next FROM websub_subscriptions
+       WHERE state = 'active'`,
+    );
+    return ms(rows[0]?.next ?? null);
+  }
+
+  async ofOtherFeeds(feedKeys: readonly string[]): Promise<WebSubSubscription[]> {
+    const { rows } = await this.database.query<Row>(
+      `SELECT ${COLUMNS} FROM websub_subscriptions
+       WHERE state <> 'ended' AND NOT (feed_key = ANY($1::text[])) ORDER BY requested_at, id`,
+      [[...feedKeys]],
     );
     return rows.map(fromRow);
   }

@@ -2,8 +2,9 @@
 // renewed, and unsubscribes when the feed goes away. The hub's answers come back through the
 // callback handler (callback.ts) that the feed source mounts on a public route.
 import { randomBytes } from "node:crypto";
-import { type OutgoingFetchPolicy, safeFetch } from "../../../../net/safe-fetch.ts";
+import { type OutgoingFetchPolicy, type SafeResponse, safeFetch } from "../../../../net/safe-fetch.ts";
 import { feedUserAgent } from "../user-agent.ts";
+import { renewalRetryTime } from "./renewal.ts";
 import type { WebSubSubscription, WebSubSubscriptionStore } from "./subscription-store.ts";
 
 export interface WebSubSubscriberOptions {
@@ -37,6 +38,38 @@ export const PENDING_RETRY_MS = 3600_000;
 export const DENIED_RETRY_MS = 6 * 3600_000;
 /** A renewal the hub refused is tried again after this long, while the lease lasts. */
 export const RENEWAL_RETRY_MS = 15 * 60_000;
+/**
+ * How many times a hub may send the request on with 307 or 308 (WebSub 5.1.2) before we give up:
+ * enough for a hub that moved, and for one that hands requests to a shard.
+ */
+export const MAX_HUB_REDIRECTS = 3;
+
+/**
+ * The request's form (WebSub 5.1). The secret only ever goes to an https URL: the spec says a
+ * secret SHOULD only be sent over HTTPS, and a secret sent in the clear signs nothing.
+ *
+ * @example
+ * hubRequestForm({ mode: "subscribe", hub: "https://hub.example/", topic, callback, leaseSeconds: 864000, secret });
+ */
+export function hubRequestForm(request: {
+  mode: "subscribe" | "unsubscribe";
+  hub: string;
+  topic: string;
+  callback: string;
+  leaseSeconds: number;
+  secret: string | null;
+}): URLSearchParams {
+  const form = new URLSearchParams({
+    "hub.mode": request.mode,
+    "hub.topic": request.topic,
+    "hub.callback": request.callback,
+  });
+  if (request.mode === "subscribe") {
+    form.set("hub.lease_seconds", String(request.leaseSeconds));
+    if (request.secret !== null && request.hub.startsWith("https:")) form.set("hub.secret", request.secret);
+  }
+  return form;
+}
 
 /**
  * @example
@@ -77,7 +110,8 @@ export class WebSubSubscriber {
       feedKey,
       hub,
       topic,
-      secret: randomBytes(32).toString("base64url"),
+      // Over plain http the secret would travel in the clear: none is made, none is sent.
+      secret: hub.startsWith("https:") ? randomBytes(32).toString("base64url") : null,
       state: "pending",
       requestedAt: now,
       leaseSeconds: null,
@@ -88,16 +122,24 @@ export class WebSubSubscriber {
     return this.request(subscription, "subscribe");
   }
 
-  /** Sends the renewals that are due (call it from the scheduler, e.g. once a minute). */
-  async renewDue(limit = 20): Promise<WebSubRequestOutcome[]> {
+  /**
+   * Sends the renewals that are due (the feed source calls it at each subscription's renewAt). A
+   * subscription whose feed is not `wanted` any more is ended at the hub instead of renewed.
+   */
+  async renewDue(
+    limit = 20,
+    wanted: (feedKey: string) => boolean = () => true,
+  ): Promise<WebSubRequestOutcome[]> {
     const due = await this.options.store.dueForRenewal(this.now(), limit);
     const outcomes: WebSubRequestOutcome[] = [];
     for (const subscription of due) {
       outcomes.push(
-        await this.request(
-          { ...subscription, state: "renewing", requestedAt: this.now(), renewAt: null },
-          "subscribe",
-        ),
+        wanted(subscription.feedKey)
+          ? await this.request(
+              { ...subscription, state: "renewing", requestedAt: this.now(), renewAt: null },
+              "subscribe",
+            )
+          : await this.end(subscription),
       );
     }
     return outcomes;
@@ -106,7 +148,16 @@ export class WebSubSubscriber {
   /** Asks the hub to stop pushing the feed (the feed was removed, or is gone). */
   async unsubscribe(feedKey: string): Promise<WebSubRequestOutcome | undefined> {
     const existing = await this.options.store.forFeed(feedKey);
-    if (!existing) return undefined;
+    return existing ? this.end(existing) : undefined;
+  }
+
+  /**
+   * Ends one subscription: unsubscribes at the hub when the hub holds it, else just marks it ended.
+   * From then on its callback answers deliveries 410 Gone, which tells the hub to stop.
+   */
+  async end(existing: WebSubSubscription): Promise<WebSubRequestOutcome> {
+    if (existing.state === "ended")
+      return { subscription: existing, accepted: true, detail: "already ended" };
     if (existing.state !== "active" && existing.state !== "renewing") {
       // Never verified: nothing at the hub to end; the callback refuses it from now on.
       const ended: WebSubSubscription = { ...existing, state: "ended", renewAt: null };
@@ -128,31 +179,13 @@ export class WebSubSubscriber {
     mode: "subscribe" | "unsubscribe",
   ): Promise<WebSubRequestOutcome> {
     const { store } = this.options;
+    // A hub on plain http gets no secret (a subscription stored before that rule forgets its own).
+    if (!subscription.hub.startsWith("https:")) subscription = { ...subscription, secret: null };
     await store.save(subscription);
-    const form = new URLSearchParams({
-      "hub.mode": mode,
-      "hub.topic": subscription.topic,
-      "hub.callback": this.options.callbackUrl(subscription.id),
-    });
-    if (mode === "subscribe") {
-      form.set("hub.lease_seconds", String(this.options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
-      form.set("hub.secret", subscription.secret);
-    }
     let detail: string;
     let accepted = false;
     try {
-      const response = await safeFetch(subscription.hub, {
-        policy: this.options.policy,
-        method: "POST",
-        body: form.toString(),
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          "user-agent": this.options.userAgent ?? feedUserAgent(this.options.policy.ownSite),
-        },
-        maxBytes: 16 * 1024,
-        overflow: "truncate",
-        timeoutMs: this.options.timeoutMs ?? 15_000,
-      });
+      const response = await this.post(subscription, mode);
       accepted = response.ok;
       const said = new TextDecoder().decode(response.body).trim().slice(0, 300);
       detail = `the hub answered ${response.status}${said && !accepted ? `: ${said}` : ""}`;
@@ -164,6 +197,62 @@ export class WebSubSubscriber {
     const failed = afterRefusal(current, mode, detail, this.now());
     await store.save(failed);
     return { subscription: failed, accepted, detail };
+  }
+
+  /**
+   * POSTs the request to the hub, and again where a 307 or 308 sends it (WebSub 5.1.2: a hub that
+   * cannot handle the request "MAY redirect to another hub"), at most MAX_HUB_REDIRECTS times. Each
+   * hop is fetched under the outgoing-fetch rules (no private address). 301, 302 and 303 are not how
+   * a hub moves (they turn a POST into a GET): such an answer is a refusal. A redirect from https
+   * to plain http is not followed when the request carries our secret.
+   */
+  private async post(
+    subscription: WebSubSubscription,
+    mode: "subscribe" | "unsubscribe",
+  ): Promise<SafeResponse> {
+    let hub = subscription.hub;
+    for (let redirects = 0; ; redirects++) {
+      const form = hubRequestForm({
+        mode,
+        hub,
+        topic: subscription.topic,
+        callback: this.options.callbackUrl(subscription.id),
+        leaseSeconds: this.options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
+        secret: subscription.secret,
+      });
+      const response = await safeFetch(hub, {
+        policy: this.options.policy,
+        method: "POST",
+        redirect: "manual",
+        body: form.toString(),
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "user-agent": this.options.userAgent ?? feedUserAgent(this.options.policy.ownSite),
+        },
+        maxBytes: 16 * 1024,
+        overflow: "truncate",
+        timeoutMs: this.options.timeoutMs ?? 15_000,
+      });
+      const location = response.headers.get("location");
+      if ((response.status !== 307 && response.status !== 308) || !location) return response;
+      if (redirects >= MAX_HUB_REDIRECTS)
+        throw new Error(
+          `${subscription.hub}: the hub sent the request on more than ${MAX_HUB_REDIRECTS} times`,
+        );
+      let next: URL;
+      try {
+        next = new URL(location, hub);
+      } catch {
+        throw new Error(`${hub}: the hub sent the request on to an invalid URL`);
+      }
+      if (next.protocol !== "https:" && next.protocol !== "http:")
+        throw new Error(`${hub}: the hub sent the request on to ${next.protocol} (only http and https)`);
+      if (hub.startsWith("https:") && next.protocol === "http:" && form.has("hub.secret"))
+        throw new Error(
+          `${hub}: the hub sent the request on to plain http, where our secret would travel in the clear`,
+        );
+      hub = next.href;
+    }
   }
 }
 
@@ -177,8 +266,9 @@ function afterRefusal(
   // Ending is our decision: the callback refuses the hub's deliveries from now on, whatever it said.
   if (mode === "unsubscribe") return { ...subscription, state: "ended", lastError: detail };
   if (subscription.state === "renewing") {
-    // The lease may still run: stay active and try again soon (the margin left room for this).
-    return { ...subscription, state: "active", renewAt: now + RENEWAL_RETRY_MS, lastError: detail };
+    // The lease may still run: stay active and try again while it does (the margin left room).
+    const renewAt = renewalRetryTime(now, subscription.expiresAt, RENEWAL_RETRY_MS);
+    return { ...subscription, state: "active", renewAt, lastError: detail };
   }
   return { ...subscription, state: "denied", lastError: detail };
 }

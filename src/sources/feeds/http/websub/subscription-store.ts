@@ -20,8 +20,12 @@ export interface WebSubSubscription {
   hub: string;
   /** The topic: the feed's self URL. */
   topic: string;
-  /** Our per-subscription secret for X-Hub-Signature. Never logged, never shown. */
-  secret: string;
+  /**
+   * Our per-subscription secret for X-Hub-Signature. Never logged, never shown. Null for a hub
+   * reached over plain http, where none is sent (WebSub 5.1): its deliveries are then only a sign
+   * to read the feed, whose own copy is what is used.
+   */
+  secret: string | null;
   state: WebSubState;
   /** When the last subscribe or unsubscribe request was sent (ms since the epoch). */
   requestedAt: number;
@@ -43,4 +47,8 @@ export interface WebSubSubscriptionStore {
   forFeed(feedKey: string): Promise<WebSubSubscription | undefined>;
   /** Active subscriptions whose renewAt has come, soonest first. */
   dueForRenewal(now: number, limit: number): Promise<WebSubSubscription[]>;
+  /** The earliest renewAt of the active subscriptions, or null when none is active. */
+  nextRenewalAt(): Promise<number | null>;
+  /** The subscriptions not ended whose feed is none of `feedKeys` (feeds no longer configured). */
+  ofOtherFeeds(feedKeys: readonly string[]): Promise<WebSubSubscription[]>;
 }
