@@ -16,7 +16,17 @@ import { addMicropubSourceTables } from "./post-sources.ts";
 export function startFeedSources(
   server: Server,
   feeds: readonly FeedOptions[],
-  { mountPath, env, now }: { mountPath: string; env: NodeJS.ProcessEnv; now?: (() => number) | undefined },
+  {
+    mountPath,
+    env,
+    now,
+    parseTimeLimitMs,
+  }: {
+    mountPath: string;
+    env: NodeJS.ProcessEnv;
+    now?: (() => number) | undefined;
+    parseTimeLimitMs?: number | undefined;
+  },
 ): FeedSources | null {
   const { database, knownPosts } = server;
   if (feeds.length === 0 || !database || !knownPosts) return null;
@@ -45,6 +55,7 @@ export function startFeedSources(
     env,
     signal: stopping.signal,
     ...(now ? { now } : {}),
+    ...(parseTimeLimitMs !== undefined ? { parseTimeLimitMs } : {}),
   });
   // Told of each copy's link the core writes to one of the feed's posts, to carry it to the site.
   for (const feed of sources.feeds) if (feed.writeBack) knownPosts.addOrigin(feed.writeBack);

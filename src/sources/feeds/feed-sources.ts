@@ -26,6 +26,7 @@ import {
   type WebSubCallbackResponse,
   WebSubSubscriber,
 } from "./http/index.ts";
+import { FeedParser } from "./parse/index.ts";
 
 /** Leases end days after they begin; looking for renewals due this often is plenty. */
 const RENEWAL_CHECK_MS = 10 * 60_000;
@@ -42,6 +43,8 @@ export interface FeedSourcesDependencies {
   platforms?: (uid: string) => readonly string[];
   /** Where a feed's Micropub token is read from (its `micropub.tokenEnv`), at each request. */
   env?: NodeJS.ProcessEnv;
+  /** How long one feed's parse may take (feed-parser.ts PARSE_TIME_LIMIT_MS unless a test gives less). */
+  parseTimeLimitMs?: number;
   now?: () => number;
   signal?: AbortSignal;
 }
@@ -73,6 +76,11 @@ export class FeedSources implements PolledSource {
         })
       : undefined;
     const store = new FeedStore(deps.database);
+    // One parse thread for every feed; ended at shutdown, which also ends a parse under way.
+    const parser = new FeedParser(
+      deps.parseTimeLimitMs !== undefined ? { timeLimitMs: deps.parseTimeLimitMs } : {},
+    );
+    deps.signal?.addEventListener("abort", () => void parser.close(), { once: true });
     this.feeds = deps.feeds.map(
       (feed) =>
         new FeedSource({
@@ -94,6 +102,7 @@ export class FeedSources implements PolledSource {
           policy: deps.policy,
           subscriber: this.#subscriber,
           platforms: deps.platforms,
+          parser,
           now: this.#now,
           ...(deps.signal ? { signal: deps.signal } : {}),
         }),
