@@ -13,6 +13,7 @@ import { DEFAULT_MAX_ENTRIES } from "../../../src/sources/feeds/feed-options.ts"
 import type { ReadSummary } from "../../../src/sources/feeds/feed-source.ts";
 import { FeedStore } from "../../../src/sources/feeds/feed-store.ts";
 import { engines } from "../../helpers/databases.ts";
+import { browser } from "../../server/pages.ts";
 import type { SiteEntry } from "./feed-site.ts";
 import { eventually, type FeedWorld, startFeedWorld } from "./feed-world.ts";
 
@@ -101,7 +102,7 @@ for (const engine of engines) {
       assert.equal(measured.result.outcome, "parse-error");
     });
 
-    it("is ended at its time limit and is the feed's error, on the report and /health", async () => {
+    it("is ended at its time limit and is the feed's error: the report, /health, the Syndicate page", async () => {
       assert.ok(world);
       const report = await world.feed.report();
       assert.equal(report.state, "failing");
@@ -111,6 +112,15 @@ for (const engine of engines) {
       );
       const health = (await (await fetch(`${world.server.url}/health`)).json()) as Record<string, unknown>;
       assert.match(JSON.stringify(health), /took longer than 5 s/);
+      const { cookie } = await world.server.signIn();
+      const page = await fetch(`${world.server.url}/syndicate`, { headers: browser({ cookie }) });
+      const html = await page.text();
+      const feeds = html.slice(html.indexOf('<h2 id="feeds-heading"'));
+      assert.match(
+        feeds.replace(/<[^>]+>/g, " ").replace(/\s+/g, " "),
+        /Failing .*Reading the feed took longer than 5 s, so it was stopped/,
+        "the Syndicate page's Feeds section shows it",
+      );
     });
 
     it("is not read again while it is the same page: a 304 keeps the error", async () => {
