@@ -351,8 +351,9 @@ export class FeedSource {
     const recorded = { new: 0, sent: 0, changed: 0 };
     const firstSeen = this.#now();
     for (const planned of plan.entries) {
-      // Each entry is a transaction or two; the embedded database answers on this thread, its
-      // promises resolving before any request's: between two entries, requests get their turn.
+      // Each entry is a transaction or two, and the embedded database runs one query at a time
+      // on this thread: without a turn of the event loop between entries, a request that needs
+      // several queries waited behind entry after entry (/health 5.7 s while 300 were recorded).
       await nextTurn();
       const { entry } = planned;
       const keep = (postId: string, published: Date): KnownEntry => ({
