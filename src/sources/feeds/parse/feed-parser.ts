@@ -41,8 +41,9 @@ const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 /**
  * The worker's module. Compiled (dist/), the .js beside this one. From the TypeScript: the tests'
  * hooks (`--import …/scripts/typescript/register.mjs`) are in the flags a worker inherits and load
- * it as they load this file; tsx is not (a worker ignores its --import, and bin/possekit.js registers
- * it in-process), so the worker registers it first, then imports the module.
+ * it as they load this file. tsx's are not (`--import tsx` does not take in a worker on Node 20,
+ * and bin/possekit.js registers tsx in-process), so there the worker registers tsx first, then
+ * imports the module.
  */
 function workerModule(): URL {
   const here = import.meta.url;
