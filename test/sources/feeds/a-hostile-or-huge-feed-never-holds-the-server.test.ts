@@ -3,9 +3,10 @@
 // nested <div> (550 kB), which parse5 builds in time that grows with the square of its depth, and a
 // first read of 10,000 entries, each recorded on the server's thread. Here each is read while
 // /health is asked one request after another, over real HTTP, and the event loop's delay is
-// measured: every request is answered within a second (before, the first waited out the 27–45 s
-// parse, the second the minutes of recording), a parse past its time limit is ended and is the
-// feed's error, and one read keeps only the feed's newest `maxEntries` entries.
+// measured: every request is answered within two seconds (before, the first waited out the parse,
+// 135 s, the second the recording, 260 s), a parse past its time limit is ended and is the feed's
+// error, and one read keeps only the feed's newest `maxEntries` entries. The file runs in a process
+// of its own (ALONE in scripts/test.mjs): another file's server would share the event loop measured.
 import assert from "node:assert/strict";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { after, before, describe, it } from "node:test";
@@ -17,8 +18,11 @@ import { browser } from "../../server/pages.ts";
 import type { SiteEntry } from "./feed-site.ts";
 import { eventually, type FeedWorld, startFeedWorld } from "./feed-world.ts";
 
-/** Generous: /health answers in milliseconds; the bugs held it for 27 s and more. */
-const ANSWERED_WITHIN_MS = 1000;
+/**
+ * Generous: /health answers in milliseconds on an idle machine, in 400 ms at most at a load of 13 on
+ * two cores; the bugs held it 135 s (the page) and 260 s (the first read) on the same machine.
+ */
+const ANSWERED_WITHIN_MS = 2000;
 /** Short for the test (the server's is 30 s); a 50,000-deep page needs far longer on any machine. */
 const PARSE_LIMIT_MS = 5000;
 
@@ -102,7 +106,7 @@ for (const engine of engines) {
     });
     after(() => world?.close());
 
-    it("is read off the server's thread: /health answers within a second all along", async (t) => {
+    it("is read off the server's thread: /health answers within two seconds all along", async (t) => {
       assert.ok(world);
       const measured = await whileRunning(world, world.feed.fetchNow());
       const report = figures(measured);

@@ -31,8 +31,12 @@ async function refused(read: Promise<unknown>): Promise<FeedParseError> {
 }
 
 describe("the feed parser's thread", () => {
-  const parser = new FeedParser({ timeLimitMs: 1500 });
-  after(() => parser.close());
+  // The server's limits: generous for an ordinary feed however busy the machine.
+  const parser = new FeedParser();
+  // Short, for a page that needs far longer (27 s and more on two cores): counted from the moment the
+  // thread has loaded its modules, so a slow start on a busy machine is not taken for a slow page.
+  const impatient = new FeedParser({ timeLimitMs: 2000 });
+  after(() => Promise.all([parser.close(), impatient.close()]));
 
   it("hands back the newest entries only, with their text made, and how many it left out", async () => {
     const { feed, total, omitted } = await parser.parse({ url, body: jsonFeed(500) }, 50);
@@ -47,10 +51,10 @@ describe("the feed parser's thread", () => {
   });
 
   it("ends a read past its time limit, and reads the next on a fresh thread", async () => {
-    const error = await refused(parser.parse({ url, body: nested(50_000) }, 50));
+    const error = await refused(impatient.parse({ url, body: nested(50_000) }, 50));
     assert.equal(error.code, "too-slow");
-    assert.match(error.message, /^Reading the feed took longer than 1\.5 s, so it was stopped/);
-    const { total } = await parser.parse({ url, body: jsonFeed(3) }, 50);
+    assert.match(error.message, /^Reading the feed took longer than 2 s, so it was stopped/);
+    const { total } = await impatient.parse({ url, body: jsonFeed(3) }, 50);
     assert.equal(total, 3);
   });
 

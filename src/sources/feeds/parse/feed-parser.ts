@@ -17,6 +17,14 @@ export const PARSE_TIME_LIMIT_MS = 30_000;
 export const PARSE_MEMORY_LIMIT_MB = 256;
 /** The thread is ended once it has had nothing to read for this long. */
 const IDLE_MS = 30_000;
+/**
+ * How long a new thread may take to load its modules before its first read. Not counted in the
+ * parse's time limit: on a busy machine the start alone took more than a second and a half, which
+ * no page chooses.
+ */
+const START_LIMIT_MS = 60_000;
+/** What the thread says once its modules are loaded, before any answer. */
+export const READY = "ready";
 
 /** One feed to read, and how many of its newest entries to hand back (newest-entries.ts). */
 export interface ParseRequest {
@@ -55,10 +63,16 @@ function workerModule(): URL {
   return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
 }
 
+/** A parse thread, and its start: resolved once its modules are loaded. */
+interface Thread {
+  worker: Worker;
+  ready: Promise<void>;
+}
+
 export class FeedParser {
   readonly #timeLimitMs: number;
   readonly #memoryLimitMb: number;
-  #worker: Worker | undefined;
+  #thread: Thread | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
   /** Parses one at a time: the thread answers in order, and each one's time limit is its own. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -86,12 +100,12 @@ export class FeedParser {
   /** Ends the parse thread (a parse under way fails); the next parse starts another. */
   async close(): Promise<void> {
     clearTimeout(this.#idleTimer);
-    const worker = this.#worker;
-    this.#worker = undefined;
-    await worker?.terminate();
+    const thread = this.#thread;
+    this.#thread = undefined;
+    await thread?.worker.terminate();
   }
 
-  #start(): Worker {
+  #start(): Thread {
     const worker = new Worker(workerModule(), {
       resourceLimits: { maxOldGenerationSizeMb: this.#memoryLimitMb },
       stdout: false,
@@ -99,18 +113,41 @@ export class FeedParser {
     });
     // An idle thread never keeps the process alive; a parse under way holds its time limit's timer.
     worker.unref();
-    return worker;
+    const ready = new Promise<void>((resolve, reject) => {
+      const settle = (outcome: () => void) => {
+        clearTimeout(limit);
+        worker.off("message", onMessage).off("error", onError).off("exit", onExit);
+        outcome();
+      };
+      const onError = (error: Error) => settle(() => reject(error));
+      const onMessage = (message: unknown) => {
+        if (message === READY) settle(resolve);
+      };
+      const onExit = (code: number) =>
+        settle(() => reject(new Error(`the reading thread stopped (exit code ${code})`)));
+      const limit = setTimeout(
+        () =>
+          settle(() =>
+            reject(new Error(`the reading thread did not start within ${seconds(START_LIMIT_MS)}`)),
+          ),
+        START_LIMIT_MS,
+      );
+      worker.on("message", onMessage).on("error", onError).on("exit", onExit);
+    });
+    return { worker, ready };
   }
 
-  #run(request: ParseRequest): Promise<NewestEntries> {
+  async #run(request: ParseRequest): Promise<NewestEntries> {
     clearTimeout(this.#idleTimer);
-    let worker: Worker;
+    let thread: Thread;
     try {
-      this.#worker ??= this.#start();
-      worker = this.#worker;
+      thread = this.#thread ??= this.#start();
+      await thread.ready;
     } catch (error) {
-      return Promise.reject(unreadable(error));
+      if (this.#thread) this.#discard(this.#thread.worker);
+      throw unreadable(error);
     }
+    const worker = thread.worker;
     return new Promise<NewestEntries>((resolve, reject) => {
       const settle = (outcome: () => void, discard: boolean) => {
         clearTimeout(limit);
@@ -163,7 +200,7 @@ export class FeedParser {
 
   /** Ends a thread that went wrong or ran out of time; the next parse starts a fresh one. */
   #discard(worker: Worker): void {
-    if (this.#worker === worker) this.#worker = undefined;
+    if (this.#thread?.worker === worker) this.#thread = undefined;
     void worker.terminate().catch(() => undefined);
   }
 

@@ -3,7 +3,7 @@
 // not cross threads as itself). Nothing here touches the network or the database.
 import { parentPort } from "node:worker_threads";
 import { FeedParseError } from "./feed-parse-error.ts";
-import type { ParseAnswer, ParseRequest } from "./feed-parser.ts";
+import { type ParseAnswer, type ParseRequest, READY } from "./feed-parser.ts";
 import { newestEntries } from "./newest-entries.ts";
 import { parseFeed } from "./parse-feed.ts";
 
@@ -35,3 +35,5 @@ parentPort?.on("message", (request: ParseRequest) => {
     } satisfies ParseAnswer);
   }
 });
+// The modules are loaded: the parser's time limits count from here, not from the thread's start.
+parentPort?.postMessage(READY);
