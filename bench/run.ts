@@ -12,6 +12,7 @@ import { PACKAGE_ROOT } from "../src/server/package-root.ts";
 import { compare } from "./compare.ts";
 import { batchOverhead } from "./figures/batch-overhead.ts";
 import { crashRecovery } from "./figures/crash-recovery.ts";
+import { feedHostile } from "./figures/feed-hostile.ts";
 import { feedParse } from "./figures/feed-parse.ts";
 import { feedPolling } from "./figures/feed-polling.ts";
 import { feedPush } from "./figures/feed-push.ts";
@@ -44,6 +45,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "feed-parse": feedParse,
   "feed-polling": feedPolling,
   "feed-push": feedPush,
+  "feed-hostile": feedHostile,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]

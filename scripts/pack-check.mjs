@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // CI: the package as a user gets it (issue 18). `npm pack` (which builds dist/ first), then in an
 // empty folder with no TypeScript tooling: `npm install ./possekit-endpoint-syndicate-*.tgz`, a
-// plain .mjs host that imports the plug-in, `npx possekit --help`, and `npx possekit serve` until
-// /health answers 200. Fails, naming what is wrong, when the tarball holds what it must not (tests,
+// plain .mjs host that imports the plug-in, a feed parsed on its own thread from dist/, `npx possekit
+// --help`, and `npx possekit serve` until /health answers 200. Fails, naming what is wrong, when the tarball holds what it must not (tests,
 // bench, sources, screenshots) or lacks what it needs (dist/, views, locales, public assets).
 //
 //   node scripts/pack-check.mjs            check, print the sizes, remove the folder
@@ -108,6 +108,26 @@ try {
   check(imported.id === "endpoint-syndicate", `host.mjs: the plug-in's id is ${imported.id}`);
 } catch (error) {
   check(false, `host.mjs could not import the plug-in: ${error.stderr ?? error.message}`);
+}
+
+// 3b. A feed is parsed on a thread of its own (src/sources/feeds/parse/feed-parser.ts), whose module
+// the compiled package must hold and find beside its own, with no TypeScript tooling.
+writeFileSync(
+  join(app, "feed.mjs"),
+  `import { FeedParser } from "./node_modules/@possekit/endpoint-syndicate/dist/sources/feeds/parse/feed-parser.js";
+const parser = new FeedParser();
+const { feed } = await parser.parse({ url: "https://blog.example/feed.json", body: JSON.stringify({
+  version: "https://jsonfeed.org/version/1.1", items: [{ id: "1", url: "https://blog.example/1", content_text: "Hello" }] }) }, 300);
+await parser.close();
+process.stdout.write(JSON.stringify(feed.entries.map((entry) => entry.contentText)));
+`,
+);
+step("node feed.mjs");
+try {
+  const texts = JSON.parse(execFileSync(process.execPath, ["feed.mjs"], { cwd: app, encoding: "utf8" }));
+  check(texts[0] === "Hello", `feed.mjs: the parse thread read ${JSON.stringify(texts)}`);
+} catch (error) {
+  check(false, `feed.mjs could not parse a feed on its thread: ${error.stderr ?? error.message}`);
 }
 
 // 4. The command: --help, then serve until /health answers.

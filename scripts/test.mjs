@@ -105,7 +105,11 @@ const TIERS = ["unit", "integration", "system"];
  * Test files that keep a process of their own when the others share (see GROUP_SIZE): they look at
  * what the whole process holds (its event loop's timers), which another file's leftovers would change.
  */
-const ALONE = ["test/server/pglite-start-keeps-the-event-loop-alive.test.ts"];
+const ALONE = [
+  "test/server/pglite-start-keeps-the-event-loop-alive.test.ts",
+  // Measures its server's event loop and request times: another file's server would share the loop.
+  "test/sources/feeds/a-hostile-or-huge-feed-never-holds-the-server.test.ts",
+];
 
 /**
  * System files that keep a process of their own: several server instances on one PostgreSQL (the

@@ -210,6 +210,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       leftOver: (sources) => {
         this.feeds = sources;
       },
+      parseTimeLimitMs: this.environment.feedParseTimeLimitMs,
     });
     const notifier = notifierFor(server, this.mountPath);
     if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
@@ -283,6 +284,8 @@ export interface EndpointEnvironment {
   env: NodeJS.ProcessEnv;
   /** The clock the sources poll by (tests). */
   now?: () => number;
+  /** How long one feed's parse may take before it is ended (tests give a short one). */
+  feedParseTimeLimitMs?: number;
   /**
    * How the core and its scheduler tell time: real time, and the database's clock in SQL, unless a
    * test gives its clock (test/helpers/clock.ts), which then moves instead of anyone waiting.

@@ -25,6 +25,8 @@ interface FeedSourcesStart {
    * removed since are left to end: they answer their hubs and unsubscribe at the first turn.
    */
   leftOver?: (sources: FeedSources) => void;
+  /** How long one parse may take on the parse thread (tests shorten it). */
+  parseTimeLimitMs?: number | undefined;
 }
 
 /** The running feeds; null without a database or without feeds. */
@@ -61,7 +63,7 @@ export function startFeedSources(
 function runFeedSources(
   server: Server,
   feeds: readonly FeedOptions[],
-  { mountPath, env, now, wake }: FeedSourcesStart,
+  { mountPath, env, now, wake, parseTimeLimitMs }: FeedSourcesStart,
 ): FeedSources {
   const { database, knownPosts } = server;
   if (!database || !knownPosts) throw new Error("The feeds need the host's database and posts");
@@ -81,6 +83,7 @@ function runFeedSources(
     signal: stopping.signal,
     ...(now ? { now } : {}),
     ...(wake ? { wake } : {}),
+    ...(parseTimeLimitMs !== undefined ? { parseTimeLimitMs } : {}),
   });
   // Told of each copy's link the core writes to one of the feed's posts, to carry it to the site.
   for (const feed of sources.feeds) if (feed.writeBack) knownPosts.addOrigin(feed.writeBack);

@@ -15,6 +15,8 @@ import { DEFAULT_TOKEN_ENV } from "../micropub/micropub-source-options.ts";
 
 export const DEFAULT_FEED_POLL_SECONDS = 300;
 export const MAX_BACKFILL = 50;
+/** The newest entries one read keeps (feed-source.ts); a feed's older entries are left out. */
+export const DEFAULT_MAX_ENTRIES = 300;
 
 const whole = (min: number, max: number, example: string) => {
   const message = `must be a whole number from ${min} to ${max}, such as ${example}`;
@@ -88,6 +90,13 @@ export const feedOptionsSchema = z.strictObject(
     pollSeconds: whole(60, 86_400, `${DEFAULT_FEED_POLL_SECONDS} (the default)`).default(
       DEFAULT_FEED_POLL_SECONDS,
     ),
+    /**
+     * Each read keeps the newest N entries (by date) and leaves the older ones out: a feed of a whole
+     * archive is not recorded, post by post, at every read.
+     */
+    maxEntries: whole(MAX_BACKFILL, 5000, `${DEFAULT_MAX_ENTRIES} (the default)`).default(
+      DEFAULT_MAX_ENTRIES,
+    ),
     /** The site's Micropub endpoint and token: the copies' links are written back there. */
     micropub: micropubOptionsSchema.optional(),
   },
@@ -95,7 +104,7 @@ export const feedOptionsSchema = z.strictObject(
     error: (issue) =>
       issue.code === "unrecognized_keys"
         ? `has unknown option${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}; ` +
-          "a feed takes url, targets, categories, backfill, pollSeconds and micropub"
+          "a feed takes url, targets, categories, backfill, pollSeconds, maxEntries and micropub"
         : 'must be an object, such as { url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"] }',
   },
 );

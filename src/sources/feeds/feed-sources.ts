@@ -29,6 +29,7 @@ import {
   type WebSubCallbackResponse,
   WebSubSubscriber,
 } from "./http/index.ts";
+import { FeedParser } from "./parse/index.ts";
 
 /**
  * The renewals this instance knows of are looked for at their own time; this often it also looks
@@ -64,6 +65,8 @@ export interface FeedSourcesDependencies {
   platforms?: (uid: string) => readonly string[];
   /** Where a feed's Micropub token is read from (its `micropub.tokenEnv`), at each request. */
   env?: NodeJS.ProcessEnv;
+  /** How long one feed's parse may take (feed-parser.ts PARSE_TIME_LIMIT_MS unless a test gives less). */
+  parseTimeLimitMs?: number;
   now?: () => number;
   signal?: AbortSignal;
   /**
@@ -105,6 +108,11 @@ export class FeedSources implements PolledSource {
         })
       : undefined;
     const store = new FeedStore(deps.database);
+    // One parse thread for every feed; ended at shutdown, which also ends a parse under way.
+    const parser = new FeedParser(
+      deps.parseTimeLimitMs !== undefined ? { timeLimitMs: deps.parseTimeLimitMs } : {},
+    );
+    deps.signal?.addEventListener("abort", () => void parser.close(), { once: true });
     this.feeds = deps.feeds.map(
       (feed) =>
         new FeedSource({
@@ -126,6 +134,7 @@ export class FeedSources implements PolledSource {
           policy: deps.policy,
           subscriber: this.#subscriber,
           platforms: deps.platforms,
+          parser,
           now: this.#now,
           ...(deps.signal ? { signal: deps.signal } : {}),
         }),

@@ -113,6 +113,39 @@ describe("per-entry choices", () => {
     assert.deepEqual(array.entries[0]?.problems, ["<posse:post> is [1,2], not an object; ignored."]);
   });
 
+  it("skips the choices of an entry whose JSON nests 5,000 deep, and reads the rest of the feed", () => {
+    // Deep enough that walking it by recursion (JSON.stringify, zod) overflows the stack: before the
+    // depth was bounded, that error made the whole feed unreadable.
+    const deep = (inner: string) => `${'{"a":'.repeat(5000)}${inner}${"}".repeat(5000)}`;
+    const feed = atom(`<posse:post format="json">{"truncate": ${deep("true")}}</posse:post>`);
+    const [one, two] = feed.entries;
+    assert.equal(one?.title, "One", "the entry itself is read");
+    assert.equal(one?.choices, undefined, "its choices are skipped");
+    assert.deepEqual(one?.problems, [
+      "<posse:post> nests more than 32 levels deep, which no choice needs; ignored.",
+    ]);
+    assert.equal(two?.title, "Two", "and so is the rest of the feed");
+    assert.deepEqual(
+      feed.problems.map((problem) => problem.entry),
+      ["id:urn:1"],
+    );
+    const [json, second] = parseFeed({
+      url: "https://example.com/feed.json",
+      body: `{"version": "https://jsonfeed.org/version/1.1", "items": [
+        {"id": "1", "content_text": "Text", "_posse": {"syndicate": false, "x": ${deep("1")}}},
+        {"id": "2", "content_text": "More", "_posse": {"syndicate": false}}]}`,
+    }).entries;
+    assert.equal(json?.choices, undefined);
+    assert.match(json?.problems[0] ?? "", /^_posse nests more than 32 levels deep/);
+    assert.equal(second?.choices?.syndicate, false);
+    // As deep as the bound allows is still read: POSSE Party's own object is three deep.
+    const [within] = jsonFeed({
+      syndicate: false,
+      x: JSON.parse(`${"[".repeat(31)}${"]".repeat(31)}`),
+    }).entries;
+    assert.equal(within?.choices?.syndicate, false);
+  });
+
   it("reads a JSON Feed _posse object the same way", () => {
     const [entry] = jsonFeed({ syndicate: true, platform_overrides: { bsky: { append_url: true } } }).entries;
     assert.deepEqual(entry?.choices, {

@@ -20,7 +20,7 @@ describe("the feeds option", () => {
   it("none by default; a feed takes the documented defaults", () => {
     assert.deepEqual(parseEndpointOptions({}, {}).feeds, []);
     assert.deepEqual(parseEndpointOptions({ feeds: [blog] }, {}).feeds, [
-      { ...blog, backfill: 0, pollSeconds: 300 },
+      { ...blog, backfill: 0, pollSeconds: 300, maxEntries: 300 },
     ]);
     const micropub = parseEndpointOptions(
       { feeds: [{ ...blog, micropub: { endpoint: "https://blog.example/micropub" } }] },
@@ -35,6 +35,7 @@ describe("the feeds option", () => {
         { ...blog, url: "feed.xml" },
         { ...blog, url: "ftp://blog.example/feed", targets: [] },
         { ...blog, url: "https://blog.example/b", backfill: -1, pollSeconds: 5, categories: [] },
+        { ...blog, url: "https://blog.example/c", maxEntries: 20_000 },
       ]),
       [
         'endpoint-syndicate: option "feeds.0.url" must be the absolute http(s) URL of the feed, such as "https://blog.example/feed.xml"',
@@ -43,10 +44,11 @@ describe("the feeds option", () => {
         'endpoint-syndicate: option "feeds.2.categories" must be a list of category names, such as ["posse"]; only entries with one of them are sent. Remove it to send every entry',
         'endpoint-syndicate: option "feeds.2.backfill" must be a whole number from 0 to 50, such as 0 (the default: the first read sends nothing)',
         'endpoint-syndicate: option "feeds.2.pollSeconds" must be a whole number from 60 to 86400, such as 300 (the default)',
+        'endpoint-syndicate: option "feeds.3.maxEntries" must be a whole number from 50 to 5000, such as 300 (the default)',
       ],
     );
     assert.deepEqual(problems([{ ...blog, target: "x" }]), [
-      'endpoint-syndicate: option "feeds.0" has unknown option target; a feed takes url, targets, categories, backfill, pollSeconds and micropub',
+      'endpoint-syndicate: option "feeds.0" has unknown option target; a feed takes url, targets, categories, backfill, pollSeconds, maxEntries and micropub',
     ]);
     assert.deepEqual(problems({ blog }), [
       'endpoint-syndicate: option "feeds" must be a list, such as [{ url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"] }]',

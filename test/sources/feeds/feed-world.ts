@@ -48,6 +48,8 @@ export interface FeedWorldOptions {
   allowPrivate?: boolean;
   /** The server's environment (WEBHOOK_SECRET). */
   env?: Record<string, string>;
+  /** How long one parse may take before the parse thread is ended (the server's default otherwise). */
+  parseTimeLimitMs?: number;
   /** Prepares the site before possekit starts (its first read happens at start). */
   prepare?: (site: FeedSite) => void;
 }
@@ -68,7 +70,11 @@ export async function startFeedWorld(engine: Engine, options: FeedWorldOptions =
       feeds: [{ url: `${site.url}/feed`, targets: [target.uid], pollSeconds, ...options.feed }],
       ...options.endpoint,
     },
-    { env: {}, now: clock.now },
+    {
+      env: {},
+      now: clock.now,
+      ...(options.parseTimeLimitMs ? { feedParseTimeLimitMs: options.parseTimeLimitMs } : {}),
+    },
   );
   let server: TestServer;
   try {

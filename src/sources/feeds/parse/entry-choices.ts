@@ -11,6 +11,25 @@ import type { EntryChoices, TargetChoice } from "./feed-entry.ts";
 
 const MAX_FORMAT_STRING = 5000;
 
+/**
+ * How deep a choice object may nest. POSSE Party's is three deep (platform_overrides.bsky.truncate);
+ * one nested thousands deep overflows the stack of whatever walks it (JSON.stringify, zod), and
+ * that error would make the whole feed unreadable instead of this entry's choices.
+ */
+export const MAX_CHOICE_DEPTH = 32;
+
+/** True when `value` nests objects or arrays more than `limit` deep; walked without recursion. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (node === null || typeof node !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Each field we read, under its POSSE Party name, with what a valid value is and how to say so. */
 const FIELDS = [
   { name: "syndicate", key: "syndicate", schema: z.boolean(), expected: "true or false" },
@@ -106,6 +125,12 @@ export function entryChoices(drafts: readonly DraftChoice[], problems: string[])
   for (const draft of drafts) {
     if (draft.problem) {
       problems.push(draft.problem);
+      continue;
+    }
+    if (nestedDeeperThan(draft.value, MAX_CHOICE_DEPTH)) {
+      problems.push(
+        `${LABELS[draft.source]} nests more than ${MAX_CHOICE_DEPTH} levels deep, which no choice needs; ignored.`,
+      );
       continue;
     }
     const used =

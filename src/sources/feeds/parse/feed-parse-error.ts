@@ -17,7 +17,11 @@ export type FeedParseErrorCode =
   /** XML, JSON or text that is none of the formats we read. */
   | "not-a-feed"
   /** A feed whose reading failed in a way none of the above describes (a library's own error). */
-  | "unreadable";
+  | "unreadable"
+  /** Reading it took longer than the parse thread's time limit, which then ended it (feed-parser.ts). */
+  | "too-slow"
+  /** Reading it needed more memory than the parse thread may use (feed-parser.ts). */
+  | "too-large";
 
 export class FeedParseError extends Error {
   constructor(

@@ -11,4 +11,11 @@ export type {
   TargetChoice,
 } from "./feed-entry.ts";
 export { FeedParseError, type FeedParseErrorCode } from "./feed-parse-error.ts";
+export {
+  FeedParser,
+  type FeedParserOptions,
+  PARSE_MEMORY_LIMIT_MB,
+  PARSE_TIME_LIMIT_MS,
+} from "./feed-parser.ts";
+export { type NewestEntries, newestEntries } from "./newest-entries.ts";
 export { parseFeed } from "./parse-feed.ts";
