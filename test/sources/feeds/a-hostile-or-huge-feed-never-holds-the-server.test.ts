@@ -14,6 +14,7 @@ import { DEFAULT_MAX_ENTRIES } from "../../../src/sources/feeds/feed-options.ts"
 import type { ReadSummary } from "../../../src/sources/feeds/feed-source.ts";
 import { FeedStore } from "../../../src/sources/feeds/feed-store.ts";
 import { engines } from "../../helpers/databases.ts";
+import { healthOf } from "../../helpers/health.ts";
 import { browser } from "../../server/pages.ts";
 import type { SiteEntry } from "./feed-site.ts";
 import { eventually, type FeedWorld, startFeedWorld } from "./feed-world.ts";
@@ -131,7 +132,7 @@ for (const engine of engines) {
         report.lastError ?? "",
         /^Reading the feed took longer than 5 s, so it was stopped: its markup is too complex to read/,
       );
-      const health = (await (await fetch(`${world.server.url}/health`)).json()) as Record<string, unknown>;
+      const health = await healthOf(world.server);
       assert.match(JSON.stringify(health), /took longer than 5 s/);
       const { cookie } = await world.server.signIn();
       const page = await fetch(`${world.server.url}/syndicate`, { headers: browser({ cookie }) });
