@@ -72,6 +72,16 @@ export class ConnectedAccounts implements Accounts {
     }
   }
 
+  /** Seals every secret not under the current key again under it; how many were. */
+  rekey(): Promise<number> {
+    return this.#serially(() => this.store.rekey());
+  }
+
+  /** The id of the key new secrets are sealed with. */
+  get currentKeyId(): string {
+    return this.store.currentKeyId;
+  }
+
   list(): Promise<ConnectedAccount[]> {
     return this.store.list();
   }
