@@ -214,9 +214,30 @@ describe("the Accounts page", () => {
     assert.match(await html.text(), /Delete the app password of @alice\.test/);
   });
 
-  it("logged none of the secrets", () => {
+  const secrets = () => [mastodonToken, APP_PASSWORD, "not-the-token", "wxyz-wxyz-wxyz-wxyz"];
+
+  it("logged none of the secrets, and /health shows none", async () => {
     const all = logged.join("");
-    for (const secret of [mastodonToken, APP_PASSWORD, "not-the-token", "wxyz-wxyz-wxyz-wxyz"])
-      assert.ok(!all.includes(secret), `the log holds ${secret}`);
+    for (const secret of secrets()) assert.ok(!all.includes(secret), `the log holds ${secret}`);
+    const health = await (await fetch(`${app.url}/health`)).text();
+    for (const secret of secrets()) assert.ok(!health.includes(secret), `/health holds ${secret}`);
+  });
+
+  it("keeps none of the secrets in clear anywhere in the database", async () => {
+    const database = app.server.host.database;
+    assert.ok(database);
+    const { rows: tables } = await database.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+    );
+    assert.ok(tables.some((table) => table.name === "connected_accounts"));
+    let dump = "";
+    for (const { name } of tables) {
+      const { rows } = await database.query<{ row: string }>(
+        `SELECT row_to_json(t)::text AS row FROM "${name}" t`,
+      );
+      dump += rows.map((row) => row.row).join("\n");
+    }
+    assert.ok(dump.includes(`${mastodon.url}/@alice`), "the dump holds the accounts");
+    for (const secret of secrets()) assert.ok(!dump.includes(secret), `the database holds ${secret}`);
   });
 });
