@@ -75,7 +75,15 @@ describe("a connected account whose credentials are refused", () => {
     const html = await page();
     assert.match(html, /data-account-state="needsReconnect"/);
     assert.match(html, /needs reconnecting/);
-    assert.match(html, />Reconnect</);
+    const reconnect = /href="([^"]+\?reconnect=[^"#]+)#connect-mastodon"/.exec(html)?.[1];
+    assert.ok(reconnect, "a Reconnect button leads to the Mastodon form");
+    const form = await (
+      await fetch(`${app.url}${reconnect.replaceAll("&amp;", "&")}`, {
+        headers: { cookie: session.cookie, accept: "text/html" },
+      })
+    ).text();
+    assert.ok(form.includes(`value="${sandbox.url}"`), "the form is filled in with the instance");
+    assert.ok(!form.includes(firstToken), "never with the token");
     assert.equal(sandbox.statuses.length, 0);
   });
 

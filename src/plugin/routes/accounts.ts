@@ -161,6 +161,9 @@ async function renderPage(
           : refused.error.message,
       }
     : null;
+  // Reconnect: the account's form, filled in with what it was connected with (never a secret).
+  const reconnecting = refused ? undefined : list.find((account) => account.id === req.query.reconnect);
+  const fields = refused?.fields ?? (reconnecting ? reconnectFields(reconnecting) : {});
   res.status(refused ? (refused.error.code === "managed" ? 409 : 400) : 200);
   res.setHeader("Cache-Control", "no-store");
   res.render("syndicate/accounts.njk", {
@@ -171,9 +174,26 @@ async function renderPage(
     })),
     managed,
     error,
-    fields: refused?.fields ?? {},
+    fields,
+    filledType: refused?.type ?? reconnecting?.type ?? null,
     mastodonAuthorize: options.mastodonAuthorize !== undefined,
   });
+}
+
+/** The non-secret fields an account was connected with, as its form names them. */
+function reconnectFields(account: ConnectedAccount): Record<string, string> {
+  const option = (name: string) =>
+    typeof account.options[name] === "string" ? String(account.options[name]) : "";
+  switch (account.type) {
+    case "mastodon":
+      return { instance: option("url") };
+    case "bluesky":
+      return { identifier: option("handle") };
+    case "micropub":
+      return { micropubEndpoint: option("micropubEndpoint"), name: option("name") };
+    default:
+      return {};
+  }
 }
 
 function connectRoute(
