@@ -38,6 +38,8 @@ import { Views } from "./views.ts";
 
 /** How often changes the site's store refused are tried again (each waits its own back-off too). */
 const STORE_RETRY_MS = 30_000;
+/** How often an instance on a shared PostgreSQL reads the connected accounts again. */
+const ACCOUNT_SYNC_MS = 30_000;
 
 const MICROPUB_PACKAGE = "@possekit/endpoint-micropub";
 const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -76,6 +78,7 @@ export class Host implements Server {
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
+  private accountSync: NodeJS.Timeout | null = null;
   private readonly migrations: Migration[] = [
     ...postMigrations,
     ...storeMigrations,
@@ -236,6 +239,17 @@ export class Host implements Server {
     );
     await accounts.start();
     this.accounts = accounts;
+    // Instances sharing PostgreSQL see the accounts another one connected or removed.
+    if (database.engine === "postgres") {
+      this.accountSync = setInterval(() => {
+        accounts.sync().catch((error: unknown) =>
+          this.logger.warn("Could not read the connected accounts again", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }, ACCOUNT_SYNC_MS);
+      this.accountSync.unref();
+    }
   }
 
   private async openConfiguredDatabase(): Promise<void> {
@@ -349,6 +363,7 @@ export class Host implements Server {
     const server = this.httpServer;
     this.httpServer = null;
     if (this.storeRetry) clearInterval(this.storeRetry);
+    if (this.accountSync) clearInterval(this.accountSync);
     if (server) {
       const closed = new Promise<void>((done) => server.close(() => done()));
       // A keep-alive connection busy when the close began turns idle once its response is sent; close
