@@ -225,7 +225,7 @@ export class Host implements Server {
 
   /** After the configured targets: those win over a connected account with the same uid. */
   private async startAccounts(database: Database): Promise<void> {
-    const { current, old } = this.hostConfig.secrets.accountKeys;
+    const { current, old } = this.hostConfig.secrets.accountKeys();
     const store = new AccountStore(database, new SecretBox(current, old));
     const builtIns = { ...this.options.builtInPlugins, ...hostPlugins };
     const classOf = async (packageName: string) =>
