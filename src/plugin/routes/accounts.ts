@@ -145,13 +145,17 @@ async function renderPage(
     };
   });
   const connectedUids = new Set(list.map((account) => account.uid));
-  const managed = services.syndicators
+  // The targets the page did not connect: each under its own type (by its plug-in's id), any other
+  // kind of syndicator in a section of its own.
+  const managedTargets = services.syndicators
     .filter((syndicator) => !connectedUids.has(syndicator.info.uid))
     .map((syndicator) => ({
       uid: syndicator.info.uid,
       name: syndicator.info.name,
       service: syndicator.info.service?.name,
+      type: ACCOUNT_TYPE_NAMES.find((type) => syndicator.id === `syndicator-${type}`) ?? null,
     }));
+  const managed = managedTargets.filter((target) => target.type === null);
   const error = refused
     ? {
         type: refused.type,
@@ -171,6 +175,7 @@ async function renderPage(
     types: ACCOUNT_TYPE_NAMES.map((type) => ({
       type,
       accounts: rows.filter((row) => row.account.type === type),
+      managed: managedTargets.filter((target) => target.type === type),
     })),
     managed,
     error,
