@@ -132,6 +132,15 @@ describe("the Accounts page", () => {
     const html = await response.text();
     assert.match(html, /refused the credentials\. Nothing was stored/);
     assert.ok(!html.includes("not-the-token"), "a secret is never rendered back");
+    const json = await post(
+      "/mastodon",
+      { instance: mastodon.url, accessToken: "not-the-token" },
+      { accept: "application/json" },
+    );
+    assert.equal(json.status, 400);
+    const body = (await json.json()) as { error: string; error_description: string };
+    assert.equal(body.error, "invalid_request");
+    assert.match(body.error_description, /refused the access token \(401\)/);
     assert.equal(await rows(), 0);
   });
 
