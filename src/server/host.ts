@@ -7,6 +7,10 @@ import type { EndpointPlugin, HostConfigView, Plugin, Server } from "../contract
 import type { PostSource } from "../contract/post-source.ts";
 import { publicationProblem } from "../contract/publication-check.ts";
 import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import { AccountStore } from "./accounts/account-store.ts";
+import { ConnectedAccounts } from "./accounts/connected-accounts.ts";
+import { accountMigrations } from "./accounts/migrations.ts";
+import { SecretBox } from "./accounts/secret-box.ts";
 import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { tokenRegistryMigrations } from "./auth/token-registry.ts";
@@ -34,6 +38,8 @@ import { Views } from "./views.ts";
 
 /** How often changes the site's store refused are tried again (each waits its own back-off too). */
 const STORE_RETRY_MS = 30_000;
+/** How often an instance on a shared PostgreSQL reads the connected accounts again. */
+const ACCOUNT_SYNC_MS = 30_000;
 
 const MICROPUB_PACKAGE = "@possekit/endpoint-micropub";
 const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -67,9 +73,12 @@ export class Host implements Server {
   /** Every post the core may send: the site's own and those kept from elsewhere. */
   postSource: PostSource | null = null;
   knownPosts: HostKnownPosts | null = null;
+  /** The accounts connected from the Accounts page; null without a database. */
+  accounts: ConnectedAccounts | null = null;
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
+  private accountSync: NodeJS.Timeout | null = null;
   private readonly migrations: Migration[] = [
     ...postMigrations,
     ...storeMigrations,
@@ -77,6 +86,7 @@ export class Host implements Server {
     ...sessionRevocationMigrations,
     ...tokenRegistryMigrations,
     ...indieauthMigrations,
+    ...accountMigrations,
   ];
   private readonly startHandlers: Array<() => Promise<void> | void> = [];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
@@ -136,6 +146,15 @@ export class Host implements Server {
     if (clash)
       throw new Error(`Two syndication targets share the uid ${plugin.info.uid}; each uid must be unique`);
     this.syndicators.push(plugin);
+  }
+
+  /** Unregisters a target (a connected account removed at run time); false when none has the uid. */
+  removeSyndicator(uid: string): boolean {
+    const index = this.syndicators.findIndex((syndicator) => syndicator.info.uid === uid);
+    if (index < 0) return false;
+    // In place: every reader holds this very array and sees the change at its next read.
+    this.syndicators.splice(index, 1);
+    return true;
   }
 
   addViews(folder: string): void {
@@ -198,7 +217,39 @@ export class Host implements Server {
     const problem = publicationProblem(this.publication.me, this.syndicators);
     if (problem && this.hostConfig.production) throw new ConfigError([problem]);
     if (problem) this.logger.warn(problem);
-    if (this.database) await migrate(this.database, this.migrations);
+    if (this.database) {
+      await migrate(this.database, this.migrations);
+      await this.startAccounts(this.database);
+    }
+  }
+
+  /** After the configured targets: those win over a connected account with the same uid. */
+  private async startAccounts(database: Database): Promise<void> {
+    const { current, old } = this.hostConfig.secrets.accountKeys();
+    const store = new AccountStore(database, new SecretBox(current, old));
+    const builtIns = { ...this.options.builtInPlugins, ...hostPlugins };
+    const classOf = async (packageName: string) =>
+      Object.hasOwn(builtIns, packageName) ? await builtIns[packageName]?.() : undefined;
+    const accounts = new ConnectedAccounts(
+      store,
+      { syndicators: this.syndicators, removeSyndicator: (uid) => this.removeSyndicator(uid), server: this },
+      classOf,
+      this.logger,
+      this.hostConfig.file.fetch.allowPrivate,
+    );
+    await accounts.start();
+    this.accounts = accounts;
+    // Instances sharing PostgreSQL see the accounts another one connected or removed.
+    if (database.engine === "postgres") {
+      this.accountSync = setInterval(() => {
+        accounts.sync().catch((error: unknown) =>
+          this.logger.warn("Could not read the connected accounts again", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }, ACCOUNT_SYNC_MS);
+      this.accountSync.unref();
+    }
   }
 
   private async openConfiguredDatabase(): Promise<void> {
@@ -312,6 +363,7 @@ export class Host implements Server {
     const server = this.httpServer;
     this.httpServer = null;
     if (this.storeRetry) clearInterval(this.storeRetry);
+    if (this.accountSync) clearInterval(this.accountSync);
     if (server) {
       const closed = new Promise<void>((done) => server.close(() => done()));
       // A keep-alive connection busy when the close began turns idle once its response is sent; close

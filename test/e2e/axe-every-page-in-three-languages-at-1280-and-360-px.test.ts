@@ -1,5 +1,5 @@
 // Accessibility (issue 16): axe-core finds no violation on any page (sign-in, the Syndicate page
-// empty and with posts, a post's results page and its preview, the status page) in English, German and French, on a
+// empty and with posts, the Accounts page, a post's results page and its preview, the status page) in English, German and French, on a
 // desktop (1280 px) and a phone (360 px). German and French words are longer: a table column cut
 // off behind a scroll area nobody can reach by keyboard is what axe's scrollable-region-focusable
 // caught before.
@@ -86,8 +86,11 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
     await check({ "sign-in": "/session/login" }, { signedIn: false });
   });
 
-  it("the Syndicate page with nothing to send, and the status page", async () => {
-    await check({ "syndicate (empty)": "/syndicate", status: "/status" }, { signedIn: true });
+  it("the Syndicate page with nothing to send, the Accounts page, and the status page", async () => {
+    await check(
+      { "syndicate (empty)": "/syndicate", accounts: "/syndicate/accounts", status: "/status" },
+      { signedIn: true },
+    );
   });
 
   it("the Syndicate page with posts in every state, filtered, and a post's results page", async () => {

@@ -164,7 +164,7 @@ export function unknownFeedTargets(feeds: readonly FeedOptions[], installed: rea
       .filter(({ uid }) => !known.has(uid))
       .map(
         ({ uid, at }) =>
-          `endpoint-syndicate: option "feeds.${index}.targets.${at}" names "${uid}", which is no installed target; write one of ${available}`,
+          `endpoint-syndicate: option "feeds.${index}.targets.${at}" names "${uid}", which is no installed target; write one of ${available}, or connect that account on the Accounts page`,
       ),
   );
 }

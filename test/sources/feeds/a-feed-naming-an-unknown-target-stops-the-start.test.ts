@@ -30,7 +30,7 @@ describe("a feed naming an unknown target", () => {
       });
       await assert.rejects(started, (error: Error & { problems?: string[] }) => {
         assert.deepEqual(error.problems, [
-          `endpoint-syndicate: option "feeds.0.targets.1" names "https://nowhere.example/@me", which is no installed target; write one of "${target.uid}"`,
+          `endpoint-syndicate: option "feeds.0.targets.1" names "https://nowhere.example/@me", which is no installed target; write one of "${target.uid}", or connect that account on the Accounts page`,
         ]);
         return true;
       });

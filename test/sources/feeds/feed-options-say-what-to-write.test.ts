@@ -116,7 +116,7 @@ describe("the feeds option", () => {
       {},
     ).feeds;
     assert.deepEqual(unknownFeedTargets(feeds, ["https://mastodon.example/@me"]), [
-      'endpoint-syndicate: option "feeds.1.targets.1" names "bsky", which is no installed target; write one of "https://mastodon.example/@me"',
+      'endpoint-syndicate: option "feeds.1.targets.1" names "bsky", which is no installed target; write one of "https://mastodon.example/@me", or connect that account on the Accounts page',
     ]);
     assert.deepEqual(unknownFeedTargets(feeds, ["https://mastodon.example/@me", "bsky"]), []);
   });
