@@ -107,7 +107,8 @@ export interface SandboxRequest {
 export interface SandboxBehaviour {
   /**
    * Which requests it applies to, as "METHOD /path" with ":id" for ids, e.g.
-   * "POST /api/v1/statuses" (the default) or "POST /api/v2/media"; "*" for every API request.
+   * "POST /api/v1/statuses" (the default) or "POST /api/v2/media"; "*" for every API request. An
+   * OAuth route ("POST /oauth/token", "POST /api/v1/apps") is answered with status and body only.
    */
   route?: string;
   /** Answer with this HTTP status and {"error": error}… */
@@ -800,6 +801,17 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     );
     if (oauthPath) {
       requests.push({ method, path: url.pathname, idempotencyKey: undefined, authorized: false });
+      // A behaviour set for an OAuth route ("POST /oauth/token") answers in its place.
+      const special = matchingBehaviour(`${method} ${url.pathname.replace(/\/+$/, "")}`);
+      if (special && (special.status !== undefined || special.body !== undefined)) {
+        request.resume();
+        sendJson(
+          response,
+          special.status ?? 500,
+          special.body ?? { error: special.error ?? "Sandbox failure" },
+        );
+        return;
+      }
       try {
         if (await oauth.handle(request, response, url)) return;
       } catch (error) {
