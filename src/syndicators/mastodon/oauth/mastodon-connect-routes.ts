@@ -1,0 +1,192 @@
+// The routes of "Connect with your instance": POST …/authorize sends the browser to the instance's
+// authorize page; GET …/callback takes the code back, stores the account and says whose it is.
+// Only the signed-in owner may use them: the endpoint's authentication and CSRF check run first,
+// and any token, whatever its scopes, is refused here (403): connecting an account is the owner's
+// act in a browser, not an API's. Each credential has a small budget of connections, since each one
+// makes requests to a server the owner names.
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { ipKeyGenerator, rateLimit } from "express-rate-limit";
+import { z } from "zod";
+import type { SecretSealer } from "../../../contract/account-connector.ts";
+import type { Queryable } from "../../../contract/database.ts";
+import { type Flash, setFlash } from "../../../contract/flash.ts";
+import { HttpError } from "../../../contract/http-error.ts";
+import type { Translate } from "../../../contract/i18n.ts";
+import type { OutgoingFetchPolicy } from "../../../net/safe-fetch.ts";
+import { type Connection, MastodonConnector } from "./mastodon-connector.ts";
+import { InstanceAddressError } from "./mastodon-instance-address.ts";
+import { MastodonOAuthClient, MastodonOAuthError } from "./mastodon-oauth-client.ts";
+import { ScopeChoiceError } from "./mastodon-oauth-scopes.ts";
+import { MastodonApps, MastodonConnectStates } from "./mastodon-oauth-store.ts";
+
+export interface MastodonConnectDeps {
+  database: Queryable;
+  sealer: SecretSealer;
+  policy: OutgoingFetchPolicy;
+  /** …/accounts/mastodon/callback under application.url: the app's one redirect URI. */
+  redirectUri: string;
+  /** The Accounts page. */
+  accountsPath: string;
+  /** Stores the connected account (its token and app sealed) and makes it a target at once. */
+  saveAccount(connection: Connection): Promise<void>;
+  now: () => number;
+  /** Connections started or finished per credential and window; 10 in 10 minutes unless given. */
+  rateLimit?: { windowMs: number; limit: number };
+  timeoutMs?: number;
+}
+
+const authorizeForm = z.object({ instance: z.string().max(300) });
+const callbackQuery = z.object({
+  state: z.string().max(200).optional(),
+  code: z.string().max(2000).optional(),
+  error: z.string().max(200).optional(),
+});
+
+const translatorOf = (res: Response): Translate => {
+  const t: unknown = res.locals.t;
+  return typeof t === "function" ? (t as Translate) : (key) => key;
+};
+
+/** The signed-in session's id; any other credential is refused. */
+function sessionOf(req: Request): string {
+  const credential = req.auth?.credentialId ?? "";
+  if (req.auth?.method !== "session" || !credential.startsWith("session:"))
+    throw new HttpError(
+      403,
+      "forbidden",
+      "Accounts are connected by the signed-in owner in a browser, not with an access token",
+    ).localized("accounts.connect.sessionOnly");
+  return credential.slice("session:".length);
+}
+
+/** A failure of the connection, as the owner's page says it (the JSON keeps the English). */
+function refusal(error: unknown, instance: string): HttpError {
+  if (error instanceof InstanceAddressError)
+    return new HttpError(400, "invalid_request", error.message).localized(error.key, { instance });
+  if (error instanceof ScopeChoiceError)
+    return new HttpError(502, "bad_gateway", error.message).localized("accounts.mastodon.error.scopes", {
+      instance,
+      missing: error.missing.join(", "),
+    });
+  if (error instanceof MastodonOAuthError) {
+    const status = error.kind === "insecure" ? 400 : error.kind === "invalid-grant" ? 400 : 502;
+    return new HttpError(status, status === 400 ? "invalid_request" : "bad_gateway", error.message).localized(
+      `accounts.mastodon.error.${error.kind}`,
+      { instance },
+    );
+  }
+  throw error;
+}
+
+export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
+  const client = new MastodonOAuthClient({
+    policy: deps.policy,
+    ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
+  });
+  const apps = new MastodonApps(deps.database, deps.sealer);
+  const states = new MastodonConnectStates(deps.database, deps.sealer, deps.now);
+  const connector = new MastodonConnector(client, apps);
+  const limit = deps.rateLimit ?? { windowMs: 10 * 60 * 1000, limit: 10 };
+  const limited = rateLimit({
+    windowMs: limit.windowMs,
+    limit: limit.limit,
+    standardHeaders: "draft-8",
+    legacyHeaders: false,
+    keyGenerator: (req) => req.auth?.credentialId ?? ipKeyGenerator(req.ip ?? "unknown"),
+    handler: (_req, _res, next, settings) => {
+      const seconds = Math.ceil(settings.windowMs / 1000);
+      next(
+        new HttpError(429, "too_many_requests", `Too many connections; try again in ${seconds} seconds`, {
+          "Retry-After": String(seconds),
+        }).localized("accounts.connect.tooMany", { seconds: String(seconds) }),
+      );
+    },
+  });
+  const onlyTheOwner = (req: Request, _res: Response, next: NextFunction) => {
+    try {
+      sessionOf(req);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+
+  const router = express.Router();
+  router.use(onlyTheOwner, limited);
+
+  router.post("/authorize", async (req, res, next) => {
+    const parsed = authorizeForm.safeParse(req.body ?? {});
+    const instance = parsed.success ? parsed.data.instance.trim() : "";
+    try {
+      const sessionId = sessionOf(req);
+      if (!parsed.success)
+        throw new InstanceAddressError("Type your instance", "accounts.mastodon.error.instance");
+      const lang = typeof res.locals.locale === "string" ? res.locals.locale : undefined;
+      const url = await connector.begin(instance, {
+        redirectUri: deps.redirectUri,
+        sessionId,
+        states,
+        ...(lang ? { lang } : {}),
+      });
+      res.redirect(303, url.href);
+    } catch (error) {
+      try {
+        next(refusal(error, instance.slice(0, 100)));
+      } catch (unexpected) {
+        next(unexpected);
+      }
+    }
+  });
+
+  router.get("/callback", async (req, res, next) => {
+    const t = translatorOf(res);
+    try {
+      const sessionId = sessionOf(req);
+      const query = callbackQuery.safeParse(req.query);
+      const taken = query.success ? await states.take(query.data.state ?? "", sessionId) : undefined;
+      if (!taken?.ok)
+        throw new HttpError(
+          400,
+          "invalid_request",
+          "This authorization is unknown, expired or was already used: start again from the Accounts page",
+        ).localized("accounts.connect.stateRefused");
+      const { pending } = taken;
+      const host = new URL(pending.instance.origin).host;
+      let connection: Connection;
+      try {
+        connection = await connector.finish({
+          ...pending,
+          callback: new URLSearchParams(
+            Object.entries(query.data ?? {}).filter(
+              (entry): entry is [string, string] => entry[1] !== undefined,
+            ),
+          ),
+        });
+      } catch (error) {
+        if (error instanceof MastodonOAuthError && error.kind === "denied") {
+          const flash: Flash = { kind: "warning", text: t("accounts.mastodon.denied", { instance: host }) };
+          setFlash(res, flash);
+          res.redirect(303, deps.accountsPath);
+          return;
+        }
+        throw refusal(error, host);
+      }
+      try {
+        await deps.saveAccount(connection);
+      } catch (error) {
+        // A token nobody keeps is given back, so that it does not stay valid on the instance.
+        await client.revoke(connection.instance, connection.app, connection.accessToken).catch(() => {});
+        throw error;
+      }
+      setFlash(res, {
+        kind: "success",
+        text: t("accounts.mastodon.connected", { handle: connection.account.handle }),
+      });
+      res.redirect(303, deps.accountsPath);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  return router;
+}
