@@ -2,6 +2,7 @@
 // the server as a plug-in sees it in init(). Plug-ins import only from src/contract, never from the
 // host's internals.
 import type { Router } from "express";
+import type { Accounts } from "./accounts.ts";
 import type { Database, Migration } from "./database.ts";
 import type { KnownPosts } from "./known-posts.ts";
 import type { Logger } from "./logger.ts";
@@ -119,10 +120,17 @@ export interface PossekitServer extends IndiekitServer {
   readonly logger: Logger;
   readonly endpoints: readonly EndpointPlugin[];
   readonly syndicators: readonly SyndicatorPlugin[];
+  /**
+   * The accounts connected from the Accounts page, each a syndicator in `syndicators` while it is
+   * connected (src/contract/accounts.ts); null without a database.
+   */
+  readonly accounts?: Accounts | null;
   /** Options given to a plug-in in the config file under its package name, or {}. */
   pluginOptions(packageName: string): Record<string, unknown>;
   addEndpoint(plugin: EndpointPlugin): void;
   addSyndicator(plugin: SyndicatorPlugin): void;
+  /** Unregisters the target with this uid at once; false when there is none. */
+  removeSyndicator?(uid: string): boolean;
   addViews(folder: string): void;
   /** A folder holding <lang>.json files, deep-merged into the host's. */
   addLocales(folder: string): void;

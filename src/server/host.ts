@@ -7,6 +7,10 @@ import type { EndpointPlugin, HostConfigView, Plugin, Server } from "../contract
 import type { PostSource } from "../contract/post-source.ts";
 import { publicationProblem } from "../contract/publication-check.ts";
 import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import { AccountStore } from "./accounts/account-store.ts";
+import { ConnectedAccounts } from "./accounts/connected-accounts.ts";
+import { accountMigrations } from "./accounts/migrations.ts";
+import { SecretBox } from "./accounts/secret-box.ts";
 import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { tokenRegistryMigrations } from "./auth/token-registry.ts";
@@ -67,6 +71,8 @@ export class Host implements Server {
   /** Every post the core may send: the site's own and those kept from elsewhere. */
   postSource: PostSource | null = null;
   knownPosts: HostKnownPosts | null = null;
+  /** The accounts connected from the Accounts page; null without a database. */
+  accounts: ConnectedAccounts | null = null;
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
@@ -77,6 +83,7 @@ export class Host implements Server {
     ...sessionRevocationMigrations,
     ...tokenRegistryMigrations,
     ...indieauthMigrations,
+    ...accountMigrations,
   ];
   private readonly startHandlers: Array<() => Promise<void> | void> = [];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
@@ -136,6 +143,15 @@ export class Host implements Server {
     if (clash)
       throw new Error(`Two syndication targets share the uid ${plugin.info.uid}; each uid must be unique`);
     this.syndicators.push(plugin);
+  }
+
+  /** Unregisters a target (a connected account removed at run time); false when none has the uid. */
+  removeSyndicator(uid: string): boolean {
+    const index = this.syndicators.findIndex((syndicator) => syndicator.info.uid === uid);
+    if (index < 0) return false;
+    // In place: every reader holds this very array and sees the change at its next read.
+    this.syndicators.splice(index, 1);
+    return true;
   }
 
   addViews(folder: string): void {
@@ -198,7 +214,27 @@ export class Host implements Server {
     const problem = publicationProblem(this.publication.me, this.syndicators);
     if (problem && this.hostConfig.production) throw new ConfigError([problem]);
     if (problem) this.logger.warn(problem);
-    if (this.database) await migrate(this.database, this.migrations);
+    if (this.database) {
+      await migrate(this.database, this.migrations);
+      await this.startAccounts(this.database);
+    }
+  }
+
+  /** After the configured targets: those win over a connected account with the same uid. */
+  private async startAccounts(database: Database): Promise<void> {
+    const { current, old } = this.hostConfig.secrets.accountKeys;
+    const store = new AccountStore(database, new SecretBox(current, old));
+    const builtIns = { ...this.options.builtInPlugins, ...hostPlugins };
+    const classOf = async (packageName: string) =>
+      Object.hasOwn(builtIns, packageName) ? await builtIns[packageName]?.() : undefined;
+    const accounts = new ConnectedAccounts(
+      store,
+      { syndicators: this.syndicators, removeSyndicator: (uid) => this.removeSyndicator(uid), server: this },
+      classOf,
+      this.logger,
+    );
+    await accounts.start();
+    this.accounts = accounts;
   }
 
   private async openConfiguredDatabase(): Promise<void> {

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { Database, Migration, Queryable } from "../../src/contract/database.ts";
+import { accountMigrations } from "../../src/server/accounts/migrations.ts";
 import { sessionRevocationMigrations } from "../../src/server/auth/session-revocations.ts";
 import { tokenRegistryMigrations } from "../../src/server/auth/token-registry.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
@@ -33,6 +34,7 @@ export const SNAPSHOT_MIGRATIONS: Migration[] = [
   ...sessionRevocationMigrations,
   ...tokenRegistryMigrations,
   ...indieauthMigrations,
+  ...accountMigrations,
   ...syndicationMigrations,
 ];
 

@@ -1,0 +1,130 @@
+/**
+ * Connected accounts: the syndication targets a user connects from the Accounts page (or the
+ * command line) instead of the config file. The host keeps them in its database, their secrets
+ * sealed (AES-256-GCM, src/server/accounts/secret-box.ts), and registers each as a syndicator in the
+ * running server at once: `server.syndicators`, `q=syndicate-to`, the page and the scheduler see a
+ * connected account without a restart, and no longer see a removed one.
+ *
+ * A plug-in reaches them as `server.accounts` (null without a database, absent under Indiekit).
+ *
+ * ```ts
+ * const accounts = server.accounts;
+ * // Adds the account, or replaces the one with the same target uid (a reconnect). The syndicator is
+ * // built from `options` plus the secrets it takes as options (ACCOUNT_TYPES[type].optionSecrets) and
+ * // registered; its uid is the syndicator's own (Mastodon: https://<instance>/@<user>).
+ * const account = await accounts.save({
+ *   type: "mastodon",
+ *   options: { url: "https://social.example", user: "alice" },      // never a secret here
+ *   display: { name: "@alice@social.example", url: "https://social.example/@alice",
+ *              photo: "https://social.example/avatars/alice.png", instance: "social.example" },
+ *   // Sealed before they are stored; never rendered back. Mastodon's OAuth flow also keeps the
+ *   // app it registered, so that disconnecting can call /oauth/revoke: `clientId`, `clientSecret`.
+ *   secrets: { accessToken: "…", clientId: "…", clientSecret: "…" },
+ * });
+ * await accounts.list();                 // every connected account, secrets only as `secretsSetAt`
+ * await accounts.secrets(account.id);    // the opened secrets, to revoke them (never log them)
+ * await accounts.markNeedsReconnect(account.id, "the instance refused the token (401)");
+ * await accounts.remove(account.id);     // unregistered at once, its secrets deleted
+ * ```
+ *
+ * `save` throws an AccountError (its message is for the user) when the options are not what the
+ * syndicator accepts, or when the config file already defines a target with that uid: the config
+ * file wins, and such a target cannot be connected or changed from the page.
+ */
+
+/** The kinds of target an account can be connected for. */
+export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive";
+
+export const ACCOUNT_TYPE_NAMES: readonly AccountType[] = [
+  "mastodon",
+  "bluesky",
+  "micropub",
+  "internet-archive",
+];
+
+/**
+ * Per type: the syndicator package an account becomes, and which of its secrets that syndicator
+ * takes as options (the others, such as Mastodon's clientId/clientSecret, are kept only for revoking).
+ */
+export const ACCOUNT_TYPES: Readonly<
+  Record<AccountType, { packageName: string; optionSecrets: readonly string[] }>
+> = {
+  mastodon: { packageName: "@possekit/syndicator-mastodon", optionSecrets: ["accessToken"] },
+  bluesky: { packageName: "@possekit/syndicator-bluesky", optionSecrets: ["password"] },
+  micropub: { packageName: "@possekit/syndicator-micropub", optionSecrets: ["accessToken"] },
+  "internet-archive": {
+    packageName: "@possekit/syndicator-internet-archive",
+    optionSecrets: ["accessKey", "secretKey"],
+  },
+};
+
+export function isAccountType(value: unknown): value is AccountType {
+  return typeof value === "string" && (ACCOUNT_TYPE_NAMES as readonly string[]).includes(value);
+}
+
+/** What the page shows of an account: never a secret. */
+export interface AccountDisplay {
+  /** The account's name as the service shows it, e.g. "@alice@social.example". */
+  name: string;
+  /** The account's profile page. */
+  url?: string;
+  /** Its avatar's URL. */
+  photo?: string;
+  /** The instance, PDS or endpoint host, e.g. "social.example". */
+  instance?: string;
+}
+
+export interface ConnectedAccount {
+  /** The account's own id in the store (stable across reconnects). */
+  id: string;
+  type: AccountType;
+  /** The target uid its syndicator has: what posts name in mp-syndicate-to. */
+  uid: string;
+  /** The syndicator's options without the secrets. */
+  options: Record<string, unknown>;
+  display: AccountDisplay;
+  /** Each stored secret's field and when it was set; never its value. */
+  secretsSetAt: Record<string, Date>;
+  /** Set when the service refused the credentials: the account must be connected again. */
+  needsReconnect: { reason: string; since: Date } | null;
+  connectedAt: Date;
+  updatedAt: Date;
+}
+
+export interface AccountInput {
+  type: AccountType;
+  /** The syndicator's options, without secrets. */
+  options: Record<string, unknown>;
+  display: AccountDisplay;
+  /** Field → value; sealed before they are stored. They replace every secret the account had. */
+  secrets: Record<string, string>;
+}
+
+/** A refusal whose message is for the user (the page shows it as it is; it never holds a secret). */
+export class AccountError extends Error {
+  constructor(
+    message: string,
+    /** "managed": the config file defines the target; "invalid": the options are refused. */
+    readonly code: "managed" | "invalid" | "not_found" = "invalid",
+  ) {
+    super(message);
+  }
+}
+
+export interface Accounts {
+  /** Every connected account, oldest first. */
+  list(): Promise<ConnectedAccount[]>;
+  get(id: string): Promise<ConnectedAccount | null>;
+  /** The account whose syndicator has this uid. */
+  byUid(uid: string): Promise<ConnectedAccount | null>;
+  /** Adds or replaces (same uid) an account and registers its syndicator at once. */
+  save(input: AccountInput): Promise<ConnectedAccount>;
+  /** Unregisters the account's syndicator at once and deletes it with its secrets; null if unknown. */
+  remove(id: string): Promise<ConnectedAccount | null>;
+  /** The account's secrets, opened. For revoking them; never log or render them. */
+  secrets(id: string): Promise<Record<string, string>>;
+  /** The service refused the credentials: the page offers Reconnect. Cleared by `save`. */
+  markNeedsReconnect(id: string, reason: string): Promise<void>;
+  /** Whether a target with this uid comes from the config file (so the page may not change it). */
+  isManaged(uid: string): boolean;
+}

@@ -1,0 +1,174 @@
+// The connected accounts as live syndicators (the `Accounts` port of src/contract/accounts.ts): at
+// start each stored account becomes a syndicator registered with the host, and a save or a remove
+// registers or unregisters one at once, so every reader of `server.syndicators` (q=syndicate-to, the
+// page, the scheduler, the feeds) sees the change without a restart. The config file wins: an account
+// whose uid a configured target has is refused on save and left unregistered at start.
+import {
+  ACCOUNT_TYPES,
+  AccountError,
+  type AccountInput,
+  type Accounts,
+  type AccountType,
+  type ConnectedAccount,
+} from "../../contract/accounts.ts";
+import type { Logger } from "../../contract/logger.ts";
+import { OptionsError } from "../../contract/options/options-error.ts";
+import type { Server } from "../../contract/plugin.ts";
+import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
+import type { PluginClass } from "../plugins.ts";
+import type { AccountStore } from "./account-store.ts";
+
+/** What the page names as the place to fix an account's credentials. */
+export const ACCOUNTS_PAGE_SETTING = "the account on the Accounts page (Reconnect)";
+
+/** The host as the accounts need it: its list of syndicators, and registering one. */
+export interface SyndicatorRegistry {
+  readonly syndicators: readonly SyndicatorPlugin[];
+  removeSyndicator(uid: string): boolean;
+  /** The server a syndicator joins in its init() (which calls addSyndicator). */
+  readonly server: Server;
+}
+
+export class ConnectedAccounts implements Accounts {
+  /** Account id → its registered syndicator. */
+  readonly #registered = new Map<string, SyndicatorPlugin>();
+  /** Serialises saves and removes: a registration follows the row it was made from. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: AccountStore,
+    private readonly registry: SyndicatorRegistry,
+    /** The syndicator class of a package (the host's built-in plug-ins). */
+    private readonly classOf: (packageName: string) => Promise<PluginClass | undefined>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Registers every stored account; one that cannot be is logged (without its secrets) and skipped. */
+  async start(): Promise<void> {
+    for (const account of await this.store.list()) {
+      try {
+        if (this.isManaged(account.uid)) {
+          this.logger.warn(
+            `Connected account ${account.uid} is not used: the configuration file defines a target with that uid, and it wins`,
+          );
+          continue;
+        }
+        const syndicator = await this.#build(
+          account.type,
+          account.options,
+          await this.store.secrets(account.id),
+        );
+        this.#register(account.id, syndicator);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.logger.warn(`Connected account ${account.uid} could not be registered: ${reason}`);
+        await this.store.markNeedsReconnect(account.id, reason);
+      }
+    }
+  }
+
+  list(): Promise<ConnectedAccount[]> {
+    return this.store.list();
+  }
+
+  get(id: string): Promise<ConnectedAccount | null> {
+    return this.store.get(id);
+  }
+
+  byUid(uid: string): Promise<ConnectedAccount | null> {
+    return this.store.byUid(uid);
+  }
+
+  secrets(id: string): Promise<Record<string, string>> {
+    return this.store.secrets(id);
+  }
+
+  async markNeedsReconnect(id: string, reason: string): Promise<void> {
+    await this.store.markNeedsReconnect(id, reason);
+  }
+
+  /** A target the page did not connect: from the config file, the environment or another plug-in. */
+  isManaged(uid: string): boolean {
+    const ours = new Set([...this.#registered.values()]);
+    return this.registry.syndicators.some(
+      (syndicator) => syndicator.info.uid === uid && !ours.has(syndicator),
+    );
+  }
+
+  /** Whether the registered syndicator with this uid is a connected account's. */
+  isConnected(uid: string): boolean {
+    return [...this.#registered.values()].some((syndicator) => syndicator.info.uid === uid);
+  }
+
+  save(input: AccountInput): Promise<ConnectedAccount> {
+    return this.#serially(async () => {
+      const syndicator = await this.#build(input.type, input.options, input.secrets);
+      const uid = syndicator.info.uid;
+      if (this.isManaged(uid))
+        throw new AccountError(
+          `${uid} is defined in the configuration file, which wins: change it there, or remove it there to connect it here`,
+          "managed",
+        );
+      const account = await this.store.save(input, uid);
+      this.#unregister(account.id);
+      this.#register(account.id, syndicator);
+      return account;
+    });
+  }
+
+  remove(id: string): Promise<ConnectedAccount | null> {
+    return this.#serially(async () => {
+      const removed = await this.store.remove(id);
+      this.#unregister(id);
+      return removed;
+    });
+  }
+
+  async #build(
+    type: AccountType,
+    options: Record<string, unknown>,
+    secrets: Record<string, string>,
+  ): Promise<SyndicatorPlugin> {
+    const { packageName, optionSecrets } = ACCOUNT_TYPES[type];
+    const Syndicator = await this.classOf(packageName);
+    if (!Syndicator) throw new AccountError(`${packageName} is not installed in this server`, "invalid");
+    const given = Object.fromEntries(
+      optionSecrets.filter((field) => secrets[field] !== undefined).map((field) => [field, secrets[field]]),
+    );
+    let plugin: SyndicatorPlugin;
+    try {
+      plugin = new Syndicator({ ...options, ...given }) as SyndicatorPlugin;
+    } catch (error) {
+      // Zod's messages name the option and what it must be, never the value given.
+      if (error instanceof OptionsError) throw new AccountError(error.linesFor(type).join("; "), "invalid");
+      throw new AccountError(`${type}: ${(error as Error).message.split("\n")[0]}`, "invalid");
+    }
+    if (typeof plugin.syndicate !== "function" || typeof plugin.info?.uid !== "string")
+      throw new AccountError(`${packageName} is not a syndicator`, "invalid");
+    // Refused credentials are fixed on the page, not in a file or the environment.
+    Object.defineProperty(plugin, "credentialSetting", { value: ACCOUNTS_PAGE_SETTING, configurable: true });
+    return plugin;
+  }
+
+  #register(accountId: string, syndicator: SyndicatorPlugin): void {
+    const before = this.registry.syndicators.length;
+    // The syndicator's init() joins the host as a configured one does (addSyndicator, fetch rules).
+    const joined = syndicator.init(this.registry.server);
+    if (joined instanceof Promise) throw new Error(`${syndicator.id}: init() must not be asynchronous here`);
+    if (this.registry.syndicators.length === before) this.registry.server.addSyndicator(syndicator);
+    this.#registered.set(accountId, syndicator);
+  }
+
+  #unregister(accountId: string): void {
+    const syndicator = this.#registered.get(accountId);
+    if (!syndicator) return;
+    this.#registered.delete(accountId);
+    this.registry.removeSyndicator(syndicator.info.uid);
+  }
+
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work, work);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+}
