@@ -3,6 +3,7 @@
 // behind the endpoint's authentication, CSRF check and rate limit. The endpoint knows connectors
 // only through this interface; the package's entry (src/index.ts) hands it the built-in ones.
 import type { Router } from "express";
+import type { Migration } from "./database.ts";
 import type { PossekitServer } from "./plugin.ts";
 
 /** Seals a secret before it is stored, and opens it (the host's AES-256-GCM secret box). */
@@ -25,6 +26,8 @@ export interface AccountConnectorContext {
 export interface AccountConnector {
   /** The account type it connects, and the path segment its routes are under. */
   type: string;
+  /** Its tables (the endpoint adds them to the host's migrations). */
+  migrations?: Migration[];
   /** Built once, the first time one of its routes is asked for, with the running server. */
   routes(context: AccountConnectorContext): Router;
 }

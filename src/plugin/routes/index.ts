@@ -2,7 +2,14 @@
 // feeds' buttons.
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path), and the copies of posts a visitor may know of.
-import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from "express";
+import type { AccountConnector } from "../../contract/account-connector.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
@@ -39,6 +46,10 @@ import { webSubCallbackRoute } from "./websub.ts";
 
 export interface RouteContext {
   mountPath: string;
+  /** The account connectors whose routes are under {mountPath}/accounts/{type}/. */
+  accountConnectors: () => readonly AccountConnector[];
+  /** The endpoint's clock (tests give theirs). */
+  now: () => number;
   options: EndpointOptions;
   syndication: () => Syndication | null;
   /** possekit's host; null before init and under Indiekit, which offers none of its services. */
@@ -88,6 +99,31 @@ function indiekitAdapters(context: RouteContext): Router {
   return router;
 }
 
+/**
+ * The routes of the connector for {type}, built the first time they are asked for (the server is
+ * known only after init); an unknown type falls through to a 404.
+ */
+function accountConnectorRoutes(context: RouteContext): RequestHandler {
+  const built = new Map<string, Router>();
+  return (req, res, next) => {
+    const type = req.params.type;
+    const connector = context.accountConnectors().find((candidate) => candidate.type === type);
+    const server = context.server();
+    if (!connector || !server || context.indiekit()) return next();
+    let routes = built.get(connector.type);
+    if (!routes) {
+      routes = connector.routes({
+        server,
+        basePath: `${context.mountPath}/accounts/${connector.type}`,
+        accountsPath: `${context.mountPath}/accounts`,
+        now: context.now,
+      });
+      built.set(connector.type, routes);
+    }
+    routes(req, res, next);
+  };
+}
+
 export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
   router.use(indiekitAdapters(context));
@@ -120,6 +156,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/send-to-feed-targets", sendFeedEntryRoute(context));
   router.post("/feeds/:id/fetch", fetchFeedRoute(context));
   router.post("/feeds/:id/accept", acceptFeedRoute(context));
+  router.use("/accounts/:type", accountConnectorRoutes(context));
   router.use(coreErrors);
   return router;
 }
