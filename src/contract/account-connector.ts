@@ -30,4 +30,13 @@ export interface AccountConnector {
   migrations?: Migration[];
   /** Built once, the first time one of its routes is asked for, with the running server. */
   routes(context: AccountConnectorContext): Router;
+  /**
+   * Gives the account's credentials back to the service (Mastodon: POST /oauth/revoke), for
+   * Disconnect: called with the account's options and opened secrets before it is removed. Throws
+   * when the service could not be told; a token the service no longer knows counts as revoked.
+   */
+  revoke?(
+    server: PossekitServer,
+    account: { options: Record<string, unknown>; secrets: Record<string, string> },
+  ): Promise<void>;
 }

@@ -2,13 +2,7 @@
 // feeds' buttons.
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path), and the copies of posts a visitor may know of.
-import express, {
-  type NextFunction,
-  type Request,
-  type RequestHandler,
-  type Response,
-  type Router,
-} from "express";
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { AccountConnector } from "../../contract/account-connector.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
@@ -25,6 +19,7 @@ import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
+import { accountConnectorRoutes } from "./account-connectors.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
 import { syndicatePageRoute } from "./page.ts";
@@ -97,31 +92,6 @@ function indiekitAdapters(context: RouteContext): Router {
     });
   });
   return router;
-}
-
-/**
- * The routes of the connector for {type}, built the first time they are asked for (the server is
- * known only after init); an unknown type falls through to a 404.
- */
-function accountConnectorRoutes(context: RouteContext): RequestHandler {
-  const built = new Map<string, Router>();
-  return (req, res, next) => {
-    const type = req.params.type;
-    const connector = context.accountConnectors().find((candidate) => candidate.type === type);
-    const server = context.server();
-    if (!connector || !server || context.indiekit()) return next();
-    let routes = built.get(connector.type);
-    if (!routes) {
-      routes = connector.routes({
-        server,
-        basePath: `${context.mountPath}/accounts/${connector.type}`,
-        accountsPath: `${context.mountPath}/accounts`,
-        now: context.now,
-      });
-      built.set(connector.type, routes);
-    }
-    routes(req, res, next);
-  };
 }
 
 export function authenticatedRoutes(context: RouteContext): Router {

@@ -6,6 +6,7 @@ import express from "express";
 import type { AccountConnector } from "../../../contract/account-connector.ts";
 import { HttpError } from "../../../contract/http-error.ts";
 import { mastodonConnectRoutes } from "./mastodon-connect-routes.ts";
+import { MastodonOAuthClient } from "./mastodon-oauth-client.ts";
 import { mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
 
 export const mastodonAccountConnector: AccountConnector = {
@@ -43,5 +44,15 @@ export const mastodonAccountConnector: AccountConnector = {
         });
       },
     });
+  },
+  async revoke(server, { options, secrets }) {
+    const { accessToken, clientId, clientSecret } = secrets;
+    // An account connected with a pasted token (no app of possekit's) has nothing to revoke with.
+    if (typeof options.url !== "string" || !accessToken || !clientId || !clientSecret) return;
+    const client = new MastodonOAuthClient({
+      policy: { allowPrivate: server.config.fetch.allowPrivate, ownSite: server.publication.me },
+    });
+    const instance = await client.discover(new URL(options.url).origin);
+    await client.revoke(instance, { clientId, clientSecret }, accessToken);
   },
 };

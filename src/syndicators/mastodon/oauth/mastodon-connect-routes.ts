@@ -1,11 +1,9 @@
 // The routes of "Connect with your instance": POST …/authorize sends the browser to the instance's
 // authorize page; GET …/callback takes the code back, stores the account and says whose it is.
-// Only the signed-in owner may use them: the endpoint's authentication and CSRF check run first,
-// and any token, whatever its scopes, is refused here (403): connecting an account is the owner's
-// act in a browser, not an API's. Each credential has a small budget of connections, since each one
-// makes requests to a server the owner names.
+// Only the signed-in owner may use them: the endpoint's authentication, CSRF check and budget of
+// connections (src/plugin/routes/account-connectors.ts) run first, and any token, whatever its
+// scopes, is refused here (403): connecting an account is the owner's act in a browser, not an API's.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
-import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import { z } from "zod";
 import type { SecretSealer } from "../../../contract/account-connector.ts";
 import type { Queryable } from "../../../contract/database.ts";
@@ -30,8 +28,6 @@ export interface MastodonConnectDeps {
   /** Stores the connected account (its token and app sealed) and makes it a target at once. */
   saveAccount(connection: Connection): Promise<void>;
   now: () => number;
-  /** Connections started or finished per credential and window; 10 in 10 minutes unless given. */
-  rateLimit?: { windowMs: number; limit: number };
   timeoutMs?: number;
 }
 
@@ -86,22 +82,6 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
   const apps = new MastodonApps(deps.database, deps.sealer);
   const states = new MastodonConnectStates(deps.database, deps.sealer, deps.now);
   const connector = new MastodonConnector(client, apps);
-  const limit = deps.rateLimit ?? { windowMs: 10 * 60 * 1000, limit: 10 };
-  const limited = rateLimit({
-    windowMs: limit.windowMs,
-    limit: limit.limit,
-    standardHeaders: "draft-8",
-    legacyHeaders: false,
-    keyGenerator: (req) => req.auth?.credentialId ?? ipKeyGenerator(req.ip ?? "unknown"),
-    handler: (_req, _res, next, settings) => {
-      const seconds = Math.ceil(settings.windowMs / 1000);
-      next(
-        new HttpError(429, "too_many_requests", `Too many connections; try again in ${seconds} seconds`, {
-          "Retry-After": String(seconds),
-        }).localized("accounts.connect.tooMany", { seconds: String(seconds) }),
-      );
-    },
-  });
   const onlyTheOwner = (req: Request, _res: Response, next: NextFunction) => {
     try {
       sessionOf(req);
@@ -112,7 +92,7 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
   };
 
   const router = express.Router();
-  router.use(onlyTheOwner, limited);
+  router.use(onlyTheOwner);
 
   router.post("/authorize", async (req, res, next) => {
     const parsed = authorizeForm.safeParse(req.body ?? {});
