@@ -100,15 +100,57 @@ export interface AccountInput {
   secrets: Record<string, string>;
 }
 
-/** A refusal whose message is for the user (the page shows it as it is; it never holds a secret). */
+/**
+ * A refusal whose message is for the user (never holding a secret). The page shows it in the
+ * reader's language by `key` (a locale key under "accounts.errors.") with `params`, when given.
+ */
 export class AccountError extends Error {
   constructor(
     message: string,
-    /** "managed": the config file defines the target; "invalid": the options are refused. */
-    readonly code: "managed" | "invalid" | "not_found" = "invalid",
+    /**
+     * "managed": the config file defines the target; "invalid": the options or credentials are
+     * refused; "confirm": the input looks wrong, and is taken only when the user confirms it.
+     */
+    readonly code: "managed" | "invalid" | "not_found" | "confirm" = "invalid",
+    readonly key?: string,
+    readonly params: Record<string, string> = {},
   ) {
     super(message);
+    this.name = "AccountError";
   }
+}
+
+/** What a connector may do while connecting or disconnecting. */
+export interface ConnectContext {
+  /** The host's fetch.allowPrivate: instance, PDS and endpoint URLs on private addresses are fetched. */
+  allowPrivate: boolean;
+  signal: AbortSignal;
+}
+
+/** What disconnecting did at the service. */
+export interface DisconnectOutcome {
+  /** The credentials were revoked at the service. */
+  revoked: boolean;
+  /** What the user must revoke by hand (a locale key under "accounts.byHand." and its params). */
+  byHand?: { key: string; params: Record<string, string> };
+}
+
+/**
+ * A service's connect and disconnect, as a syndicator class offers it (`static account`): it asks
+ * the service whether the credentials are accepted before anything is stored, and says what to keep.
+ * Every URL it fetches goes through src/net/safe-fetch.ts under `context.allowPrivate`.
+ */
+export interface AccountConnector {
+  /** The form's fields (trimmed) → the account to save; throws AccountError when refused. */
+  connect(
+    fields: Readonly<Record<string, string>>,
+    context: ConnectContext,
+  ): Promise<Omit<AccountInput, "type">>;
+  disconnect?(
+    account: ConnectedAccount,
+    secrets: Readonly<Record<string, string>>,
+    context: ConnectContext,
+  ): Promise<DisconnectOutcome>;
 }
 
 export interface Accounts {
@@ -127,4 +169,18 @@ export interface Accounts {
   markNeedsReconnect(id: string, reason: string): Promise<void>;
   /** Whether a target with this uid comes from the config file (so the page may not change it). */
   isManaged(uid: string): boolean;
+  /**
+   * Connects from a form: the service's connector checks the credentials (nothing is stored when
+   * it refuses them), then `save`. A type without a connector is checked by its syndicator's verify().
+   */
+  connect(
+    type: AccountType,
+    fields: Readonly<Record<string, string>>,
+    options: { signal: AbortSignal },
+  ): Promise<ConnectedAccount>;
+  /** Revokes what the service lets us revoke, then `remove`; says what is left for the user. */
+  disconnect(
+    id: string,
+    options: { signal: AbortSignal },
+  ): Promise<(DisconnectOutcome & { account: ConnectedAccount }) | null>;
 }

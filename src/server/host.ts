@@ -236,6 +236,7 @@ export class Host implements Server {
       { syndicators: this.syndicators, removeSyndicator: (uid) => this.removeSyndicator(uid), server: this },
       classOf,
       this.logger,
+      this.hostConfig.file.fetch.allowPrivate,
     );
     await accounts.start();
     this.accounts = accounts;

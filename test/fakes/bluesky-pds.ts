@@ -49,6 +49,8 @@ export interface FakePds {
   handle: string;
   /** Successful sign-ins. */
   sessions: string[];
+  /** Refresh tokens revoked by com.atproto.server.deleteSession. */
+  deletedSessions: string[];
   /** Successful com.atproto.server.refreshSession calls. */
   refreshes: string[];
   blobs: StoredBlob[];
@@ -103,6 +105,8 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
   const refreshes: string[] = [];
   /** Refresh tokens still good; a refresh uses one up, as the PDS rotates them. */
   const refreshTokens = new Set<string>();
+  /** Refresh tokens revoked by com.atproto.server.deleteSession. */
+  const deletedSessions: string[] = [];
   const blobs: StoredBlob[] = [];
   const records: StoredRecord[] = [];
   /** Other accounts' records, by repo DID. */
@@ -206,6 +210,15 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
         const session = newSession();
         refreshes.push(session.accessJwt);
         return session;
+      }
+      case "com.atproto.server.deleteSession": {
+        // @atproto/pds: deleteSession is authenticated by the refresh token, which it revokes.
+        const presented = bearerToken(request) ?? "";
+        const known = [...refreshTokens].find((token) => sameSecret(presented, token));
+        if (!known) throw new XrpcError(401, "InvalidToken", "Token could not be verified");
+        refreshTokens.delete(known);
+        deletedSessions.push(known);
+        return {};
       }
       case "com.atproto.server.getSession": {
         authenticate(request);
@@ -324,6 +337,23 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://fake");
+    // The fake also stands in for the PLC directory: GET /<did> answers the DID document as
+    // plc.directory does (web.plc.directory/api/redoc#operation/ResolveDid), naming this PDS.
+    if (request.method === "GET" && url.pathname.startsWith("/did:")) {
+      const asked = decodeURIComponent(url.pathname.slice(1));
+      if (asked !== did) {
+        sendJson(response, 404, { message: `DID not registered: ${asked}` });
+        return;
+      }
+      sendJson(response, 200, {
+        "@context": ["https://www.w3.org/ns/did/v1"],
+        id: did,
+        alsoKnownAs: [`at://${options.handle}`],
+        verificationMethod: [],
+        service: [{ id: "#atproto_pds", type: "AtprotoPersonalDataServer", serviceEndpoint: running.url }],
+      });
+      return;
+    }
     const nsid = url.pathname.replace(/^\/xrpc\//, "");
     const special =
       behaviour &&
@@ -361,6 +391,7 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
     did,
     handle: options.handle,
     sessions,
+    deletedSessions,
     refreshes,
     blobs,
     records,

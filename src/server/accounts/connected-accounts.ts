@@ -5,11 +5,13 @@
 // whose uid a configured target has is refused on save and left unregistered at start.
 import {
   ACCOUNT_TYPES,
+  type AccountConnector,
   AccountError,
   type AccountInput,
   type Accounts,
   type AccountType,
   type ConnectedAccount,
+  type DisconnectOutcome,
 } from "../../contract/accounts.ts";
 import type { Logger } from "../../contract/logger.ts";
 import { OptionsError } from "../../contract/options/options-error.ts";
@@ -41,6 +43,8 @@ export class ConnectedAccounts implements Accounts {
     /** The syndicator class of a package (the host's built-in plug-ins). */
     private readonly classOf: (packageName: string) => Promise<PluginClass | undefined>,
     private readonly logger: Logger,
+    /** The host's fetch.allowPrivate, for the connectors' fetches. */
+    private readonly allowPrivate = false,
   ) {}
 
   /** Registers every stored account; one that cannot be is logged (without its secrets) and skipped. */
@@ -122,6 +126,68 @@ export class ConnectedAccounts implements Accounts {
       this.#unregister(id);
       return removed;
     });
+  }
+
+  async connect(
+    type: AccountType,
+    fields: Readonly<Record<string, string>>,
+    { signal }: { signal: AbortSignal },
+  ): Promise<ConnectedAccount> {
+    const connector = await this.#connectorOf(type);
+    if (connector) {
+      const found = await connector.connect(fields, { allowPrivate: this.allowPrivate, signal });
+      return this.save({ type, ...found });
+    }
+    // No connector: the fields are the syndicator's options, and its verify() is the check.
+    const { optionSecrets } = ACCOUNT_TYPES[type];
+    const secrets = Object.fromEntries(
+      Object.entries(fields).filter(([field]) => optionSecrets.includes(field)),
+    );
+    const options = Object.fromEntries(
+      Object.entries(fields).filter(([field]) => !optionSecrets.includes(field)),
+    );
+    const syndicator = await this.#build(type, options, secrets);
+    try {
+      await syndicator.verify?.({ signal });
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      throw new AccountError(
+        `${syndicator.info.name} refused the credentials${typeof status === "number" ? ` (${status})` : ""}`,
+        "invalid",
+        "refused",
+        { service: syndicator.info.name },
+      );
+    }
+    return this.save({ type, options, display: { name: syndicator.info.name }, secrets });
+  }
+
+  async disconnect(
+    id: string,
+    { signal }: { signal: AbortSignal },
+  ): Promise<(DisconnectOutcome & { account: ConnectedAccount }) | null> {
+    const account = await this.store.get(id);
+    if (!account) return null;
+    const connector = await this.#connectorOf(account.type);
+    let outcome: DisconnectOutcome = { revoked: false };
+    if (connector?.disconnect) {
+      try {
+        const secrets = await this.store.secrets(id);
+        outcome = await connector.disconnect(account, secrets, { allowPrivate: this.allowPrivate, signal });
+      } catch (error) {
+        // Revoking is a courtesy to the service: the account is disconnected here whatever it answers.
+        this.logger.warn(`Could not revoke the credentials of ${account.uid} at the service`, {
+          error: error instanceof AccountError ? error.message : (error as Error).name,
+        });
+        outcome = { revoked: false };
+      }
+    }
+    const removed = await this.remove(id);
+    return removed ? { ...outcome, account: removed } : null;
+  }
+
+  async #connectorOf(type: AccountType): Promise<AccountConnector | undefined> {
+    const Syndicator = await this.classOf(ACCOUNT_TYPES[type].packageName);
+    return (Syndicator as unknown as { account?: AccountConnector } | undefined)?.account;
   }
 
   async #build(

@@ -17,6 +17,7 @@ import type {
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
+import { blueskyAccount } from "./bluesky-account.ts";
 import {
   actionsOn,
   createOnce,
@@ -38,6 +39,8 @@ import { recordKeyFor, recordKeyRange } from "./record-key.ts";
 
 export class BlueskySyndicator implements SyndicatorPlugin {
   static readonly packageName = "@possekit/syndicator-bluesky";
+  /** Connecting and disconnecting an account from the Accounts page. */
+  static readonly account = blueskyAccount;
   readonly id = blueskyPluginId;
   readonly name = "Bluesky";
   readonly meta: PluginMeta = {

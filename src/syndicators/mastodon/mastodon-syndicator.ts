@@ -16,6 +16,7 @@ import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syn
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { fetchPhoto } from "../shared/photos.ts";
+import { mastodonAccount } from "./mastodon-account.ts";
 import { MastodonApi, statusUrl } from "./mastodon-api.ts";
 import { composeMastodon } from "./mastodon-compose.ts";
 import { InstanceLimitsCache } from "./mastodon-instance.ts";
@@ -27,6 +28,8 @@ const maxPhotoBytes = 16 * 1024 * 1024;
 
 export class MastodonSyndicator implements SyndicatorPlugin {
   static readonly packageName = "@possekit/syndicator-mastodon";
+  /** Connecting and disconnecting an account from the Accounts page. */
+  static readonly account = mastodonAccount;
   readonly id = mastodonPluginId;
   readonly name = "Mastodon";
   readonly meta: PluginMeta = {

@@ -15,6 +15,7 @@ import type {
 } from "../../contract/syndicator.ts";
 import { credentialSetting } from "../../contract/syndicator-kit.ts";
 import { refusal, send, type Target, type TargetMessage } from "../shared/http.ts";
+import { micropubAccount } from "./micropub-account.ts";
 import { composeMicropub } from "./micropub-compose.ts";
 import { type MicropubOptions, micropubPluginId, parseMicropubOptions } from "./micropub-options.ts";
 import { type MicropubRequest, micropubUpdate } from "./micropub-request.ts";
@@ -35,6 +36,8 @@ function micropubMessage(body: unknown): TargetMessage | undefined {
 
 export class MicropubSyndicator implements SyndicatorPlugin {
   static readonly packageName = "@possekit/syndicator-micropub";
+  /** Connecting and disconnecting an account from the Accounts page. */
+  static readonly account = micropubAccount;
   readonly id = micropubPluginId;
   readonly name = "Micropub";
   readonly meta: PluginMeta = {
