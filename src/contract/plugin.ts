@@ -2,7 +2,7 @@
 // the server as a plug-in sees it in init(). Plug-ins import only from src/contract, never from the
 // host's internals.
 import type { Router } from "express";
-import type { SecretSealer } from "./account-connector.ts";
+import type { SecretSealer } from "./account-flow.ts";
 import type { Accounts } from "./accounts.ts";
 import type { Database, Migration } from "./database.ts";
 import type { KnownPosts } from "./known-posts.ts";

@@ -2,7 +2,7 @@
 // "@possekit/endpoint-syndicate". The core (src/syndication) does the work; this class wires it to
 // the host: routes, public webhook routes, navigation, views, locales and migrations.
 import { join } from "node:path";
-import type { AccountConnector } from "../contract/account-connector.ts";
+import type { AccountFlow } from "../contract/account-flow.ts";
 import { ConfigError } from "../contract/config-error.ts";
 import {
   type EndpointPlugin,
@@ -66,7 +66,7 @@ export class EndpointSyndicate implements EndpointPlugin {
    * The ways to connect an account that need routes of their own (Mastodon's OAuth), mounted at
    * {mountPath}/accounts/{type}/; the package's entry (src/index.ts) gives the built-in ones.
    */
-  protected accountConnectors: readonly AccountConnector[] = [];
+  protected accountFlows: readonly AccountFlow[] = [];
 
   /**
    * @param environment where the sources' tokens are read (`process.env`), and for tests the clock
@@ -89,7 +89,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     };
     const context = {
       mountPath: this.mountPath,
-      accountConnectors: () => this.accountConnectors,
+      accountFlows: () => this.accountFlows,
       now: () => (this.environment.now ?? Date.now)(),
       options: this.options,
       syndication: () => this.syndication,
@@ -207,7 +207,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     const { database, postSource } = server;
     if (!database || !postSource) return;
     server.addMigrations(syndicationMigrations);
-    server.addMigrations(this.accountConnectors.flatMap((connector) => connector.migrations ?? []));
+    server.addMigrations(this.accountFlows.flatMap((flow) => flow.migrations ?? []));
     this.sources = startPostSources(server, this.options.sources, this.environment);
     this.feeds = startFeedSources(server, this.options.feeds, {
       mountPath: this.mountPath,

@@ -3,7 +3,7 @@
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path), and the copies of posts a visitor may know of.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
-import type { AccountConnector } from "../../contract/account-connector.ts";
+import type { AccountFlow } from "../../contract/account-flow.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
@@ -19,7 +19,7 @@ import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
-import { accountConnectorRoutes } from "./account-connectors.ts";
+import { accountFlowRoutes } from "./account-flows.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
 import { syndicatePageRoute } from "./page.ts";
@@ -41,8 +41,8 @@ import { webSubCallbackRoute } from "./websub.ts";
 
 export interface RouteContext {
   mountPath: string;
-  /** The account connectors whose routes are under {mountPath}/accounts/{type}/. */
-  accountConnectors: () => readonly AccountConnector[];
+  /** The account flows whose routes are under {mountPath}/accounts/{type}/. */
+  accountFlows: () => readonly AccountFlow[];
   /** The endpoint's clock (tests give theirs). */
   now: () => number;
   options: EndpointOptions;
@@ -126,7 +126,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/send-to-feed-targets", sendFeedEntryRoute(context));
   router.post("/feeds/:id/fetch", fetchFeedRoute(context));
   router.post("/feeds/:id/accept", acceptFeedRoute(context));
-  router.use("/accounts/:type", accountConnectorRoutes(context));
+  router.use("/accounts/:type", accountFlowRoutes(context));
   router.use(coreErrors);
   return router;
 }

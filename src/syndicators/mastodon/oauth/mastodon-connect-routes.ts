@@ -1,11 +1,11 @@
 // The routes of "Connect with your instance": POST …/authorize sends the browser to the instance's
 // authorize page; GET …/callback takes the code back, stores the account and says whose it is.
 // Only the signed-in owner may use them: the endpoint's authentication, CSRF check and budget of
-// connections (src/plugin/routes/account-connectors.ts) run first, and any token, whatever its
+// connections (src/plugin/routes/account-flows.ts) run first, and any token, whatever its
 // scopes, is refused here (403): connecting an account is the owner's act in a browser, not an API's.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { z } from "zod";
-import type { SecretSealer } from "../../../contract/account-connector.ts";
+import type { SecretSealer } from "../../../contract/account-flow.ts";
 import type { Queryable } from "../../../contract/database.ts";
 import { type Flash, setFlash } from "../../../contract/flash.ts";
 import { HttpError } from "../../../contract/http-error.ts";

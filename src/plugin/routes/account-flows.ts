@@ -1,6 +1,6 @@
-// The routes of each account connector (Mastodon's OAuth), at {mountPath}/accounts/{type}/. Each
+// The routes of each account flow (Mastodon's OAuth), at {mountPath}/accounts/{type}/. Each
 // connection makes requests to a server the owner names, so every credential has a small budget of
-// them (10 in 10 minutes) on top of the endpoint's own rate limit. A connector's routes are built the
+// them (10 in 10 minutes) on top of the endpoint's own rate limit. A flow's routes are built the
 // first time they are asked for: the server they need is known only after init.
 import type { RequestHandler, Router } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
@@ -10,7 +10,7 @@ import type { RouteContext } from "./index.ts";
 export const CONNECTIONS_PER_WINDOW = 10;
 export const CONNECTION_WINDOW_MS = 10 * 60 * 1000;
 
-export function accountConnectorRoutes(context: RouteContext): RequestHandler[] {
+export function accountFlowRoutes(context: RouteContext): RequestHandler[] {
   const limited = rateLimit({
     windowMs: CONNECTION_WINDOW_MS,
     limit: CONNECTIONS_PER_WINDOW,
@@ -27,26 +27,25 @@ export function accountConnectorRoutes(context: RouteContext): RequestHandler[] 
     },
   });
   const built = new Map<string, Router>();
-  const connectorFor = (type: unknown) =>
-    context.accountConnectors().find((candidate) => candidate.type === type);
+  const flowFor = (type: unknown) => context.accountFlows().find((candidate) => candidate.type === type);
   const dispatch: RequestHandler = (req, res, next) => {
-    const connector = connectorFor(req.params.type);
+    const flow = flowFor(req.params.type);
     const server = context.server();
-    if (!connector || !server || context.indiekit()) return next();
-    let routes = built.get(connector.type);
+    if (!flow || !server || context.indiekit()) return next();
+    let routes = built.get(flow.type);
     if (!routes) {
-      routes = connector.routes({
+      routes = flow.routes({
         server,
-        basePath: `${context.mountPath}/accounts/${connector.type}`,
+        basePath: `${context.mountPath}/accounts/${flow.type}`,
         accountsPath: `${context.mountPath}/accounts`,
         now: context.now,
       });
-      built.set(connector.type, routes);
+      built.set(flow.type, routes);
     }
     routes(req, res, next);
   };
-  // Only requests for a known connector count against the budget.
+  // Only requests for a known flow count against the budget.
   const known: RequestHandler = (req, res, next) =>
-    connectorFor(req.params.type) ? limited(req, res, next) : next();
+    flowFor(req.params.type) ? limited(req, res, next) : next();
   return [known, dispatch];
 }

@@ -1,15 +1,15 @@
-// "Connect with your instance" as an account connector of the syndication endpoint: its tables, and
+// "Connect with your instance" as an account flow of the syndication endpoint: its tables, and
 // its routes built on the running server's database, secret box, accounts and fetch rules. The
 // connected account is a Mastodon syndicator at once (server.accounts registers it); its token and
-// the app's client id and secret are kept sealed with it, so that disconnecting can revoke the token.
+// the app's client id and secret are kept sealed with it, so that Disconnect (mastodon-account.ts)
+// can revoke the token with POST /oauth/revoke.
 import express from "express";
-import type { AccountConnector } from "../../../contract/account-connector.ts";
+import type { AccountFlow } from "../../../contract/account-flow.ts";
 import { HttpError } from "../../../contract/http-error.ts";
 import { mastodonConnectRoutes } from "./mastodon-connect-routes.ts";
-import { MastodonOAuthClient } from "./mastodon-oauth-client.ts";
 import { mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
 
-export const mastodonAccountConnector: AccountConnector = {
+export const mastodonOAuthFlow: AccountFlow = {
   type: "mastodon",
   migrations: mastodonOAuthMigrations,
   routes({ server, basePath, accountsPath, now }) {
@@ -44,15 +44,5 @@ export const mastodonAccountConnector: AccountConnector = {
         });
       },
     });
-  },
-  async revoke(server, { options, secrets }) {
-    const { accessToken, clientId, clientSecret } = secrets;
-    // An account connected with a pasted token (no app of possekit's) has nothing to revoke with.
-    if (typeof options.url !== "string" || !accessToken || !clientId || !clientSecret) return;
-    const client = new MastodonOAuthClient({
-      policy: { allowPrivate: server.config.fetch.allowPrivate, ownSite: server.publication.me },
-    });
-    const instance = await client.discover(new URL(options.url).origin);
-    await client.revoke(instance, { clientId, clientSecret }, accessToken);
   },
 };
