@@ -23,6 +23,7 @@ Commands:
   migrate     Apply database migrations and exit
   syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
   connect     Connect a Mastodon account without a browser reaching the server (paste a code)
+  rekey       Seal every stored account secret again under the current key (after a rotation)
 
 Run possekit <command> --help for a command's options.`,
   serve: `Usage: possekit serve [--config PATH] [--port N]
@@ -46,6 +47,11 @@ reach the server: prints the instance's authorize address, and reads the code th
 once you press Authorize. INSTANCE is its name (mastodon.social), its address or your handle
 (@you@mastodon.social). The account is stored as the Accounts page stores it; a server already
 running on an embedded database folder connects from its Accounts page instead.`,
+  rekey: `Usage: possekit rekey [--config PATH]
+
+After ACCOUNT_SECRETS_KEY was changed (the key it replaced given in ACCOUNT_SECRETS_OLD_KEYS): seals
+every secret of the connected accounts again under the current key, so that the old key can be
+dropped. With the embedded database, stop the server first.`,
 };
 
 const common = {
@@ -222,6 +228,28 @@ async function run(argv: string[]): Promise<number> {
       }
       process.stdout.write("Migrations applied.\n");
       return 0;
+    }
+    case "rekey": {
+      if (config.database === false) {
+        process.stderr.write("application.database is false: there are no stored accounts to rekey\n");
+        return 1;
+      }
+      const Host = await loadHost();
+      const host = new Host(config, { logger: createLogger(logLevelFromEnv()), builtInPlugins });
+      try {
+        await host.prepare();
+        const count = (await host.accounts?.rekey()) ?? 0;
+        process.stdout.write(
+          `Sealed ${count} secret(s) again under key ${host.accounts?.currentKeyId ?? "?"}.\n`,
+        );
+        return 0;
+      } catch (error) {
+        if (!(error instanceof DatabaseHeldError)) throw error;
+        process.stderr.write(`${error.message}\n`);
+        return 1;
+      } finally {
+        await host.stop();
+      }
     }
     case "syndicate": {
       const { syndicateFromCli } = await import("./cli-syndicate.ts");

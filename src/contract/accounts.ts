@@ -27,6 +27,11 @@
  * await accounts.remove(account.id);     // unregistered at once, its secrets deleted
  * ```
  *
+ * The Accounts page's routes (src/plugin/routes/accounts.ts) take `{ mastodonAuthorize }`: a route
+ * handler for `POST {mountPath}/accounts/mastodon/authorize` (a form field `instance`); given, it is
+ * mounted behind the same owner-only, CSRF and rate-limit rules, and the page's Mastodon section
+ * shows a "Connect with your instance" form posting to it.
+ *
  * `save` throws an AccountError (its message is for the user) when the options are not what the
  * syndicator accepts, or when the config file already defines a target with that uid: the config
  * file wins, and such a target cannot be connected or changed from the page.
@@ -178,6 +183,12 @@ export interface Accounts {
     fields: Readonly<Record<string, string>>,
     options: { signal: AbortSignal },
   ): Promise<ConnectedAccount>;
+  /**
+   * Told after each save (a connect or a reconnect) and remove, once the syndicator is registered
+   * or gone: the endpoint checks a reconnected target again, so that posts held back by its refused
+   * credentials go out by themselves. Returns what stops listening.
+   */
+  onChange(listener: (change: { kind: "saved" | "removed"; account: ConnectedAccount }) => void): () => void;
   /** Revokes what the service lets us revoke, then `remove`; says what is left for the user. */
   disconnect(
     id: string,

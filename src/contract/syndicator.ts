@@ -136,6 +136,12 @@ export interface SyndicatorPlugin extends Plugin {
    * variable, or the option's path in the config file. The page names it when they are refused.
    */
   credentialSetting?: string;
+  /**
+   * true: a send refused for the credentials (401, 403) waits, pending, until the target takes
+   * posts again, and then goes out by itself (a connected account, reconnected on the Accounts
+   * page); absent: it fails and waits for the user's retry.
+   */
+  holdWhileRefused?: boolean;
   /** What `syndicate` would send now, without any network call. */
   preview?(properties: PostProperties, publication: Publication, options?: PreviewOptions): CopyPreview;
   /**

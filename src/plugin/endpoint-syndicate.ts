@@ -255,6 +255,14 @@ export class EndpointSyndicate implements EndpointPlugin {
       server.onStart(() => {
         void checkAtStart(syndication, server.logger);
       });
+    server.onStart(() => {
+      // A reconnected account is checked again at once: the posts its refused credentials held
+      // back go out by themselves, without waiting for the next automatic check.
+      server.accounts?.onChange((change) => {
+        if (change.kind === "saved")
+          void resumeReconnected(syndication, () => this.scheduler?.nudge(), change.account.uid, server);
+      });
+    });
     if (this.options.schedule.enabled) {
       const scheduler = new Scheduler(syndication, server.logger, {
         ...(this.options.schedule.maxSleepMs ? { maxSleepMs: this.options.schedule.maxSleepMs } : {}),
@@ -347,4 +355,25 @@ function mayBecomeDue(change: PostChange): boolean {
     [...Object.keys(replace ?? {}), ...Object.keys(add ?? {})].some((name) => name !== "syndication") ||
     deleted.some((name) => name !== "syndication" && name !== "mp-syndicate-to")
   );
+}
+
+/** Checks a reconnected target whose credentials were refused, and wakes the scheduler when it passes. */
+async function resumeReconnected(
+  syndication: Syndication,
+  wake: () => void,
+  uid: string,
+  server: Server,
+): Promise<void> {
+  try {
+    const refused = (await syndication.reads.targets()).some(
+      (target) => target.uid === uid && target.state === "refused",
+    );
+    if (!refused) return;
+    const [checked] = (await syndication.runs.checkTargets([uid])).filter((target) => target.uid === uid);
+    if (checked?.state === "ok") wake();
+  } catch (error) {
+    server.logger.warn("Could not check a reconnected account again", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
 }

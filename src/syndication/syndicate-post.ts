@@ -266,6 +266,10 @@ export async function recordFailed(
     const entry = await context.ledger.recordUnknown(claim, outcome.error);
     return entry?.lastError ?? outcome.error;
   }
+  if (pause?.kind === "refused" && syndicator.holdWhileRefused === true) {
+    await context.ledger.recordHeld(claim, outcome);
+    return outcome.error;
+  }
   await context.ledger.recordFailure(claim, outcome);
   return outcome.error;
 }

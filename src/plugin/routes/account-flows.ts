@@ -22,7 +22,7 @@ export function accountFlowRoutes(context: RouteContext): RequestHandler[] {
       next(
         new HttpError(429, "too_many_requests", `Too many connections; try again in ${seconds} seconds`, {
           "Retry-After": String(seconds),
-        }).localized("accounts.connect.tooMany", { seconds: String(seconds) }),
+        }).localized("accounts.oauth.tooMany", { seconds: String(seconds) }),
       );
     },
   });

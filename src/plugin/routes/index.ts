@@ -20,6 +20,7 @@ import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
 import { accountFlowRoutes } from "./account-flows.ts";
+import { accountsRoutes } from "./accounts.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
 import { syndicatePageRoute } from "./page.ts";
@@ -103,6 +104,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
     res.locals.errorHelp = errorHelp;
     // The origins of the configured feeds: their known entries get a Send button in their rows.
     res.locals.feedOrigins = context.feeds()?.feeds.map((feed) => feed.origin) ?? [];
+    // The Accounts tab, where possekit's host keeps connected accounts (not under Indiekit).
+    res.locals.accountsHref = context.server()?.accounts ? `${context.mountPath}/accounts` : null;
     next();
   });
   router.post("/", postSyndicateRoute(context));
@@ -127,6 +130,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/feeds/:id/fetch", fetchFeedRoute(context));
   router.post("/feeds/:id/accept", acceptFeedRoute(context));
   router.use("/accounts/:type", accountFlowRoutes(context));
+  router.use(accountsRoutes(context));
   router.use(coreErrors);
   return router;
 }

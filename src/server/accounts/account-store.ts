@@ -57,6 +57,10 @@ export class AccountStore {
     private readonly now: () => number = Date.now,
   ) {}
 
+  get currentKeyId(): string {
+    return this.box.currentKeyId;
+  }
+
   async list(): Promise<ConnectedAccount[]> {
     const { rows } = await this.database.query<AccountRow>(
       `SELECT ${COLUMNS} FROM connected_accounts ORDER BY connected_at, id`,

@@ -36,6 +36,7 @@ export class ConnectedAccounts implements Accounts {
   readonly #registered = new Map<string, SyndicatorPlugin>();
   /** Serialises saves and removes: a registration follows the row it was made from. */
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #listeners = new Set<(change: { kind: "saved" | "removed"; account: ConnectedAccount }) => void>();
 
   constructor(
     private readonly store: AccountStore,
@@ -69,6 +70,16 @@ export class ConnectedAccounts implements Accounts {
         await this.store.markNeedsReconnect(account.id, reason);
       }
     }
+  }
+
+  /** Seals every secret not under the current key again under it; how many were. */
+  rekey(): Promise<number> {
+    return this.#serially(() => this.store.rekey());
+  }
+
+  /** The id of the key new secrets are sealed with. */
+  get currentKeyId(): string {
+    return this.store.currentKeyId;
   }
 
   list(): Promise<ConnectedAccount[]> {
@@ -116,6 +127,7 @@ export class ConnectedAccounts implements Accounts {
       const account = await this.store.save(input, uid);
       this.#unregister(account.id);
       this.#register(account.id, syndicator);
+      this.#tell("saved", account);
       return account;
     });
   }
@@ -124,8 +136,24 @@ export class ConnectedAccounts implements Accounts {
     return this.#serially(async () => {
       const removed = await this.store.remove(id);
       this.#unregister(id);
+      if (removed) this.#tell("removed", removed);
       return removed;
     });
+  }
+
+  onChange(listener: (change: { kind: "saved" | "removed"; account: ConnectedAccount }) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #tell(kind: "saved" | "removed", account: ConnectedAccount): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener({ kind, account });
+      } catch (error) {
+        this.logger.error("A listener of connected accounts failed", { error: (error as Error).message });
+      }
+    }
   }
 
   async connect(
@@ -213,6 +241,8 @@ export class ConnectedAccounts implements Accounts {
       throw new AccountError(`${packageName} is not a syndicator`, "invalid");
     // Refused credentials are fixed on the page, not in a file or the environment.
     Object.defineProperty(plugin, "credentialSetting", { value: ACCOUNTS_PAGE_SETTING, configurable: true });
+    // Its posts wait for a reconnect rather than fail: reconnecting is the whole fix.
+    Object.defineProperty(plugin, "holdWhileRefused", { value: true, configurable: true });
     return plugin;
   }
 

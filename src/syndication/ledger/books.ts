@@ -48,6 +48,22 @@ export const failureSql = (book: Book) => `WITH attempt AS (
           AND claimed_by = $5 AND state = 'sending'
         RETURNING post_id::text AS post_id, target_uid, last_error`;
 
+/**
+ * A claimed row refused for its target's credentials, on a target that holds such posts (a
+ * connected account): pending again, with the refusal as its last error, so that it goes out by
+ * itself once the target takes posts again, and is never shown as failed meanwhile.
+ */
+export const heldSql = (book: Book) => `WITH attempt AS (
+         UPDATE syndication_attempts SET outcome = 'failed', error = $3, finished_at = ${sqlNow(8)}
+          WHERE id = $5::bigint
+       )
+       UPDATE ${book.table}
+          SET state = 'pending', last_error = $3, permanent = false, last_status = $6::int,
+              next_attempt_at = NULL, updated_at = ${sqlNow(8)}
+        WHERE post_id = $1::bigint AND target_uid = $2 AND ${book.operationKey(7)}
+          AND claimed_by = $4 AND state = 'sending'
+        RETURNING post_id::text AS post_id, target_uid, last_error`;
+
 /** A claimed row whose outcome nobody knows: never sent again automatically. */
 export const unknownSql = (book: Book) => `WITH attempt AS (
          UPDATE syndication_attempts SET outcome = 'unknown', error = $3, finished_at = ${sqlNow(7)}

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { Database } from "../../contract/database.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
-import { claimRow, FOLLOW_UPS, failureSql, held, SENDS, staleSql, unknownSql } from "./books.ts";
+import { claimRow, FOLLOW_UPS, failureSql, held, heldSql, SENDS, staleSql, unknownSql } from "./books.ts";
 import {
   type Backoff,
   type Claim,
@@ -121,6 +121,29 @@ export class Ledger extends LedgerFollowUps {
       status ?? null,
       this.backoff.baseMs,
       this.backoff.maxMs,
+      row.operation,
+      this.now(),
+    ]);
+    const updated = result.rows[0];
+    return updated ? { lastError: updated.last_error } : null;
+  }
+
+  /**
+   * The target refused its credentials and holds such posts (SyndicatorPlugin.holdWhileRefused):
+   * the row waits, pending, until the target takes posts again (its pause ends).
+   */
+  async recordHeld(
+    claim: Claim | OperationClaim,
+    { error, status }: { error: string; status?: number },
+  ): Promise<{ lastError: string | null } | null> {
+    const row = held(claim);
+    const result = await this.database.query<{ last_error: string | null }>(heldSql(row.book), [
+      row.postId,
+      row.targetUid,
+      clip(error),
+      row.token,
+      row.attemptId,
+      status ?? null,
       row.operation,
       this.now(),
     ]);

@@ -51,7 +51,7 @@ function sessionOf(req: Request): string {
       403,
       "forbidden",
       "Accounts are connected by the signed-in owner in a browser, not with an access token",
-    ).localized("accounts.connect.sessionOnly");
+    ).localized("accounts.oauth.sessionOnly");
   return credential.slice("session:".length);
 }
 
@@ -60,14 +60,14 @@ function refusal(error: unknown, instance: string): HttpError {
   if (error instanceof InstanceAddressError)
     return new HttpError(400, "invalid_request", error.message).localized(error.key, { instance });
   if (error instanceof ScopeChoiceError)
-    return new HttpError(502, "bad_gateway", error.message).localized("accounts.mastodon.error.scopes", {
+    return new HttpError(502, "bad_gateway", error.message).localized("accounts.oauth.error.scopes", {
       instance,
       missing: error.missing.join(", "),
     });
   if (error instanceof MastodonOAuthError) {
     const status = error.kind === "insecure" ? 400 : error.kind === "invalid-grant" ? 400 : 502;
     return new HttpError(status, status === 400 ? "invalid_request" : "bad_gateway", error.message).localized(
-      `accounts.mastodon.error.${error.kind}`,
+      `accounts.oauth.error.${error.kind}`,
       { instance },
     );
   }
@@ -100,7 +100,7 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
     try {
       const sessionId = sessionOf(req);
       if (!parsed.success)
-        throw new InstanceAddressError("Type your instance", "accounts.mastodon.error.instance");
+        throw new InstanceAddressError("Type your instance", "accounts.oauth.error.instance");
       const lang = typeof res.locals.locale === "string" ? res.locals.locale : undefined;
       const url = await connector.begin(instance, {
         redirectUri: deps.redirectUri,
@@ -129,7 +129,7 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
           400,
           "invalid_request",
           "This authorization is unknown, expired or was already used: start again from the Accounts page",
-        ).localized("accounts.connect.stateRefused");
+        ).localized("accounts.oauth.stateRefused");
       const { pending } = taken;
       const host = new URL(pending.instance.origin).host;
       let connection: Connection;
@@ -144,7 +144,7 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
         });
       } catch (error) {
         if (error instanceof MastodonOAuthError && error.kind === "denied") {
-          const flash: Flash = { kind: "warning", text: t("accounts.mastodon.denied", { instance: host }) };
+          const flash: Flash = { kind: "warning", text: t("accounts.oauth.denied", { instance: host }) };
           setFlash(res, flash);
           res.redirect(303, deps.accountsPath);
           return;
@@ -160,7 +160,7 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
       }
       setFlash(res, {
         kind: "success",
-        text: t("accounts.mastodon.connected", { handle: connection.account.handle }),
+        text: t("accounts.oauth.connected", { handle: connection.account.handle }),
       });
       res.redirect(303, deps.accountsPath);
     } catch (error) {

@@ -36,7 +36,7 @@ describe("The instance the owner types", () => {
         () => parseInstanceAddress(input),
         (error: unknown) =>
           error instanceof InstanceAddressError &&
-          error.key === "accounts.mastodon.error.instance" &&
+          error.key === "accounts.oauth.error.instance" &&
           /mastodon\.social/.test(error.message),
         input,
       );

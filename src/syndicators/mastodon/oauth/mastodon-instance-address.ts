@@ -30,7 +30,7 @@ export function parseInstanceAddress(input: string): InstanceAddress {
   const invalid = () =>
     new InstanceAddressError(
       `"${typed.slice(0, 100)}" is not an instance: type its name (mastodon.social), its address (https://mastodon.social) or your handle (@you@mastodon.social)`,
-      "accounts.mastodon.error.instance",
+      "accounts.oauth.error.instance",
     );
   if (!typed || typed.length > 300 || /\s/.test(typed)) throw invalid();
 

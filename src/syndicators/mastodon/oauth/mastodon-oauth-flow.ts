@@ -22,7 +22,7 @@ export const mastodonOAuthFlow: AccountFlow = {
             501,
             "not_implemented",
             "Connecting an account needs the server's database",
-          ).localized("accounts.connect.noDatabase"),
+          ).localized("accounts.oauth.noDatabase"),
         ),
       );
       return router;

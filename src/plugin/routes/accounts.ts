@@ -1,0 +1,275 @@
+// {mountPath}/accounts: the Accounts page, where the signed-in owner connects and disconnects the
+// accounts the copies go to (src/contract/accounts.ts), without a file or a restart. Only a signed-in
+// session may use it (its POSTs carry the session's CSRF token, checked by the host): an access
+// token of any scope is answered 403, since a token able to connect accounts would be a token able
+// to redirect every copy. Connect attempts are rate-limited per session: each one makes requests to
+// a service, and a password tried there counts against the user's own sign-in limits.
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from "express";
+import { rateLimit } from "express-rate-limit";
+import { z } from "zod";
+import {
+  ACCOUNT_TYPE_NAMES,
+  AccountError,
+  type Accounts,
+  type AccountType,
+  type ConnectedAccount,
+} from "../../contract/accounts.ts";
+import { setFlash } from "../../contract/flash.ts";
+import { HttpError } from "../../contract/http-error.ts";
+import { prefersHtml } from "../../contract/negotiate.ts";
+import { pageServices, translatorOf } from "../page/services.ts";
+import type { RouteContext } from "./index.ts";
+
+/** Connect and disconnect attempts per session and window. */
+export const CONNECT_LIMIT = { windowMs: 15 * 60_000, limit: 20 };
+
+/** How long a service may take to answer a connect or a disconnect. */
+const SERVICE_TIMEOUT_MS = 30_000;
+
+export interface AccountsRouteOptions {
+  /**
+   * Mastodon's OAuth flow: when given, POST /accounts/mastodon/authorize (with `instance`) runs it,
+   * and the page shows "Connect with your instance" above the paste-a-token form.
+   */
+  mastodonAuthorize?: RequestHandler;
+}
+
+const text = (max: number) => z.string().trim().max(max).default("");
+/** The fields each type's form sends (secrets are never trimmed: a space may be part of one). */
+const forms: Record<AccountType, z.ZodType<Record<string, string>>> = {
+  mastodon: z.object({ instance: text(253 + 8), accessToken: z.string().max(4096).default("") }),
+  bluesky: z.object({
+    identifier: text(2048),
+    password: z.string().max(1024).default(""),
+    confirmed: z.enum(["yes", ""]).default(""),
+    entryway: text(2048),
+    plcDirectory: text(2048),
+  }),
+  micropub: z.object({
+    micropubEndpoint: text(2048),
+    accessToken: z.string().max(4096).default(""),
+    name: text(200),
+  }),
+  "internet-archive": z.object({
+    accessKey: z.string().max(1024).default(""),
+    secretKey: z.string().max(1024).default(""),
+  }),
+};
+/** What a refused form shows again (never a secret). */
+const echoed: Record<AccountType, readonly string[]> = {
+  mastodon: ["instance"],
+  bluesky: ["identifier", "entryway", "plcDirectory"],
+  micropub: ["micropubEndpoint", "name"],
+  "internet-archive": [],
+};
+
+/** Only the signed-in owner: a bearer token of any scope, or a credential in the query or form, is refused. */
+function ownerOnly(req: Request, _res: Response, next: NextFunction): void {
+  if (req.auth?.method === "session") next();
+  else
+    next(
+      new HttpError(
+        403,
+        "forbidden",
+        "Accounts are connected only by the signed-in owner on the Accounts page, never with an access token",
+      ),
+    );
+}
+
+function connectLimiter(): RequestHandler {
+  return rateLimit({
+    ...CONNECT_LIMIT,
+    standardHeaders: "draft-8",
+    legacyHeaders: false,
+    keyGenerator: (req) => req.auth?.credentialId ?? "unknown",
+    handler: (_req, _res, next, settings) => {
+      const seconds = Math.ceil(settings.windowMs / 1000);
+      next(
+        new HttpError(
+          429,
+          "too_many_requests",
+          `Too many attempts to connect accounts; try again in ${seconds} seconds`,
+          {
+            "Retry-After": String(seconds),
+          },
+        ),
+      );
+    },
+  });
+}
+
+function accountsOf(context: RouteContext, res: Response): Accounts {
+  pageServices(context, res);
+  const accounts = context.server()?.accounts;
+  if (!accounts) throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
+  return accounts;
+}
+
+type State = "connected" | "needsReconnect";
+
+interface AccountRow {
+  account: ConnectedAccount;
+  state: State;
+  reason: string | null;
+  secretFields: { field: string; setAt: Date }[];
+}
+
+/** The page: the targets of the config file, and per type the connected accounts and a form. */
+async function renderPage(
+  context: RouteContext,
+  req: Request,
+  res: Response,
+  options: AccountsRouteOptions,
+  refused?: { type: AccountType; error: AccountError; fields: Record<string, string> },
+): Promise<void> {
+  const services = pageServices(context, res);
+  const accounts = accountsOf(context, res);
+  const t = translatorOf(res);
+  const list = await accounts.list();
+  const health = new Map((await services.syndication.reads.targets()).map((target) => [target.uid, target]));
+  const rows: AccountRow[] = list.map((account) => {
+    const target = health.get(account.uid);
+    const refusedNow = target?.state === "refused";
+    const reason = account.needsReconnect?.reason ?? (refusedNow ? (target?.error ?? null) : null);
+    return {
+      account,
+      state: account.needsReconnect || refusedNow ? "needsReconnect" : "connected",
+      reason,
+      secretFields: Object.entries(account.secretsSetAt).map(([field, setAt]) => ({ field, setAt })),
+    };
+  });
+  const connectedUids = new Set(list.map((account) => account.uid));
+  const managed = services.syndicators
+    .filter((syndicator) => !connectedUids.has(syndicator.info.uid))
+    .map((syndicator) => ({
+      uid: syndicator.info.uid,
+      name: syndicator.info.name,
+      service: syndicator.info.service?.name,
+    }));
+  const error = refused
+    ? {
+        type: refused.type,
+        confirm: refused.error.code === "confirm",
+        text: refused.error.key
+          ? t(`accounts.errors.${refused.error.key}`, refused.error.params)
+          : refused.error.message,
+      }
+    : null;
+  res.status(refused ? (refused.error.code === "managed" ? 409 : 400) : 200);
+  res.setHeader("Cache-Control", "no-store");
+  res.render("syndicate/accounts.njk", {
+    mountPath: context.mountPath,
+    types: ACCOUNT_TYPE_NAMES.map((type) => ({
+      type,
+      accounts: rows.filter((row) => row.account.type === type),
+    })),
+    managed,
+    error,
+    fields: refused?.fields ?? {},
+    // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
+    mastodonAuthorize:
+      options.mastodonAuthorize !== undefined ||
+      context.accountFlows().some((flow) => flow.type === "mastodon"),
+  });
+}
+
+function connectRoute(
+  context: RouteContext,
+  type: AccountType,
+  options: AccountsRouteOptions,
+): RequestHandler {
+  return async (req, res) => {
+    const accounts = accountsOf(context, res);
+    const t = translatorOf(res);
+    const parsed = forms[type].safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const error = new AccountError("The form's fields are not what this page sends", "invalid", "missing");
+      return sendRefusal(context, req, res, options, type, error, {});
+    }
+    const fields = parsed.data;
+    const kept = Object.fromEntries(echoed[type].map((field) => [field, fields[field] ?? ""]));
+    try {
+      const account = await accounts.connect(type, fields, {
+        signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS),
+      });
+      const text = t("accounts.connected", { name: account.display.name });
+      if (!prefersHtml(req)) {
+        res
+          .status(201)
+          .json({ id: account.id, uid: account.uid, type: account.type, name: account.display.name });
+        return;
+      }
+      setFlash(res, { kind: "success", text });
+      res.redirect(303, `${context.mountPath}/accounts#account-${account.id}`);
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      return sendRefusal(context, req, res, options, type, error, kept);
+    }
+  };
+}
+
+async function sendRefusal(
+  context: RouteContext,
+  req: Request,
+  res: Response,
+  options: AccountsRouteOptions,
+  type: AccountType,
+  error: AccountError,
+  fields: Record<string, string>,
+): Promise<void> {
+  if (!prefersHtml(req)) {
+    res.status(error.code === "managed" ? 409 : 400).json({
+      error: error.code === "confirm" ? "confirmation_required" : "invalid_request",
+      error_description: error.message,
+    });
+    return;
+  }
+  await renderPage(context, req, res, options, { type, error, fields });
+}
+
+const idSchema = z.string().uuid();
+
+function disconnectRoute(context: RouteContext): RequestHandler {
+  return async (req, res) => {
+    const accounts = accountsOf(context, res);
+    const t = translatorOf(res);
+    const id = idSchema.safeParse(req.params.id);
+    const outcome = id.success
+      ? await accounts.disconnect(id.data, { signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS) })
+      : null;
+    if (!outcome) throw new HttpError(404, "not_found", t("accounts.unknown"));
+    const name = outcome.account.display.name;
+    const byHand = outcome.byHand ? t(`accounts.byHand.${outcome.byHand.key}`, outcome.byHand.params) : "";
+    const said = [
+      t(outcome.revoked ? "accounts.disconnectedRevoked" : "accounts.disconnected", { name }),
+      byHand,
+    ]
+      .filter(Boolean)
+      .join(" ");
+    if (!prefersHtml(req)) {
+      res.json({ uid: outcome.account.uid, revoked: outcome.revoked, by_hand: byHand || null });
+      return;
+    }
+    setFlash(res, { kind: outcome.byHand ? "warning" : "success", text: said });
+    res.redirect(303, `${context.mountPath}/accounts`);
+  };
+}
+
+export function accountsRoutes(context: RouteContext, options: AccountsRouteOptions = {}): Router {
+  const router = express.Router();
+  const limited = connectLimiter();
+  router.use("/accounts", ownerOnly);
+  router.get("/accounts", (req, res) => renderPage(context, req, res, options));
+  if (options.mastodonAuthorize)
+    router.post("/accounts/mastodon/authorize", limited, options.mastodonAuthorize);
+  for (const type of ACCOUNT_TYPE_NAMES)
+    router.post(`/accounts/${type}`, limited, connectRoute(context, type, options));
+  router.post("/accounts/:id/disconnect", limited, disconnectRoute(context));
+  return router;
+}
