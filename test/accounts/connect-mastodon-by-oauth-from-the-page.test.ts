@@ -26,7 +26,8 @@ describe("Connect Mastodon from the page", () => {
     sandbox = await startMastodonSandbox({ accessToken: "configured-token-unused", user: "alice" });
     server = await startTestServer({
       engine: pgliteEngine,
-      config: { plugins: [], fetch: { allowPrivate: true } },
+      // Each test signs in afresh (a session of its own, a budget of connections of its own).
+      config: { plugins: [], fetch: { allowPrivate: true }, application: { rateLimit: { signIn: 100 } } },
       plugins: [new EndpointSyndicate({}, { env: process.env, now: () => now })],
       log: (line) => log.push(line),
     });
@@ -124,6 +125,20 @@ describe("Connect Mastodon from the page", () => {
       assert.ok(!log.join("\n").includes(secret), "a secret is in the log");
     }
     assert.ok(dump.length > 1000, "the dump read the tables");
+  });
+
+  it("sends a post that was waiting for the account as soon as it is connected", async () => {
+    const token = await server.token("create update");
+    await createPostAt(server.url, token, {
+      content: "Written before connecting",
+      targets: [`${sandbox.url}/@alice`],
+    });
+    const owner = await server.signIn();
+    assert.equal((await callback(owner, await pressOnAuthorizePage(await start(owner)))).status, 303);
+    // The scheduler is told at once; its next wake-up on its own would be a minute away.
+    await until("the waiting post reaches the sandbox", () =>
+      sandbox.statuses.some((status) => status.text.startsWith("Written before connecting")),
+    );
   });
 
   it("a second connection to the instance reuses its application", async () => {

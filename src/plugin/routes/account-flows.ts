@@ -39,6 +39,7 @@ export function accountFlowRoutes(context: RouteContext): RequestHandler[] {
         basePath: `${context.mountPath}/accounts/${flow.type}`,
         accountsPath: `${context.mountPath}/accounts`,
         now: context.now,
+        targetsChanged: context.targetsChanged,
       });
       built.set(flow.type, routes);
     }

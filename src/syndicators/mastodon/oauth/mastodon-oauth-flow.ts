@@ -12,7 +12,7 @@ import { mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
 export const mastodonOAuthFlow: AccountFlow = {
   type: "mastodon",
   migrations: mastodonOAuthMigrations,
-  routes({ server, basePath, accountsPath, now }) {
+  routes({ server, basePath, accountsPath, now, targetsChanged }) {
     const { database, accounts, secretSealer } = server;
     if (!database || !accounts || !secretSealer) {
       const router = express.Router();
@@ -42,6 +42,8 @@ export const mastodonOAuthFlow: AccountFlow = {
           display: { name: account.handle, url: account.url, instance: new URL(instance.origin).host },
           secrets: { accessToken, clientId: app.clientId, clientSecret: app.clientSecret },
         });
+        // A post already waiting for this account goes out now, by itself.
+        targetsChanged();
       },
     });
   },
