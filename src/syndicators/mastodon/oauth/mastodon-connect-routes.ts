@@ -10,6 +10,7 @@ import type { Queryable } from "../../../contract/database.ts";
 import { type Flash, setFlash } from "../../../contract/flash.ts";
 import { HttpError } from "../../../contract/http-error.ts";
 import type { Translate } from "../../../contract/i18n.ts";
+import { prefersHtml } from "../../../contract/negotiate.ts";
 import type { OutgoingFetchPolicy } from "../../../net/safe-fetch.ts";
 import { type Connection, MastodonConnector } from "./mastodon-connector.ts";
 import { InstanceAddressError } from "./mastodon-instance-address.ts";
@@ -108,7 +109,17 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
         states,
         ...(lang ? { lang } : {}),
       });
-      res.redirect(303, url.href);
+      if (!prefersHtml(req)) {
+        res.redirect(303, url.href);
+        return;
+      }
+      // A page that moves on by itself: the Accounts page's form may not lead to another site
+      // (Content-Security-Policy form-action 'self' covers the form's redirects too).
+      res.setHeader("Cache-Control", "no-store");
+      res.render("syndicate/accounts-continue.njk", {
+        authorizeUrl: url.href,
+        instance: new URL(url.origin).host,
+      });
     } catch (error) {
       try {
         next(refusal(error, instance.slice(0, 100)));
