@@ -68,7 +68,7 @@ describe("Connecting Mastodon in the browser", () => {
     await page.waitForURL((url) => url.origin === sandbox.url && url.pathname === "/oauth/authorize");
     assert.equal(new URL(page.url()).searchParams.get("code_challenge_method"), "S256");
     assert.match(
-      await page.locator("main").textContent(),
+      (await page.locator("main").textContent()) ?? "",
       /possekit would like permission to access your account/,
     );
 
@@ -77,7 +77,7 @@ describe("Connecting Mastodon in the browser", () => {
     await page.waitForURL((url) => url.origin === server.url && url.pathname === "/syndicate/accounts");
     const host = new URL(sandbox.url).host;
     assert.match(
-      await page.getByRole("status").first().textContent(),
+      (await page.getByRole("status").first().textContent()) ?? "",
       new RegExp(`Connected as @alice@${host.replace(/\./g, "\\.")}`),
     );
     await page.screenshot({ path: join(SCREENSHOTS, "accounts-connected-with-oauth.png"), fullPage: true });
