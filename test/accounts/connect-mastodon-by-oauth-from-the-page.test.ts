@@ -148,6 +148,24 @@ describe("Connect Mastodon from the page", () => {
     );
   });
 
+  it("Deny on the instance brings the owner back with a warning, and stores nothing", async () => {
+    const owner = await server.signIn();
+    const back = await pressOnAuthorizePage(await start(owner), "Deny");
+    assert.equal(back.searchParams.get("error"), "access_denied");
+    const answer = await callback(owner, back);
+    assert.equal(answer.status, 303);
+    assert.equal(answer.headers.get("location"), "/syndicate/accounts");
+    const flashCookie = answer.headers
+      .getSetCookie()
+      .map((cookie) => cookie.split(";")[0])
+      .join("; ");
+    const page = await fetch(`${server.url}/syndicate/accounts`, {
+      headers: { cookie: `${owner.cookie}; ${flashCookie}`, accept: "text/html" },
+    });
+    assert.match(await page.text(), /Not connected: the authorization was denied on 127\.0\.0\.1:\d+\./);
+    assert.equal(await accountsStored(), 0);
+  });
+
   it("a second connection to the instance reuses its application", async () => {
     const owner = await server.signIn();
     await callback(owner, await pressOnAuthorizePage(await start(owner)));
@@ -276,5 +294,39 @@ describe("Connect Mastodon from the page", () => {
       statuses.push(response.status);
     }
     assert.deepEqual(statuses, [...Array(10).fill(400), 429]);
+  });
+});
+
+describe("Connect Mastodon from the page, without fetch.allowPrivate", () => {
+  let sandbox: MastodonSandbox;
+  let server: TestServer;
+  before(async () => {
+    sandbox = await startMastodonSandbox({ accessToken: "configured-token-unused", user: "alice" });
+    server = await startTestServer({
+      engine: pgliteEngine,
+      config: { plugins: [] },
+      plugins: [new EndpointSyndicate({}, { env: process.env })],
+    });
+  });
+  after(async () => {
+    await server?.close();
+    await sandbox?.close();
+  });
+
+  it("refuses an instance on a private address (502, a localised page), asking it nothing", async () => {
+    const owner = await server.signIn();
+    const response = await fetch(`${server.url}/syndicate/accounts/mastodon/authorize`, {
+      method: "POST",
+      headers: {
+        cookie: owner.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "text/html",
+        "accept-language": "fr",
+      },
+      body: new URLSearchParams({ instance: sandbox.url, _csrf: owner.csrf }),
+    });
+    assert.equal(response.status, 502);
+    assert.match(await response.text(), /se trouve à une adresse privée/);
+    assert.equal(sandbox.requests.length, 0);
   });
 });
