@@ -56,8 +56,11 @@ function sessionOf(req: Request): string {
   return credential.slice("session:".length);
 }
 
-/** A failure of the connection, as the owner's page says it (the JSON keeps the English). */
-function refusal(error: unknown, instance: string): HttpError {
+/**
+ * A failure of the connection as the owner's page says it (the JSON keeps the English); anything
+ * else is not the owner's to fix and goes on as it is.
+ */
+function asRefusal(error: unknown, instance: string): unknown {
   if (error instanceof InstanceAddressError)
     return new HttpError(400, "invalid_request", error.message).localized(error.key, { instance });
   if (error instanceof ScopeChoiceError)
@@ -66,13 +69,13 @@ function refusal(error: unknown, instance: string): HttpError {
       missing: error.missing.join(", "),
     });
   if (error instanceof MastodonOAuthError) {
-    const status = error.kind === "insecure" ? 400 : error.kind === "invalid-grant" ? 400 : 502;
+    const status = error.kind === "insecure" || error.kind === "invalid-grant" ? 400 : 502;
     return new HttpError(status, status === 400 ? "invalid_request" : "bad_gateway", error.message).localized(
       `accounts.oauth.error.${error.kind}`,
       { instance },
     );
   }
-  throw error;
+  return error;
 }
 
 export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
@@ -121,11 +124,7 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
         instance: new URL(url.origin).host,
       });
     } catch (error) {
-      try {
-        next(refusal(error, instance.slice(0, 100)));
-      } catch (unexpected) {
-        next(unexpected);
-      }
+      next(asRefusal(error, instance.slice(0, 100)));
     }
   });
 
@@ -160,7 +159,7 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
           res.redirect(303, deps.accountsPath);
           return;
         }
-        throw refusal(error, host);
+        throw asRefusal(error, host);
       }
       try {
         await deps.saveAccount(connection);
