@@ -249,6 +249,40 @@ for (const engine of engines) {
       }
     });
 
+    it("refuses metadata whose endpoints are on another site (the secret and the browser stay with the instance)", async () => {
+      try {
+        for (const endpoints of [
+          { token_endpoint: "https://elsewhere.example/oauth/token" },
+          { authorization_endpoint: "javascript:alert(1)" },
+        ]) {
+          sandbox.setBehaviour({
+            route: "GET /.well-known/oauth-authorization-server",
+            status: 200,
+            body: {
+              issuer: `${sandbox.url}/`,
+              authorization_endpoint: `${sandbox.url}/oauth/authorize`,
+              token_endpoint: `${sandbox.url}/oauth/token`,
+              scopes_supported: ["profile", "write:statuses", "write:media", "write:favourites"].concat([
+                "read:statuses",
+                "read:search",
+              ]),
+              ...endpoints,
+            },
+          });
+          await assert.rejects(
+            connector.begin(sandbox.url, { redirectUri, sessionId: "s", states }),
+            (error: unknown) =>
+              error instanceof MastodonOAuthError &&
+              error.kind === "not-mastodon" &&
+              /another site/.test(error.message),
+          );
+        }
+        assert.equal(sandbox.apps.length, 0, "nothing registered");
+      } finally {
+        await sandbox.close();
+      }
+    });
+
     it("keeps no client id, client secret or verifier in the clear", async () => {
       try {
         const authorizeUrl = await connector.begin(sandbox.url, { redirectUri, sessionId: "s", states });

@@ -182,6 +182,17 @@ export class MastodonOAuthClient {
         "not-mastodon",
         `${url.origin}: its OAuth metadata names no authorize or token endpoint`,
       );
+    // The client's secret and the token go only to the instance itself, and the browser is sent
+    // only to its pages: an endpoint elsewhere (or a javascript: URL) is not followed.
+    const endpoints = [server.authorization_endpoint, server.token_endpoint, server.revocation_endpoint];
+    const elsewhere = endpoints.filter(
+      (endpoint) => endpoint !== undefined && sameOrigin(endpoint, url.origin) === undefined,
+    );
+    if (elsewhere.length > 0)
+      throw new MastodonOAuthError(
+        "not-mastodon",
+        `${url.origin}: its OAuth metadata names endpoints on another site (${elsewhere.join(", ").slice(0, 200)})`,
+      );
     const registration = (server as { app_registration_endpoint?: unknown }).app_registration_endpoint;
     return {
       origin: url.origin,
