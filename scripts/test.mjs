@@ -94,6 +94,9 @@ const POSTGRES = [
   /racing/,
   /exactly-once/,
   /^test\/scale\//,
+  // The connected accounts' rows (jsonb secrets, FOR UPDATE) and the held refusal in the ledger.
+  /^test\/accounts\/account-secrets-key-rotation/,
+  /^test\/accounts\/refused-account-holds/,
 ];
 
 /** Several server processes sharing one database: PostgreSQL only (left out, saying so, without it). */

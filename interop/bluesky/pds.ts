@@ -11,6 +11,8 @@ const folder = new URL(".", import.meta.url).pathname;
 
 export interface RealPds {
   url: string;
+  /** The in-memory PLC directory the PDS registers its accounts' DIDs in. */
+  plcUrl: string;
   /** Makes an account with a .test handle and an app password for it. */
   createAccount(name: string): Promise<Account>;
   getRecord(repo: string, collection: string, rkey: string): Promise<{ uri: string; value: PostRecord }>;
@@ -132,13 +134,16 @@ export async function startRealPds(options: { rateLimits?: boolean } = {}): Prom
     keep(chunk);
     lines += chunk.toString("utf8");
   });
-  const url = (await waitForLine(/^\{"pds":"([^"]+)"/m, 90_000, "The PDS did not start"))[1] ?? "";
+  const started = await waitForLine(/^\{"pds":"([^"]+)","plc":"([^"]+)"/m, 90_000, "The PDS did not start");
+  const url = started[1] ?? "";
+  const plcUrl = started[2] ?? "";
 
   const xrpcUrl = (nsid: string, query: Record<string, string> = {}) =>
     `${url}/xrpc/${nsid}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ""}`;
 
   return {
     url,
+    plcUrl,
     output: () => output,
     async advanceClock(ms) {
       const answered = waitForLine(/^\{"clockAdvancedMs":-?\d+\}/m, 10_000, "The PDS did not move its clock");

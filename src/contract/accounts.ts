@@ -32,6 +32,14 @@
  * mounted behind the same owner-only, CSRF and rate-limit rules, and the page's Mastodon section
  * shows a "Connect with your instance" form posting to it.
  *
+ * Service-specific checks live with each syndicator as `static account: AccountConnector`
+ * (src/syndicators/<service>/<service>-account.ts), reached through `accounts.connect(type, fields)`
+ * and `accounts.disconnect(id)`. Mastodon's disconnect calls POST /oauth/revoke when the account's
+ * secrets hold `clientId` and `clientSecret` beside `accessToken`; without them it tells the user to
+ * revoke the token by hand. `verifyMastodonToken(instance, token, context)` in
+ * src/syndicators/mastodon/mastodon-account.ts says whose a token is (verify_credentials, under the
+ * private-address rules) and gives the `options` and `display` to save.
+ *
  * `save` throws an AccountError (its message is for the user) when the options are not what the
  * syndicator accepts, or when the config file already defines a target with that uid: the config
  * file wins, and such a target cannot be connected or changed from the page.

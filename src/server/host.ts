@@ -38,6 +38,8 @@ import { Views } from "./views.ts";
 
 /** How often changes the site's store refused are tried again (each waits its own back-off too). */
 const STORE_RETRY_MS = 30_000;
+/** How often an instance on a shared PostgreSQL reads the connected accounts again. */
+const ACCOUNT_SYNC_MS = 30_000;
 
 const MICROPUB_PACKAGE = "@possekit/endpoint-micropub";
 const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -78,6 +80,7 @@ export class Host implements Server {
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
+  private accountSync: NodeJS.Timeout | null = null;
   private readonly migrations: Migration[] = [
     ...postMigrations,
     ...storeMigrations,
@@ -224,7 +227,7 @@ export class Host implements Server {
 
   /** After the configured targets: those win over a connected account with the same uid. */
   private async startAccounts(database: Database): Promise<void> {
-    const { current, old } = this.hostConfig.secrets.accountKeys;
+    const { current, old } = this.hostConfig.secrets.accountKeys();
     const box = new SecretBox(current, old);
     this.secretSealer = box;
     const store = new AccountStore(database, box);
@@ -240,6 +243,17 @@ export class Host implements Server {
     );
     await accounts.start();
     this.accounts = accounts;
+    // Instances sharing PostgreSQL see the accounts another one connected or removed.
+    if (database.engine === "postgres") {
+      this.accountSync = setInterval(() => {
+        accounts.sync().catch((error: unknown) =>
+          this.logger.warn("Could not read the connected accounts again", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }, ACCOUNT_SYNC_MS);
+      this.accountSync.unref();
+    }
   }
 
   private async openConfiguredDatabase(): Promise<void> {
@@ -353,6 +367,7 @@ export class Host implements Server {
     const server = this.httpServer;
     this.httpServer = null;
     if (this.storeRetry) clearInterval(this.storeRetry);
+    if (this.accountSync) clearInterval(this.accountSync);
     if (server) {
       const closed = new Promise<void>((done) => server.close(() => done()));
       // A keep-alive connection busy when the close began turns idle once its response is sent; close

@@ -7,6 +7,8 @@
 // token 403. The log of the whole exchange holds none of the secrets.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
@@ -136,6 +138,38 @@ describe("the Accounts page", () => {
     assert.match(html, /refused the credentials\. Nothing was stored/);
     assert.ok(!html.includes("not-the-token"), "a secret is never rendered back");
     assert.equal(await rows(), 0);
+  });
+
+  it("never lets a token follow a redirect to another origin", async () => {
+    // An "instance" that sends verify_credentials elsewhere, and the elsewhere that records who came.
+    const seen: (string | undefined)[] = [];
+    const elsewhere = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.writeHead(200, { "content-type": "application/json" }).end('{"username":"mallory"}');
+    });
+    const redirecting = createServer((_request, response) => {
+      const { port } = elsewhere.address() as AddressInfo;
+      response
+        .writeHead(302, { location: `http://127.0.0.1:${port}/api/v1/accounts/verify_credentials` })
+        .end();
+    });
+    await Promise.all(
+      [elsewhere, redirecting].map(
+        (server) => new Promise<void>((done) => server.listen(0, "127.0.0.1", done)),
+      ),
+    );
+    try {
+      const { port } = redirecting.address() as AddressInfo;
+      const response = await post("/mastodon", {
+        instance: `http://127.0.0.1:${port}`,
+        accessToken: mastodonToken,
+      });
+      assert.equal(response.status, 400);
+      assert.deepEqual(seen, [], "the redirect was not followed");
+      assert.equal(await rows(), 0);
+    } finally {
+      await Promise.all([elsewhere, redirecting].map((server) => new Promise((done) => server.close(done))));
+    }
   });
 
   it("connects a pasted Mastodon token, lists it at once, and copies a post to it", async () => {

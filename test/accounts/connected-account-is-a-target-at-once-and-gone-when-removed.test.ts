@@ -99,6 +99,24 @@ describe("an account connected at run time", () => {
       (error: AccountError) => error instanceof AccountError && error.code === "managed",
     );
     assert.equal((await syndicateTo()).filter((uid) => uid === configured.uid).length, 1);
+    // The page shows it under Mastodon as the configuration file's, with nothing to change.
+    const { cookie } = await app.server.signIn();
+    const html = await (
+      await fetch(`${app.url}/syndicate/accounts`, { headers: { cookie, accept: "text/html" } })
+    ).text();
+    const mastodon = html.slice(
+      html.indexOf('id="accounts-mastodon"'),
+      html.indexOf('id="accounts-bluesky"'),
+    );
+    const row = new RegExp(
+      `<li data-account-state="managed" data-uid="${configured.uid}">[^\n]*managed by the configuration file`,
+    );
+    assert.match(mastodon, row);
+    assert.equal(
+      (mastodon.match(/\/disconnect"/g) ?? []).length,
+      2,
+      "only the two connected accounts can be disconnected",
+    );
   });
 
   it("is gone from q=syndicate-to the moment it is removed", async () => {

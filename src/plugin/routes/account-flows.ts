@@ -2,7 +2,7 @@
 // connection makes requests to a server the owner names, so every credential has a small budget of
 // them (10 in 10 minutes) on top of the endpoint's own rate limit. A flow's routes are built the
 // first time they are asked for: the server they need is known only after init.
-import type { RequestHandler, Router } from "express";
+import type { Request, RequestHandler, Router } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import { HttpError } from "../../contract/http-error.ts";
 import type { RouteContext } from "./index.ts";
@@ -27,9 +27,14 @@ export function accountFlowRoutes(context: RouteContext): RequestHandler[] {
     },
   });
   const built = new Map<string, Router>();
-  const flowFor = (type: unknown) => context.accountFlows().find((candidate) => candidate.type === type);
+  // {mountPath}/accounts/{type} itself is the Accounts page's own form for the type: a flow has only
+  // paths below it (…/authorize, …/callback).
+  const flowFor = (req: Request) =>
+    req.path === "/"
+      ? undefined
+      : context.accountFlows().find((candidate) => candidate.type === req.params.type);
   const dispatch: RequestHandler = (req, res, next) => {
-    const flow = flowFor(req.params.type);
+    const flow = flowFor(req);
     const server = context.server();
     if (!flow || !server || context.indiekit()) return next();
     let routes = built.get(flow.type);
@@ -45,8 +50,7 @@ export function accountFlowRoutes(context: RouteContext): RequestHandler[] {
     }
     routes(req, res, next);
   };
-  // Only requests for a known flow count against the budget.
-  const known: RequestHandler = (req, res, next) =>
-    flowFor(req.params.type) ? limited(req, res, next) : next();
+  // Only requests for a flow's own routes count against its budget.
+  const known: RequestHandler = (req, res, next) => (flowFor(req) ? limited(req, res, next) : next());
   return [known, dispatch];
 }

@@ -145,13 +145,17 @@ async function renderPage(
     };
   });
   const connectedUids = new Set(list.map((account) => account.uid));
-  const managed = services.syndicators
+  // The targets the page did not connect: each under its own type (by its plug-in's id), any other
+  // kind of syndicator in a section of its own.
+  const managedTargets = services.syndicators
     .filter((syndicator) => !connectedUids.has(syndicator.info.uid))
     .map((syndicator) => ({
       uid: syndicator.info.uid,
       name: syndicator.info.name,
       service: syndicator.info.service?.name,
+      type: ACCOUNT_TYPE_NAMES.find((type) => syndicator.id === `syndicator-${type}`) ?? null,
     }));
+  const managed = managedTargets.filter((target) => target.type === null);
   const error = refused
     ? {
         type: refused.type,
@@ -161,6 +165,9 @@ async function renderPage(
           : refused.error.message,
       }
     : null;
+  // Reconnect: the account's form, filled in with what it was connected with (never a secret).
+  const reconnecting = refused ? undefined : list.find((account) => account.id === req.query.reconnect);
+  const fields = refused?.fields ?? (reconnecting ? reconnectFields(reconnecting) : {});
   res.status(refused ? (refused.error.code === "managed" ? 409 : 400) : 200);
   res.setHeader("Cache-Control", "no-store");
   res.render("syndicate/accounts.njk", {
@@ -168,15 +175,33 @@ async function renderPage(
     types: ACCOUNT_TYPE_NAMES.map((type) => ({
       type,
       accounts: rows.filter((row) => row.account.type === type),
+      managed: managedTargets.filter((target) => target.type === type),
     })),
     managed,
     error,
-    fields: refused?.fields ?? {},
+    fields,
+    filledType: refused?.type ?? reconnecting?.type ?? null,
     // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
     mastodonAuthorize:
       options.mastodonAuthorize !== undefined ||
       context.accountFlows().some((flow) => flow.type === "mastodon"),
   });
+}
+
+/** The non-secret fields an account was connected with, as its form names them. */
+function reconnectFields(account: ConnectedAccount): Record<string, string> {
+  const option = (name: string) =>
+    typeof account.options[name] === "string" ? String(account.options[name]) : "";
+  switch (account.type) {
+    case "mastodon":
+      return { instance: option("url") };
+    case "bluesky":
+      return { identifier: option("handle") };
+    case "micropub":
+      return { micropubEndpoint: option("micropubEndpoint"), name: option("name") };
+    default:
+      return {};
+  }
 }
 
 function connectRoute(

@@ -36,6 +36,10 @@ export class ConnectedAccounts implements Accounts {
   readonly #registered = new Map<string, SyndicatorPlugin>();
   /** Serialises saves and removes: a registration follows the row it was made from. */
   #queue: Promise<unknown> = Promise.resolve();
+  /** Account id → what its syndicator was built from (options and when each secret was set). */
+  readonly #fingerprints = new Map<string, string>();
+  /** Account id → the last problem logged for it, so that a sync logs each problem once. */
+  readonly #warned = new Map<string, string>();
   readonly #listeners = new Set<(change: { kind: "saved" | "removed"; account: ConnectedAccount }) => void>();
 
   constructor(
@@ -49,27 +53,52 @@ export class ConnectedAccounts implements Accounts {
   ) {}
 
   /** Registers every stored account; one that cannot be is logged (without its secrets) and skipped. */
-  async start(): Promise<void> {
-    for (const account of await this.store.list()) {
-      try {
+  start(): Promise<void> {
+    return this.sync();
+  }
+
+  /**
+   * Makes the registered syndicators those of the stored accounts now: another instance sharing the
+   * database (PostgreSQL) may have connected, reconnected or removed one. The host calls it now and
+   * then; an account whose options and secrets did not change is left as it is.
+   */
+  sync(): Promise<void> {
+    return this.#serially(async () => {
+      const accounts = await this.store.list();
+      const stored = new Set(accounts.map((account) => account.id));
+      for (const id of this.#registered.keys()) if (!stored.has(id)) this.#unregister(id);
+      for (const account of accounts) {
+        const fingerprint = fingerprintOf(account);
+        if (this.#registered.has(account.id) && this.#fingerprints.get(account.id) === fingerprint) continue;
+        this.#unregister(account.id);
         if (this.isManaged(account.uid)) {
-          this.logger.warn(
+          this.#warnOnce(
+            account.id,
             `Connected account ${account.uid} is not used: the configuration file defines a target with that uid, and it wins`,
           );
           continue;
         }
-        const syndicator = await this.#build(
-          account.type,
-          account.options,
-          await this.store.secrets(account.id),
-        );
-        this.#register(account.id, syndicator);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        this.logger.warn(`Connected account ${account.uid} could not be registered: ${reason}`);
-        await this.store.markNeedsReconnect(account.id, reason);
+        try {
+          const syndicator = await this.#build(
+            account.type,
+            account.options,
+            await this.store.secrets(account.id),
+          );
+          this.#register(account.id, syndicator);
+          this.#fingerprints.set(account.id, fingerprint);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.#warnOnce(account.id, `Connected account ${account.uid} could not be registered: ${reason}`);
+          if (!account.needsReconnect) await this.store.markNeedsReconnect(account.id, reason);
+        }
       }
-    }
+    });
+  }
+
+  #warnOnce(id: string, line: string): void {
+    if (this.#warned.get(id) === line) return;
+    this.#warned.set(id, line);
+    this.logger.warn(line);
   }
 
   /** Seals every secret not under the current key again under it; how many were. */
@@ -127,6 +156,7 @@ export class ConnectedAccounts implements Accounts {
       const account = await this.store.save(input, uid);
       this.#unregister(account.id);
       this.#register(account.id, syndicator);
+      this.#fingerprints.set(account.id, fingerprintOf(account));
       this.#tell("saved", account);
       return account;
     });
@@ -257,6 +287,7 @@ export class ConnectedAccounts implements Accounts {
 
   #unregister(accountId: string): void {
     const syndicator = this.#registered.get(accountId);
+    this.#fingerprints.delete(accountId);
     if (!syndicator) return;
     this.#registered.delete(accountId);
     this.registry.removeSyndicator(syndicator.info.uid);
@@ -267,4 +298,10 @@ export class ConnectedAccounts implements Accounts {
     this.#queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/** What an account's syndicator is built from: a change of either means building it again. */
+function fingerprintOf(account: ConnectedAccount): string {
+  const setAt = Object.entries(account.secretsSetAt).map(([field, at]) => [field, at.getTime()]);
+  return JSON.stringify([account.type, account.options, setAt]);
 }

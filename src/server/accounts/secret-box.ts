@@ -112,18 +112,33 @@ export interface AccountKeys {
  * replaced still opens what it sealed, as do the keys in ACCOUNT_SECRETS_OLD_KEYS (comma-separated).
  */
 export function loadAccountKeys(env: NodeJS.ProcessEnv, dataDir: string): AccountKeys {
+  return accountKeysFrom(env, dataDir)();
+}
+
+/**
+ * The environment's keys checked now (a mistake stops the start, naming the variable); the data
+ * folder is read, and a key generated there, only when the keys are first needed: a command that
+ * opens no accounts writes nothing.
+ */
+export function accountKeysFrom(env: NodeJS.ProcessEnv, dataDir: string): () => AccountKeys {
   const old = (env[OLD_KEYS_VARIABLE] ?? "")
     .split(",")
     .map((text) => text.trim())
     .filter((text) => text !== "")
     .map((text) => parseKey(text, OLD_KEYS_VARIABLE));
-  const given = env[KEY_VARIABLE];
-  if (given) {
-    const file = keptKeyIfAny(dataDir);
-    return { current: parseKey(given, KEY_VARIABLE), old: file ? [...old, file] : old };
-  }
-  const kept = keptSecret(dataDir, KEY_FILE, () => randomBytes(KEY_BYTES).toString("base64url"));
-  return { current: parseKey(kept.value, join(dataDir, KEY_FILE)), old };
+  const given = env[KEY_VARIABLE] ? parseKey(env[KEY_VARIABLE], KEY_VARIABLE) : undefined;
+  let keys: AccountKeys | undefined;
+  return () => {
+    if (keys) return keys;
+    if (given) {
+      const file = keptKeyIfAny(dataDir);
+      keys = { current: given, old: file ? [...old, file] : old };
+    } else {
+      const kept = keptSecret(dataDir, KEY_FILE, () => randomBytes(KEY_BYTES).toString("base64url"));
+      keys = { current: parseKey(kept.value, join(dataDir, KEY_FILE)), old };
+    }
+    return keys;
+  };
 }
 
 function keptKeyIfAny(dataDir: string): Buffer | undefined {

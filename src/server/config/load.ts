@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../../contract/config-error.ts";
 import { closest } from "../../contract/options/did-you-mean.ts";
 import { formatIssues } from "../../contract/options/options-error.ts";
-import { type AccountKeys, loadAccountKeys } from "../accounts/secret-box.ts";
+import { type AccountKeys, accountKeysFrom } from "../accounts/secret-box.ts";
 import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
 import { keptSecret } from "./kept-secret.ts";
 import { type ConfigFile, configFileSchema, type PostTypeName, type PresetName } from "./schema.ts";
@@ -42,8 +42,11 @@ export interface HostConfig {
     secret: string;
     password: string;
     webhookSecret: string | undefined;
-    /** What connected accounts' secrets are sealed with (src/server/accounts/secret-box.ts). */
-    accountKeys: AccountKeys;
+    /**
+     * What connected accounts' secrets are sealed with (src/server/accounts/secret-box.ts); a
+     * generated key is made on the first call.
+     */
+    accountKeys: () => AccountKeys;
   };
   /** Not errors, but most likely not what was meant: logged at start. */
   warnings: string[];
@@ -218,7 +221,7 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
       secret,
       password,
       webhookSecret: env.WEBHOOK_SECRET || undefined,
-      accountKeys: loadAccountKeys(env, dataDir),
+      accountKeys: accountKeysFrom(env, dataDir),
     },
     ...(generatedPassword ? { generatedPassword } : {}),
     ...(passwordFile ? { passwordFile } : {}),
