@@ -1,4 +1,4 @@
-// possekit serve | token | migrate | syndicate (the demo is a development command: npm run demo)
+// possekit serve | token | migrate | syndicate | connect (the demo is a development command: npm run demo)
 
 import { parseArgs } from "node:util";
 import { builtInPlugins } from "./built-in-plugins.ts";
@@ -22,6 +22,7 @@ Commands:
   token       Print an access token for scripts
   migrate     Apply database migrations and exit
   syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
+  connect     Connect a Mastodon account without a browser reaching the server (paste a code)
   rekey       Seal every stored account secret again under the current key (after a rotation)
 
 Run possekit <command> --help for a command's options.`,
@@ -39,6 +40,13 @@ Applies the database migrations of the host and of every installed plug-in, then
 Without --url: works through every post awaiting syndication, oldest first, under the same lock as
 the endpoint (exits 3 when a run is already in progress). With --url: syndicates that one post.
 Prints one JSON line per post as it finishes, then a summary line.`,
+  connect: `Usage: possekit connect mastodon --instance INSTANCE [--config PATH]
+
+Connects a Mastodon account (or one on any server speaking Mastodon's API) where no browser can
+reach the server: prints the instance's authorize address, and reads the code the instance shows
+once you press Authorize. INSTANCE is its name (mastodon.social), its address or your handle
+(@you@mastodon.social). The account is stored as the Accounts page stores it; a server already
+running on an embedded database folder connects from its Accounts page instead.`,
   rekey: `Usage: possekit rekey [--config PATH]
 
 After ACCOUNT_SECRETS_KEY was changed (the key it replaced given in ACCOUNT_SECRETS_OLD_KEYS): seals
@@ -169,8 +177,9 @@ async function run(argv: string[]): Promise<number> {
     return 1;
   }
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[] = [];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: rest,
       options: {
         ...common,
@@ -178,8 +187,10 @@ async function run(argv: string[]): Promise<number> {
         scope: { type: "string" },
         days: { type: "string" },
         url: { type: "string" },
+        instance: { type: "string" },
       },
       strict: true,
+      allowPositionals: command === "connect",
     }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE[command]}\n`);
@@ -243,6 +254,11 @@ async function run(argv: string[]): Promise<number> {
     case "syndicate": {
       const { syndicateFromCli } = await import("./cli-syndicate.ts");
       return syndicateFromCli(config, typeof values.url === "string" ? values.url : undefined);
+    }
+    case "connect": {
+      const { connectFromCli } = await import("./cli-connect.ts");
+      const instance = typeof values.instance === "string" ? values.instance : undefined;
+      return connectFromCli(config, positionals[0], instance);
     }
   }
   return 1;

@@ -2,14 +2,17 @@
 // a host without possekit's services (Indiekit), its `database` option gives it a host of its own,
 // assembled in src/hosts/indiekit and loaded only then.
 
+import type { AccountFlow } from "./contract/account-flow.ts";
 import { EndpointSyndicate as PluginWithoutOwnHost } from "./plugin/endpoint-syndicate.ts";
 import type { OwnHostOpener } from "./plugin/indiekit/own-host.ts";
+import { mastodonOAuthFlow } from "./syndicators/mastodon/oauth/mastodon-oauth-flow.ts";
 
 const openHostInsideIndiekit: OwnHostOpener = async (host, options) =>
   (await import("./hosts/indiekit/host-inside-indiekit.ts")).openHostInsideIndiekit(host, options);
 
 export class EndpointSyndicate extends PluginWithoutOwnHost {
   protected override openOwnHost: OwnHostOpener | null = openHostInsideIndiekit;
+  protected override accountFlows: readonly AccountFlow[] = [mastodonOAuthFlow];
 }
 
 export default EndpointSyndicate;

@@ -14,6 +14,7 @@ import {
   sendHtml,
   sendJson,
 } from "./http-kit.ts";
+import { createSandboxOAuth, type SandboxApp, type SandboxToken, scopesReach } from "./mastodon-oauth.ts";
 import { notFoundPage, type PageStatus, statusPage, timelinePage } from "./mastodon-pages.ts";
 import { hashtagsIn, statusHtml, statusLength } from "./mastodon-text.ts";
 import { boundaryOf, parseMultipart } from "./multipart.ts";
@@ -46,6 +47,13 @@ export interface MastodonSandboxOptions {
   mediaProcessing?: "sync" | "async";
   /** Shown on the sandbox's pages. */
   name?: string;
+  /**
+   * Whether it answers /.well-known/oauth-authorization-server (Mastodon 4.3+); by default it does
+   * unless instanceApi is "v1".
+   */
+  oauthMetadata?: boolean;
+  /** The sandbox's clock (authorization codes expire after 10 minutes); Date.now unless given. */
+  now?: () => number;
 }
 
 export interface SandboxMedia {
@@ -99,7 +107,8 @@ export interface SandboxRequest {
 export interface SandboxBehaviour {
   /**
    * Which requests it applies to, as "METHOD /path" with ":id" for ids, e.g.
-   * "POST /api/v1/statuses" (the default) or "POST /api/v2/media"; "*" for every API request.
+   * "POST /api/v1/statuses" (the default) or "POST /api/v2/media"; "*" for every API request. An
+   * OAuth route ("POST /oauth/token", "POST /api/v1/apps") is answered with status and body only.
    */
   route?: string;
   /** Answer with this HTTP status and {"error": error}… */
@@ -137,8 +146,14 @@ export interface MastodonSandbox {
   readonly reblogs: SandboxStatus[];
   /** Ids of statuses favourited through the API. */
   readonly favourites: string[];
-  /** Every API request, oldest first. */
+  /** Every API and OAuth request, oldest first. */
   readonly requests: SandboxRequest[];
+  /** Applications registered through POST /api/v1/apps, oldest first. */
+  readonly apps: readonly SandboxApp[];
+  /** Tokens issued through POST /oauth/token, oldest first (revoked ones keep their revokedAt). */
+  readonly tokens: readonly SandboxToken[];
+  /** Forgets every registered application, as Mastodon before 4.3 vacuumed unused ones. */
+  forgetApps(): void;
   /**
    * A status by another account, to like, boost or reply to. With `remoteUrl` it stands for a status
    * of another server that this instance knows: found by that URL through search, as Mastodon finds
@@ -179,6 +194,12 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   const maxDescription = options.altTextLimit ?? 1500;
   const sandboxName = options.name ?? "Sandbox Mastodon";
   let acceptedToken = options.accessToken;
+  const oauth = createSandboxOAuth({
+    metadata: options.oauthMetadata ?? options.instanceApi !== "v1",
+    user,
+    sandboxName,
+    now: options.now ?? Date.now,
+  });
   const accounts = new Map<string, { id: string; displayName: string }>([[user, { id: "1", displayName }]]);
 
   const statuses: SandboxStatus[] = [];
@@ -764,15 +785,50 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     sendHtml(response, 404, notFoundPage(sandboxName));
   }
 
+  /** The scopes a token holds: the configured token is one made with "read write follow push". */
+  function grantedScopes(presented: string | undefined): string[] | undefined {
+    if (presented === undefined) return undefined;
+    if (sameSecret(presented, acceptedToken)) return ["read", "write", "follow", "push"];
+    const issued = oauth.tokenFor(presented);
+    return issued && issued.user !== null ? issued.scopes : undefined;
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", base);
+    const method = request.method ?? "GET";
+    const oauthPath = /^\/(oauth\/|\.well-known\/oauth-authorization-server|api\/v1\/apps\/?$)/.test(
+      url.pathname,
+    );
+    if (oauthPath) {
+      requests.push({ method, path: url.pathname, idempotencyKey: undefined, authorized: false });
+      // A behaviour set for an OAuth route ("POST /oauth/token") answers in its place.
+      const special = matchingBehaviour(`${method} ${url.pathname.replace(/\/+$/, "")}`);
+      if (special && (special.status !== undefined || special.body !== undefined)) {
+        request.resume();
+        sendJson(
+          response,
+          special.status ?? 500,
+          special.body ?? { error: special.error ?? "Sandbox failure" },
+        );
+        return;
+      }
+      try {
+        if (await oauth.handle(request, response, url)) return;
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) sendJson(response, 413, { error: error.message });
+        else if (error instanceof SyntaxError)
+          sendJson(response, 400, { error: "The request body is not valid JSON" });
+        else throw error;
+        return;
+      }
+    }
     if (!url.pathname.startsWith("/api/")) {
       web(request, response, url);
       return;
     }
-    const method = request.method ?? "GET";
     const presented = bearerToken(request);
-    const authorized = presented !== undefined && sameSecret(presented, acceptedToken);
+    const granted = grantedScopes(presented);
+    const authorized = granted !== undefined;
     requests.push({
       method,
       path: url.pathname,
@@ -782,6 +838,12 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
 
     if (presented !== undefined && !authorized) {
       sendJson(response, 401, { error: "The access token is invalid" });
+      return;
+    }
+    const needed = scopesFor(method, url.pathname.replace(/\/+$/, ""));
+    if (granted && needed && !scopesReach(granted, needed)) {
+      request.resume();
+      sendJson(response, 403, { error: "This action is outside the authorized scopes" });
       return;
     }
     if (options.latencyMs && !(await hold(response, options.latencyMs))) return;
@@ -819,6 +881,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
 
   const running = await listen(handle, options.port ?? 0, options.host ?? "127.0.0.1");
   base = running.url;
+  oauth.setBase(base);
 
   const setBehaviour = (next: SandboxBehaviour | null) => {
     behaviour = next;
@@ -835,6 +898,9 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     reblogs,
     favourites,
     requests,
+    apps: oauth.apps,
+    tokens: oauth.tokens,
+    forgetApps: oauth.forgetApps,
     addStatus(text, { username = "someone", remoteUrl } = {}) {
       if (!/^\w+$/.test(username)) throw new Error(`"${username}" is not a Mastodon user name`);
       account(username);
@@ -873,6 +939,22 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     },
     close: running.close,
   };
+}
+
+/**
+ * The scopes an API call needs, one of which the token must hold: the doorkeeper_authorize! (or
+ * authorize_if_got_token!, checked only when a token is sent) of each controller in
+ * app/controllers/api/ of Mastodon 4.4. undefined: the call needs no scope (public).
+ */
+function scopesFor(method: string, path: string): string[] | undefined {
+  if (path === "/api/v1/accounts/verify_credentials") return ["profile", "read", "read:accounts"];
+  if (path === "/api/v2/search") return ["read", "read:search"];
+  if (/^\/api\/v[12]\/media(\/\d+)?$/.test(path)) return ["write", "write:media"];
+  if (/^\/api\/v1\/statuses\/\d+\/(un)?favourite$/.test(path)) return ["write", "write:favourites"];
+  if (/^\/api\/v1\/statuses\/\d+\/(un)?reblog$/.test(path)) return ["write", "write:statuses"];
+  if (method === "GET" && /^\/api\/v1\/statuses\/\d+$/.test(path)) return ["read", "read:statuses"];
+  if (/^\/api\/v1\/statuses(\/\d+)?$/.test(path)) return ["write", "write:statuses"];
+  return undefined;
 }
 
 function headerValue(request: IncomingMessage, name: string): string | undefined {

@@ -2,6 +2,7 @@
 // the server as a plug-in sees it in init(). Plug-ins import only from src/contract, never from the
 // host's internals.
 import type { Router } from "express";
+import type { SecretSealer } from "./account-flow.ts";
 import type { Accounts } from "./accounts.ts";
 import type { Database, Migration } from "./database.ts";
 import type { KnownPosts } from "./known-posts.ts";
@@ -125,6 +126,11 @@ export interface PossekitServer extends IndiekitServer {
    * connected (src/contract/accounts.ts); null without a database.
    */
   readonly accounts?: Accounts | null;
+  /**
+   * The box the accounts' secrets are sealed with, for a plug-in's own secrets (an OAuth client's
+   * secret); null without a database.
+   */
+  readonly secretSealer?: SecretSealer | null;
   /** Options given to a plug-in in the config file under its package name, or {}. */
   pluginOptions(packageName: string): Record<string, unknown>;
   addEndpoint(plugin: EndpointPlugin): void;

@@ -2,6 +2,7 @@
 // "@possekit/endpoint-syndicate". The core (src/syndication) does the work; this class wires it to
 // the host: routes, public webhook routes, navigation, views, locales and migrations.
 import { join } from "node:path";
+import type { AccountFlow } from "../contract/account-flow.ts";
 import { ConfigError } from "../contract/config-error.ts";
 import {
   type EndpointPlugin,
@@ -61,6 +62,11 @@ export class EndpointSyndicate implements EndpointPlugin {
   private readonly givenOptions: Record<string, unknown>;
   /** Under Indiekit with the `database` option: the plug-in's own database and posts. */
   private ownHost: OwnHost | null = null;
+  /**
+   * The ways to connect an account that need routes of their own (Mastodon's OAuth), mounted at
+   * {mountPath}/accounts/{type}/; the package's entry (src/index.ts) gives the built-in ones.
+   */
+  protected accountFlows: readonly AccountFlow[] = [];
 
   /**
    * @param environment where the sources' tokens are read (`process.env`), and for tests the clock
@@ -83,6 +89,9 @@ export class EndpointSyndicate implements EndpointPlugin {
     };
     const context = {
       mountPath: this.mountPath,
+      accountFlows: () => this.accountFlows,
+      now: () => (this.environment.now ?? Date.now)(),
+      targetsChanged: () => this.scheduler?.nudge(),
       options: this.options,
       syndication: () => this.syndication,
       server: () => this.server,
@@ -199,6 +208,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     const { database, postSource } = server;
     if (!database || !postSource) return;
     server.addMigrations(syndicationMigrations);
+    server.addMigrations(this.accountFlows.flatMap((flow) => flow.migrations ?? []));
     this.sources = startPostSources(server, this.options.sources, this.environment);
     this.feeds = startFeedSources(server, this.options.feeds, {
       mountPath: this.mountPath,

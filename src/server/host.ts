@@ -75,6 +75,8 @@ export class Host implements Server {
   knownPosts: HostKnownPosts | null = null;
   /** The accounts connected from the Accounts page; null without a database. */
   accounts: ConnectedAccounts | null = null;
+  /** The accounts' secret box, lent to plug-ins for their own secrets; null without a database. */
+  secretSealer: SecretBox | null = null;
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
@@ -226,7 +228,9 @@ export class Host implements Server {
   /** After the configured targets: those win over a connected account with the same uid. */
   private async startAccounts(database: Database): Promise<void> {
     const { current, old } = this.hostConfig.secrets.accountKeys();
-    const store = new AccountStore(database, new SecretBox(current, old));
+    const box = new SecretBox(current, old);
+    this.secretSealer = box;
+    const store = new AccountStore(database, box);
     const builtIns = { ...this.options.builtInPlugins, ...hostPlugins };
     const classOf = async (packageName: string) =>
       Object.hasOwn(builtIns, packageName) ? await builtIns[packageName]?.() : undefined;

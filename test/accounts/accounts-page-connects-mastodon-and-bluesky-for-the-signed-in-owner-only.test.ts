@@ -94,7 +94,12 @@ describe("the Accounts page", () => {
     for (const heading of ["Mastodon", "Bluesky", "Micropub", "Internet Archive"])
       assert.match(html, new RegExp(heading));
     assert.equal((html.match(/data-account-state="none"/g) ?? []).length, 4);
-    assert.doesNotMatch(html, /accounts\/mastodon\/authorize/, "no OAuth form without its route");
+    // The package's entry mounts Mastodon's OAuth flow, so its form is shown above the token form.
+    assert.match(
+      html,
+      /action="\/syndicate\/accounts\/mastodon\/authorize"/,
+      "the OAuth form, its route mounted",
+    );
   });
 
   it("refuses a bearer token of any scope, and a session POST without its CSRF token", async () => {

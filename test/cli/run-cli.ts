@@ -120,3 +120,54 @@ export function serve(
     );
   });
 }
+
+export interface Talking {
+  /** Resolves with stdout so far once it matches the pattern. */
+  printed(pattern: RegExp): Promise<string>;
+  /** Writes a line to the command's standard input. */
+  type(line: string): void;
+  /** Closes the standard input (the user pressed Ctrl-D). */
+  endInput(): void;
+  exited: Promise<Finished>;
+}
+
+/** Runs a command that asks for input: the test reads what it prints and types an answer. */
+export function talkTo(args: string[], options: { cwd: string; env?: Record<string, string> }): Talking {
+  const child = spawn(process.execPath, [...TYPESCRIPT_HOOKS, BIN, ...args], {
+    cwd: options.cwd,
+    env: cleanEnv(options.env),
+  });
+  let stdout = "";
+  let stderr = "";
+  const waiting: Array<{ pattern: RegExp; done: (text: string) => void }> = [];
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+    for (const wait of [...waiting])
+      if (wait.pattern.test(stdout)) {
+        waiting.splice(waiting.indexOf(wait), 1);
+        wait.done(stdout);
+      }
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<Finished>((done) =>
+    child.once("close", (code) => done({ code, stdout, stderr })),
+  );
+  return {
+    printed: (pattern) =>
+      pattern.test(stdout)
+        ? Promise.resolve(stdout)
+        : Promise.race([
+            new Promise<string>((done) => waiting.push({ pattern, done })),
+            exited.then((finished) => {
+              throw new Error(
+                `the command exited (${finished.code}) first:\n${finished.stdout}\n${finished.stderr}`,
+              );
+            }),
+          ]),
+    type: (line) => child.stdin.write(`${line}\n`),
+    endInput: () => child.stdin.end(),
+    exited,
+  };
+}

@@ -22,6 +22,7 @@ import { postMigrations } from "../../src/server/posts/migrations.ts";
 import { rateLimitMigrations } from "../../src/server/rate-limit-store.ts";
 import { storeMigrations } from "../../src/server/stores/migrations.ts";
 import { syndicationMigrations } from "../../src/syndication/migrations.ts";
+import { mastodonOAuthMigrations } from "../../src/syndicators/mastodon/oauth/mastodon-oauth-store.ts";
 
 /**
  * What every start of the host with the syndication plug-in applies. A migration missing here is
@@ -36,6 +37,7 @@ export const SNAPSHOT_MIGRATIONS: Migration[] = [
   ...indieauthMigrations,
   ...accountMigrations,
   ...syndicationMigrations,
+  ...mastodonOAuthMigrations,
 ];
 
 /** Where the snapshot for today's migrations and PGlite lives (a temp folder shared by runs). */

@@ -35,6 +35,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** false: run without a database. */
   database?: boolean;
+  /** Receives every line the server logs, at debug level (a test that reads the whole log). */
+  log?: (line: string) => void;
 }
 
 /** A port free right now, so that the server's own URL (and its posts' URLs) name the real port. */
@@ -77,7 +79,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     cwd: dataDir,
   });
   const host = new Host(config, {
-    logger: createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "error"),
+    logger: options.log
+      ? createLogger("debug", options.log)
+      : createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "error"),
     builtInPlugins,
     ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(database ? { database } : {}),

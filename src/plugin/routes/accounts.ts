@@ -181,7 +181,10 @@ async function renderPage(
     error,
     fields,
     filledType: refused?.type ?? reconnecting?.type ?? null,
-    mastodonAuthorize: options.mastodonAuthorize !== undefined,
+    // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
+    mastodonAuthorize:
+      options.mastodonAuthorize !== undefined ||
+      context.accountFlows().some((flow) => flow.type === "mastodon"),
   });
 }
 

@@ -3,6 +3,7 @@
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path), and the copies of posts a visitor may know of.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import type { AccountFlow } from "../../contract/account-flow.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
@@ -18,6 +19,7 @@ import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
+import { accountFlowRoutes } from "./account-flows.ts";
 import { accountsRoutes } from "./accounts.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
@@ -40,6 +42,12 @@ import { webSubCallbackRoute } from "./websub.ts";
 
 export interface RouteContext {
   mountPath: string;
+  /** The account flows whose routes are under {mountPath}/accounts/{type}/. */
+  accountFlows: () => readonly AccountFlow[];
+  /** The endpoint's clock (tests give theirs). */
+  now: () => number;
+  /** A target was connected: the scheduler looks for due posts now. */
+  targetsChanged: () => void;
   options: EndpointOptions;
   syndication: () => Syndication | null;
   /** possekit's host; null before init and under Indiekit, which offers none of its services. */
@@ -123,6 +131,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/send-to-feed-targets", sendFeedEntryRoute(context));
   router.post("/feeds/:id/fetch", fetchFeedRoute(context));
   router.post("/feeds/:id/accept", acceptFeedRoute(context));
+  router.use("/accounts/:type", accountFlowRoutes(context));
   router.use(accountsRoutes(context));
   router.use(coreErrors);
   return router;

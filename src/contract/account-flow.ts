@@ -1,0 +1,36 @@
+// A way to connect an account from the Accounts page that takes more than one form (the service's
+// own AccountConnector, src/contract/accounts.ts, checks a form's fields): an OAuth flow (Mastodon)
+// whose routes sit under the syndication endpoint, at {mountPath}/accounts/{type}/…, behind the
+// endpoint's authentication, CSRF check and rate limit. The endpoint knows flows only through this
+// interface; the package's entry (src/index.ts) hands it the built-in ones.
+import type { Router } from "express";
+import type { Migration } from "./database.ts";
+import type { PossekitServer } from "./plugin.ts";
+
+/** Seals a secret before it is stored, and opens it (the host's AES-256-GCM secret box). */
+export interface SecretSealer {
+  /** `associatedData` names what the value is for: it opens only for the same. */
+  seal(plaintext: string, associatedData: string): string;
+  open(sealed: string, associatedData: string): string;
+}
+
+export interface AccountFlowContext {
+  server: PossekitServer;
+  /** Where the flow's routes are mounted, e.g. /syndicate/accounts/mastodon. */
+  basePath: string;
+  /** The Accounts page, where a connection ends (and its flash is shown). */
+  accountsPath: string;
+  /** The endpoint's clock (states expire by it). */
+  now: () => number;
+  /** An account was connected: posts waiting for its target are looked at now, not at the next wake-up. */
+  targetsChanged: () => void;
+}
+
+export interface AccountFlow {
+  /** The account type it connects, and the path segment its routes are under. */
+  type: string;
+  /** Its tables (the endpoint adds them to the host's migrations). */
+  migrations?: Migration[];
+  /** Built once, the first time one of its routes is asked for, with the running server. */
+  routes(context: AccountFlowContext): Router;
+}

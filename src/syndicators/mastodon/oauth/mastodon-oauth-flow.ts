@@ -1,0 +1,50 @@
+// "Connect with your instance" as an account flow of the syndication endpoint: its tables, and
+// its routes built on the running server's database, secret box, accounts and fetch rules. The
+// connected account is a Mastodon syndicator at once (server.accounts registers it); its token and
+// the app's client id and secret are kept sealed with it, so that Disconnect (mastodon-account.ts)
+// can revoke the token with POST /oauth/revoke.
+import express from "express";
+import type { AccountFlow } from "../../../contract/account-flow.ts";
+import { HttpError } from "../../../contract/http-error.ts";
+import { mastodonConnectRoutes } from "./mastodon-connect-routes.ts";
+import { mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
+
+export const mastodonOAuthFlow: AccountFlow = {
+  type: "mastodon",
+  migrations: mastodonOAuthMigrations,
+  routes({ server, basePath, accountsPath, now, targetsChanged }) {
+    const { database, accounts, secretSealer } = server;
+    if (!database || !accounts || !secretSealer) {
+      const router = express.Router();
+      router.use((_req, _res, next) =>
+        next(
+          new HttpError(
+            501,
+            "not_implemented",
+            "Connecting an account needs the server's database",
+          ).localized("accounts.oauth.noDatabase"),
+        ),
+      );
+      return router;
+    }
+    const applicationUrl = server.config.application.url.replace(/\/+$/, "");
+    return mastodonConnectRoutes({
+      database,
+      sealer: secretSealer,
+      policy: { allowPrivate: server.config.fetch.allowPrivate, ownSite: server.publication.me },
+      redirectUri: `${applicationUrl}${basePath}/callback`,
+      accountsPath,
+      now,
+      async saveAccount({ instance, account, accessToken, app }) {
+        await accounts.save({
+          type: "mastodon",
+          options: { url: instance.origin, user: account.username },
+          display: { name: account.handle, url: account.url, instance: new URL(instance.origin).host },
+          secrets: { accessToken, clientId: app.clientId, clientSecret: app.clientSecret },
+        });
+        // A post already waiting for this account goes out now, by itself.
+        targetsChanged();
+      },
+    });
+  },
+};
