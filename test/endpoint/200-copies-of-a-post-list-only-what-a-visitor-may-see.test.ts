@@ -164,20 +164,16 @@ for (const engine of engines) {
       assert.equal(now[drafted], undefined);
     });
 
-    it("a private post is never shown; an unlisted one only to who asks for its URL", async () => {
+    it("a post made private after it was sent is never shown; one made unlisted only to who asks for its URL", async () => {
       assert.ok(app && open);
-      const hidden = await app.createPost({
-        content: "Private",
-        targets: [open.uid],
-        fields: { visibility: "private" },
-      });
-      const unlisted = await app.createPost({
-        content: "Unlisted",
-        targets: [open.uid],
-        fields: { visibility: "unlisted" },
-      });
+      // Private and unlisted posts are never sent (docs/syndicating.md): these had their copies
+      // made while public, and keep them when their visibility changes.
+      const hidden = await app.createPost({ content: "Private", targets: [open.uid] });
+      const unlisted = await app.createPost({ content: "Unlisted", targets: [open.uid] });
       await send(hidden);
       await send(unlisted);
+      await micropub({ action: "update", url: hidden, replace: { visibility: ["private"] } });
+      await micropub({ action: "update", url: unlisted, replace: { visibility: ["unlisted"] } });
       await assertError(await copies(hidden), 404, "not_found");
       const asked = await copies(unlisted);
       assert.equal(asked.status, 200);
