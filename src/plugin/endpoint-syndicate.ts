@@ -264,11 +264,12 @@ export class EndpointSyndicate implements EndpointPlugin {
         void checkAtStart(syndication, server.logger);
       });
     server.onStart(() => {
-      // A reconnected account is checked again at once: the posts its refused credentials held
-      // back go out by themselves, without waiting for the next automatic check.
+      // An account saved is looked at at once: the posts waiting for a new one go out without
+      // waiting for the scheduler's next turn, and a reconnected one is checked again first, so
+      // that the posts its refused credentials held back go out by themselves.
       server.accounts?.onChange((change) => {
         if (change.kind === "saved")
-          void resumeReconnected(syndication, () => this.scheduler?.nudge(), change.account.uid, server);
+          void lookAtSavedAccount(syndication, () => this.scheduler?.nudge(), change.account.uid, server);
       });
     });
     if (this.options.schedule.enabled) {
@@ -367,8 +368,11 @@ function mayBecomeDue(change: PostChange): boolean {
   );
 }
 
-/** Checks a reconnected target whose credentials were refused, and wakes the scheduler when it passes. */
-async function resumeReconnected(
+/**
+ * Wakes the scheduler for a target just saved; one whose credentials were refused is checked again
+ * first, and wakes it only when the check passes.
+ */
+async function lookAtSavedAccount(
   syndication: Syndication,
   wake: () => void,
   uid: string,
@@ -378,7 +382,10 @@ async function resumeReconnected(
     const refused = (await syndication.reads.targets()).some(
       (target) => target.uid === uid && target.state === "refused",
     );
-    if (!refused) return;
+    if (!refused) {
+      wake();
+      return;
+    }
     const [checked] = (await syndication.runs.checkTargets([uid])).filter((target) => target.uid === uid);
     if (checked?.state === "ok") wake();
   } catch (error) {

@@ -148,6 +148,35 @@ describe("Connect Mastodon from the page", () => {
     );
   });
 
+  it("sends a waiting post as soon as a pasted token connects the account, too", async () => {
+    const token = await server.token("create update");
+    await createPostAt(server.url, token, {
+      content: "Written before pasting a token",
+      targets: [`${sandbox.url}/@alice`],
+    });
+    const owner = await server.signIn();
+    const pasted = await fetch(`${server.url}${connectPath}`, {
+      method: "POST",
+      headers: {
+        cookie: owner.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "text/html",
+      },
+      body: new URLSearchParams({
+        instance: sandbox.url,
+        accessToken: "configured-token-unused",
+        _csrf: owner.csrf,
+      }),
+      redirect: "manual",
+    });
+    assert.equal(pasted.status, 303);
+    assert.equal(await accountsStored(), 1);
+    // Any account saved wakes the scheduler; on its own it would look again a minute later.
+    await until("the waiting post reaches the sandbox", () =>
+      sandbox.statuses.some((status) => status.text.startsWith("Written before pasting a token")),
+    );
+  });
+
   it("Deny on the instance brings the owner back with a warning, and stores nothing", async () => {
     const owner = await server.signIn();
     const back = await pressOnAuthorizePage(await start(owner), "Deny");
