@@ -1,4 +1,4 @@
-// possekit serve | token | migrate | syndicate (the demo is a development command: npm run demo)
+// possekit serve | token | migrate | syndicate | backup | restore | doctor (the demo is a development command: npm run demo)
 
 import { parseArgs } from "node:util";
 import { builtInPlugins } from "./built-in-plugins.ts";
@@ -22,6 +22,9 @@ Commands:
   token       Print an access token for scripts
   migrate     Apply database migrations and exit
   syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
+  backup      Write a backup of the data (database, keys, uploads) to a file, while the server runs
+  restore     Restore a backup into an empty data folder
+  doctor      Check a configuration for production, one line per problem
 
 Run possekit <command> --help for a command's options.`,
   serve: `Usage: possekit serve [--config PATH] [--port N]
@@ -38,6 +41,20 @@ Applies the database migrations of the host and of every installed plug-in, then
 Without --url: works through every post awaiting syndication, oldest first, under the same lock as
 the endpoint (exits 3 when a run is already in progress). With --url: syndicates that one post.
 Prints one JSON line per post as it finishes, then a summary line.`,
+  backup: `Usage: possekit backup FILE [--config PATH]
+
+Writes a backup to FILE: the embedded database (asked of the running server when one holds it, so
+it need not stop), the data folder's keys (secret, password, accounts.key) and the uploaded files.
+On PostgreSQL the database is not in it: back that up with pg_dump (docs/deploying.md).`,
+  restore: `Usage: possekit restore FILE [--config PATH]
+
+Restores a backup made by possekit backup into the configured data folder, which must be empty.
+What was being sent when the backup was taken is resolved when the server starts, as after a crash.`,
+  doctor: `Usage: possekit doctor [--config PATH]
+
+Checks the configuration for production: application.url, SECRET and WEBHOOK_SECRET, the keys'
+backup, the data folder's permissions, trustProxy, every target and feed, the clock. Prints one
+line per problem with what to write instead; exits 1 when there is one, 0 when there is none.`,
 };
 
 const common = {
@@ -47,12 +64,16 @@ const common = {
 
 async function loadOrExplain(
   configPath: string | undefined,
-  overrides: { port?: string } = {},
+  overrides: { port?: string; makeSecrets?: boolean } = {},
 ): Promise<HostConfig | null> {
   const { loadConfig } = await import("./server/config/load.ts");
   try {
     const env = overrides.port ? { ...process.env, PORT: overrides.port } : process.env;
-    return loadConfig({ ...(configPath ? { configPath } : {}), env });
+    return loadConfig({
+      ...(configPath ? { configPath } : {}),
+      env,
+      ...(overrides.makeSecrets === false ? { makeSecrets: false } : {}),
+    });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -163,8 +184,9 @@ async function run(argv: string[]): Promise<number> {
     return 1;
   }
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: rest,
       options: {
         ...common,
@@ -174,6 +196,7 @@ async function run(argv: string[]): Promise<number> {
         url: { type: "string" },
       },
       strict: true,
+      allowPositionals: true,
     }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE[command]}\n`);
@@ -183,11 +206,24 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE[command]}\n`);
     return 0;
   }
+  const takesFile = command === "backup" || command === "restore";
+  if (positionals.length !== (takesFile ? 1 : 0)) {
+    process.stderr.write(
+      `${takesFile ? "Name one file" : `Unexpected argument "${positionals[0]}"`}\n\n${USAGE[command]}\n`,
+    );
+    return 1;
+  }
   const configPath = typeof values.config === "string" ? values.config : undefined;
   const port = typeof values.port === "string" ? values.port : undefined;
 
   if (command === "token") return token(values, configPath);
-  const config = await loadOrExplain(configPath, port ? { port } : {});
+  // A restore needs the data folder empty, and the doctor only looks: neither makes the secrets a
+  // first start would.
+  const onlyReads = command === "restore" || command === "doctor";
+  const config = await loadOrExplain(configPath, {
+    ...(port ? { port } : {}),
+    ...(onlyReads ? { makeSecrets: false } : {}),
+  });
   if (!config) return 1;
 
   switch (command) {
@@ -216,6 +252,12 @@ async function run(argv: string[]): Promise<number> {
       const { syndicateFromCli } = await import("./cli-syndicate.ts");
       return syndicateFromCli(config, typeof values.url === "string" ? values.url : undefined);
     }
+    case "backup":
+      return (await import("./cli-backup.ts")).backupFromCli(config, positionals[0] as string);
+    case "restore":
+      return (await import("./cli-backup.ts")).restoreFromCli(config, positionals[0] as string);
+    case "doctor":
+      return (await import("./cli-doctor.ts")).doctorFromCli(config);
   }
   return 1;
 }

@@ -1,5 +1,6 @@
 // The host publishing server: loads plug-ins, keeps the plug-in contract (spec §2.4, §4.3), owns the
 // database and the post service, and starts and stops the HTTP server.
+import { randomBytes } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type { Database, Migration } from "../contract/database.ts";
@@ -11,6 +12,7 @@ import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { tokenRegistryMigrations } from "./auth/token-registry.ts";
 import { TokenIssuer } from "./auth/tokens.ts";
+import { type BackupManifest, makeBackup } from "./backup/make-backup.ts";
 import { ConfigError, type HostConfig } from "./config/load.ts";
 import { FolderLock } from "./database/folder-lock.ts";
 import { migrate } from "./database/migrate.ts";
@@ -83,6 +85,8 @@ export class Host implements Server {
   private httpServer: HttpServer | null = null;
   /** Held while this process has an embedded database folder open. */
   private folderLock: FolderLock | null = null;
+  /** The credential of the local routes, written into the folder's lock once the server listens. */
+  private readonly lockKey = randomBytes(32).toString("base64url");
 
   constructor(
     readonly hostConfig: HostConfig,
@@ -292,7 +296,7 @@ export class Host implements Server {
     }
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : this.hostConfig.application.port;
-    this.folderLock?.setUrl(`http://${this.loopbackHost()}:${port}`);
+    this.folderLock?.setUrl(`http://${this.loopbackHost()}:${port}`, this.lockKey);
     return { url: `http://localhost:${port}`, port };
   }
 
@@ -301,6 +305,24 @@ export class Host implements Server {
     const host = this.hostConfig.application.host;
     if (!host || host === "0.0.0.0" || host === "::") return "127.0.0.1";
     return host.includes(":") ? `[${host}]` : host;
+  }
+
+  /**
+   * The credential of the server's local routes (routes/backup.ts) while it holds an embedded
+   * database folder; null otherwise (nothing only this process could do).
+   */
+  get localKey(): string | null {
+    return this.folderLock ? this.lockKey : null;
+  }
+
+  /** A backup of what this server holds now (backup/make-backup.ts). */
+  backup(now: () => number = Date.now): Promise<{ file: Buffer; manifest: BackupManifest }> {
+    return makeBackup({
+      database: this.database,
+      dataDir: this.hostConfig.application.dataDir,
+      mediaFolder: this.hostConfig.media.folder,
+      now,
+    });
   }
 
   get listening(): HttpServer | null {

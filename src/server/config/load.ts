@@ -102,6 +102,11 @@ export interface LoadOptions {
   config?: unknown;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * false: read the data folder's generated secrets but never make them (`possekit restore` needs
+   * the folder empty, `possekit doctor` only looks); a missing one is then "".
+   */
+  makeSecrets?: boolean;
 }
 
 function readConfigFile(path: string): unknown {
@@ -117,6 +122,12 @@ function readConfigFile(path: string): unknown {
     throw new ConfigError([`is not valid JSON: ${jsonErrorWhere(text, (error as Error).message)}`], path);
   }
 }
+
+/** A secret the data folder keeps, or "" when it has none yet. */
+const readKept = (dataDir: string, name: string) => {
+  const path = join(dataDir, name);
+  return existsSync(path) ? readFileSync(path, "utf8").trim() : "";
+};
 
 export function loadConfig(options: LoadOptions = {}): HostConfig {
   const env = options.env ?? process.env;
@@ -182,11 +193,13 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
           ? file.application.database
           : resolve(baseDir, file.application.database));
 
-  const secret = signingSecret(env, dataDir);
+  const makeSecrets = options.makeSecrets ?? true;
+  const secret = makeSecrets ? signingSecret(env, dataDir) : (env.SECRET ?? readKept(dataDir, "secret"));
   let generatedPassword: string | undefined;
   let passwordFile: string | undefined;
   let password = env.PASSWORD;
-  if (!password) {
+  if (!password && !makeSecrets) password = readKept(dataDir, "password");
+  else if (!password) {
     passwordFile = join(dataDir, "password");
     const kept = keptSecret(dataDir, "password", () => randomBytes(12).toString("base64url"));
     password = kept.value;
@@ -211,7 +224,7 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
       folder: file.media.folder === undefined ? join(dataDir, "media") : resolve(baseDir, file.media.folder),
       maxBytes: file.media.maxBytes,
     },
-    secrets: { secret, password, webhookSecret: env.WEBHOOK_SECRET || undefined },
+    secrets: { secret, password: password ?? "", webhookSecret: env.WEBHOOK_SECRET || undefined },
     ...(generatedPassword ? { generatedPassword } : {}),
     ...(passwordFile ? { passwordFile } : {}),
     warnings: stray.warnings,
