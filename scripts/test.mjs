@@ -29,6 +29,7 @@ import { pathToFileURL } from "node:url";
 
 /** Processes: the command as a user runs it, a real browser, several server instances. */
 const SYSTEM = [
+  "test/backup/backup-mid-batch-restored-sends-nothing-twice.test.ts",
   "test/cli/",
   "test/e2e/",
   "test/scale/",
