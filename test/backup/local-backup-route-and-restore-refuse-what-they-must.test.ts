@@ -78,7 +78,11 @@ describe("POST /local/backup", () => {
   });
 
   it("answers a request that came through a proxy as if there were no such route, credential or not", async () => {
-    for (const header of [{ "x-forwarded-for": "127.0.0.1" }, { forwarded: "for=127.0.0.1" }]) {
+    const proxied: Record<string, string>[] = [
+      { "x-forwarded-for": "127.0.0.1" },
+      { forwarded: "for=127.0.0.1" },
+    ];
+    for (const header of proxied) {
       const response = await backupAt({ authorization: `Bearer ${lockKey()}`, ...header });
       assert.equal(response.status, 404, JSON.stringify(header));
     }
