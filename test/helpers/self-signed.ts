@@ -55,6 +55,14 @@ export function selfSignedCertificate(): SelfSigned {
  * caller's. Enough for the tests' requests: a method, headers, a string body, no redirects followed;
  * plain http goes to fetch.
  */
+const plain = (headers: Headers) => {
+  const record: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    record[name] = value;
+  });
+  return record;
+};
+
 export function fetchTrusting(ca: string): typeof fetch {
   return (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
@@ -76,7 +84,7 @@ export function fetchTrusting(ca: string): typeof fetch {
         url,
         {
           method: init.method ?? "GET",
-          headers: Object.fromEntries(headers),
+          headers: plain(headers),
           ca,
           signal: init.signal ?? undefined,
         },
