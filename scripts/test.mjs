@@ -52,6 +52,7 @@ const SYSTEM = [
 const UNIT = [
   "src/",
   "test/cli/serve-config-mistakes-checked-in-process.test.ts",
+  "test/deploy/container-and-service-files-agree-with-the-server.test.ts",
   "test/feeds/parse/",
   "test/indiekit/",
   "test/micropub/mf2-jf2-conversion.test.ts",
