@@ -53,7 +53,8 @@ export function selfSignedCertificate(): SelfSigned {
 /**
  * fetch over node:https trusting `ca`: Node's own fetch takes no certificate authority of the
  * caller's. Enough for the tests' requests: a method, headers, a string body, no redirects followed;
- * plain http goes to fetch.
+ * plain http goes to fetch. `from.localAddress` picks the client's address (127.0.0.2 is another
+ * client on this machine).
  */
 const plain = (headers: Headers) => {
   const record: Record<string, string> = {};
@@ -63,7 +64,7 @@ const plain = (headers: Headers) => {
   return record;
 };
 
-export function fetchTrusting(ca: string): typeof fetch {
+export function fetchTrusting(ca: string, from: { localAddress?: string } = {}): typeof fetch {
   return (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
@@ -87,6 +88,7 @@ export function fetchTrusting(ca: string): typeof fetch {
           headers: plain(headers),
           ca,
           signal: init.signal ?? undefined,
+          ...(from.localAddress ? { localAddress: from.localAddress } : {}),
         },
         (response) => {
           const chunks: Buffer[] = [];
