@@ -12,6 +12,7 @@ import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { tokenRegistryMigrations } from "./auth/token-registry.ts";
 import { TokenIssuer } from "./auth/tokens.ts";
+import { type After, BackupSchedule } from "./backup/backup-schedule.ts";
 import { type BackupManifest, makeBackup } from "./backup/make-backup.ts";
 import { ConfigError, type HostConfig } from "./config/load.ts";
 import { FolderLock } from "./database/folder-lock.ts";
@@ -51,6 +52,8 @@ export interface HostOptions {
    * command line passes those this package ships (src/built-in-plugins.ts).
    */
   builtInPlugins?: BuiltInPlugins;
+  /** The clock of scheduled backups (a test's; real time by default). */
+  backupClock?: { now: () => number; after: After };
 }
 
 export class Host implements Server {
@@ -72,6 +75,8 @@ export class Host implements Server {
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
+  /** Scheduled backups (the config's backup.every), once the server listens. */
+  backups: BackupSchedule | null = null;
   private readonly migrations: Migration[] = [
     ...postMigrations,
     ...storeMigrations,
@@ -268,6 +273,18 @@ export class Host implements Server {
       this.storeRetry.unref();
     }
     for (const handler of this.startHandlers) await handler();
+    const { everyMs, keep, folder } = this.hostConfig.backup;
+    if (everyMs !== null) {
+      this.backups = new BackupSchedule({
+        everyMs,
+        keep,
+        folder,
+        make: (now) => this.backup(now),
+        logger: this.logger,
+        ...(this.options.backupClock ?? {}),
+      });
+      this.backups.start();
+    }
     const app = buildApp(this);
     const { port: wanted, host } = this.hostConfig.application;
     const server = app.listen(wanted, host);
@@ -334,6 +351,7 @@ export class Host implements Server {
     const server = this.httpServer;
     this.httpServer = null;
     if (this.storeRetry) clearInterval(this.storeRetry);
+    await this.backups?.stop();
     if (server) {
       const closed = new Promise<void>((done) => server.close(() => done()));
       // A keep-alive connection busy when the close began turns idle once its response is sent; close

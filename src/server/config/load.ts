@@ -8,7 +8,13 @@ import { closest } from "../../contract/options/did-you-mean.ts";
 import { formatIssues } from "../../contract/options/options-error.ts";
 import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
 import { keptSecret } from "./kept-secret.ts";
-import { type ConfigFile, configFileSchema, type PostTypeName, type PresetName } from "./schema.ts";
+import {
+  type ConfigFile,
+  configFileSchema,
+  durationMs,
+  type PostTypeName,
+  type PresetName,
+} from "./schema.ts";
 import { type ResolvedStore, resolveStore } from "./store-settings.ts";
 
 // Where it was defined first; the command line imports it alone, without the schema and zod.
@@ -37,6 +43,8 @@ export interface HostConfig {
   database: false | string;
   /** Uploaded files: an absolute folder and the largest size accepted. */
   media: { folder: string; maxBytes: number };
+  /** Scheduled backups: how often (null: none), how many kept, where (absolute). */
+  backup: { everyMs: number | null; keep: number; folder: string };
   secrets: {
     secret: string;
     password: string;
@@ -223,6 +231,11 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
     media: {
       folder: file.media.folder === undefined ? join(dataDir, "media") : resolve(baseDir, file.media.folder),
       maxBytes: file.media.maxBytes,
+    },
+    backup: {
+      everyMs: file.backup.every === undefined ? null : durationMs(file.backup.every),
+      keep: file.backup.keep,
+      folder: resolve(baseDir, file.backup.folder),
     },
     secrets: { secret, password: password ?? "", webhookSecret: env.WEBHOOK_SECRET || undefined },
     ...(generatedPassword ? { generatedPassword } : {}),
