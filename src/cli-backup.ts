@@ -4,6 +4,7 @@
 // folder opened here, under the same lock.
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { KEYS_FROM_ENVIRONMENT } from "./server/backup/kept-files.ts";
 import { type BackupManifest, makeBackup } from "./server/backup/make-backup.ts";
 import { RestoreError, restoreBackup } from "./server/backup/restore-backup.ts";
 import type { HostConfig } from "./server/config/load.ts";
@@ -28,6 +29,13 @@ function describe(
   manifest: Pick<BackupManifest, "keys" | "media"> & { database: boolean },
 ): string {
   return `Backup written to ${path} (${manifest.database ? "the database, " : ""}${manifest.keys.length} key file${manifest.keys.length === 1 ? "" : "s"}: ${manifest.keys.join(", ") || "none"}; ${manifest.media} uploaded file${manifest.media === 1 ? "" : "s"}). It holds your keys: keep it as safe as the server, and somewhere else.\n`;
+}
+
+/** Says which secrets the environment gives: they are in no backup. */
+function environmentNote(): string {
+  const given = KEYS_FROM_ENVIRONMENT.filter((name) => process.env[name]);
+  if (given.length === 0) return "";
+  return `Not in the backup, as the environment gives them: ${given.join(", ")}. Keep them where you keep this service's configuration${given.includes("ACCOUNT_SECRETS_KEY") ? " (without ACCOUNT_SECRETS_KEY the connected accounts' secrets cannot be opened)" : ""}.\n`;
 }
 
 /** Asks the server holding the folder for the backup. */
@@ -97,6 +105,7 @@ export async function backupFromCli(config: HostConfig, file: string): Promise<n
     });
     writeBackupFile(path, data);
     process.stdout.write(describe(path, manifest));
+    process.stdout.write(environmentNote());
     if (database !== false && isPostgres(database))
       process.stdout.write(
         "The database is on PostgreSQL and is not in this file: back it up with pg_dump -Fc (docs/deploying.md, Backups).\n",

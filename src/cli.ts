@@ -44,7 +44,7 @@ Prints one JSON line per post as it finishes, then a summary line.`,
   backup: `Usage: possekit backup FILE [--config PATH]
 
 Writes a backup to FILE: the embedded database (asked of the running server when one holds it, so
-it need not stop), the data folder's keys (secret, password, accounts.key) and the uploaded files.
+it need not stop), the data folder's keys (secret, password, account-secrets-key) and the uploaded files.
 On PostgreSQL the database is not in it: back that up with pg_dump (docs/deploying.md).`,
   restore: `Usage: possekit restore FILE [--config PATH]
 
@@ -217,9 +217,9 @@ async function run(argv: string[]): Promise<number> {
   const port = typeof values.port === "string" ? values.port : undefined;
 
   if (command === "token") return token(values, configPath);
-  // A restore needs the data folder empty, and the doctor only looks: neither makes the secrets a
-  // first start would.
-  const onlyReads = command === "restore" || command === "doctor";
+  // A restore needs the data folder empty, a backup and the doctor only look: none makes the
+  // secrets a first start would.
+  const onlyReads = command === "restore" || command === "doctor" || command === "backup";
   const config = await loadOrExplain(configPath, {
     ...(port ? { port } : {}),
     ...(onlyReads ? { makeSecrets: false } : {}),

@@ -7,7 +7,7 @@
 // data folder come back as they were.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -52,7 +52,7 @@ describe("a backup taken mid-batch, restored into a fresh folder", () => {
       [MASTODON_PACKAGE]: { url: mastodon.url, user: mastodon.user },
     });
     mkdirSync(original, { mode: 0o700 });
-    writeFileSync(join(original, "accounts.key"), `${accountsKey}\n`, { mode: 0o600 });
+    writeFileSync(join(original, "account-secrets-key"), `${accountsKey}\n`, { mode: 0o600 });
     for (const dataDir of [original, restored])
       writeFileSync(
         join(folder, `${dataDir === original ? "original" : "restored"}.json`),
@@ -99,9 +99,10 @@ describe("a backup taken mid-batch, restored into a fresh folder", () => {
     assert.equal(taken.code, 0, taken.stderr);
     assert.match(
       taken.stdout,
-      /Backup written to .*mid-batch\.tar\.gz \(the database, 3 key files: secret, password, accounts\.key/,
+      /Backup written to .*mid-batch\.tar\.gz \(the database, 1 key file: account-secrets-key/,
     );
     assert.equal(statSync(backup).mode & 0o777, 0o600, "the backup holds the keys: the owner's alone");
+    assert.equal(existsSync(join(original, "password")), false, "the backup made no secret of its own");
 
     // The disaster: the server dies mid-send and its folder is gone.
     assert.equal((await doomed.kill("SIGKILL")).signal, "SIGKILL");
@@ -115,11 +116,11 @@ describe("a backup taken mid-batch, restored into a fresh folder", () => {
     });
     assert.equal(restoring.code, 0, restoring.stderr);
     assert.equal(
-      readFileSync(join(restored, "accounts.key"), "utf8"),
+      readFileSync(join(restored, "account-secrets-key"), "utf8"),
       `${accountsKey}\n`,
       "the accounts' key came back",
     );
-    assert.equal(statSync(join(restored, "accounts.key")).mode & 0o777, 0o600);
+    assert.equal(statSync(join(restored, "account-secrets-key")).mode & 0o777, 0o600);
     assert.equal(statSync(restored).mode & 0o777, 0o700);
 
     const again = await startChildServer({ config: config(restored), env, secret, password });

@@ -40,7 +40,7 @@ describe("POST /local/backup", () => {
       join(dataDir, "db"),
       "the snapshot",
     );
-    writeFileSync(join(dataDir, "accounts.key"), "the accounts' key\n", { mode: 0o600 });
+    writeFileSync(join(dataDir, "account-secrets-key"), "the accounts' key\n", { mode: 0o600 });
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     const config = loadConfig({
@@ -99,8 +99,11 @@ describe("POST /local/backup", () => {
     backupFile = Buffer.from(await response.arrayBuffer());
     const { manifest } = openBackup(backupFile, "the backup");
     assert.equal(manifest.database, true);
-    assert.deepEqual(manifest.keys, ["accounts.key"], "SECRET and PASSWORD came from the environment");
-    assert.ok(lastBackup(dataDir)?.keys["accounts.key"], "the data folder notes that the key is backed up");
+    assert.deepEqual(manifest.keys, ["account-secrets-key"], "SECRET and PASSWORD came from the environment");
+    assert.ok(
+      lastBackup(dataDir)?.keys["account-secrets-key"],
+      "the data folder notes that the key is backed up",
+    );
 
     const restored = join(folder, "restored");
     const { notes } = restoreBackup(backupFile, "the backup", {
@@ -109,7 +112,7 @@ describe("POST /local/backup", () => {
       mediaFolder: join(restored, "media"),
     });
     assert.deepEqual(notes, []);
-    assert.equal(readFileSync(join(restored, "accounts.key"), "utf8"), "the accounts' key\n");
+    assert.equal(readFileSync(join(restored, "account-secrets-key"), "utf8"), "the accounts' key\n");
     const database = await openPglite(join(restored, "db"), { template: null });
     try {
       const rows = await database.query<{ url: string }>("SELECT url FROM posts WHERE url = $1", [post]);

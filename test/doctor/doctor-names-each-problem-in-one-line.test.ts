@@ -102,7 +102,7 @@ describe("possekit doctor", () => {
     tlsPort = await freePort();
     await new Promise<void>((resolve) => tls?.listen(tlsPort, "127.0.0.1", resolve));
     mkdirSync(dataDir, { mode: 0o700 });
-    writeFileSync(join(dataDir, "accounts.key"), "the accounts' key\n", { mode: 0o600 });
+    writeFileSync(join(dataDir, "account-secrets-key"), "the accounts' key\n", { mode: 0o600 });
     recordBackup(dataDir, new Date(), keyFilesIn(dataDir));
   });
 
@@ -157,7 +157,7 @@ describe("possekit doctor", () => {
   });
 
   it("a key the last backup does not hold, and a data folder others can read", async () => {
-    const key = join(dataDir, "accounts.key");
+    const key = join(dataDir, "account-secrets-key");
     writeFileSync(key, "a new key\n", { mode: 0o600 });
     one(await doctor(), key, /changed since the last backup .* run possekit backup FILE/);
     rmSync(join(dataDir, "backups.json"));

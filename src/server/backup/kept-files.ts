@@ -5,8 +5,22 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-/** Secrets made once and kept in the data folder (src/server/config/kept-secret.ts and others). */
-export const KEY_FILES = ["secret", "password", "accounts.key"] as const;
+/**
+ * Secrets made once and kept in the data folder (src/server/config/kept-secret.ts; the account
+ * secrets' key is KEY_FILE of src/server/accounts/secret-box.ts).
+ */
+export const KEY_FILES = ["secret", "password", "account-secrets-key"] as const;
+
+/**
+ * The same secrets when the environment gives them instead: then they are in no backup, and the
+ * person must keep them (the account secrets do not open without their key).
+ */
+export const KEYS_FROM_ENVIRONMENT = [
+  "SECRET",
+  "PASSWORD",
+  "ACCOUNT_SECRETS_KEY",
+  "ACCOUNT_SECRETS_OLD_KEYS",
+] as const;
 
 export interface KeyFile {
   name: string;
