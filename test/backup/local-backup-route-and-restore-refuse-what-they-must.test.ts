@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { builtInPlugins } from "../../src/built-in-plugins.ts";
+import { backupFromCli } from "../../src/cli-backup.ts";
 import { lastBackup } from "../../src/server/backup/backup-record.ts";
+import { makeBackup } from "../../src/server/backup/make-backup.ts";
 import { openBackup, RestoreError, restoreBackup } from "../../src/server/backup/restore-backup.ts";
 import { loadConfig } from "../../src/server/config/load.ts";
 import { openPglite } from "../../src/server/database/pglite.ts";
@@ -28,6 +30,8 @@ const dataDir = join(folder, "data");
 let host: Host | undefined;
 let url = "";
 let backupFile: Buffer | undefined;
+
+after(() => rmSync(folder, { recursive: true, force: true }));
 
 const backupAt = (headers: Record<string, string>) =>
   fetch(`${url}/local/backup`, { method: "POST", headers: { accept: "application/json", ...headers } });
@@ -55,7 +59,6 @@ describe("POST /local/backup", () => {
 
   after(async () => {
     await host?.stop();
-    rmSync(folder, { recursive: true, force: true });
   });
 
   const lockKey = () => (JSON.parse(readFileSync(join(dataDir, "db.lock"), "utf8")) as { key: string }).key;
@@ -207,5 +210,49 @@ describe("possekit restore refuses", () => {
     assert.equal(existsSync(join(into.dataDir, "authorized_keys")), false);
     assert.equal(existsSync(join(into.dataDir, "deeper")), false);
     assert.equal(existsSync(join(into.mediaFolder, ".upload-hidden")), false);
+  });
+});
+
+describe("without a running server, and on PostgreSQL", () => {
+  it("possekit backup opens the folder itself when no server holds it, under the same lock", async () => {
+    const config = loadConfig({
+      config: { application: { dataDir }, plugins: [] },
+      env: { SECRET: randomBytes(24).toString("base64url"), PASSWORD: "a password for the test" },
+      cwd: folder,
+      makeSecrets: false,
+    });
+    const path = join(folder, "offline.tar.gz");
+    assert.equal(existsSync(join(dataDir, "db.lock")), false, "the server that held it has stopped");
+    assert.equal(await backupFromCli(config, path), 0);
+    assert.equal(openBackup(readFileSync(path), "the backup").manifest.database, true);
+    assert.equal(existsSync(join(dataDir, "db.lock")), false, "the lock is let go");
+  });
+
+  it("a backup of a server on PostgreSQL holds the keys and uploads, and says to restore the database with pg_restore", async () => {
+    const source = join(folder, "on-postgres");
+    mkdirSync(join(source, "media"), { recursive: true });
+    writeFileSync(join(source, "account-secrets-key"), "k\n", { mode: 0o600 });
+    writeFileSync(join(source, "media", "abcdefghijklmnop.png"), "png");
+    const { file, manifest } = await makeBackup({
+      database: null,
+      engine: "postgres",
+      dataDir: source,
+      mediaFolder: join(source, "media"),
+    });
+    assert.deepEqual(
+      [manifest.engine, manifest.database, manifest.keys, manifest.media],
+      ["postgres", false, ["account-secrets-key"], 1],
+    );
+    const into = join(folder, "back-on-postgres");
+    const { notes } = restoreBackup(file, "the file", {
+      dataDir: into,
+      database: "postgres://127.0.0.1/possekit",
+      mediaFolder: join(into, "media"),
+    });
+    assert.deepEqual(notes, [
+      "The database is not in the backup: restore PostgreSQL from your pg_dump (pg_restore) before starting",
+    ]);
+    assert.equal(readFileSync(join(into, "media", "abcdefghijklmnop.png"), "utf8"), "png");
+    assert.equal(readFileSync(join(into, "account-secrets-key"), "utf8"), "k\n");
   });
 });

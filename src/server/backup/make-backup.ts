@@ -4,7 +4,8 @@
 // a shared database better than we could (docs/deploying.md); the keys and uploads still are.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import type { Database } from "../../contract/database.ts";
 import { isEmbedded } from "../database/pglite.ts";
 import { type TarEntry, writeTar } from "../database/tar.ts";
@@ -72,8 +73,9 @@ export async function makeBackup(
     ...keys.map((key) => ({ name: `keys/${key.name}`, data: key.data, mode: 0o600 })),
     ...media,
   ];
-  // Level 6 (gzip's default): the 40 MB database folder of a new server becomes about 5 MB.
-  const file = gzipSync(writeTar(entries));
+  // Level 6 (gzip's default): the 40 MB database folder of a new server becomes about 5 MB. On
+  // libuv's thread pool, so the server keeps answering while it compresses.
+  const file = await promisify(gzip)(writeTar(entries));
   recordBackup(sources.dataDir, at, keys);
   return { file, manifest };
 }
