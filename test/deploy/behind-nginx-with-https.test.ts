@@ -1,7 +1,8 @@
 // The server behind Debian's nginx with https on 127.0.0.1, running deploy/nginx/possekit.conf
 // itself (ports and certificate paths replaced), as docs/deploying.md tells a self-hoster to:
 // sign-in with a Secure cookie; "Syndicate all" streamed, its first result arriving while the
-// second post is still being sent (nginx does not hold the stream back); a signed deploy webhook;
+// second post is still being sent (nginx does not hold the stream back); a body over nginx's
+// default limit answered by possekit's own 413; a signed deploy webhook;
 // IndieAuth's redirect back to a client, naming the https issuer, and its code exchanged; rate
 // limits that count each client's own address, which a forged X-Forwarded-For does not change;
 // the backup route unreachable through the proxy; `possekit backup` beside it; and `possekit
@@ -173,6 +174,24 @@ http {
     assert.equal(plain.status, 301);
     assert.match(plain.headers.get("location") ?? "", /^https:\/\/127\.0\.0\.1\/session\/login$/);
     await signIn();
+  });
+
+  it("lets a body larger than nginx's default through, so that the answer is possekit's own 413", async () => {
+    const token = await (server as ChildServer).token("create");
+    // 2 MB: over nginx's default client_max_body_size (1 MB), under the site's, over bodyLimit.
+    const response = await through(`${base}/micropub`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json",
+      },
+      body: JSON.stringify({ type: ["h-entry"], properties: { content: ["x".repeat(2_000_000)] } }),
+    });
+    assert.equal(response.status, 413);
+    const text = await response.text();
+    assert.ok(!text.startsWith("<"), `nginx answered itself: ${text.slice(0, 80)}`);
+    assert.equal((JSON.parse(text) as { error: string }).error, "payload_too_large");
   });
 
   it('streams "Syndicate all" as each post is sent, and takes a signed deploy webhook', async () => {
