@@ -1,5 +1,6 @@
 // SECRET signs every session and token; WEBHOOK_SECRET is what a deploy webhook proves it knows.
-// A short one, or one of few different characters, can be guessed.
+// A short one, or one of few different characters, can be guessed. NODE_ENV=production is what
+// makes the server refuse to start without them.
 import { PACKAGE_NAME } from "../plugin/endpoint-syndicate.ts";
 import type { Check, Problem } from "./problem.ts";
 
@@ -14,6 +15,12 @@ export function weakness(value: string, least: number): string | null {
 
 export const secrets: Check = ({ config, env }) => {
   const problems: Problem[] = [];
+  if (env.NODE_ENV !== "production")
+    problems.push({
+      option: "NODE_ENV",
+      problem: `${env.NODE_ENV ? `is ${env.NODE_ENV}` : "not set"}, so error pages show details and a missing SECRET or PASSWORD is made up instead of refused`,
+      instead: "set NODE_ENV=production in the service's environment",
+    });
   if (!env.SECRET)
     problems.push({
       option: "SECRET",

@@ -48,7 +48,12 @@ export const targets: Check = async (context) => {
 export const feeds: Check = async (context) => {
   const { config, env } = context;
   if (!config.file.plugins.includes(PACKAGE_NAME)) return [];
-  const { feeds: list } = parseEndpointOptions(config.file[PACKAGE_NAME] ?? {}, env);
+  let list: ReturnType<typeof parseEndpointOptions>["feeds"];
+  try {
+    list = parseEndpointOptions(config.file[PACKAGE_NAME] ?? {}, env).feeds;
+  } catch {
+    return []; // Options the plug-in refuses: the targets' check above names them.
+  }
   const problems: Problem[] = [];
   await Promise.all(
     list.map(async (feed, index) => {

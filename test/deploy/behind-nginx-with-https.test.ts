@@ -358,6 +358,7 @@ http {
 
     const cliEnv = {
       ...env,
+      NODE_ENV: "production",
       SECRET: secret,
       PASSWORD: password,
       // Node's fetch trusts the test's certificate as a server's trusts its CA's.

@@ -15,7 +15,7 @@ import { runDoctor } from "../../src/doctor/doctor.ts";
 import { line } from "../../src/doctor/problem.ts";
 import { recordBackup } from "../../src/server/backup/backup-record.ts";
 import { keyFilesIn } from "../../src/server/backup/kept-files.ts";
-import { loadConfig } from "../../src/server/config/load.ts";
+import { ConfigError, loadConfig } from "../../src/server/config/load.ts";
 import { fetchTrusting, type SelfSigned, selfSignedCertificate } from "../helpers/self-signed.ts";
 import { freePort, startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -31,6 +31,7 @@ describe("possekit doctor", () => {
   const folder = mkdtempSync(join(tmpdir(), "possekit-doctor-"));
   const dataDir = join(folder, "data");
   const goodEnv = () => ({
+    NODE_ENV: "production",
     SECRET: randomBytes(30).toString("base64url"),
     PASSWORD: "a long enough password",
     WEBHOOK_SECRET: randomBytes(30).toString("base64url"),
@@ -139,12 +140,18 @@ describe("possekit doctor", () => {
     );
   });
 
-  it("SECRET, PASSWORD and WEBHOOK_SECRET: missing or weak", async () => {
-    one(
-      await doctor({ env: { SECRET: undefined } }),
-      "SECRET",
-      /not set.* set SECRET to a long random string/,
-    );
+  it("NODE_ENV not production; SECRET, PASSWORD and WEBHOOK_SECRET missing or weak", async () => {
+    one(await doctor({ env: { NODE_ENV: undefined } }), "NODE_ENV", /not set, .* set NODE_ENV=production/);
+    one(await doctor({ env: { NODE_ENV: "development" } }), "NODE_ENV", /is development/);
+    // In production a missing SECRET stops the configuration itself, before any check, naming it.
+    await assert.rejects(doctor({ env: { SECRET: undefined } }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(error.problems, ["SECRET: must be set in production (a long random string)"]);
+      return true;
+    });
+    const development = await doctor({ env: { SECRET: undefined, NODE_ENV: "development" } });
+    assert.equal(development.length, 2, development.join("\n"));
+    assert.match(development[1] as string, /^SECRET: not set.* set SECRET to a long random string/);
     one(await doctor({ env: { SECRET: "ab".repeat(20) } }), "SECRET", /weak \(only 2 different characters\)/);
     one(await doctor({ env: { SECRET: "Short-But-16-chars" } }), "SECRET", /weak \(only 18 characters\)/);
     one(await doctor({ env: { PASSWORD: "hunter2hunt" } }), "PASSWORD", /weak \(only 11 characters\)/);
