@@ -64,6 +64,7 @@ async function backupThroughServer(url: string, key: string, path: string): Prom
   process.stdout.write(
     describe(path, { database: true, keys: summary.keys ?? [], media: summary.media ?? 0 }),
   );
+  process.stdout.write(environmentNote());
   return 0;
 }
 

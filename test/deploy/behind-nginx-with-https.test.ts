@@ -353,8 +353,14 @@ http {
     );
     const backup = await runCli(["backup", join(folder, "backup.tar.gz"), "--config", configPath], {
       cwd: folder,
+      env: { SECRET: secret, ACCOUNT_SECRETS_KEY: randomBytes(32).toString("base64url") },
     });
     assert.equal(backup.code, 0, backup.stderr);
+    // What the environment gives is in no backup, and the command says where it must be kept.
+    assert.match(
+      backup.stdout,
+      /Not in the backup, as the environment gives them: SECRET, ACCOUNT_SECRETS_KEY\. Keep them .* \(without ACCOUNT_SECRETS_KEY the connected accounts' secrets cannot be opened\)/,
+    );
 
     const cliEnv = {
       ...env,
