@@ -237,7 +237,7 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
       keep: file.backup.keep,
       folder: resolve(baseDir, file.backup.folder),
     },
-    secrets: { secret, password: password ?? "", webhookSecret: env.WEBHOOK_SECRET || undefined },
+    secrets: { secret, password, webhookSecret: env.WEBHOOK_SECRET || undefined },
     ...(generatedPassword ? { generatedPassword } : {}),
     ...(passwordFile ? { passwordFile } : {}),
     warnings: stray.warnings,
