@@ -232,15 +232,15 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
       folder: file.media.folder === undefined ? join(dataDir, "media") : resolve(baseDir, file.media.folder),
       maxBytes: file.media.maxBytes,
     },
+    secrets: { secret, password, webhookSecret: env.WEBHOOK_SECRET || undefined },
+    ...(generatedPassword ? { generatedPassword } : {}),
+    ...(passwordFile ? { passwordFile } : {}),
+    warnings: stray.warnings,
     backup: {
       everyMs: file.backup.every === undefined ? null : durationMs(file.backup.every),
       keep: file.backup.keep,
       folder: resolve(baseDir, file.backup.folder),
     },
-    secrets: { secret, password, webhookSecret: env.WEBHOOK_SECRET || undefined },
-    ...(generatedPassword ? { generatedPassword } : {}),
-    ...(passwordFile ? { passwordFile } : {}),
-    warnings: stray.warnings,
     ...(source ? { source } : {}),
   };
 }
