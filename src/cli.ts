@@ -21,10 +21,10 @@ Commands:
   serve       Run the server (what npm start runs)
   token       Print an access token for scripts
   migrate     Apply database migrations and exit
-  syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
   backup      Write a backup of the data (database, keys, uploads) to a file, while the server runs
   restore     Restore a backup into an empty data folder
   doctor      Check a configuration for production, one line per problem
+  syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
 
 Run possekit <command> --help for a command's options.`,
   serve: `Usage: possekit serve [--config PATH] [--port N]
@@ -36,11 +36,6 @@ Prints an access token (a JWT signed with SECRET) with the given space-separated
   migrate: `Usage: possekit migrate [--config PATH]
 
 Applies the database migrations of the host and of every installed plug-in, then exits.`,
-  syndicate: `Usage: possekit syndicate [--url URL] [--config PATH]
-
-Without --url: works through every post awaiting syndication, oldest first, under the same lock as
-the endpoint (exits 3 when a run is already in progress). With --url: syndicates that one post.
-Prints one JSON line per post as it finishes, then a summary line.`,
   backup: `Usage: possekit backup FILE [--config PATH]
 
 Writes a backup to FILE: the embedded database (asked of the running server when one holds it, so
@@ -55,6 +50,11 @@ What was being sent when the backup was taken is resolved when the server starts
 Checks the configuration for production: application.url, SECRET and WEBHOOK_SECRET, the keys'
 backup, the data folder's permissions, trustProxy, every target and feed, the clock. Prints one
 line per problem with what to write instead; exits 1 when there is one, 0 when there is none.`,
+  syndicate: `Usage: possekit syndicate [--url URL] [--config PATH]
+
+Without --url: works through every post awaiting syndication, oldest first, under the same lock as
+the endpoint (exits 3 when a run is already in progress). With --url: syndicates that one post.
+Prints one JSON line per post as it finishes, then a summary line.`,
 };
 
 const common = {

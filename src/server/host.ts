@@ -72,11 +72,11 @@ export class Host implements Server {
   /** Every post the core may send: the site's own and those kept from elsewhere. */
   postSource: PostSource | null = null;
   knownPosts: HostKnownPosts | null = null;
+  /** Scheduled backups (the config's backup.every), once the server listens. */
+  backups: BackupSchedule | null = null;
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
-  /** Scheduled backups (the config's backup.every), once the server listens. */
-  backups: BackupSchedule | null = null;
   private readonly migrations: Migration[] = [
     ...postMigrations,
     ...storeMigrations,
@@ -351,7 +351,6 @@ export class Host implements Server {
     const server = this.httpServer;
     this.httpServer = null;
     if (this.storeRetry) clearInterval(this.storeRetry);
-    await this.backups?.stop();
     if (server) {
       const closed = new Promise<void>((done) => server.close(() => done()));
       // A keep-alive connection busy when the close began turns idle once its response is sent; close
@@ -361,6 +360,8 @@ export class Host implements Server {
       await closed;
       clearInterval(sweep);
     }
+    // A backup being written finishes before the database closes.
+    await this.backups?.stop();
     for (const handler of this.shutdownHandlers) await handler();
     if (this.database && !this.options.database) await this.database.close();
     this.folderLock?.release();
