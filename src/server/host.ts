@@ -72,8 +72,6 @@ export class Host implements Server {
   /** Every post the core may send: the site's own and those kept from elsewhere. */
   postSource: PostSource | null = null;
   knownPosts: HostKnownPosts | null = null;
-  /** Scheduled backups (the config's backup.every), once the server listens. */
-  backups: BackupSchedule | null = null;
   /** The post service with every change taken to the content store (publication.store). */
   publishing: PublishingPosts | null = null;
   private storeRetry: NodeJS.Timeout | null = null;
@@ -92,6 +90,8 @@ export class Host implements Server {
   private folderLock: FolderLock | null = null;
   /** The credential of the local routes, written into the folder's lock once the server listens. */
   private readonly lockKey = randomBytes(32).toString("base64url");
+  /** Scheduled backups (the config's backup.every), once the server listens. */
+  backups: BackupSchedule | null = null;
 
   constructor(
     readonly hostConfig: HostConfig,
