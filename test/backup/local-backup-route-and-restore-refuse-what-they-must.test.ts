@@ -116,6 +116,10 @@ describe("POST /local/backup", () => {
     });
     assert.deepEqual(notes, []);
     assert.equal(readFileSync(join(restored, "account-secrets-key"), "utf8"), "the accounts' key\n");
+    assert.ok(
+      lastBackup(restored)?.keys["account-secrets-key"],
+      "the restored key counts as backed up: it came from one",
+    );
     const database = await openPglite(join(restored, "db"), { template: null });
     try {
       const rows = await database.query<{ url: string }>("SELECT url FROM posts WHERE url = $1", [post]);
@@ -170,6 +174,18 @@ describe("possekit restore refuses", () => {
       /no possekit-backup\.json/,
     );
     refused(backupFile as Buffer, { ...target("c"), database: "postgres://127.0.0.1/x" }, /names PostgreSQL/);
+    const withManifest = (manifest: unknown) =>
+      gzipSync(writeTar([{ name: "possekit-backup.json", data: Buffer.from(JSON.stringify(manifest)) }]));
+    refused(
+      withManifest({ format: "possekit-backup", version: 2 }),
+      target("f"),
+      /is a backup of format 2; this possekit reads format 1: restore it with the version that made it/,
+    );
+    refused(
+      withManifest({ format: "possekit-backup", version: 1, keys: "secret" }),
+      target("g"),
+      /is damaged \(its possekit-backup\.json is not one possekit wrote\)/,
+    );
   });
 
   it("an archive entry outside the archive, and writes nothing but the names a backup has", () => {
@@ -177,7 +193,7 @@ describe("possekit restore refuses", () => {
       JSON.stringify({
         format: "possekit-backup",
         version: 1,
-        createdAt: "",
+        createdAt: "2026-11-28T10:00:00.000Z",
         engine: "none",
         database: false,
         keys: [],

@@ -6,10 +6,12 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { z } from "zod";
 import { folderHolder } from "../database/folder-lock.ts";
 import { unpackDatabase } from "../database/pglite-template.ts";
 import { readTar, type TarEntry } from "../database/tar.ts";
-import { KEY_FILES } from "./kept-files.ts";
+import { recordBackup } from "./backup-record.ts";
+import { KEY_FILES, keyFilesIn } from "./kept-files.ts";
 import {
   BACKUP_FORMAT,
   BACKUP_VERSION,
@@ -29,6 +31,16 @@ export interface RestoreTarget {
   database: false | string;
   mediaFolder: string;
 }
+
+const manifestSchema = z.object({
+  format: z.literal(BACKUP_FORMAT),
+  version: z.literal(BACKUP_VERSION),
+  createdAt: z.iso.datetime(),
+  engine: z.enum(["pglite", "postgres", "none"]),
+  database: z.boolean(),
+  keys: z.array(z.string()),
+  media: z.number().int().min(0),
+});
 
 const holdsSomething = (folder: string) => existsSync(folder) && readdirSync(folder).length > 0;
 
@@ -50,19 +62,22 @@ export function openBackup(
     throw new RestoreError((error as Error).message);
   }
   const manifestEntry = entries.find((entry) => entry.name === MANIFEST && entry.data);
-  let manifest: Partial<BackupManifest> = {};
+  let raw: unknown = null;
   try {
-    manifest = JSON.parse(Buffer.from(manifestEntry?.data ?? []).toString("utf8")) as BackupManifest;
+    raw = JSON.parse(Buffer.from(manifestEntry?.data ?? []).toString("utf8"));
   } catch {
     // Said below.
   }
-  if (manifest.format !== BACKUP_FORMAT)
-    throw new RestoreError(`${what} is not a possekit backup (no ${MANIFEST} in it)`);
-  if (manifest.version !== BACKUP_VERSION)
+  const header = z.object({ format: z.literal(BACKUP_FORMAT), version: z.number() }).safeParse(raw);
+  if (!header.success) throw new RestoreError(`${what} is not a possekit backup (no ${MANIFEST} in it)`);
+  if (header.data.version !== BACKUP_VERSION)
     throw new RestoreError(
-      `${what} is a backup of format ${manifest.version}; this possekit reads format ${BACKUP_VERSION}: restore it with the version that made it`,
+      `${what} is a backup of format ${header.data.version}; this possekit reads format ${BACKUP_VERSION}: restore it with the version that made it`,
     );
-  return { manifest: manifest as BackupManifest, entries };
+  const manifest = manifestSchema.safeParse(raw);
+  if (!manifest.success)
+    throw new RestoreError(`${what} is damaged (its ${MANIFEST} is not one possekit wrote)`);
+  return { manifest: manifest.data, entries };
 }
 
 const isEmbeddedFolder = (database: false | string): database is string =>
@@ -137,5 +152,7 @@ export function restoreBackup(
       writeFileSync(join(target.mediaFolder, name), entry.data, { mode: 0o600 });
     }
   }
+  // The keys restored are in the backup they came from: possekit doctor need not ask for another.
+  recordBackup(target.dataDir, new Date(manifest.createdAt), keyFilesIn(target.dataDir));
   return { manifest, notes };
 }
