@@ -16,8 +16,8 @@ function tooWide(entry: string): boolean {
 export const trustProxy: Check = ({ config }) => {
   const { trustProxy: trusted, host, url } = config.application;
   const problems: Problem[] = [];
-  const listensEverywhere = !LOOPBACK_HOSTS.has(host);
-  if (typeof trusted === "number" && trusted > 0 && listensEverywhere)
+  const reachableFromOutside = !LOOPBACK_HOSTS.has(host);
+  if (typeof trusted === "number" && trusted > 0 && reachableFromOutside)
     problems.push({
       option: "application.trustProxy",
       problem: `trusts ${trusted} proxy hop${trusted === 1 ? "" : "s"} from any address while application.host is ${host}, so a client reaching the port directly chooses its own address`,
@@ -31,7 +31,7 @@ export const trustProxy: Check = ({ config }) => {
         problem: `${entry} holds the clients themselves, so any of them chooses its own address`,
         instead: 'write only the proxy\'s address (e.g. ["127.0.0.1"] or "loopback")',
       });
-  if (trusted === false && url.startsWith("https://") && !listensEverywhere)
+  if (trusted === false && url.startsWith("https://") && !reachableFromOutside)
     problems.push({
       option: "application.trustProxy",
       problem: `false while the server listens on ${host} behind an https URL, so every client counts as the proxy and one visitor's sign-in attempts lock out all`,
