@@ -184,7 +184,7 @@ async function run(argv: string[]): Promise<number> {
     return 1;
   }
   let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
+  let positionals: string[] = [];
   try {
     ({ values, positionals } = parseArgs({
       args: rest,
@@ -196,7 +196,7 @@ async function run(argv: string[]): Promise<number> {
         url: { type: "string" },
       },
       strict: true,
-      allowPositionals: true,
+      allowPositionals: command === "backup" || command === "restore",
     }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE[command]}\n`);
@@ -206,11 +206,8 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE[command]}\n`);
     return 0;
   }
-  const takesFile = command === "backup" || command === "restore";
-  if (positionals.length !== (takesFile ? 1 : 0)) {
-    process.stderr.write(
-      `${takesFile ? "Name one file" : `Unexpected argument "${positionals[0]}"`}\n\n${USAGE[command]}\n`,
-    );
+  if ((command === "backup" || command === "restore") && positionals.length !== 1) {
+    process.stderr.write(`Name one file\n\n${USAGE[command]}\n`);
     return 1;
   }
   const configPath = typeof values.config === "string" ? values.config : undefined;
@@ -227,6 +224,12 @@ async function run(argv: string[]): Promise<number> {
   if (!config) return 1;
 
   switch (command) {
+    case "backup":
+      return (await import("./cli-backup.ts")).backupFromCli(config, positionals[0] as string);
+    case "restore":
+      return (await import("./cli-backup.ts")).restoreFromCli(config, positionals[0] as string);
+    case "doctor":
+      return (await import("./cli-doctor.ts")).doctorFromCli(config);
     case "serve":
       return serve(config);
     case "migrate": {
@@ -252,12 +255,6 @@ async function run(argv: string[]): Promise<number> {
       const { syndicateFromCli } = await import("./cli-syndicate.ts");
       return syndicateFromCli(config, typeof values.url === "string" ? values.url : undefined);
     }
-    case "backup":
-      return (await import("./cli-backup.ts")).backupFromCli(config, positionals[0] as string);
-    case "restore":
-      return (await import("./cli-backup.ts")).restoreFromCli(config, positionals[0] as string);
-    case "doctor":
-      return (await import("./cli-doctor.ts")).doctorFromCli(config);
   }
   return 1;
 }

@@ -56,6 +56,6 @@ describe("possekit --help", () => {
     }
     const stray = await runCli(["doctor", "now"], { cwd });
     assert.equal(stray.code, 1);
-    assert.match(stray.stderr, /^Unexpected argument "now"/);
+    assert.match(stray.stderr, /Unexpected argument 'now'/);
   });
 });
