@@ -26,6 +26,8 @@ import { createPostAt } from "../helpers/micropub-create.ts";
 import { freePort } from "../helpers/server.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "possekit-backup-route-"));
+// A key as the server makes one (32 random bytes): the server reads it at start.
+const accountsKey = `${randomBytes(32).toString("base64url")}\n`;
 const dataDir = join(folder, "data");
 let host: Host | undefined;
 let url = "";
@@ -44,7 +46,7 @@ describe("POST /local/backup", () => {
       join(dataDir, "db"),
       "the snapshot",
     );
-    writeFileSync(join(dataDir, "account-secrets-key"), "the accounts' key\n", { mode: 0o600 });
+    writeFileSync(join(dataDir, "account-secrets-key"), accountsKey, { mode: 0o600 });
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     const config = loadConfig({
@@ -115,7 +117,7 @@ describe("POST /local/backup", () => {
       mediaFolder: join(restored, "media"),
     });
     assert.deepEqual(notes, []);
-    assert.equal(readFileSync(join(restored, "account-secrets-key"), "utf8"), "the accounts' key\n");
+    assert.equal(readFileSync(join(restored, "account-secrets-key"), "utf8"), accountsKey);
     assert.ok(
       lastBackup(restored)?.keys["account-secrets-key"],
       "the restored key counts as backed up: it came from one",
