@@ -20,7 +20,8 @@
 // run: a list that silently names nothing would let a tier shrink unseen.
 // Browser tests need Chromium: found at CHROMIUM_PATH or /usr/bin/chromium, else installed from
 // Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
-// The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way.
+// The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way;
+// the reverse proxy test nginx (Debian's nginx-light): NGINX_PATH or /usr/sbin/nginx.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,7 +30,9 @@ import { pathToFileURL } from "node:url";
 
 /** Processes: the command as a user runs it, a real browser, several server instances. */
 const SYSTEM = [
+  "test/backup/backup-mid-batch-restored-sends-nothing-twice.test.ts",
   "test/cli/",
+  "test/deploy/behind-nginx-with-https.test.ts",
   "test/e2e/",
   "test/scale/",
   "test/copies/copies-json-examples-build-the-links-into-hugo-and-eleventy-pages.test.ts",
@@ -51,6 +54,7 @@ const SYSTEM = [
 const UNIT = [
   "src/",
   "test/cli/serve-config-mistakes-checked-in-process.test.ts",
+  "test/deploy/container-and-service-files-agree-with-the-server.test.ts",
   "test/feeds/parse/",
   "test/indiekit/",
   "test/micropub/mf2-jf2-conversion.test.ts",
@@ -300,6 +304,13 @@ const main = () => {
       "CHROMIUM_PATH",
       "/usr/bin/chromium",
       "the browser tests",
+    );
+  if (files.some((file) => file.includes("behind-nginx")))
+    process.env.NGINX_PATH = ensureDebianProgram(
+      "nginx-light",
+      "NGINX_PATH",
+      "/usr/sbin/nginx",
+      "the reverse proxy test",
     );
   if (files.some((file) => file.includes("hugo")))
     process.env.HUGO_PATH = ensureDebianProgram("hugo", "HUGO_PATH", "/usr/bin/hugo", "the publishing test");

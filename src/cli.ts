@@ -1,4 +1,5 @@
-// possekit serve | token | migrate | syndicate | connect (the demo is a development command: npm run demo)
+// possekit serve | token | migrate | syndicate | connect | rekey | backup | restore | doctor (the demo is a
+// development command: npm run demo)
 
 import { parseArgs } from "node:util";
 import { builtInPlugins } from "./built-in-plugins.ts";
@@ -21,6 +22,9 @@ Commands:
   serve       Run the server (what npm start runs)
   token       Print an access token for scripts
   migrate     Apply database migrations and exit
+  backup      Write a backup of the data (database, keys, uploads) to a file, while the server runs
+  restore     Restore a backup into an empty data folder
+  doctor      Check a configuration for production, one line per problem
   syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
   connect     Connect a Mastodon account without a browser reaching the server (paste a code)
   rekey       Seal every stored account secret again under the current key (after a rotation)
@@ -35,6 +39,20 @@ Prints an access token (a JWT signed with SECRET) with the given space-separated
   migrate: `Usage: possekit migrate [--config PATH]
 
 Applies the database migrations of the host and of every installed plug-in, then exits.`,
+  backup: `Usage: possekit backup FILE [--config PATH]
+
+Writes a backup to FILE: the embedded database (asked of the running server when one holds it, so
+it need not stop), the data folder's keys (secret, password, account-secrets-key) and the uploaded files.
+On PostgreSQL the database is not in it: back that up with pg_dump (docs/deploying.md).`,
+  restore: `Usage: possekit restore FILE [--config PATH]
+
+Restores a backup made by possekit backup into the configured data folder, which must be empty.
+What was being sent when the backup was taken is resolved when the server starts, as after a crash.`,
+  doctor: `Usage: possekit doctor [--config PATH]
+
+Checks the configuration for production: application.url, SECRET and WEBHOOK_SECRET, the keys'
+backup, the data folder's permissions, trustProxy, every target and feed, the clock. Prints one
+line per problem with what to write instead; exits 1 when there is one, 0 when there is none.`,
   syndicate: `Usage: possekit syndicate [--url URL] [--config PATH]
 
 Without --url: works through every post awaiting syndication, oldest first, under the same lock as
@@ -61,12 +79,16 @@ const common = {
 
 async function loadOrExplain(
   configPath: string | undefined,
-  overrides: { port?: string } = {},
+  overrides: { port?: string; makeSecrets?: boolean } = {},
 ): Promise<HostConfig | null> {
   const { loadConfig } = await import("./server/config/load.ts");
   try {
     const env = overrides.port ? { ...process.env, PORT: overrides.port } : process.env;
-    return loadConfig({ ...(configPath ? { configPath } : {}), env });
+    return loadConfig({
+      ...(configPath ? { configPath } : {}),
+      env,
+      ...(overrides.makeSecrets === false ? { makeSecrets: false } : {}),
+    });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -190,7 +212,7 @@ async function run(argv: string[]): Promise<number> {
         instance: { type: "string" },
       },
       strict: true,
-      allowPositionals: command === "connect",
+      allowPositionals: command === "connect" || command === "backup" || command === "restore",
     }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE[command]}\n`);
@@ -200,14 +222,30 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE[command]}\n`);
     return 0;
   }
+  if ((command === "backup" || command === "restore") && positionals.length !== 1) {
+    process.stderr.write(`Name one file\n\n${USAGE[command]}\n`);
+    return 1;
+  }
   const configPath = typeof values.config === "string" ? values.config : undefined;
   const port = typeof values.port === "string" ? values.port : undefined;
 
   if (command === "token") return token(values, configPath);
-  const config = await loadOrExplain(configPath, port ? { port } : {});
+  // A restore needs the data folder empty, a backup and the doctor only look: none makes the
+  // secrets a first start would.
+  const onlyReads = command === "restore" || command === "doctor" || command === "backup";
+  const config = await loadOrExplain(configPath, {
+    ...(port ? { port } : {}),
+    ...(onlyReads ? { makeSecrets: false } : {}),
+  });
   if (!config) return 1;
 
   switch (command) {
+    case "backup":
+      return (await import("./cli-backup.ts")).backupFromCli(config, positionals[0] as string);
+    case "restore":
+      return (await import("./cli-backup.ts")).restoreFromCli(config, positionals[0] as string);
+    case "doctor":
+      return (await import("./cli-doctor.ts")).doctorFromCli(config);
     case "serve":
       return serve(config);
     case "migrate": {

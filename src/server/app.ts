@@ -22,6 +22,7 @@ import { PACKAGE_ROOT } from "./package-root.ts";
 import { countingFailures, credentialKey, limiter } from "./rate-limit.ts";
 import { rateLimitStore } from "./rate-limit-store.ts";
 import { refuseNulCharacters } from "./refuse-nul.ts";
+import { BACKUP_PATH, backupRoute } from "./routes/backup.ts";
 import { healthRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/session.ts";
@@ -107,6 +108,9 @@ export function buildApp(host: Host): Express {
     if (endpoint.routesPublic)
       app.use(endpoint.mountPath, endpoint.routesPublic, publicFailures.countFailure);
   }
+
+  // For possekit backup on this machine; its refusals count like a public route's.
+  app.post(BACKUP_PATH, backupRoute(host), publicFailures.countFailure);
 
   const bodyLimit = application.bodyLimit;
   // The multipart reader counts text fields against the same limit (micropub/multipart-request.ts).

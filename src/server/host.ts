@@ -1,5 +1,6 @@
 // The host publishing server: loads plug-ins, keeps the plug-in contract (spec §2.4, §4.3), owns the
 // database and the post service, and starts and stops the HTTP server.
+import { randomBytes } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type { Database, Migration } from "../contract/database.ts";
@@ -15,6 +16,8 @@ import { buildApp } from "./app.ts";
 import { sessionRevocationMigrations } from "./auth/session-revocations.ts";
 import { tokenRegistryMigrations } from "./auth/token-registry.ts";
 import { TokenIssuer } from "./auth/tokens.ts";
+import { type After, BackupSchedule } from "./backup/backup-schedule.ts";
+import { type BackupManifest, makeBackup } from "./backup/make-backup.ts";
 import { ConfigError, type HostConfig } from "./config/load.ts";
 import { FolderLock } from "./database/folder-lock.ts";
 import { migrate } from "./database/migrate.ts";
@@ -55,6 +58,8 @@ export interface HostOptions {
    * command line passes those this package ships (src/built-in-plugins.ts).
    */
   builtInPlugins?: BuiltInPlugins;
+  /** The clock of scheduled backups (a test's; real time by default). */
+  backupClock?: { now: () => number; after: After };
 }
 
 export class Host implements Server {
@@ -95,6 +100,10 @@ export class Host implements Server {
   private httpServer: HttpServer | null = null;
   /** Held while this process has an embedded database folder open. */
   private folderLock: FolderLock | null = null;
+  /** The credential of the local routes, written into the folder's lock once the server listens. */
+  private readonly lockKey = randomBytes(32).toString("base64url");
+  /** Scheduled backups (the config's backup.every), once the server listens. */
+  backups: BackupSchedule | null = null;
 
   constructor(
     readonly hostConfig: HostConfig,
@@ -319,6 +328,18 @@ export class Host implements Server {
       this.storeRetry.unref();
     }
     for (const handler of this.startHandlers) await handler();
+    const { everyMs, keep, folder } = this.hostConfig.backup;
+    if (everyMs !== null) {
+      this.backups = new BackupSchedule({
+        everyMs,
+        keep,
+        folder,
+        make: (now) => this.backup(now),
+        logger: this.logger,
+        ...(this.options.backupClock ?? {}),
+      });
+      this.backups.start();
+    }
     const app = buildApp(this);
     const { port: wanted, host } = this.hostConfig.application;
     const server = app.listen(wanted, host);
@@ -347,7 +368,7 @@ export class Host implements Server {
     }
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : this.hostConfig.application.port;
-    this.folderLock?.setUrl(`http://${this.loopbackHost()}:${port}`);
+    this.folderLock?.setUrl(`http://${this.loopbackHost()}:${port}`, this.lockKey);
     return { url: `http://localhost:${port}`, port };
   }
 
@@ -356,6 +377,24 @@ export class Host implements Server {
     const host = this.hostConfig.application.host;
     if (!host || host === "0.0.0.0" || host === "::") return "127.0.0.1";
     return host.includes(":") ? `[${host}]` : host;
+  }
+
+  /**
+   * The credential of the server's local routes (routes/backup.ts) while it holds an embedded
+   * database folder; null otherwise (nothing only this process could do).
+   */
+  get localKey(): string | null {
+    return this.folderLock ? this.lockKey : null;
+  }
+
+  /** A backup of what this server holds now (backup/make-backup.ts). */
+  backup(now: () => number = Date.now): Promise<{ file: Buffer; manifest: BackupManifest }> {
+    return makeBackup({
+      database: this.database,
+      dataDir: this.hostConfig.application.dataDir,
+      mediaFolder: this.hostConfig.media.folder,
+      now,
+    });
   }
 
   get listening(): HttpServer | null {
@@ -377,6 +416,8 @@ export class Host implements Server {
       await closed;
       clearInterval(sweep);
     }
+    // A backup being written finishes before the database closes.
+    await this.backups?.stop();
     for (const handler of this.shutdownHandlers) await handler();
     if (this.database && !this.options.database) await this.database.close();
     this.folderLock?.release();

@@ -1,5 +1,5 @@
 // `possekit --help` and `possekit <command> --help` (issue 2) explain the commands and exit 0;
-// no command or an unknown one prints the usage and exits 1.
+// no command, an unknown one, or a file too many or too few prints the usage and exits 1.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,11 +11,11 @@ const cwd = mkdtempSync(join(tmpdir(), "possekit-cli-"));
 after(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe("possekit --help", () => {
-  it("lists serve, token and migrate and exits 0", async () => {
+  it("lists every command and exits 0", async () => {
     const { code, stdout } = await runCli(["--help"], { cwd });
     assert.equal(code, 0);
     assert.match(stdout, /^Usage: possekit <command>/);
-    for (const command of ["serve", "token", "migrate"])
+    for (const command of ["serve", "token", "migrate", "syndicate", "backup", "restore", "doctor"])
       assert.match(stdout, new RegExp(`\\n  ${command}\\s+\\S`));
   });
 
@@ -23,6 +23,9 @@ describe("possekit --help", () => {
     ["serve", "--config PATH"],
     ["token", '--scope "create update"'],
     ["migrate", "--config PATH"],
+    ["backup", "FILE [--config PATH]"],
+    ["restore", "FILE [--config PATH]"],
+    ["doctor", "--config PATH"],
   ] as const) {
     it(`explains possekit ${command} --help, touching nothing`, async () => {
       const { code, stdout } = await runCli([command, "--help"], { cwd });
@@ -43,5 +46,16 @@ describe("possekit --help", () => {
     assert.equal(option.code, 1);
     assert.match(option.stderr, /--scopes/);
     assert.match(option.stderr, /Usage: possekit token/);
+  });
+
+  it("asks backup and restore for one file, and the other commands for none", async () => {
+    for (const args of [["backup"], ["restore", "a", "b"]]) {
+      const missing = await runCli(args, { cwd });
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /^Name one file\n\nUsage: possekit /);
+    }
+    const stray = await runCli(["doctor", "now"], { cwd });
+    assert.equal(stray.code, 1);
+    assert.match(stray.stderr, /Unexpected argument 'now'/);
   });
 });

@@ -17,6 +17,7 @@ const NOT_COOKIE_AUTHENTICATED = new Map([
   ["/auth/token", "IndieAuth: a client exchanges a code or a refresh token; no cookie is read"],
   ["/auth/revoke", "IndieAuth: authenticated by the token it revokes; no cookie is read"],
   ["/auth/introspect", "IndieAuth: needs a bearer token; no cookie is read"],
+  ["/local/backup", "possekit backup on this machine: the lock file's credential; no cookie is read"],
 ]);
 
 interface RouterLayer {

@@ -210,7 +210,7 @@ describe("loading the configuration", () => {
     );
     assert.deepEqual(problems, [
       'aplication: unknown section; did you mean "application"?',
-      "theme: is no section (application, publication, fetch, media, plugins) and no plug-in in plugins; check the spelling",
+      "theme: is no section (application, publication, fetch, media, backup, plugins) and no plug-in in plugins; check the spelling",
     ]);
     const byPath = loadConfig({
       cwd,

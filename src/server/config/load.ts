@@ -9,7 +9,13 @@ import { formatIssues } from "../../contract/options/options-error.ts";
 import { type AccountKeys, accountKeysFrom } from "../accounts/secret-box.ts";
 import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
 import { keptSecret } from "./kept-secret.ts";
-import { type ConfigFile, configFileSchema, type PostTypeName, type PresetName } from "./schema.ts";
+import {
+  type ConfigFile,
+  configFileSchema,
+  durationMs,
+  type PostTypeName,
+  type PresetName,
+} from "./schema.ts";
 import { type ResolvedStore, resolveStore } from "./store-settings.ts";
 
 // Where it was defined first; the command line imports it alone, without the schema and zod.
@@ -38,6 +44,8 @@ export interface HostConfig {
   database: false | string;
   /** Uploaded files: an absolute folder and the largest size accepted. */
   media: { folder: string; maxBytes: number };
+  /** Scheduled backups: how often (null: none), how many kept, where (absolute). */
+  backup: { everyMs: number | null; keep: number; folder: string };
   secrets: {
     secret: string;
     password: string;
@@ -108,6 +116,11 @@ export interface LoadOptions {
   config?: unknown;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * false: read the data folder's generated secrets but never make them (`possekit restore` needs
+   * the folder empty, `possekit doctor` only looks); a missing one is then "".
+   */
+  makeSecrets?: boolean;
 }
 
 function readConfigFile(path: string): unknown {
@@ -123,6 +136,12 @@ function readConfigFile(path: string): unknown {
     throw new ConfigError([`is not valid JSON: ${jsonErrorWhere(text, (error as Error).message)}`], path);
   }
 }
+
+/** A secret the data folder keeps, or "" when it has none yet. */
+const readKept = (dataDir: string, name: string) => {
+  const path = join(dataDir, name);
+  return existsSync(path) ? readFileSync(path, "utf8").trim() : "";
+};
 
 export function loadConfig(options: LoadOptions = {}): HostConfig {
   const env = options.env ?? process.env;
@@ -188,11 +207,13 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
           ? file.application.database
           : resolve(baseDir, file.application.database));
 
-  const secret = signingSecret(env, dataDir);
+  const makeSecrets = options.makeSecrets ?? true;
+  const secret = makeSecrets ? signingSecret(env, dataDir) : (env.SECRET ?? readKept(dataDir, "secret"));
   let generatedPassword: string | undefined;
   let passwordFile: string | undefined;
   let password = env.PASSWORD;
-  if (!password) {
+  if (!password && !makeSecrets) password = readKept(dataDir, "password");
+  else if (!password) {
     passwordFile = join(dataDir, "password");
     const kept = keptSecret(dataDir, "password", () => randomBytes(12).toString("base64url"));
     password = kept.value;
@@ -226,6 +247,11 @@ export function loadConfig(options: LoadOptions = {}): HostConfig {
     ...(generatedPassword ? { generatedPassword } : {}),
     ...(passwordFile ? { passwordFile } : {}),
     warnings: stray.warnings,
+    backup: {
+      everyMs: file.backup.every === undefined ? null : durationMs(file.backup.every),
+      keep: file.backup.keep,
+      folder: resolve(baseDir, file.backup.folder),
+    },
     ...(source ? { source } : {}),
   };
 }

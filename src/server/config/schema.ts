@@ -219,12 +219,48 @@ export const mediaSchema = z.strictObject({
     .default(10_000_000),
 });
 
+const DURATION = /^(\d+)(m|h|d)$/;
+const DURATION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION_EXAMPLE = 'a duration such as "1d" (daily), "6h" or "30m"';
+
+/** "30m", "6h", "1d" in milliseconds (the schema has checked the form). */
+export function durationMs(value: string): number {
+  const [, amount = "0", unit = "d"] = DURATION.exec(value) ?? [];
+  return Number(amount) * DURATION_UNIT_MS[unit as keyof typeof DURATION_UNIT_MS];
+}
+
+/** Backups the server makes by itself (possekit backup, on a timer), the newest `keep` kept. */
+export const backupSchema = z.strictObject({
+  /** How often; no scheduled backups when absent. */
+  every: z
+    .string({ error: `must be ${DURATION_EXAMPLE}` })
+    .regex(DURATION, { error: `must be ${DURATION_EXAMPLE}`, abort: true })
+    .refine((value) => durationMs(value) >= 15 * 60_000, {
+      error: 'must be at least "15m": each backup copies the whole database',
+    })
+    .optional(),
+  /** How many of the newest backups are kept; older ones are removed. */
+  keep: z
+    .number({ error: "must be a whole number of backups to keep, e.g. 7" })
+    .int({ error: "must be a whole number of backups to keep, e.g. 7" })
+    .min(1, { error: "must be at least 1, e.g. 7" })
+    .max(1000, { error: "must be at most 1000" })
+    .default(7),
+  /** Where they are written; relative to the config file. Default: "backups" beside it. */
+  folder: z
+    .string({ error: 'must be a folder path, e.g. "backups" or "/var/backups/possekit"' })
+    .min(1, { error: 'must be a folder path, e.g. "backups" or "/var/backups/possekit"' })
+    .refine((value) => !value.includes("\0"), { error: "must not contain a NUL character" })
+    .default("backups"),
+});
+
 export const configFileSchema = z
   .object({
     application: applicationSchema.prefault({}),
     publication: publicationSchema.prefault({}),
     fetch: fetchSchema.prefault({}),
     media: mediaSchema.prefault({}),
+    backup: backupSchema.prefault({}),
     /** Plug-ins by package name (built in) or path (relative to the config file). */
     plugins: z.array(z.string().min(1)).default(["@possekit/endpoint-syndicate"]),
   })

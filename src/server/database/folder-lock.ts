@@ -9,6 +9,11 @@ import type { Logger } from "../logger.ts";
 interface LockContent {
   pid: number;
   url?: string;
+  /**
+   * The credential of the server's local routes (a backup of the folder it holds): whoever can read
+   * this file, the owner's alone, could read the folder itself.
+   */
+  key?: string;
 }
 
 /** Another live process holds the folder. */
@@ -40,7 +45,11 @@ function readLock(path: string): LockContent | null {
   try {
     const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<LockContent>;
     return typeof parsed.pid === "number"
-      ? { pid: parsed.pid, ...(parsed.url ? { url: parsed.url } : {}) }
+      ? {
+          pid: parsed.pid,
+          ...(parsed.url ? { url: parsed.url } : {}),
+          ...(typeof parsed.key === "string" ? { key: parsed.key } : {}),
+        }
       : null;
   } catch {
     return null;
@@ -94,10 +103,13 @@ export class FolderLock {
     throw new Error(`Could not take the lock ${path}; try again`);
   }
 
-  /** Names the server's URL in the lock, so that the command line can ask it over HTTP. */
-  setUrl(url: string): void {
+  /**
+   * Names the server's URL in the lock, so that the command line can ask it over HTTP, and the
+   * credential of its local routes.
+   */
+  setUrl(url: string, key?: string): void {
     if (this.released) return;
-    this.content = { ...this.content, url };
+    this.content = { ...this.content, url, ...(key ? { key } : {}) };
     writeFileSync(this.path, JSON.stringify(this.content));
   }
 

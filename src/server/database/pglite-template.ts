@@ -4,11 +4,12 @@
 // process that exits (issue 18). The copy is an unpacked tarball: no PGlite, no child, a few MB.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, normalize, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { brotliDecompressSync } from "node:zlib";
 import { PACKAGE_ROOT } from "../package-root.ts";
+import { readTar } from "./tar.ts";
 
 /**
  * The PGlite this package runs: a template made by another version may not be a database it can
@@ -76,39 +77,27 @@ export async function writeTemplate(path: string, startParams: string[]): Promis
   await runPgliteChild(TEMPLATE_CHILD, path, startParams);
 }
 
-const BLOCK = 512;
-
-/** A NUL-terminated ASCII field of a tar header. */
-const field = (header: Buffer, start: number, length: number) => {
-  const raw = header.subarray(start, start + length);
-  const end = raw.indexOf(0);
-  return raw.subarray(0, end === -1 ? length : end).toString("utf8");
-};
-
 /**
- * Unpacks the template (a brotli-compressed ustar archive, as PGlite's dumpDataDir writes it:
- * directories and plain files) into `folder`, leaving out the pid file of the instance dumped.
+ * Unpacks the template (a brotli-compressed ustar archive, as PGlite's dumpDataDir writes it)
+ * into `folder`.
  */
 export function unpackTemplate(path: string, folder: string): void {
-  const archive = brotliDecompressSync(readFileSync(path));
+  unpackDatabase(brotliDecompressSync(readFileSync(path)), folder, `The database template ${path}`);
+}
+
+/**
+ * Unpacks a database folder dumped by PGlite's dumpDataDir (the template, or a backup's) into
+ * `folder`, leaving out the pid file of the instance dumped; `what` names it in errors.
+ */
+export function unpackDatabase(archive: Uint8Array, folder: string, what: string): void {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
-  for (let offset = 0; offset + BLOCK <= archive.length; ) {
-    const header = archive.subarray(offset, offset + BLOCK);
-    const name = field(header, 0, 100);
-    if (name === "") break; // The archive ends with blocks of zeros.
-    const prefix = field(header, 345, 155);
-    const size = Number.parseInt(field(header, 124, 12).trim() || "0", 8);
-    const type = field(header, 156, 1);
-    const relative = normalize(`${prefix ? `${prefix}/` : ""}${name}`).replace(/^[/\\]+/, "");
-    if (relative.split(sep).includes("..")) throw new Error(`The database template ${path} is damaged`);
-    const target = join(folder, relative);
-    offset += BLOCK;
-    if (type === "5") mkdirSync(target, { recursive: true, mode: 0o700 });
-    else if ((type === "0" || type === "") && relative !== "postmaster.pid") {
+  for (const entry of readTar(archive, what)) {
+    const target = join(folder, entry.name);
+    if (!entry.data) mkdirSync(target, { recursive: true, mode: 0o700 });
+    else if (entry.name !== "postmaster.pid") {
       mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-      writeFileSync(target, archive.subarray(offset, offset + size), { mode: 0o600 });
+      writeFileSync(target, entry.data, { mode: 0o600 });
     }
-    offset += Math.ceil(size / BLOCK) * BLOCK;
   }
-  if (!existsSync(join(folder, "PG_VERSION"))) throw new Error(`The database template ${path} is damaged`);
+  if (!existsSync(join(folder, "PG_VERSION"))) throw new Error(`${what} is damaged (it holds no database)`);
 }

@@ -87,8 +87,20 @@ function ownerOnly(folder: string): void {
   }
 }
 
+/** The embedded database, which can also copy itself while it runs. */
+export interface EmbeddedDatabase extends Database {
+  /**
+   * The database folder as it is between two transactions, checkpointed (a ustar archive, as
+   * PGlite's dumpDataDir writes it): what a backup of a running server holds.
+   */
+  snapshot(): Promise<Uint8Array>;
+}
+
+export const isEmbedded = (database: Database): database is EmbeddedDatabase =>
+  database.engine === "pglite" && typeof (database as Partial<EmbeddedDatabase>).snapshot === "function";
+
 /** The embedded database: PostgreSQL compiled to WebAssembly, kept in a folder (or in memory). */
-export async function openPglite(dataDir?: string, options: PgliteOptions = {}): Promise<Database> {
+export async function openPglite(dataDir?: string, options: PgliteOptions = {}): Promise<EmbeddedDatabase> {
   // Any folder made on the way (the data folder itself, on a first start) is the owner's alone too.
   if (dataDir) {
     await createDatabaseFolder(dataDir, options.template === undefined ? templatePath() : options.template);
@@ -125,6 +137,14 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     query: root.query,
     exec: root.exec,
     transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx))),
+    // Inside a transaction of its own: PGlite runs no other caller's statement meanwhile, so the
+    // copy never falls between two statements of someone else's transaction. The CHECKPOINT writes
+    // every change to the table files, so a restore starts without replaying the log.
+    snapshot: () =>
+      pglite.transaction(async (tx) => {
+        await tx.exec("CHECKPOINT");
+        return new Uint8Array(await (await pglite.dumpDataDir("none")).arrayBuffer());
+      }),
     close: async () => {
       await pglite.close();
       if (dataDir) ownerOnly(dataDir);
