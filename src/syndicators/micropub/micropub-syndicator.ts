@@ -177,9 +177,9 @@ export class MicropubSyndicator implements SyndicatorPlugin {
         authorization: `Bearer ${accessToken}`,
         "content-type": request.contentType,
       },
+      // Not redirected (src/syndicators/shared/http.ts: no request with a body is): a redirect
+      // would turn the POST into a GET and lose the request; the endpoint's own answer counts.
       body: request.body,
-      // A redirect would turn the POST into a GET and lose the request; the endpoint's own answer counts.
-      redirect: "manual",
     });
   }
 }
