@@ -3,10 +3,10 @@
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type { Database, Migration } from "../contract/database.ts";
-import type { EndpointPlugin, HostConfigView, Plugin, Server } from "../contract/plugin.ts";
+import type { EndpointPlugin, HostConfigView, Plugin, Server, SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import { publicationProblem } from "../contract/publication-check.ts";
-import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import type { Publication } from "../contract/syndicator.ts";
 import { AccountStore } from "./accounts/account-store.ts";
 import { ConnectedAccounts } from "./accounts/connected-accounts.ts";
 import { accountMigrations } from "./accounts/migrations.ts";
