@@ -31,6 +31,7 @@ import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/post-service-interface.ts";
 import { hostPostSource } from "./posts/post-source.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";
+import type { RunningHost } from "./running-host.ts";
 import { storeMigrations } from "./stores/migrations.ts";
 import { openStore } from "./stores/open-store.ts";
 import { PublishingPosts } from "./stores/publishing-posts.ts";
@@ -57,7 +58,7 @@ export interface HostOptions {
   builtInPlugins?: BuiltInPlugins;
 }
 
-export class Host implements Server {
+export class Host implements Server, RunningHost {
   readonly publication: Publication;
   readonly logger: Logger;
   readonly i18n = new I18n();
