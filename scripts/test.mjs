@@ -31,6 +31,7 @@ import { pathToFileURL } from "node:url";
 const SYSTEM = [
   "test/cli/",
   "test/e2e/",
+  "test/lint/",
   "test/scale/",
   "test/copies/copies-json-examples-build-the-links-into-hugo-and-eleventy-pages.test.ts",
   "test/endpoint/cli-syndicate-prints-ndjson-and-exits-3-while-a-run-holds-the-lease.test.ts",
