@@ -34,6 +34,7 @@ const SYSTEM = [
   "test/cli/",
   "test/deploy/behind-nginx-with-https.test.ts",
   "test/e2e/",
+  "test/lint/",
   "test/scale/",
   "test/copies/copies-json-examples-build-the-links-into-hugo-and-eleventy-pages.test.ts",
   "test/endpoint/cli-syndicate-prints-ndjson-and-exits-3-while-a-run-holds-the-lease.test.ts",

@@ -6,7 +6,7 @@
 //   (goal < 0.5 % of one core), with the scheduler at its default one-minute bound.
 // The real core, post service and migrations on the embedded database (in memory).
 import { performance } from "node:perf_hooks";
-import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../src/contract/plugin.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
 import { openPglite } from "../../src/server/database/pglite.ts";
 import { createLogger } from "../../src/server/logger.ts";

@@ -7,13 +7,6 @@ import type { Router } from "express";
 import type { Migration } from "./database.ts";
 import type { PossekitServer } from "./plugin.ts";
 
-/** Seals a secret before it is stored, and opens it (the host's AES-256-GCM secret box). */
-export interface SecretSealer {
-  /** `associatedData` names what the value is for: it opens only for the same. */
-  seal(plaintext: string, associatedData: string): string;
-  open(sealed: string, associatedData: string): string;
-}
-
 export interface AccountFlowContext {
   server: PossekitServer;
   /** Where the flow's routes are mounted, e.g. /syndicate/accounts/mastodon. */

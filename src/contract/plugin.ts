@@ -2,14 +2,22 @@
 // the server as a plug-in sees it in init(). Plug-ins import only from src/contract, never from the
 // host's internals.
 import type { Router } from "express";
-import type { SecretSealer } from "./account-flow.ts";
 import type { Accounts } from "./accounts.ts";
 import type { Database, Migration } from "./database.ts";
 import type { KnownPosts } from "./known-posts.ts";
 import type { Logger } from "./logger.ts";
 import type { MediaLibrary } from "./media.ts";
 import type { PostSource } from "./post-source.ts";
-import type { Publication, SyndicatorPlugin } from "./syndicator.ts";
+import type { SecretSealer } from "./secret-sealer.ts";
+import type {
+  CopyChangeOptions,
+  CopyPreview,
+  PostProperties,
+  PreviewOptions,
+  Publication,
+  SyndicateOptions,
+  SyndicatorInfo,
+} from "./syndicator.ts";
 
 export interface NavigationItem {
   /** Value of the link's href attribute. */
@@ -55,6 +63,48 @@ export interface EndpointPlugin extends Plugin {
   routesPublic?: Router;
   /** Served beneath /.well-known/, whatever the mountPath. */
   routesWellKnown?: Router;
+}
+
+/** A syndication target (spec §4.3); beside Plugin and Server, which it refers to and they to it. */
+export interface SyndicatorPlugin extends Plugin {
+  info: SyndicatorInfo;
+  /** Whether a repeated call with the same idempotencyKey is known not to create a second copy. */
+  honoursIdempotencyKey?: boolean;
+  /** How long one send may take; the endpoint's `targetTimeoutMs` when absent. */
+  timeoutMs?: number;
+  /** Returns the URL of the copy; throws an Error whose message says what went wrong. */
+  syndicate(properties: PostProperties, publication: Publication, options: SyndicateOptions): Promise<string>;
+  /**
+   * Checks that the target would take a post (its credentials are accepted), without sending one;
+   * throws an Error saying what is wrong, with `status` when the service answered (401, 429…).
+   */
+  verify?(options: { signal: AbortSignal }): Promise<void>;
+  /**
+   * Where the user sets this target's credentials, as they would write it: the environment
+   * variable, or the option's path in the config file. The page names it when they are refused.
+   */
+  credentialSetting?: string;
+  /**
+   * true: a send refused for the credentials (401, 403) waits, pending, until the target takes
+   * posts again, and then goes out by itself (a connected account, reconnected on the Accounts
+   * page); absent: it fails and waits for the user's retry.
+   */
+  holdWhileRefused?: boolean;
+  /** What `syndicate` would send now, without any network call. */
+  preview?(properties: PostProperties, publication: Publication, options?: PreviewOptions): CopyPreview;
+  /**
+   * Changes the copy at `options.url` (what `syndicate` returned) to what `syndicate` would send
+   * now, keeping its photos. Absent: the service keeps copies as they were sent (Bluesky has no
+   * edits; a new capture is a new copy), and the page says so. Throws like `syndicate`.
+   */
+  update?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
+  /**
+   * Deletes the copy at `options.url` (a status, a record, a like or a boost is undone). A copy
+   * that is already gone counts as deleted. Absent: copies are kept (an archive's capture).
+   * `properties` are the deleted post's: a like's or a repost's copy URL is the post it is about,
+   * so they say which of our records there (our post, our like, our repost) is this copy.
+   */
+  delete?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
 }
 
 export interface ViewLocation {

@@ -1,7 +1,7 @@
 // Every copy links back to its post at publication.me. Left at its default (the server's own
 // http://localhost address) while posts go to a public service, every copy would carry a link
 // nobody can open: refused in production, warned about in development.
-import type { SyndicatorPlugin } from "./syndicator.ts";
+import type { SyndicatorPlugin } from "./plugin.ts";
 
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();

@@ -13,8 +13,7 @@
 //     }
 //   }
 import type { MediaLibrary } from "./media.ts";
-import type { Server } from "./plugin.ts";
-import type { SyndicatorPlugin } from "./syndicator.ts";
+import type { Server, SyndicatorPlugin } from "./plugin.ts";
 
 /**
  * Where the user sets the credentials, as they would write it (SyndicatorPlugin.credentialSetting):

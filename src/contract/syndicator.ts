@@ -1,6 +1,6 @@
 // The syndicator contract: what a syndication target (a plug-in that copies posts elsewhere) offers
 // the endpoint, and what it is told. Indiekit's syndicator shape, with preview, update and delete.
-import type { Plugin } from "./plugin.ts";
+// SyndicatorPlugin itself is in plugin.ts: it is a Plugin, and the Server keeps a list of them.
 
 /** What a syndication target says of itself (Indiekit's syndicator `info`). */
 export interface SyndicatorInfo {
@@ -117,47 +117,6 @@ export interface Publication {
 
 /** JF2 properties of a post (see src/contract/posts.ts). */
 export type PostProperties = Record<string, unknown>;
-
-export interface SyndicatorPlugin extends Plugin {
-  info: SyndicatorInfo;
-  /** Whether a repeated call with the same idempotencyKey is known not to create a second copy. */
-  honoursIdempotencyKey?: boolean;
-  /** How long one send may take; the endpoint's `targetTimeoutMs` when absent. */
-  timeoutMs?: number;
-  /** Returns the URL of the copy; throws an Error whose message says what went wrong. */
-  syndicate(properties: PostProperties, publication: Publication, options: SyndicateOptions): Promise<string>;
-  /**
-   * Checks that the target would take a post (its credentials are accepted), without sending one;
-   * throws an Error saying what is wrong, with `status` when the service answered (401, 429…).
-   */
-  verify?(options: { signal: AbortSignal }): Promise<void>;
-  /**
-   * Where the user sets this target's credentials, as they would write it: the environment
-   * variable, or the option's path in the config file. The page names it when they are refused.
-   */
-  credentialSetting?: string;
-  /**
-   * true: a send refused for the credentials (401, 403) waits, pending, until the target takes
-   * posts again, and then goes out by itself (a connected account, reconnected on the Accounts
-   * page); absent: it fails and waits for the user's retry.
-   */
-  holdWhileRefused?: boolean;
-  /** What `syndicate` would send now, without any network call. */
-  preview?(properties: PostProperties, publication: Publication, options?: PreviewOptions): CopyPreview;
-  /**
-   * Changes the copy at `options.url` (what `syndicate` returned) to what `syndicate` would send
-   * now, keeping its photos. Absent: the service keeps copies as they were sent (Bluesky has no
-   * edits; a new capture is a new copy), and the page says so. Throws like `syndicate`.
-   */
-  update?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
-  /**
-   * Deletes the copy at `options.url` (a status, a record, a like or a boost is undone). A copy
-   * that is already gone counts as deleted. Absent: copies are kept (an archive's capture).
-   * `properties` are the deleted post's: a like's or a repost's copy URL is the post it is about,
-   * so they say which of our records there (our post, our like, our repost) is this copy.
-   */
-  delete?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
-}
 
 /** What `update` and `delete` are told, besides the post. */
 export interface CopyChangeOptions {

@@ -7,9 +7,9 @@
 import { createHmac } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import type { Database } from "../contract/database.ts";
+import type { Logger } from "../contract/logger.ts";
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
 import { safeFetch } from "../net/safe-fetch.ts";
-import type { Logger } from "../server/logger.ts";
 import type { FailureNotice, FailureNotices } from "../syndication/failure-notices.ts";
 import type { NotificationEvent, NotificationSettings } from "./notification-settings.ts";
 

@@ -11,7 +11,6 @@ import { sessionRevocations } from "./auth/session-revocations.ts";
 import { tokenRegistry } from "./auth/token-registry.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { flashKey, startFlash } from "./flash.ts";
-import type { Host } from "./host.ts";
 import { INDIEAUTH_PATH, METADATA_PATH } from "./indieauth/endpoints.ts";
 import { grantStore } from "./indieauth/grant-store.ts";
 import { indieauthRoutes, metadataRoute } from "./indieauth/routes.ts";
@@ -27,6 +26,7 @@ import { healthRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import { statusRoutes } from "./routes/status.ts";
+import type { RunningHost } from "./running-host.ts";
 import { pagesFeeds, postPages } from "./stores/pages-routes.ts";
 import { localeMiddleware } from "./views.ts";
 
@@ -43,7 +43,7 @@ function securityHeaders(_req: Request, res: Response, next: NextFunction): void
   next();
 }
 
-export function buildApp(host: Host): Express {
+export function buildApp(host: RunningHost): Express {
   const { application } = host.hostConfig;
   const app = express();
   app.disable("x-powered-by");

@@ -4,10 +4,10 @@ import { randomBytes } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type { Database, Migration } from "../contract/database.ts";
-import type { EndpointPlugin, HostConfigView, Plugin, Server } from "../contract/plugin.ts";
+import type { EndpointPlugin, HostConfigView, Plugin, Server, SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import { publicationProblem } from "../contract/publication-check.ts";
-import type { Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import type { Publication } from "../contract/syndicator.ts";
 import { AccountStore } from "./accounts/account-store.ts";
 import { ConnectedAccounts } from "./accounts/connected-accounts.ts";
 import { accountMigrations } from "./accounts/migrations.ts";
@@ -34,6 +34,7 @@ import { createPostService } from "./posts/post-service.ts";
 import type { PostService } from "./posts/post-service-interface.ts";
 import { hostPostSource } from "./posts/post-source.ts";
 import { rateLimitMigrations } from "./rate-limit-store.ts";
+import type { RunningHost } from "./running-host.ts";
 import { storeMigrations } from "./stores/migrations.ts";
 import { openStore } from "./stores/open-store.ts";
 import { PublishingPosts } from "./stores/publishing-posts.ts";
@@ -62,7 +63,7 @@ export interface HostOptions {
   backupClock?: { now: () => number; after: After };
 }
 
-export class Host implements Server {
+export class Host implements Server, RunningHost {
   readonly publication: Publication;
   readonly logger: Logger;
   readonly i18n = new I18n();

@@ -2,13 +2,8 @@
 // their alt text, the link card, what it likes or boosts), found with the syndicator's preview. A
 // copy follows an edit of its post only when this changes (issue 17).
 import { createHash } from "node:crypto";
-import type {
-  CopyPreview,
-  PostProperties,
-  PreviewOptions,
-  Publication,
-  SyndicatorPlugin,
-} from "../contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../contract/plugin.ts";
+import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../contract/syndicator.ts";
 
 export function copyDigest(preview: CopyPreview): string {
   const held = {

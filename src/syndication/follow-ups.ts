@@ -3,8 +3,8 @@
 // where the post was deleted, a cancelled send where the post was deleted before it went out.
 // `performFollowUps` then carries out what is due, claimed like sends, so that each is done once.
 
+import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { Post } from "../contract/posts.ts";
-import type { SyndicatorPlugin } from "../contract/syndicator.ts";
 import { visibilityOf } from "../contract/visibility.ts";
 import { callFollowUp } from "./call-syndicator.ts";
 import { copyDigest, previewFor } from "./copy-digest.ts";

@@ -2,9 +2,10 @@
 // each under its own timeout; then the post is updated once with what was learnt.
 
 import type { Logger } from "../contract/logger.ts";
+import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { Post, PostUpdate } from "../contract/posts.ts";
-import type { PreviewOptions, Publication, SyndicatorPlugin } from "../contract/syndicator.ts";
+import type { PreviewOptions, Publication } from "../contract/syndicator.ts";
 import { visibilityOf } from "../contract/visibility.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor } from "./copy-digest.ts";

@@ -1,6 +1,6 @@
 // The syndicators that ship with possekit, by package name: the host loads the ones named in the
 // config's `plugins` list and constructs each with the options given under its package name.
-import type { SyndicatorPlugin } from "../contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import { BlueskySyndicator } from "./bluesky/index.ts";
 import { InternetArchiveSyndicator } from "./internet-archive/index.ts";
 import { MastodonSyndicator } from "./mastodon/index.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { Database } from "../../src/contract/database.ts";
-import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../src/contract/plugin.ts";
 import { type EndpointEnvironment, EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
 import type { Syndication } from "../../src/syndication/syndication.ts";
 import type { PostResult, RunSummary } from "../../src/syndication/types.ts";

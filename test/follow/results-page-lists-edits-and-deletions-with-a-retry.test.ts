@@ -3,7 +3,7 @@
 // delete, a refused deletion with a retry that deletes the copy, and the other copy kept.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../src/contract/plugin.ts";
 import {
   closeAll,
   type EndpointServer,

@@ -1,7 +1,7 @@
 // The real host (which always installs its Micropub endpoint) with two syndication targets, and small helpers to talk to
 // it over HTTP as a Micropub client does.
-import type { Server } from "../../src/contract/plugin.ts";
-import type { SyndicatorInfo, SyndicatorPlugin } from "../../src/contract/syndicator.ts";
+import type { Server, SyndicatorPlugin } from "../../src/contract/plugin.ts";
+import type { SyndicatorInfo } from "../../src/contract/syndicator.ts";
 import type { Engine } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -3,8 +3,8 @@
 // configured), in a stable order, and never a link that is not http(s).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { SyndicatorPlugin } from "../../src/contract/plugin.ts";
 import type { Post } from "../../src/contract/posts.ts";
-import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
 import { targetViews } from "../../src/plugin/page/target-view.ts";
 import type { LedgerEntry } from "../../src/syndication/types.ts";
 

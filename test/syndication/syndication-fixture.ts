@@ -3,13 +3,13 @@
 // syndicators are tested with those syndicators).
 
 import type { Database } from "../../src/contract/database.ts";
+import type { SyndicatorPlugin } from "../../src/contract/plugin.ts";
 import type { Post } from "../../src/contract/posts.ts";
 import type {
   CopyPreview,
   PostProperties,
   Publication,
   SyndicateOptions,
-  SyndicatorPlugin,
 } from "../../src/contract/syndicator.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
 import { createLogger } from "../../src/server/logger.ts";

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Server } from "../../src/contract/plugin.ts";
-import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
+import type { Server, SyndicatorPlugin } from "../../src/contract/plugin.ts";
 import {
   BlueskySyndicator,
   builtInSyndicators,

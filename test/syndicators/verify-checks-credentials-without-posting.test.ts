@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
-import type { SyndicatorPlugin } from "../../src/contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../src/contract/plugin.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { InternetArchiveSyndicator } from "../../src/syndicators/internet-archive/index.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";

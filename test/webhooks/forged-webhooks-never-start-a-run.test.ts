@@ -4,9 +4,9 @@ import { describe, it } from "node:test";
 import {
   carriesNetlifySignature,
   receiveWebhook,
-  type WebhookProvider,
   type WebhookVerdict,
 } from "../../src/plugin/webhooks/receive.ts";
+import type { WebhookProvider } from "../../src/plugin/webhooks/webhook-provider.ts";
 import {
   compactJws,
   deploymentStatusBody,

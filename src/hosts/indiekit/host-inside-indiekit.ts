@@ -11,9 +11,10 @@ import type {
   HostConfigView,
   IndiekitServer,
   PossekitServer,
+  SyndicatorPlugin,
 } from "../../contract/plugin.ts";
 import type { PostSource } from "../../contract/post-source.ts";
-import type { Publication, SyndicatorPlugin } from "../../contract/syndicator.ts";
+import type { Publication } from "../../contract/syndicator.ts";
 import { type IndiekitSyndicator, indiekitTargets } from "../../plugin/indiekit/indiekit-syndicators.ts";
 import { ownDatabaseLocation } from "../../plugin/indiekit/own-database-options.ts";
 import type { OwnHost } from "../../plugin/indiekit/own-host.ts";

@@ -3,7 +3,9 @@
 // our core, so that a post inside Indiekit goes to the targets its user configured there as well.
 // They know nothing of idempotency keys, checkpoints, previews or edits: the core then keeps to
 // what it does for any such target (a send in doubt is confirmed by the user, never repeated).
-import type { PostProperties, SyndicateOptions, SyndicatorPlugin } from "../../contract/syndicator.ts";
+
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
+import type { PostProperties, SyndicateOptions } from "../../contract/syndicator.ts";
 
 /** What Indiekit's syndicators have in common (Indiekit's syndicator interface). */
 export interface IndiekitSyndicator {

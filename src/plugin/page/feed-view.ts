@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { Flash } from "../../contract/flash.ts";
 import type { Translate } from "../../contract/i18n.ts";
-import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { FeedReport, FeedSource, ReadSummary } from "../../sources/feeds/feed-source.ts";
 import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
 

@@ -1,8 +1,8 @@
 // A post as one row of the page (and the head of its results page): what it is called, when it was
 // published, where it lives, and the state of each of its targets.
 
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { Post } from "../../contract/posts.ts";
-import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { visibilityOf } from "../../contract/visibility.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
 import type { LiveCheck, TargetPause } from "../../syndication/syndication.ts";

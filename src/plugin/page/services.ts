@@ -4,11 +4,10 @@
 import type { Response } from "express";
 import { HttpError } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
-import type { Server } from "../../contract/plugin.ts";
+import type { Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { PostSource } from "../../contract/post-source.ts";
-import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
-import type { RouteContext } from "../routes/index.ts";
+import type { RouteContext } from "../routes/route-context.ts";
 
 export interface PageServices {
   syndication: Syndication;

@@ -3,8 +3,8 @@
 // apart by what happens next: retried on the next run, waiting for its next try, or refused for
 // good, so the reader knows whether to act.
 
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { Post } from "../../contract/posts.ts";
-import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
 import type { TargetPause } from "../../syndication/target-pauses.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";

@@ -17,9 +17,9 @@ import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
 import { batchSummaryView, progressText, singleSummaryView } from "../page/run-summary.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
-import type { RouteContext } from "../routes/index.ts";
 import { recentRunsWorthListing } from "../routes/page.ts";
 import { redirectUriOf } from "../routes/redirect-uri.ts";
+import type { RouteContext } from "../routes/route-context.ts";
 import type { ResultSink } from "./result-sink.ts";
 import { startEventStream } from "./streams.ts";
 

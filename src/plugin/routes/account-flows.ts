@@ -5,7 +5,7 @@
 import type { Request, RequestHandler, Router } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import { HttpError } from "../../contract/http-error.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 export const CONNECTIONS_PER_WINDOW = 10;
 export const CONNECTION_WINDOW_MS = 10 * 60 * 1000;

@@ -24,7 +24,7 @@ import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 /** Connect and disconnect attempts per session and window. */
 export const CONNECT_LIMIT = { windowMs: 15 * 60_000, limit: 20 };

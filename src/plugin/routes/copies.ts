@@ -10,7 +10,7 @@ import type { PublicCopy } from "../../syndication/public-copies.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { noneMatchHolds, strongEntityTag } from "../copies/entity-tag.ts";
 import { checkSourceUrl } from "../source-url.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 /** A minute: a cache or a page may reuse an answer that long; after it, a 304 is cheap. */
 const CACHE_CONTROL = "public, max-age=60";

@@ -23,8 +23,8 @@ import { feedPostsHref, feedViews, findFeed, readOutcome } from "../page/feed-vi
 import { findPostById } from "../page/post-results.ts";
 import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
-import type { RouteContext } from "./index.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
+import type { RouteContext } from "./route-context.ts";
 
 interface FeedActionOutcome {
   flash: Flash;

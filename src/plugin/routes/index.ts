@@ -3,20 +3,13 @@
 // Public: the deploy webhooks (a request without a webhook signature falls through to the
 // authenticated route at the same path), and the copies of posts a visitor may know of.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
-import type { AccountFlow } from "../../contract/account-flow.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
-import type { Server } from "../../contract/plugin.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
-import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
-import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
-import type { Syndication } from "../../syndication/syndication.ts";
 import { copiesLimiter } from "../copies/copies-limiter.ts";
 import { indiekitCookieCsrf } from "../indiekit/cookie-csrf.ts";
-import type { OwnPage } from "../indiekit/own-host.ts";
 import { withIndiekitRequestToken } from "../indiekit/request-token.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
 import { translateUnderIndiekit } from "../indiekit/translator.ts";
-import type { EndpointOptions } from "../options.ts";
 import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
 import { accountFlowRoutes } from "./account-flows.ts";
@@ -35,34 +28,11 @@ import {
   saveTextRoute,
   sendTextRoute,
 } from "./preview.ts";
+import type { RouteContext } from "./route-context.ts";
 import { runStatusRoute } from "./run-status.ts";
 import { checkTargetsRoute, targetsRoute } from "./targets.ts";
 import { webhookRoute } from "./webhooks.ts";
 import { webSubCallbackRoute } from "./websub.ts";
-
-export interface RouteContext {
-  mountPath: string;
-  /** The account flows whose routes are under {mountPath}/accounts/{type}/. */
-  accountFlows: () => readonly AccountFlow[];
-  /** The endpoint's clock (tests give theirs). */
-  now: () => number;
-  /** A target was connected: the scheduler looks for due posts now. */
-  targetsChanged: () => void;
-  options: EndpointOptions;
-  syndication: () => Syndication | null;
-  /** possekit's host; null before init and under Indiekit, which offers none of its services. */
-  server: () => Server | null;
-  /** The post sources of the `sources` option (their errors are shown on the page). */
-  sources: () => readonly MicropubSource[];
-  /** The feeds of the `feeds` option; null without feeds or without a database. */
-  feeds: () => FeedSources | null;
-  /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
-  indiekit: () => { me: string } | null;
-  /** Inside Indiekit with a database of its own: what renders the page there. */
-  ownPage: () => OwnPage | null;
-  /** WEBHOOK_SECRET: the host's secret, or the environment's when the host keeps none (Indiekit). */
-  webhookSecret: () => string | undefined;
-}
 
 /**
  * The pages and their data show every post, drafts included: a token reads them only with create,

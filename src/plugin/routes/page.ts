@@ -3,8 +3,8 @@
 // the feeds, and the recent runs. With nothing awaiting: the latest results instead.
 
 import type { Request, RequestHandler } from "express";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import { publicationProblem } from "../../contract/publication-check.ts";
-import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
 import { OWN_ORIGIN } from "../../syndication/post-filter.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { RunRecord } from "../../syndication/types.ts";
@@ -14,7 +14,7 @@ import { originView } from "../page/post-origin.ts";
 import { postRows } from "../page/post-row.ts";
 import { runStatusView } from "../page/run-status.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 const LATEST_RESULTS = 10;
 const RECENT_RUNS = 10;

@@ -13,7 +13,7 @@ import { TargetNotConfirmableError, TargetNotSkippableError } from "../../syndic
 import { findPostById, postResultsView } from "../page/post-results.ts";
 import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 const uidSchema = z.string().min(1).max(2048);
 

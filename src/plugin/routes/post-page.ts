@@ -5,7 +5,7 @@ import { z } from "zod";
 import { HttpError } from "../../contract/http-error.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 const byUrlSchema = z.object({ url: z.string().min(1).max(2048) });
 

@@ -18,8 +18,8 @@ import { jsonSink } from "../responses/json.ts";
 import { type ResultSink, summarize } from "../responses/result-sink.ts";
 import { ndjsonSink, sseJsonSink } from "../responses/streams.ts";
 import { sourceUrlOf } from "../source-url.ts";
-import type { RouteContext } from "./index.ts";
 import { redirectUriOf } from "./redirect-uri.ts";
+import type { RouteContext } from "./route-context.ts";
 
 const BODY_TYPES = ["application/x-www-form-urlencoded", "application/json", "application/*+json"];
 

@@ -27,7 +27,7 @@ import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
 import { shownCopy } from "../page/shown-copy.ts";
 import { keepTypedText, normaliseText, refusalOf, typedTextForm } from "../page/typed-text.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 const previewQuery = z.strictObject({ url: z.string().trim().min(1).max(2048) });
 const targetQuery = z.object({ target_uid: z.string().min(1).max(2048).optional() });

@@ -12,8 +12,8 @@ import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
 import { batchSummaryView } from "../page/run-summary.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
-import type { RouteContext } from "./index.ts";
 import { recentRunsWorthListing } from "./page.ts";
+import type { RouteContext } from "./route-context.ts";
 
 const runId = z
   .string()

@@ -10,7 +10,7 @@ import { prefersHtml } from "../../contract/negotiate.ts";
 import type { TargetStatus } from "../../syndication/syndication.ts";
 import { renderView } from "../page/render.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 const checkSchema = z.object({
   /** Only this target; every configured one when absent. */

@@ -7,8 +7,9 @@ import { SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult } from "../../syndication/types.ts";
 import { WebhookDeliveries } from "../webhooks/deliveries.ts";
 import { RawBodyError, readRawBody } from "../webhooks/raw-body.ts";
-import { carriesNetlifySignature, receiveWebhook, type WebhookProvider } from "../webhooks/receive.ts";
-import type { RouteContext } from "./index.ts";
+import { carriesNetlifySignature, receiveWebhook } from "../webhooks/receive.ts";
+import type { WebhookProvider } from "../webhooks/webhook-provider.ts";
+import type { RouteContext } from "./route-context.ts";
 
 export function webhookRoute(context: RouteContext, provider: WebhookProvider): RequestHandler {
   return async (req, res, next) => {

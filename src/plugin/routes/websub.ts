@@ -11,7 +11,7 @@ import type { RequestHandler } from "express";
 import { HttpError } from "../../contract/http-error.ts";
 import { DEFAULT_NOTIFICATION_MAX_BYTES } from "../../sources/feeds/http/websub/callback.ts";
 import { RawBodyError, readRawBody } from "../webhooks/raw-body.ts";
-import type { RouteContext } from "./index.ts";
+import type { RouteContext } from "./route-context.ts";
 
 export function webSubCallbackRoute(context: RouteContext): RequestHandler {
   return async (req, res) => {

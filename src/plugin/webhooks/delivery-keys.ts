@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { parseNetlifyDeploy } from "./netlify-deploy.ts";
-import type { WebhookProvider } from "./receive.ts";
+import type { WebhookProvider } from "./webhook-provider.ts";
 
 export const GITHUB_DELIVERY_HEADER = "x-github-delivery";
 

@@ -9,12 +9,7 @@ import { decideGitHubDeploy, GITHUB_EVENT_HEADER } from "./github-deploy.ts";
 import { HUB_SIGNATURE_HEADER, verifyHmacSignature } from "./hmac.ts";
 import { NETLIFY_SIGNATURE_HEADER, verifyNetlifyWebhook } from "./netlify.ts";
 import { decideNetlifyDeploy } from "./netlify-deploy.ts";
-
-/**
- * netlify: `{mountPath}` with X-Webhook-Signature, and `{mountPath}/webhook/netlify`;
- * github: `{mountPath}/webhook/github`; generic: `{mountPath}/webhook`.
- */
-export type WebhookProvider = "netlify" | "github" | "generic";
+import type { WebhookProvider } from "./webhook-provider.ts";
 
 /** The signature did not verify: answer 401 with `reason` as error_description. */
 export interface Unauthorized {

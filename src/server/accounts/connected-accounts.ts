@@ -15,8 +15,7 @@ import {
 } from "../../contract/accounts.ts";
 import type { Logger } from "../../contract/logger.ts";
 import { OptionsError } from "../../contract/options/options-error.ts";
-import type { Server } from "../../contract/plugin.ts";
-import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
+import type { Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { PluginClass } from "../plugins.ts";
 import type { AccountStore } from "./account-store.ts";
 

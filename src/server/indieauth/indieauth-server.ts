@@ -2,12 +2,12 @@
 // the token registry and the grants, and the server's own URLs.
 import type { SessionManager } from "../auth/session.ts";
 import type { TokenRegistry } from "../auth/token-registry.ts";
-import type { Host } from "../host.ts";
+import type { RunningHost } from "../running-host.ts";
 import type { IndieAuthUrls } from "./endpoints.ts";
 import type { GrantStore } from "./grant-store.ts";
 
 export interface IndieAuthServer {
-  host: Host;
+  host: RunningHost;
   sessions: SessionManager;
   registry: TokenRegistry;
   store: GrantStore;

@@ -6,7 +6,7 @@
 import express, { type Request, type Response, type Router } from "express";
 import type { SessionManager } from "../auth/session.ts";
 import type { TokenRegistry } from "../auth/token-registry.ts";
-import type { Host } from "../host.ts";
+import type { RunningHost } from "../running-host.ts";
 import { authorizationRoutes } from "./authorization.ts";
 import { indieauthUrls, metadataDocument } from "./endpoints.ts";
 import { type GrantStore, grantStore } from "./grant-store.ts";
@@ -25,7 +25,7 @@ export function metadataRoute(baseUrl: string) {
 }
 
 export function indieauthRoutes(
-  host: Host,
+  host: RunningHost,
   sessions: SessionManager,
   registry: TokenRegistry,
   store: GrantStore = grantStore(host.database),

@@ -1,5 +1,5 @@
 import { HttpError } from "../../contract/http-error.ts";
-import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { HostServer } from "../host-server.ts";
 import type { PostService } from "../posts/post-service-interface.ts";
 

@@ -5,7 +5,7 @@
 // words written for one target must not wait unseen under a misspelt name.
 
 import { badRequest } from "../../contract/http-error.ts";
-import type { SyndicatorPlugin } from "../../contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 
 export const SYNDICATE_TEXT = "mp-syndicate-text";
 const MAX_TEXT_LENGTH = 10_000;

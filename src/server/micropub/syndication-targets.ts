@@ -2,7 +2,8 @@
 // of what a post names.
 
 import { badRequest } from "../../contract/http-error.ts";
-import type { SyndicatorInfo, SyndicatorPlugin } from "../../contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
+import type { SyndicatorInfo } from "../../contract/syndicator.ts";
 
 export type SyndicateToEntry = Pick<SyndicatorInfo, "uid" | "name" | "service" | "user">;
 

@@ -1,9 +1,9 @@
 import type { RequestHandler } from "express";
 import type { InsiderCheck } from "../auth/insider.ts";
-import type { Host } from "../host.ts";
+import type { RunningHost } from "../running-host.ts";
 
 /** Each plug-in's report under its id; one that fails says so rather than failing /health. */
-async function pluginHealth(host: Host): Promise<Record<string, unknown>> {
+async function pluginHealth(host: RunningHost): Promise<Record<string, unknown>> {
   const reports: Record<string, unknown> = {};
   for (const plugin of host.plugins) {
     if (!plugin.health) continue;
@@ -22,7 +22,7 @@ async function pluginHealth(host: Host): Promise<Record<string, unknown>> {
  * also get the engine and the plug-ins' reports: feed and endpoint URLs, the names of the token
  * variables, the errors remote servers answered, which are nobody else's business.
  */
-export function healthRoute(host: Host, isInsider: InsiderCheck): RequestHandler {
+export function healthRoute(host: RunningHost, isInsider: InsiderCheck): RequestHandler {
   return async (req, res) => {
     // The answer depends on who asks: a shared cache must not hand the owner's to a stranger.
     res.setHeader("Cache-Control", "no-store");

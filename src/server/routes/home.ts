@@ -1,11 +1,11 @@
 import type { RequestHandler } from "express";
 import type { SessionManager } from "../auth/session.ts";
-import type { Host } from "../host.ts";
 import { discoveryLinks, indieauthUrls } from "../indieauth/endpoints.ts";
+import type { RunningHost } from "../running-host.ts";
 import { FEED_PATHS, recentPosts } from "../stores/pages-routes.ts";
 
 /** The home page advertises the Micropub endpoint; signed in, it is the admin's start page. */
-export function homeRoute(host: Host, sessions: SessionManager): RequestHandler {
+export function homeRoute(host: RunningHost, sessions: SessionManager): RequestHandler {
   return async (req, res) => {
     const micropub = host.endpoints.find((endpoint) => endpoint.id === "micropub");
     const micropubUrl = micropub

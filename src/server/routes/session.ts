@@ -6,7 +6,7 @@ import { HttpError } from "../../contract/http-error.ts";
 import { passesCsrf } from "../auth/authenticate.ts";
 import { secretsEqual } from "../auth/constant-time.ts";
 import type { SessionManager } from "../auth/session.ts";
-import type { Host } from "../host.ts";
+import type { RunningHost } from "../running-host.ts";
 
 const loginSchema = z.object({ password: z.string().max(1000), redirect: z.string().max(2048).optional() });
 
@@ -43,7 +43,11 @@ function passwordFileShown(file: string | undefined): string | null {
   return shown && !shown.startsWith("..") && !isAbsolute(shown) ? shown : file;
 }
 
-export function sessionRoutes(host: Host, sessions: SessionManager, signInLimiter: RequestHandler): Router {
+export function sessionRoutes(
+  host: RunningHost,
+  sessions: SessionManager,
+  signInLimiter: RequestHandler,
+): Router {
   const router = express.Router();
   const origin = () => new URL(host.hostConfig.application.url).origin;
   const passwordFile = () => passwordFileShown(host.hostConfig.passwordFile);

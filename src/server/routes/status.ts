@@ -7,8 +7,8 @@ import { z } from "zod";
 import { badRequest, forbidden } from "../../contract/http-error.ts";
 import type { KnownToken, TokenRegistry } from "../auth/token-registry.ts";
 import { setFlash } from "../flash.ts";
-import type { Host } from "../host.ts";
 import type { GrantStore } from "../indieauth/grant-store.ts";
+import type { RunningHost } from "../running-host.ts";
 
 const STATUS_SCOPE = ["create", "update"];
 const revokeSchema = z.object({ id: z.string().min(1).max(200) });
@@ -58,7 +58,7 @@ function byGrant(tokens: KnownToken[], currentId: string): ListedGrant[] {
   return [...grants.values()];
 }
 
-export function statusRoutes(host: Host, registry: TokenRegistry, grants: GrantStore): Router {
+export function statusRoutes(host: RunningHost, registry: TokenRegistry, grants: GrantStore): Router {
   const router = express.Router();
   const lifetimeDays = host.hostConfig.application.tokenLifetimeDays;
 

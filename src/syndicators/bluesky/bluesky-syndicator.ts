@@ -2,7 +2,7 @@
 // password: its text with facets, its photos with alt text, or a link card for the post; likes,
 // reposts and replies of Bluesky posts become likes, reposts and replies.
 import { firstUrl, postLanguage } from "../../contract/jf2.ts";
-import type { PluginMeta, Server } from "../../contract/plugin.ts";
+import type { PluginMeta, Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
   CopyChangeOptions,
@@ -12,7 +12,6 @@ import type {
   Publication,
   SyndicateOptions,
   SyndicatorInfo,
-  SyndicatorPlugin,
 } from "../../contract/syndicator.ts";
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
 import { copyKind } from "../shared/copy-kind.ts";

@@ -2,7 +2,7 @@
 // Now, and returns the address of the capture.
 
 import { permalink } from "../../contract/jf2.ts";
-import type { PluginMeta, Server } from "../../contract/plugin.ts";
+import type { PluginMeta, Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
   CopyPreview,
@@ -10,7 +10,6 @@ import type {
   Publication,
   SyndicateOptions,
   SyndicatorInfo,
-  SyndicatorPlugin,
 } from "../../contract/syndicator.ts";
 import { credentialSetting } from "../../contract/syndicator-kit.ts";
 import {

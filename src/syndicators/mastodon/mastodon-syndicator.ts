@@ -1,6 +1,6 @@
 // @possekit/syndicator-mastodon: posts a status for each post (with up to 4 photos and their alt
 // text), or favourites, boosts or replies to a status when the post likes, reposts or replies to one.
-import type { PluginMeta, Server } from "../../contract/plugin.ts";
+import type { PluginMeta, Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
   CopyChangeOptions,
@@ -10,7 +10,6 @@ import type {
   Publication,
   SyndicateOptions,
   SyndicatorInfo,
-  SyndicatorPlugin,
 } from "../../contract/syndicator.ts";
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
 import { copyKind } from "../shared/copy-kind.ts";

@@ -1,7 +1,7 @@
 // @possekit/syndicator-micropub: cross-posts each post to another site (micro.blog or any server
 // that speaks Micropub) and returns the address of the copy from the Location header.
 import { z } from "zod";
-import type { PluginMeta, Server } from "../../contract/plugin.ts";
+import type { PluginMeta, Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
   CopyChangeOptions,
@@ -11,7 +11,6 @@ import type {
   Publication,
   SyndicateOptions,
   SyndicatorInfo,
-  SyndicatorPlugin,
 } from "../../contract/syndicator.ts";
 import { credentialSetting } from "../../contract/syndicator-kit.ts";
 import { refusal, send, type Target, type TargetMessage } from "../shared/http.ts";

@@ -5,12 +5,12 @@
 // scopes, is refused here (403): connecting an account is the owner's act in a browser, not an API's.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { z } from "zod";
-import type { SecretSealer } from "../../../contract/account-flow.ts";
 import type { Queryable } from "../../../contract/database.ts";
 import { type Flash, setFlash } from "../../../contract/flash.ts";
 import { HttpError } from "../../../contract/http-error.ts";
 import type { Translate } from "../../../contract/i18n.ts";
 import { prefersHtml } from "../../../contract/negotiate.ts";
+import type { SecretSealer } from "../../../contract/secret-sealer.ts";
 import type { OutgoingFetchPolicy } from "../../../net/safe-fetch.ts";
 import { type Connection, MastodonConnector } from "./mastodon-connector.ts";
 import { InstanceAddressError } from "./mastodon-instance-address.ts";
