@@ -25,6 +25,7 @@
 //   ("KILLED ... by the time limit") and is counted apart in the summary.
 //
 //   node scripts/mutation.mjs --only id…   the same as --exact (sample runs, e.g. to time mutants)
+//   node scripts/mutation.mjs --check      only checks that every mutant applies (npm run lint)
 import { spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
@@ -54,7 +55,9 @@ const SKIPPED = ["node_modules", ".git", "bench", "data", "dist"];
 
 const all = JSON.parse(readFileSync(join(root, LIST), "utf8"));
 const exact = process.argv.includes("--exact") || process.argv.includes("--only");
-const wanted = process.argv.slice(2).filter((word) => word !== "--exact" && word !== "--only");
+const wanted = process.argv
+  .slice(2)
+  .filter((word) => word !== "--exact" && word !== "--only" && word !== "--check");
 const mutants = all.filter(
   (m) => wanted.length === 0 || wanted.some((word) => (exact ? m.id === word : m.id.includes(word))),
 );
@@ -84,6 +87,18 @@ function invalid(mutant) {
       return `names the test file ${test}, which does not exist`;
   }
   return null;
+}
+
+// --check: only that every mutant in the list still applies to today's code (npm run lint runs it,
+// so that a change which moves a mutant's code fails at once, not when CI picks that mutant).
+if (process.argv.includes("--check")) {
+  const problems = all.flatMap((mutant) => {
+    const why = invalid(mutant);
+    return why ? [`${mutant.id}: ${why}`] : [];
+  });
+  for (const problem of problems) console.error(problem);
+  console.log(`${all.length - problems.length} of ${all.length} mutants apply to the code`);
+  process.exit(problems.length > 0 ? 1 : 0);
 }
 
 const rsync = spawnSync("rsync", ["--version"], { stdio: "ignore" }).status === 0;

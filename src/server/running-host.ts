@@ -5,6 +5,7 @@ import type { Database } from "../contract/database.ts";
 import type { EndpointPlugin, Plugin, SyndicatorPlugin } from "../contract/plugin.ts";
 import type { Publication } from "../contract/syndicator.ts";
 import type { TokenIssuer } from "./auth/tokens.ts";
+import type { BackupManifest } from "./backup/make-backup.ts";
 import type { HostConfig } from "./config/load.ts";
 import type { I18n } from "./i18n.ts";
 import type { Logger } from "./logger.ts";
@@ -30,4 +31,8 @@ export interface RunningHost {
   readonly posts: PostService | null;
   /** The post service with every change taken to the content store; null without a database. */
   readonly publishing: PublishingPosts | null;
+  /** The credential of the server's local routes while it holds an embedded database folder, else null. */
+  readonly localKey: string | null;
+  /** A backup of what this server holds now (for `possekit backup`, through routes/backup.ts). */
+  backup(): Promise<{ file: Buffer; manifest: BackupManifest }>;
 }

@@ -7,7 +7,7 @@
 import type { Request, RequestHandler } from "express";
 import { HttpError } from "../../contract/http-error.ts";
 import { secretsEqual } from "../auth/constant-time.ts";
-import type { Host } from "../host.ts";
+import type { RunningHost } from "../running-host.ts";
 
 export const BACKUP_PATH = "/local/backup";
 
@@ -18,7 +18,7 @@ function fromThisMachine(req: Request): boolean {
   return LOOPBACK.test(req.socket.remoteAddress ?? "");
 }
 
-export function backupRoute(host: Host): RequestHandler {
+export function backupRoute(host: RunningHost): RequestHandler {
   return async (req, res, next) => {
     const key = host.localKey;
     if (key === null || !fromThisMachine(req)) {
