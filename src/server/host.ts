@@ -221,6 +221,8 @@ export class Host implements Server {
     if (problem) this.logger.warn(problem);
     if (this.database) {
       await migrate(this.database, this.migrations);
+      // Here, before listen() runs the start handlers: a feed's check of the targets it names
+      // (src/plugin/feed-sources.ts) must see the accounts connected from the page.
       await this.startAccounts(this.database);
     }
   }
