@@ -332,6 +332,8 @@ function notifierFor(server: Server, mountPath: string): Notifier | undefined {
     logger: server.logger,
     fetchPolicy: { allowPrivate: server.config.fetch.allowPrivate },
     pageUrl: `${server.config.application.url}${mountPath}`,
+    // Named only for a connected account, and those exist only where the Accounts page does.
+    accountsUrl: `${server.config.application.url}${mountPath}/accounts`,
   });
 }
 
