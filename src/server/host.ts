@@ -92,6 +92,7 @@ export class Host implements Server {
   ];
   private readonly startHandlers: Array<() => Promise<void> | void> = [];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
+  private readonly rekeyHandlers: Array<() => Promise<number>> = [];
   private httpServer: HttpServer | null = null;
   /** Held while this process has an embedded database folder open. */
   private folderLock: FolderLock | null = null;
@@ -177,6 +178,17 @@ export class Host implements Server {
 
   onShutdown(handler: () => Promise<void> | void): void {
     this.shutdownHandlers.push(handler);
+  }
+
+  onRekey(handler: () => Promise<number>): void {
+    this.rekeyHandlers.push(handler);
+  }
+
+  /** Seals every stored secret again under the current key: the accounts' and the plug-ins' own. */
+  async rekey(): Promise<number> {
+    let count = (await this.accounts?.rekey()) ?? 0;
+    for (const handler of this.rekeyHandlers) count += await handler();
+    return count;
   }
 
   /** Opens the database, installs every plug-in and applies migrations; does not listen. */
