@@ -50,8 +50,9 @@ running on an embedded database folder connects from its Accounts page instead.`
   rekey: `Usage: possekit rekey [--config PATH]
 
 After ACCOUNT_SECRETS_KEY was changed (the key it replaced given in ACCOUNT_SECRETS_OLD_KEYS): seals
-every secret of the connected accounts, and the feeds' WebSub subscription secrets, again under the
-current key, so that the old key can be dropped. With the embedded database, stop the server first.`,
+every secret of the connected accounts, the feeds' WebSub subscription secrets and the Mastodon
+OAuth applications' client ids and secrets again under the current key, so that the old key can be
+dropped. With the embedded database, stop the server first.`,
 };
 
 const common = {

@@ -1,7 +1,8 @@
-// `possekit rekey` after a key rotation seals the feeds' WebSub subscription secrets again too, not
-// only the connected accounts': one sealed under the old key, and one an older version stored in
-// clear. Afterwards every one is under the new key, the new key alone opens each to the secret the
-// hub signs with, and neither the secrets nor the keys appear in what the command printed.
+// `possekit rekey` after a key rotation seals the plug-ins' own secrets again too, not only the
+// connected accounts': the feeds' WebSub subscription secrets (one sealed under the old key, one an
+// older version stored in clear) and the Mastodon OAuth application's client id and secret.
+// Afterwards every one is under the new key, the new key alone opens each, and no secret appears
+// in what the command printed.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -12,6 +13,11 @@ import { openDatabase } from "../../src/server/database/open.ts";
 import { webSubMigrations } from "../../src/sources/feeds/http/websub/migrations.ts";
 import { SqlWebSubSubscriptionStore } from "../../src/sources/feeds/http/websub/sql-subscription-store.ts";
 import type { WebSubSubscription } from "../../src/sources/feeds/http/websub/subscription-store.ts";
+import {
+  type AppKey,
+  MastodonApps,
+  mastodonOAuthMigrations,
+} from "../../src/syndicators/mastodon/oauth/mastodon-oauth-store.ts";
 import { type ConfigFolder, configFolder } from "../server/start-host.ts";
 import { runCli } from "./run-cli.ts";
 
@@ -30,12 +36,21 @@ const subscription = (id: string, secret: string): WebSubSubscription => ({
   lastError: null,
 });
 
-describe("possekit rekey and the WebSub subscription secrets", () => {
+describe("possekit rekey and the plug-ins' own secrets", () => {
   let folder: ConfigFolder;
   const oldKey = randomBytes(32);
   const newKey = randomBytes(32);
   const sealed = randomBytes(32).toString("base64url");
   const clear = randomBytes(32).toString("base64url");
+  const app = {
+    clientId: `id-${randomBytes(8).toString("hex")}`,
+    clientSecret: randomBytes(24).toString("hex"),
+  };
+  const appKey: AppKey = {
+    instance: "https://social.example",
+    redirectUri: "https://me.example/syndicate/accounts/mastodon/callback",
+    scopes: "read:accounts write:statuses write:media",
+  };
   let location: string;
   before(async () => {
     // The endpoint is installed with no feed left: the subscriptions' rows stay, and are its to keep.
@@ -46,7 +61,8 @@ describe("possekit rekey and the WebSub subscription secrets", () => {
     location = join(folder.dir, "db");
     const database = await openDatabase(location);
     try {
-      await migrate(database, webSubMigrations);
+      await migrate(database, [...webSubMigrations, ...mastodonOAuthMigrations]);
+      await new MastodonApps(database, new SecretBox(oldKey)).keep(appKey, app);
       await new SqlWebSubSubscriptionStore(database, () => new SecretBox(oldKey)).save(
         subscription("a", sealed),
       );
@@ -67,8 +83,9 @@ describe("possekit rekey and the WebSub subscription secrets", () => {
       },
     });
     assert.equal(code, 0, stderr);
-    assert.equal(stdout, `Sealed 2 secret(s) again under key ${keyIdOf(newKey)}.\n`);
-    for (const secret of [sealed, clear]) assert.ok(!`${stdout}${stderr}`.includes(secret));
+    assert.equal(stdout, `Sealed 4 secret(s) again under key ${keyIdOf(newKey)}.\n`);
+    for (const secret of [sealed, clear, app.clientId, app.clientSecret])
+      assert.ok(!`${stdout}${stderr}`.includes(secret));
 
     const database = await openDatabase(location);
     try {
@@ -82,6 +99,7 @@ describe("possekit rekey and the WebSub subscription secrets", () => {
       const alone = new SqlWebSubSubscriptionStore(database, () => new SecretBox(newKey));
       assert.equal((await alone.get("a"))?.secret, sealed);
       assert.equal((await alone.get("b"))?.secret, clear);
+      assert.deepEqual(await new MastodonApps(database, new SecretBox(newKey)).find(appKey), app);
     } finally {
       await database.close();
     }
