@@ -27,7 +27,7 @@ Commands:
   doctor      Check a configuration for production, one line per problem
   syndicate   Syndicate awaiting posts (or one post with --url), printing results as they come
   connect     Connect a Mastodon account without a browser reaching the server (paste a code)
-  rekey       Seal every stored account secret again under the current key (after a rotation)
+  rekey       Seal every stored secret again under the current key (after a rotation)
 
 Run possekit <command> --help for a command's options.`,
   serve: `Usage: possekit serve [--config PATH] [--port N]
@@ -68,7 +68,8 @@ running on an embedded database folder connects from its Accounts page instead.`
   rekey: `Usage: possekit rekey [--config PATH]
 
 After ACCOUNT_SECRETS_KEY was changed (the key it replaced given in ACCOUNT_SECRETS_OLD_KEYS): seals
-every secret of the connected accounts again under the current key, so that the old key can be
+every secret of the connected accounts, the feeds' WebSub subscription secrets and the Mastodon
+OAuth applications' client ids and secrets again under the current key, so that the old key can be
 dropped. With the embedded database, stop the server first.`,
 };
 
@@ -276,7 +277,7 @@ async function run(argv: string[]): Promise<number> {
       const host = new Host(config, { logger: createLogger(logLevelFromEnv()), builtInPlugins });
       try {
         await host.prepare();
-        const count = (await host.accounts?.rekey()) ?? 0;
+        const count = await host.rekey();
         process.stdout.write(
           `Sealed ${count} secret(s) again under key ${host.accounts?.currentKeyId ?? "?"}.\n`,
         );

@@ -26,4 +26,6 @@ export interface AccountFlow {
   migrations?: Migration[];
   /** Built once, the first time one of its routes is asked for, with the running server. */
   routes(context: AccountFlowContext): Router;
+  /** Seals what its tables keep sealed again under the current key (`possekit rekey`); how many. */
+  rekey?(server: PossekitServer): Promise<number>;
 }

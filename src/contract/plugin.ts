@@ -181,6 +181,11 @@ export interface PossekitServer extends IndiekitServer {
    * secret); null without a database.
    */
   readonly secretSealer?: SecretSealer | null;
+  /**
+   * Has `possekit rekey` seal a plug-in's own secrets again under the current key (after a key
+   * rotation); the handler returns how many it sealed. Absent under a host without a secret box.
+   */
+  onRekey?(handler: () => Promise<number>): void;
   /** Options given to a plug-in in the config file under its package name, or {}. */
   pluginOptions(packageName: string): Record<string, unknown>;
   addEndpoint(plugin: EndpointPlugin): void;

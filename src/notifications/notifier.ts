@@ -68,6 +68,8 @@ export interface NotifierDependencies {
   fetchPolicy: OutgoingFetchPolicy;
   /** The syndication page, named in every message. */
   pageUrl: string;
+  /** The Accounts page, named in a refusal of a connected account; absent without one. */
+  accountsUrl?: string;
 }
 
 export class Notifier implements FailureNotices {
@@ -127,7 +129,7 @@ export class Notifier implements FailureNotices {
       text: [
         `${WHAT[notice.kind](notice)}: ${error}`,
         ...(notice.postUrl ? [`Post: ${notice.postUrl}`] : []),
-        WHAT_TO_DO[notice.kind](notice),
+        this.#whatToDo(notice),
         `Syndication page: ${this.deps.pageUrl}`,
         "You are told once per failing streak, and once when it recovers.",
       ].join("\n\n"),
@@ -135,6 +137,16 @@ export class Notifier implements FailureNotices {
       error,
       at: new Date().toISOString(),
     });
+  }
+
+  /** A connected account is fixed on the Accounts page, and reconnecting releases its posts. */
+  #whatToDo(notice: FailureNotice): string {
+    if (notice.kind === "refused" && notice.reconnect === true)
+      return [
+        `${notice.targetName} (${notice.targetUid}) is an account connected on the Accounts page. Its posts wait, and go out by themselves once it is reconnected: click Reconnect beside it there.`,
+        ...(this.deps.accountsUrl ? [`Accounts page: ${this.deps.accountsUrl}`] : []),
+      ].join("\n\n");
+    return WHAT_TO_DO[notice.kind](notice);
   }
 
   async #recovered(targetUid: string, targetName: string): Promise<void> {

@@ -209,6 +209,10 @@ export class EndpointSyndicate implements EndpointPlugin {
     if (!database || !postSource) return;
     server.addMigrations(syndicationMigrations);
     server.addMigrations(this.accountFlows.flatMap((flow) => flow.migrations ?? []));
+    for (const flow of this.accountFlows) {
+      const { rekey } = flow;
+      if (rekey && isPossekitServer(server)) server.onRekey?.(() => rekey.call(flow, server));
+    }
     this.sources = startPostSources(server, this.options.sources, this.environment);
     this.feeds = startFeedSources(server, this.options.feeds, {
       mountPath: this.mountPath,
@@ -332,6 +336,8 @@ function notifierFor(server: Server, mountPath: string): Notifier | undefined {
     logger: server.logger,
     fetchPolicy: { allowPrivate: server.config.fetch.allowPrivate },
     pageUrl: `${server.config.application.url}${mountPath}`,
+    // Named only for a connected account, and those exist only where the Accounts page does.
+    accountsUrl: `${server.config.application.url}${mountPath}/accounts`,
   });
 }
 

@@ -37,6 +37,15 @@ export function startFeedSources(
 ): FeedSources | null {
   const { database, knownPosts } = server;
   if (!database || !knownPosts) return null;
+  // Subscription secrets stored in clear (before sealing) are sealed before anything reads them; a
+  // key rotation's `possekit rekey` seals them again. Also with no feed left: their rows stay.
+  const secrets = new SqlWebSubSubscriptionStore(database, () => server.secretSealer ?? null);
+  server.onStart(async () => {
+    const sealed = await secrets.sealAtRest();
+    if (sealed > 0)
+      server.logger.info("Sealed the WebSub subscription secrets stored in clear", { count: sealed });
+  });
+  server.onRekey?.(() => secrets.sealAtRest());
   if (feeds.length === 0) {
     // The last feed was removed: its subscriptions still have to be ended, and their hubs answered.
     const { leftOver } = start;
@@ -77,6 +86,7 @@ function runFeedSources(
     // A `<posse:post>` platform override ("mastodon", "bsky") names the targets of that service.
     platforms: (uid) =>
       platformTags(server.syndicators.find((syndicator) => syndicator.info.uid === uid)?.info.service?.name),
+    sealer: () => server.secretSealer ?? null,
     callbackUrl: (id) =>
       `${server.config.application.url.replace(/\/+$/, "")}${mountPath}/websub/${encodeURIComponent(id)}`,
     env,

@@ -98,6 +98,7 @@ export class Host implements Server, RunningHost {
   ];
   private readonly startHandlers: Array<() => Promise<void> | void> = [];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
+  private readonly rekeyHandlers: Array<() => Promise<number>> = [];
   private httpServer: HttpServer | null = null;
   /** Held while this process has an embedded database folder open. */
   private folderLock: FolderLock | null = null;
@@ -189,6 +190,17 @@ export class Host implements Server, RunningHost {
     this.shutdownHandlers.push(handler);
   }
 
+  onRekey(handler: () => Promise<number>): void {
+    this.rekeyHandlers.push(handler);
+  }
+
+  /** Seals every stored secret again under the current key: the accounts' and the plug-ins' own. */
+  async rekey(): Promise<number> {
+    let count = (await this.accounts?.rekey()) ?? 0;
+    for (const handler of this.rekeyHandlers) count += await handler();
+    return count;
+  }
+
   /** Opens the database, installs every plug-in and applies migrations; does not listen. */
   async prepare(): Promise<void> {
     // The plug-ins' modules load while the embedded database starts (its files are read and its
@@ -231,6 +243,8 @@ export class Host implements Server, RunningHost {
     if (problem) this.logger.warn(problem);
     if (this.database) {
       await migrate(this.database, this.migrations);
+      // Here, before listen() runs the start handlers: a feed's check of the targets it names
+      // (src/plugin/feed-sources.ts) must see the accounts connected from the page.
       await this.startAccounts(this.database);
     }
   }

@@ -16,6 +16,11 @@ export interface FailureNotice {
   postUrl?: string;
   /** Where the target's credentials are set, for a refusal. */
   setting?: string;
+  /**
+   * The target is an account connected from the Accounts page (SyndicatorPlugin.holdWhileRefused):
+   * reconnecting it there is the whole fix, and its posts wait and go out by themselves then.
+   */
+  reconnect?: boolean;
 }
 
 export interface FailureNotices {

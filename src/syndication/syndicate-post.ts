@@ -270,6 +270,7 @@ export async function recordFailed(
       error: outcome.error,
       ...(postUrl ? { postUrl } : {}),
       ...(syndicator.credentialSetting ? { setting: syndicator.credentialSetting } : {}),
+      ...(syndicator.holdWhileRefused === true ? { reconnect: true } : {}),
     });
   if (unknown) {
     const entry = await context.ledger.recordUnknown(claim, outcome.error);

@@ -110,6 +110,7 @@ export async function checkTargets(
               targetName: name,
               error: outcome.error,
               ...(syndicator.credentialSetting ? { setting: syndicator.credentialSetting } : {}),
+              ...(syndicator.holdWhileRefused === true ? { reconnect: true } : {}),
             });
         }
       } catch (error) {

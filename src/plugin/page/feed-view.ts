@@ -32,6 +32,11 @@ export interface FeedView extends FeedReport {
   postsHref: string;
   /** The names of the targets its new entries go to. */
   targetNames: string[];
+  /**
+   * The targets it names that no syndicator has now (an account disconnected from the Accounts
+   * page since the start): its entries for them wait, and go out once a target with the uid is back.
+   */
+  missingTargets: string[];
 }
 
 export async function feedViews(
@@ -53,12 +58,14 @@ export function feedView(
 ): FeedView {
   const id = feedIdOf(feed.key);
   const nameOf = (uid: string) => syndicators.find((s) => s.info.uid === uid)?.info.name ?? uid;
+  const installed = new Set(syndicators.map((syndicator) => syndicator.info.uid));
   return {
     ...report,
     id,
     actionBase: `${mountPath}/feeds/${id}`,
     postsHref: feedPostsHref(feed, mountPath),
     targetNames: feed.feed.targets.map(nameOf),
+    missingTargets: feed.feed.targets.filter((uid) => !installed.has(uid)),
   };
 }
 

@@ -93,6 +93,15 @@ export class SecretBox {
     }
   }
 
+  isSealed(value: string): boolean {
+    const [version, keyId, body, ...rest] = value.split(".");
+    return version === VERSION && Boolean(keyId) && body !== undefined && rest.length === 0;
+  }
+
+  isCurrent(sealed: string): boolean {
+    return SecretBox.keyIdOf(sealed) === this.currentKeyId;
+  }
+
   /** The key id a sealed value names (without opening it). */
   static keyIdOf(sealed: string): string | undefined {
     return sealed.split(".")[1];

@@ -13,10 +13,12 @@
 //                                   policy, callbackUrl: (id) => `${site}${mountPath}/websub/${id}` });
 //   new Scheduler(syndication, logger, { polled: () => [feeds] });
 //   router.all("/websub/:id", async (req, res) => { … await feeds.webSubCallback({ … }) … });
+
 import type { Database } from "../../contract/database.ts";
 import type { KnownPosts } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
 import type { PolledSource } from "../../contract/polled-source.ts";
+import type { SecretSealer } from "../../contract/secret-sealer.ts";
 import type { OutgoingFetchPolicy } from "../../net/safe-fetch.ts";
 import { type FeedOptions, feedKeyOf, feedOrigin } from "./feed-options.ts";
 import { type FeedReport, FeedSource, type ReadSummary } from "./feed-source.ts";
@@ -61,6 +63,8 @@ export interface FeedSourcesDependencies {
   policy: OutgoingFetchPolicy;
   /** The public callback URL of a WebSub subscription; absent: no WebSub (polling only). */
   callbackUrl?: (subscriptionId: string) => string;
+  /** The host's secret box the subscriptions' secrets are sealed with (none: stored as they are). */
+  sealer?: () => SecretSealer | null;
   /** The platform tags naming a target (site-text.ts platformTags of its service's name). */
   platforms?: (uid: string) => readonly string[];
   /** Where a feed's Micropub token is read from (its `micropub.tokenEnv`), at each request. */
@@ -98,7 +102,7 @@ export class FeedSources implements PolledSource {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
     this.#nextRenewalCheck = this.#now();
-    this.#webSubStore = new SqlWebSubSubscriptionStore(deps.database);
+    this.#webSubStore = new SqlWebSubSubscriptionStore(deps.database, deps.sealer);
     this.#subscriber = deps.callbackUrl
       ? new WebSubSubscriber({
           store: this.#webSubStore,

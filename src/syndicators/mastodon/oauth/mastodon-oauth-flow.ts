@@ -7,11 +7,15 @@ import express from "express";
 import type { AccountFlow } from "../../../contract/account-flow.ts";
 import { HttpError } from "../../../contract/http-error.ts";
 import { mastodonConnectRoutes } from "./mastodon-connect-routes.ts";
-import { mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
+import { MastodonApps, mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
 
 export const mastodonOAuthFlow: AccountFlow = {
   type: "mastodon",
   migrations: mastodonOAuthMigrations,
+  async rekey({ database, secretSealer }) {
+    if (!database || !secretSealer) return 0;
+    return new MastodonApps(database, secretSealer).rekey();
+  },
   routes({ server, basePath, accountsPath, now, targetsChanged }) {
     const { database, accounts, secretSealer } = server;
     if (!database || !accounts || !secretSealer) {

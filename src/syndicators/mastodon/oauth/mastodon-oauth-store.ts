@@ -5,14 +5,8 @@
 // holds nothing a callback would accept.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Migration, Queryable } from "../../../contract/database.ts";
+import type { SecretSealer } from "../../../contract/secret-sealer.ts";
 import type { InstanceOAuth, RegisteredApp } from "./mastodon-oauth-client.ts";
-
-/** Seals a secret before it is stored, and opens it; the host's secret box (AES-256-GCM). */
-export interface SecretSealer {
-  /** `associatedData` names what the value is for: it opens only for the same. */
-  seal(plaintext: string, associatedData: string): string;
-  open(sealed: string, associatedData: string): string;
-}
 
 const tables = `
 CREATE TABLE mastodon_oauth_apps (
@@ -100,6 +94,40 @@ export class MastodonApps {
     );
     if (inserted.rowCount === 1) return app;
     return (await this.find(key)) ?? app;
+  }
+
+  /**
+   * Seals every stored client id and secret not under the current key again under it (`possekit
+   * rekey`, the server stopped); how many values were.
+   */
+  async rekey(): Promise<number> {
+    const { rows } = await this.database.query<{
+      instance: string;
+      redirect_uri: string;
+      scopes: string;
+      client_id_sealed: string;
+      client_secret_sealed: string;
+    }>(
+      "SELECT instance, redirect_uri, scopes, client_id_sealed, client_secret_sealed FROM mastodon_oauth_apps",
+    );
+    let count = 0;
+    const again = (sealed: string, aad: string) => {
+      if (this.box.isCurrent(sealed)) return sealed;
+      count += 1;
+      return this.box.seal(this.box.open(sealed, aad), aad);
+    };
+    for (const row of rows) {
+      const key: AppKey = { instance: row.instance, redirectUri: row.redirect_uri, scopes: row.scopes };
+      const clientId = again(row.client_id_sealed, what(key, "clientId"));
+      const clientSecret = again(row.client_secret_sealed, what(key, "clientSecret"));
+      if (clientId === row.client_id_sealed && clientSecret === row.client_secret_sealed) continue;
+      await this.database.query(
+        `UPDATE mastodon_oauth_apps SET client_id_sealed = $4, client_secret_sealed = $5
+          WHERE instance = $1 AND redirect_uri = $2 AND scopes = $3`,
+        [key.instance, key.redirectUri, key.scopes, clientId, clientSecret],
+      );
+    }
+    return count;
   }
 
   /** Forgets the app the instance no longer knows (and only that one, not a newer one). */

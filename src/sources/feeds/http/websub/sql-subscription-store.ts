@@ -1,6 +1,12 @@
 // The WebSub subscriptions in the database (table websub_subscriptions, migrations.ts). Times are
-// milliseconds in the code and timestamptz in the table.
+// milliseconds in the code and timestamptz in the table. Each subscription's secret is sealed with
+// the host's secret box (the one the connected accounts use) when the host lends one, bound to the
+// subscription's id: a sealed secret copied into another row does not open. A secret stored in clear
+// (by a version before sealing, or under a host without a box) is still read, and sealed by
+// sealAtRest at the next start.
+
 import type { Database } from "../../../../contract/database.ts";
+import type { SecretSealer } from "../../../../contract/secret-sealer.ts";
 import type { WebSubState, WebSubSubscription, WebSubSubscriptionStore } from "./subscription-store.ts";
 
 interface Row {
@@ -8,7 +14,7 @@ interface Row {
   feed_key: string;
   hub: string;
   topic: string;
-  /** Empty: no secret (the column is NOT NULL). */
+  /** Empty: no secret (the column is NOT NULL). Sealed, or in clear from before sealing. */
   secret: string;
   state: WebSubState;
   requested_at: number;
@@ -26,13 +32,16 @@ const COLUMNS = `id, feed_key, hub, topic, secret, state,
 const time = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const ms = (value: number | null) => (value === null ? null : Math.round(Number(value)));
 
-function fromRow(row: Row): WebSubSubscription {
+/** What the secret is bound to: this subscription's id, and the field. */
+const associatedData = (id: string) => `websub-subscription:${id}/secret`;
+
+function fromRow(row: Row, sealer: SecretSealer | null): WebSubSubscription {
   return {
     id: row.id,
     feedKey: row.feed_key,
     hub: row.hub,
     topic: row.topic,
-    secret: row.secret === "" ? null : row.secret,
+    secret: secretOf(row, sealer),
     state: row.state,
     requestedAt: ms(row.requested_at) ?? 0,
     leaseSeconds: row.lease_seconds,
@@ -42,13 +51,59 @@ function fromRow(row: Row): WebSubSubscription {
   };
 }
 
+function secretOf(row: Row, sealer: SecretSealer | null): string | null {
+  if (row.secret === "") return null;
+  if (!sealer?.isSealed(row.secret)) return row.secret;
+  // A value that does not open (its key not given) throws: the box's error names the variable to set.
+  return sealer.open(row.secret, associatedData(row.id));
+}
+
 /**
  * @example
  * await migrate(database, webSubMigrations);
- * const store = new SqlWebSubSubscriptionStore(database);
+ * const store = new SqlWebSubSubscriptionStore(database, () => server.secretSealer ?? null);
  */
 export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    /**
+     * The host's secret box, asked at each use: the host makes it after the plug-ins are installed.
+     * None (Indiekit, or a test of the protocol alone): secrets are stored as they are.
+     */
+    private readonly sealer: () => SecretSealer | null = () => null,
+  ) {}
+
+  #fromRow = (row: Row) => fromRow(row, this.sealer());
+
+  /**
+   * Seals every secret not sealed under the current key: those stored in clear before sealing, and
+   * those under a key since rotated (`possekit rekey`). Returns how many; 0 without a box or a table.
+   */
+  async sealAtRest(): Promise<number> {
+    const sealer = this.sealer();
+    if (!sealer) return 0;
+    const { rows: present } = await this.database.query<{ present: boolean }>(
+      "SELECT to_regclass('websub_subscriptions') IS NOT NULL AS present",
+    );
+    if (!present[0]?.present) return 0;
+    return this.database.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string; secret: string }>(
+        "SELECT id, secret FROM websub_subscriptions WHERE secret <> '' FOR UPDATE",
+      );
+      let count = 0;
+      for (const row of rows) {
+        if (sealer.isSealed(row.secret) && sealer.isCurrent(row.secret)) continue;
+        const aad = associatedData(row.id);
+        const clear = sealer.isSealed(row.secret) ? sealer.open(row.secret, aad) : row.secret;
+        await tx.query("UPDATE websub_subscriptions SET secret = $2 WHERE id = $1", [
+          row.id,
+          sealer.seal(clear, aad),
+        ]);
+        count += 1;
+      }
+      return count;
+    });
+  }
 
   async save(subscription: WebSubSubscription): Promise<void> {
     const s = subscription;
@@ -65,7 +120,7 @@ export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
         s.feedKey,
         s.hub,
         s.topic,
-        s.secret ?? "",
+        this.#sealed(s),
         s.state,
         time(s.requestedAt),
         s.leaseSeconds,
@@ -76,12 +131,18 @@ export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
     );
   }
 
+  #sealed(subscription: WebSubSubscription): string {
+    const sealer = this.sealer();
+    if (subscription.secret === null) return "";
+    return sealer ? sealer.seal(subscription.secret, associatedData(subscription.id)) : subscription.secret;
+  }
+
   async get(id: string): Promise<WebSubSubscription | undefined> {
     const { rows } = await this.database.query<Row>(
       `SELECT ${COLUMNS} FROM websub_subscriptions WHERE id = $1`,
       [id],
     );
-    return rows[0] && fromRow(rows[0]);
+    return rows[0] && this.#fromRow(rows[0]);
   }
 
   async forFeed(feedKey: string): Promise<WebSubSubscription | undefined> {
@@ -90,7 +151,7 @@ export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
        ORDER BY requested_at DESC, id LIMIT 1`,
       [feedKey],
     );
-    return rows[0] && fromRow(rows[0]);
+    return rows[0] && this.#fromRow(rows[0]);
   }
 
   async dueForRenewal(now: number, limit: number): Promise<WebSubSubscription[]> {
@@ -99,7 +160,7 @@ export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
        ORDER BY renew_at, id LIMIT $2`,
       [time(now), limit],
     );
-    return rows.map(fromRow);
+    return rows.map(this.#fromRow);
   }
 
   /**
@@ -129,6 +190,6 @@ export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
        WHERE state <> 'ended' AND NOT (feed_key = ANY($1::text[])) ORDER BY requested_at, id`,
       [[...feedKeys]],
     );
-    return rows.map(fromRow);
+    return rows.map(this.#fromRow);
   }
 }
