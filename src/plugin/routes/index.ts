@@ -104,6 +104,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
   // Every page and fragment explains network codes the same way (issue 32).
   router.use((_req, res, next) => {
     res.locals.errorHelp = errorHelp;
+    // With the scheduler off nothing retries by itself: a failed target says it waits for a run.
+    res.locals.scheduleOff = !context.options.schedule.enabled;
     // The origins of the configured feeds: their known entries get a Send button in their rows.
     res.locals.feedOrigins = context.feeds()?.feeds.map((feed) => feed.origin) ?? [];
     // The Accounts tab, where possekit's host keeps connected accounts (not under Indiekit).
