@@ -84,12 +84,14 @@ possekit demo is running.
 
   Server:            ${config.application.url}
   Sign in:           ${config.application.url}/session/login   password: ${password}
-  Then click:        Syndicate, then "Syndicate all"
+  Then open:         Syndicate (${config.application.url}/syndicate)
   Sandbox Mastodon:  ${sandbox.url}/@${sandbox.user}   (where the copies appear)
 
-${SAMPLE_POSTS.length} sample posts are live on the demo server (${config.application.url}/, the pages store) and
-go to the sandbox by themselves in a moment, or at once with "Syndicate all"; each post's page then
-links to its copy. Everything is in memory: stop with Ctrl+C.
+${SAMPLE_POSTS.length} sample posts are live on the demo server (${config.application.url}/, the pages store). They
+go to the sandbox by themselves within seconds, with nobody clicking: by the time you sign in they
+have gone, and each row on the Syndicate page, and each post's page, links to its copy. A post you
+publish yourself goes the same way; "Syndicate all" sends what awaits at once. Everything is in
+memory: stop with Ctrl+C.
 `);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());

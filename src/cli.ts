@@ -33,9 +33,11 @@ Run possekit <command> --help for a command's options.`,
   serve: `Usage: possekit serve [--config PATH] [--port N]
 
 Runs the server. Configuration comes from possekit.config.json in the working directory, or --config.`,
-  token: `Usage: possekit token [--scope "create update"] [--days N] [--config PATH]
+  token: `Usage: possekit token [--scope "create update"] [--days N] [--config PATH] [--port N]
 
-Prints an access token (a JWT signed with SECRET) with the given space-separated scopes.`,
+Prints an access token (a JWT signed with SECRET) with the given space-separated scopes, for the
+server that reads the same configuration file, SECRET and PORT (or --port); a line on stderr names
+that server. The Status page makes tokens too, and lists them.`,
   migrate: `Usage: possekit migrate [--config PATH]
 
 Applies the database migrations of the host and of every installed plug-in, then exits.`,
@@ -149,13 +151,16 @@ async function serve(config: HostConfig): Promise<number> {
 async function token(
   values: Record<string, string | boolean | undefined>,
   configPath: string | undefined,
+  port: string | undefined,
 ): Promise<number> {
   const { readTokenSettings } = await import("./server/config/token-settings.ts");
-  let settings = readTokenSettings(configPath ? { configPath } : {});
+  // --port is PORT for this command, as for serve: the quick reader leaves PORT to the full loader.
+  let settings = port === undefined ? readTokenSettings(configPath ? { configPath } : {}) : null;
   if (!settings) {
-    const config = await loadOrExplain(configPath);
+    const config = await loadOrExplain(configPath, port ? { port } : {});
     if (!config) return 1;
     settings = {
+      url: config.application.url,
       secret: config.secrets.secret,
       me: config.publication.me,
       tokenLifetimeDays: config.application.tokenLifetimeDays,
@@ -175,6 +180,11 @@ async function token(
   }
   const signer = new TokenSigner(settings.secret, settings.me);
   process.stdout.write(`${await signer.issue({ scope, clientId: "possekit-cli", lifetimeDays: days })}\n`);
+  // A server started with another PORT or configuration signs for another site and refuses the
+  // token as "for another site": say which server this one is for, off stdout so scripts keep it.
+  process.stderr.write(
+    `Token for the server at ${settings.url} (publication ${settings.me}, scope "${scope.join(" ")}", ${days} days); a server with another configuration file, SECRET or PORT refuses it.\n`,
+  );
   return 0;
 }
 
@@ -230,7 +240,7 @@ async function run(argv: string[]): Promise<number> {
   const configPath = typeof values.config === "string" ? values.config : undefined;
   const port = typeof values.port === "string" ? values.port : undefined;
 
-  if (command === "token") return token(values, configPath);
+  if (command === "token") return token(values, configPath, port);
   // A restore needs the data folder empty, a backup and the doctor only look: none makes the
   // secrets a first start would.
   const onlyReads = command === "restore" || command === "doctor" || command === "backup";

@@ -85,6 +85,11 @@ export interface SyndicatorPlugin extends Plugin {
    */
   credentialSetting?: string;
   /**
+   * The option that names the service's address, as the user would write it (e.g.
+   * `"@possekit/syndicator-bluesky".serviceUrl`): the page names it when nothing answers there.
+   */
+  addressSetting?: string;
+  /**
    * true: a send refused for the credentials (401, 403) waits, pending, until the target takes
    * posts again, and then goes out by itself (a connected account, reconnected on the Accounts
    * page); absent: it fails and waits for the user's retry.

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { decodeJwt } from "jose";
 import { loadConfig } from "../../src/server/config/load.ts";
 import { readTokenSettings } from "../../src/server/config/token-settings.ts";
 import { runCli } from "./run-cli.ts";
@@ -46,6 +47,7 @@ describe("possekit token reads the settings the server reads", () => {
       assert.ok(fast, "a plain config takes the quick way");
       const full = loadConfig({ cwd, env: { ...env, PASSWORD: "pw" } });
       assert.deepEqual(fast, {
+        url: full.application.url,
         secret: full.secrets.secret,
         me: full.publication.me,
         tokenLifetimeDays: full.application.tokenLifetimeDays,
@@ -74,5 +76,26 @@ describe("possekit token reads the settings the server reads", () => {
     assert.equal(stdout, "");
     assert.match(stderr, /application\.tokenLifetimeDays/);
     assert.doesNotMatch(stderr, /\n\s+at /, "no stack trace");
+  });
+
+  it("reads PORT and --port as the server does, and names on stderr the server the token is for", async () => {
+    const cwd = folderWith({ application: { tokenLifetimeDays: 7 } });
+    for (const [args, env, server] of [
+      [[], { SECRET }, "http://localhost:3000"],
+      [[], { SECRET, PORT: "8123" }, "http://localhost:8123"],
+      [["--port", "8124"], { SECRET }, "http://localhost:8124"],
+      [["--port", "8125"], { SECRET, PORT: "8123" }, "http://localhost:8125"],
+    ] as const) {
+      const { code, stdout, stderr } = await runCli(["token", ...args], { cwd, env: { ...env } });
+      assert.equal(code, 0, stderr);
+      assert.equal(decodeJwt(stdout.trim()).me, `${server}/`, `${args} ${JSON.stringify(env)}`);
+      assert.equal(stderr.trim().split("\n").length, 1, stderr);
+      assert.match(
+        stderr,
+        new RegExp(
+          `^Token for the server at ${server} \\(publication ${server}/, scope "create update", 7 days\\)`,
+        ),
+      );
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Issue 32, item 6, in the browser: the page says what to do next and never claims what is not so.
-// A first start (no target, no post) lists the next steps instead of a green "all done"; "Retry
+// A first start (no target, no post) lists the next steps instead of a green "all done", with no
+// filter bar and a disabled "Syndicate all" that says why (there is nothing to send); "Retry
 // everything" comes with the live summary of the run that needs it; a rate-limited target's posts
 // say that it holds them and until when, under a banner, not "Pending" or "Waiting … to be live".
 import assert from "node:assert/strict";
@@ -33,6 +34,15 @@ describe("a first start: no target, no post", () => {
         .getAttribute("href"),
       "/status",
     );
+    const syndicateAll = page.getByRole("button", { name: "Syndicate all" });
+    assert.equal(await syndicateAll.isDisabled(), true, "nothing to send");
+    assert.equal(
+      await syndicateAll.evaluate((button) =>
+        document.getElementById(button.getAttribute("aria-describedby") ?? "")?.textContent?.trim(),
+      ),
+      "Nothing to send yet: the steps below say what is missing.",
+    );
+    assert.equal(await page.locator("form.filters").count(), 0, "no filter bar with nothing to filter");
     await page.screenshot({ path: join(SCREENSHOTS, "syndicate-first-start-360.png"), fullPage: true });
     await page.context().close();
   });

@@ -1,5 +1,6 @@
-// Issue 32: the Status page on a 360 px phone does not scroll sideways, and Revoke is a quiet
-// button that asks before it revokes, with and without JavaScript.
+// The Status page on a 360 px phone does not scroll sideways, and Revoke is a quiet button that asks
+// before it revokes, with and without JavaScript; New token makes a token with the scopes ticked,
+// shown once, without JavaScript too.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -48,4 +49,31 @@ describe("Status on a phone; Revoke asks first", () => {
       await page.context().close();
     });
   }
+
+  it("makes a token with the scopes ticked, shown once, without JavaScript", async () => {
+    const page = await world.signedInPage({
+      javaScriptEnabled: false,
+      viewport: { width: 360, height: 800 },
+    });
+    await page.goto(`${world.server.url}/status`);
+    assert.equal(await page.locator("#access-token").count(), 0, "seeing the page makes no token");
+    await page.getByRole("checkbox", { name: /delete/ }).check();
+    await page.getByRole("checkbox", { name: /update/ }).uncheck();
+    await page.getByLabel("Valid for").selectOption("7");
+    await page.getByRole("button", { name: "Make the token" }).click();
+    const token = await page.locator("#access-token").inputValue();
+    assert.match(await shownText(page.locator("[data-new-token]")), /scope: create delete, valid for 7 days/);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    assert.equal(overflow, 0, "no sideways scroll with the new token shown");
+    const micropub = await fetch(`${world.server.url}/micropub?q=config`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(micropub.status, 200, "the token works");
+    await page.goto(`${world.server.url}/status`);
+    assert.equal(await page.locator("#access-token").count(), 0, "not shown again");
+    assert.ok(!(await page.content()).includes(token));
+    await page.context().close();
+  });
 });

@@ -88,7 +88,7 @@ describe("the Syndicate page's words", () => {
     assert.match(await shownText(target.locator(".target-error")), /ECONNREFUSED/);
     assert.match(
       await shownText(target.locator(".target-help")),
-      /^Nothing answered at http:\/\/127\.0\.0\.1:\d+ \(connection refused\).*Check the target's url option in possekit\.config\.json/,
+      /^Nothing answered at http:\/\/127\.0\.0\.1:\d+ \(connection refused\).*Check the option "@possekit\/syndicator-mastodon"\.url in possekit\.config\.json/,
     );
     await page.context().close();
   });

@@ -1,6 +1,8 @@
 // Issue 17: the post's results page lists what its copies did after the post changed, in English,
 // German and French: updated on Mastodon, kept as sent where the target has no edits; after the
-// delete, a refused deletion with a retry that deletes the copy, and the other copy kept.
+// delete, a refused deletion with a retry that deletes the copy, and the other copy kept. The history
+// calls a done edit "Edit: Updated", never "Edit: Syndicated"; a deleted copy is named, never offered
+// as "Link to the copy".
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { SyndicatorPlugin } from "../../src/contract/plugin.ts";
@@ -32,6 +34,7 @@ const keeper: SyndicatorPlugin = {
 const LANGUAGES = {
   en: {
     updated: "Updated",
+    editDone: "Edit: Updated",
     kept: "Kept as sent: Keeper has no edits",
     refused: "Deletion refused",
     deleted: "Deleted",
@@ -39,6 +42,7 @@ const LANGUAGES = {
   },
   de: {
     updated: "Aktualisiert",
+    editDone: "Änderung: Aktualisiert",
     kept: "Unverändert: Keeper kennt keine Bearbeitung",
     refused: "Löschung abgelehnt",
     deleted: "Gelöscht",
@@ -46,6 +50,7 @@ const LANGUAGES = {
   },
   fr: {
     updated: "Mise à jour",
+    editDone: "Modification\u202f: Mise à jour",
     kept: "Conservée telle quelle\u202f: Keeper ne permet pas de modifier",
     refused: "Suppression refusée",
     deleted: "Supprimée",
@@ -105,6 +110,15 @@ for (const engine of engines) {
         const html = await page(`/posts/${post.id}`, language);
         assert.ok(html.includes(words.updated), `${language}: updated`);
         assert.ok(html.includes(words.kept), `${language}: kept`);
+        assert.ok(
+          html.includes(`<span class="state-label">${words.editDone}</span>`),
+          `${language}: ${words.editDone}`,
+        );
+        assert.doesNotMatch(
+          html,
+          /state-label">[^<]*: (Syndicated|Syndiziert|Syndiquée?)</,
+          `${language}: an edit is not "syndicated"`,
+        );
       }
 
       target.sandbox.setFailure(403, "This action is not allowed", "DELETE /api/v1/statuses/:id");
@@ -134,6 +148,13 @@ for (const engine of engines) {
       const html = await page(`/posts/${post.id}`, "en");
       assert.ok(html.includes(LANGUAGES.en.deleted));
       assert.doesNotMatch(html, /class="follow-up-retry-form"/);
+      const copy = target.sandbox.statuses[0]?.url;
+      assert.ok(copy);
+      assert.ok(html.includes(`<dt>The deleted copy</dt><dd><code class="deleted-copy">${copy}</code></dd>`));
+      assert.ok(!html.includes(`href="${copy}"`), "the deleted copy is linked nowhere on the page");
+      assert.ok(html.includes(`<span class="state-label">Deletion: Deleted</span>`));
+      // The copy Keeper keeps is still there, and still a link.
+      assert.match(html, /href="https:\/\/keeper\.example\/copies\//);
     });
   });
 }

@@ -1,7 +1,8 @@
 // Issue 28, the demo closes the loop by itself: `npm run demo` (dev/run-demo.ts) publishes its sample
 // posts with the pages store, so each is live at once at its URL on the demo server; the scheduler
 // sends them to the sandbox Mastodon with nobody clicking; each post's page then shows its copy's
-// link (u-syndication), and the Syndicate page waits for nothing to be live.
+// link (u-syndication), and the Syndicate page waits for nothing to be live. What the demo prints
+// says so: it never asks to click "Syndicate all" for posts that have gone by themselves.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, describe, it } from "node:test";
@@ -71,5 +72,13 @@ describe("npm run demo", () => {
     const page = await (await fetch(`${url}/syndicate`, { headers: { cookie, accept: "text/html" } })).text();
     assert.doesNotMatch(page, /to be live/);
     assert.match(page, /Nothing awaits syndication/);
+    const advice = output.slice(output.indexOf("possekit demo is running"));
+    assert.doesNotMatch(
+      advice,
+      /Then click|click[^.]*Syndicate all/i,
+      "nothing to click for the sample posts",
+    );
+    assert.match(advice, /go to the sandbox by themselves within seconds, with nobody clicking/);
+    assert.match(advice, new RegExp(`Then open: +Syndicate \\(${url}/syndicate\\)`));
   });
 });

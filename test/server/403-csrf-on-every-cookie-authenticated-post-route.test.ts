@@ -90,6 +90,7 @@ describe("CSRF on every cookie-authenticated POST route, enumerated from the rou
       "/syndicate/targets/check",
       "/session/login",
       "/session/logout",
+      "/status/tokens",
       "/status/tokens/revoke",
       "/auth/consent",
     ]) {

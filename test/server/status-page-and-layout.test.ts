@@ -1,12 +1,14 @@
-// The web interface (issue 2, spec §5 rule 1): the status page shows the signed-in user an access
-// token (scope "create update") with a copy button and lists plug-ins and syndication targets; the
-// shared layout carries the navigation and sign-out; assets come from the server itself.
+// The web interface (spec §5 rule 1): the status page makes the signed-in user an access token with
+// the scopes ticked (create and update unless changed), shows it once with a copy button, and lists
+// plug-ins and syndication targets; the shared layout carries the navigation and sign-out; assets
+// come from the server itself.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { decodeJwt } from "jose";
 import TestPlugin from "../fixtures/test-plugin/index.ts";
 import TestSyndicator from "../fixtures/test-syndicator.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { makeTokenOnStatus } from "../helpers/status-token.ts";
 import { browser, cookieFrom, navigationOf } from "./pages.ts";
 
 describe("the status page and the layout", () => {
@@ -33,9 +35,14 @@ describe("the status page and the layout", () => {
     return response.text();
   };
 
-  it("shows an access token with scope create update, next to a button that copies it", async () => {
-    const html = await statusPage();
-    const token = /<input id="access-token" type="text" readonly value="([^"]+)"/.exec(html)?.[1];
+  it("makes an access token with scope create update, shown next to a button that copies it", async () => {
+    const page = await statusPage();
+    assert.match(page, /<input type="checkbox" name="scope" value="create" checked>/);
+    assert.match(page, /<input type="checkbox" name="scope" value="update" checked>/);
+    assert.match(page, /<input type="checkbox" name="scope" value="delete">/);
+    assert.match(page, /<option value="90" selected>90 days<\/option>/);
+    const { response, html, token } = await makeTokenOnStatus(server.url, session);
+    assert.equal(response.status, 201);
     assert.ok(token, "the token is on the page");
     assert.match(html, /<button type="button" data-copy="#access-token" data-copied="Copied">Copy<\/button>/);
     const claims = decodeJwt(token);
@@ -47,7 +54,7 @@ describe("the status page and the layout", () => {
   });
 
   it("shows a token the server accepts", async () => {
-    const token = /id="access-token" type="text" readonly value="([^"]+)"/.exec(await statusPage())?.[1];
+    const { token } = await makeTokenOnStatus(server.url, session);
     const response = await fetch(`${server.url}/test-mount/whoami?token=${token}`);
     assert.equal(response.status, 200);
     assert.deepEqual((await response.json()).auth.scope, ["create", "update"]);
@@ -66,8 +73,9 @@ describe("the status page and the layout", () => {
 
   it("is in the browser's language, the copy button too", async () => {
     const html = await statusPage({ "accept-language": "de" });
-    assert.match(html, /data-copied="Kopiert">Kopieren<\/button>/);
     assert.match(html, /<h2>Syndizierungsziele<\/h2>/);
+    const made = await makeTokenOnStatus(server.url, session, { headers: { "accept-language": "de" } });
+    assert.match(made.html, /data-copied="Kopiert">Kopieren<\/button>/);
   });
 
   it("carries the CSRF token for htmx, the publication's name, the navigation and a sign-out form", async () => {

@@ -14,6 +14,8 @@ const HISTORY_LIMIT = 50;
 
 export interface AttemptView extends Attempt {
   targetName: string;
+  /** The copy this attempt made or changed was deleted since: named, no longer linked. */
+  copyDeleted: boolean;
 }
 
 export interface PostResultsView {
@@ -29,7 +31,7 @@ export interface PostResultsView {
   /** The user's own words per target uid (issue 17). */
   ownTexts: Record<string, { text: string; source: "page" | "micropub" }>;
   /** What the copies did after the post was edited or deleted (issue 17). */
-  followUps: FollowUpView[];
+  followUps: Array<FollowUpView & { copyDeleted: boolean }>;
   canRetryFollowUps: boolean;
   /** The post is deleted: its page is kept, to show what happened to its copies. */
   deleted: boolean;
@@ -59,7 +61,7 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     services.syndication.reads.operationsForPost(post.id),
     services.syndication.reads.pausedTargets(),
   ]);
-  const followUps = operations.map((entry) => followUpView(entry, services.syndicators));
+  const followUpViews = operations.map((entry) => followUpView(entry, services.syndicators));
   const row = postRow(
     post,
     entries,
@@ -70,12 +72,23 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     paused,
   );
   const names = new Map(row.targets.map((target) => [target.uid, target.name]));
+  // Copies that are gone: a link to one would lead nowhere (a restored post's new copies still do).
+  const deletedCopies = new Set(
+    followUpViews
+      .filter((followUp) => followUp.operation === "delete" && followUp.kind === "done" && followUp.url)
+      .map((followUp) => followUp.url),
+  );
+  const followUps = followUpViews.map((followUp) => ({
+    ...followUp,
+    copyDeleted: followUp.url !== null && deletedCopies.has(followUp.url),
+  }));
   return {
     row,
     attempts: attempts.map((attempt) => ({
       ...attempt,
       url: httpUrlOrNull(attempt.url),
       targetName: names.get(attempt.targetUid) ?? attempt.targetUid,
+      copyDeleted: attempt.url !== null && deletedCopies.has(attempt.url),
     })),
     // A deleted post is not sent again: only its copies' follow-ups may be retried.
     canRetry: !post.deleted && row.targets.some((target) => RETRYABLE_KINDS.has(target.kind)),

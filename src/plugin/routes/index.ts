@@ -74,6 +74,11 @@ export function authenticatedRoutes(context: RouteContext): Router {
   // Every page and fragment explains network codes the same way (issue 32).
   router.use((_req, res, next) => {
     res.locals.errorHelp = errorHelp;
+    // Which option holds a target's address (Mastodon's url, Bluesky's serviceUrl…), for that help.
+    res.locals.addressSettingOf = (uid: string) =>
+      context.server()?.syndicators.find((syndicator) => syndicator.info.uid === uid)?.addressSetting ?? null;
+    // With the scheduler off nothing retries by itself: a failed target says it waits for a run.
+    res.locals.scheduleOff = !context.options.schedule.enabled;
     // The origins of the configured feeds: their known entries get a Send button in their rows.
     res.locals.feedOrigins = context.feeds()?.feeds.map((feed) => feed.origin) ?? [];
     // The Accounts tab, where possekit's host keeps connected accounts (not under Indiekit).

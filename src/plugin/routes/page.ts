@@ -109,6 +109,8 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
       rows,
       latest,
       nextSteps,
+      // "Syndicate all" leaves a failed target alone until its next try: said beside the button.
+      waitingRetry: rows.some((row) => row.targets.some((target) => target.kind === "backoff")),
       micropubUrl: new URL("/micropub", services.server.config.application.url).href,
       status,
       runs,

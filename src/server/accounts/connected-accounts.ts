@@ -270,6 +270,8 @@ export class ConnectedAccounts implements Accounts {
       throw new AccountError(`${packageName} is not a syndicator`, "invalid");
     // Refused credentials are fixed on the page, not in a file or the environment.
     Object.defineProperty(plugin, "credentialSetting", { value: ACCOUNTS_PAGE_SETTING, configurable: true });
+    // So is its server's address: the account's, not an option of the config file.
+    Object.defineProperty(plugin, "addressSetting", { value: ACCOUNTS_PAGE_SETTING, configurable: true });
     // Its posts wait for a reconnect rather than fail: reconnecting is the whole fix.
     Object.defineProperty(plugin, "holdWhileRefused", { value: true, configurable: true });
     return plugin;

@@ -10,6 +10,8 @@ import { MAX_TOKEN_LIFETIME_DAYS } from "../auth/token-signer.ts";
 import { applicationUrl, publicationMe, signingSecret } from "./derived-settings.ts";
 
 export interface TokenSettings {
+  /** The server the token is for: application.url, else where it listens on this machine. */
+  url: string;
   secret: string;
   me: string;
   tokenLifetimeDays: number;
@@ -59,5 +61,6 @@ export function readTokenSettings(
   if (typeof dataDir !== "string" || dataDir === "") return null;
   const baseDir = existsSync(path) ? dirname(path) : cwd;
   const secret = signingSecret(env, resolve(baseDir, dataDir));
-  return { secret, me: publicationMe(me, applicationUrl(url, port)), tokenLifetimeDays };
+  const serverUrl = applicationUrl(url, port);
+  return { url: serverUrl, secret, me: publicationMe(me, serverUrl), tokenLifetimeDays };
 }

@@ -1,17 +1,50 @@
-// The status page (spec §5 rule 1): an access token to copy, the tokens this server knows of grouped
-// by client (grant) with a way to revoke each grant, installed plug-ins and targets. It mints a token, so only the signed-in user
-// may see it: a token of any scope must never yield a fresh, broader, longer one.
-import { createHash } from "node:crypto";
+// The status page (spec §5 rule 1): the tokens this server knows of grouped by client (grant) with a
+// way to revoke each grant, a form that makes a token with the scopes and lifetime the owner chooses,
+// installed plug-ins and targets. Seeing the page makes no token: a token exists only when the owner
+// asks for one, and it is shown once, in the answer to that request. Only a signed-in session may
+// see or use the page: a token of any scope must never yield a fresh, broader, longer one.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { z } from "zod";
 import { badRequest, forbidden } from "../../contract/http-error.ts";
 import type { KnownToken, TokenRegistry } from "../auth/token-registry.ts";
+import { MAX_TOKEN_LIFETIME_DAYS } from "../auth/token-signer.ts";
 import { setFlash } from "../flash.ts";
 import type { GrantStore } from "../indieauth/grant-store.ts";
+import { SUPPORTED_SCOPES } from "../indieauth/scopes.ts";
 import type { RunningHost } from "../running-host.ts";
 
-const STATUS_SCOPE = ["create", "update"];
 const revokeSchema = z.object({ id: z.string().min(1).max(200) });
+
+/** The lifetimes the form offers, in days; the configured default is always among them. */
+const LIFETIME_CHOICES = [1, 7, 30, 90, 365];
+/** What the form starts with: enough to post and edit, nothing that removes anything. */
+const DEFAULT_SCOPES = ["create", "update"];
+
+export function lifetimeChoices(defaultDays: number): number[] {
+  const days = new Set([...LIFETIME_CHOICES, defaultDays]);
+  return [...days].filter((d) => d >= 1 && d <= MAX_TOKEN_LIFETIME_DAYS).sort((a, b) => a - b);
+}
+
+/** A form field that a browser sends once per ticked box: absent, one value or several. */
+const ticked = z.preprocess(
+  (value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]),
+  z.array(z.string().max(20)).max(SUPPORTED_SCOPES.length * 2),
+);
+
+function newTokenSchema(choices: number[]) {
+  return z.object({
+    scope: ticked.pipe(
+      z
+        .array(z.enum(SUPPORTED_SCOPES))
+        .min(1)
+        .transform((scopes) => SUPPORTED_SCOPES.filter((scope) => scopes.includes(scope))),
+    ),
+    days: z.coerce
+      .number()
+      .int()
+      .refine((days) => choices.includes(days)),
+  });
+}
 
 /** Pages that show or change tokens: a signed-in session, never a token. */
 export function requireSession(req: Request, _res: Response, next: NextFunction): void {
@@ -19,17 +52,8 @@ export function requireSession(req: Request, _res: Response, next: NextFunction)
   else next(forbidden("The status page issues and revokes tokens: sign in with the password to use it"));
 }
 
-/**
- * One token per session: every view of the page shows the same id, so the list of tokens grows
- * with sign-ins, not with page views. The id is a hash of the session's own id, which it reveals
- * nothing of.
- */
-function statusTokenId(credentialId: string): string {
-  return createHash("sha256").update(`status-page:${credentialId}`).digest("base64url").slice(0, 22);
-}
-
 function noStore(_req: Request, res: Response, next: NextFunction): void {
-  // The page carries a live token: no cache, shared or private, may keep it.
+  // The answer to "New token" carries a live token: no cache, shared or private, may keep it.
   res.setHeader("Cache-Control", "no-store");
   next();
 }
@@ -42,7 +66,7 @@ interface ListedGrant {
   tokens: Array<KnownToken & { current: boolean }>;
 }
 
-function byGrant(tokens: KnownToken[], currentId: string): ListedGrant[] {
+function byGrant(tokens: KnownToken[], newId: string | null): ListedGrant[] {
   const grants = new Map<string, ListedGrant>();
   for (const token of tokens) {
     const grant = grants.get(token.grantId) ?? {
@@ -51,28 +75,37 @@ function byGrant(tokens: KnownToken[], currentId: string): ListedGrant[] {
       revokedAt: null,
       tokens: [],
     };
-    grant.tokens.push({ ...token, current: token.id === currentId });
+    grant.tokens.push({ ...token, current: token.id === newId });
     grant.revokedAt ??= token.revokedAt;
     grants.set(token.grantId, grant);
   }
   return [...grants.values()];
 }
 
+interface Made {
+  token: string;
+  id: string;
+  scope: string[];
+  days: number;
+}
+
 export function statusRoutes(host: RunningHost, registry: TokenRegistry, grants: GrantStore): Router {
   const router = express.Router();
-  const lifetimeDays = host.hostConfig.application.tokenLifetimeDays;
+  const defaultDays = host.hostConfig.application.tokenLifetimeDays;
+  const choices = lifetimeChoices(defaultDays);
+  const schema = newTokenSchema(choices);
 
-  router.get("/", requireSession, noStore, async (req, res) => {
-    const auth = req.auth;
-    if (!auth) throw forbidden("Sign in first");
-    const id = statusTokenId(auth.credentialId);
-    const clientId = host.hostConfig.application.url;
-    const { token, claims } = await host.tokens.mint({ scope: STATUS_SCOPE, clientId, lifetimeDays, id });
-    await registry.record(claims);
+  const render = async (
+    res: Response,
+    view: { made?: Made; form?: { scope: string[]; days: number }; formError?: string },
+  ) => {
     res.render("status.njk", {
-      token,
-      tokenLifetimeDays: lifetimeDays,
-      grants: byGrant(await registry.list(), id),
+      made: view.made ?? null,
+      form: view.form ?? { scope: DEFAULT_SCOPES, days: defaultDays },
+      formError: view.formError ?? null,
+      scopes: SUPPORTED_SCOPES,
+      lifetimeChoices: choices,
+      grants: byGrant(await registry.list(), view.made?.id ?? null),
       persistentRevocations: host.database !== null,
       plugins: host.plugins,
       endpoints: host.endpoints,
@@ -80,6 +113,39 @@ export function statusRoutes(host: RunningHost, registry: TokenRegistry, grants:
       database: host.database?.engine ?? "none",
       publishing: await host.publishing?.summary(),
     });
+  };
+
+  router.get("/", requireSession, noStore, async (_req, res) => {
+    await render(res, {});
+  });
+
+  router.post("/tokens", requireSession, noStore, async (req, res) => {
+    const form = schema.safeParse(req.body ?? {});
+    const t = res.locals.t as (key: string, values?: Record<string, unknown>) => string;
+    if (!form.success) {
+      // The page again, with what was ticked and what to change: never a token.
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const sent = ticked.safeParse(body.scope);
+      const days = Number(body.days);
+      res.status(400);
+      await render(res, {
+        form: {
+          scope: sent.success ? sent.data : [],
+          days: choices.includes(days) ? days : defaultDays,
+        },
+        formError: t("status.newToken.invalid", { choices: choices.join(", ") }),
+      });
+      return;
+    }
+    const { scope, days } = form.data;
+    const { token, claims } = await host.tokens.mint({
+      scope,
+      clientId: host.hostConfig.application.url,
+      lifetimeDays: days,
+    });
+    await registry.record(claims);
+    res.status(201);
+    await render(res, { made: { token, id: claims.id, scope, days }, form: { scope, days } });
   });
 
   router.post("/tokens/revoke", requireSession, async (req, res) => {

@@ -57,6 +57,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   /** One session for every post (bluesky-session.ts). */
   readonly #sessions: BlueskySessions;
   readonly credentialSetting: string;
+  readonly addressSetting = `"${BlueskySyndicator.packageName}".serviceUrl`;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseBlueskyOptions(options, env);

@@ -39,6 +39,7 @@ export class InternetArchiveSyndicator implements SyndicatorPlugin {
   /** Longer than the endpoint's default: a capture takes up to two minutes. */
   readonly timeoutMs: number;
   readonly credentialSetting: string;
+  readonly addressSetting = `"${InternetArchiveSyndicator.packageName}".serviceUrl`;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseInternetArchiveOptions(options, env);

@@ -45,6 +45,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   #host = HOST_NOT_JOINED;
   readonly #limits: InstanceLimitsCache;
   readonly credentialSetting: string;
+  readonly addressSetting = `"${MastodonSyndicator.packageName}".url`;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMastodonOptions(options, env);

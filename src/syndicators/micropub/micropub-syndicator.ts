@@ -50,6 +50,7 @@ export class MicropubSyndicator implements SyndicatorPlugin {
   readonly honoursIdempotencyKey = false;
   readonly #options: MicropubOptions;
   readonly credentialSetting: string;
+  readonly addressSetting = `"${MicropubSyndicator.packageName}".micropubEndpoint`;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMicropubOptions(options, env);
