@@ -15,8 +15,6 @@ export interface AccountFlowContext {
   accountsPath: string;
   /** The endpoint's clock (states expire by it). */
   now: () => number;
-  /** An account was connected: posts waiting for its target are looked at now, not at the next wake-up. */
-  targetsChanged: () => void;
 }
 
 export interface AccountFlow {

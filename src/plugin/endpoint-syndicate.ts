@@ -91,7 +91,6 @@ export class EndpointSyndicate implements EndpointPlugin {
       mountPath: this.mountPath,
       accountFlows: () => this.accountFlows,
       now: () => (this.environment.now ?? Date.now)(),
-      targetsChanged: () => this.scheduler?.nudge(),
       options: this.options,
       syndication: () => this.syndication,
       server: () => this.server,

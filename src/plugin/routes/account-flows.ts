@@ -44,7 +44,6 @@ export function accountFlowRoutes(context: RouteContext): RequestHandler[] {
         basePath: `${context.mountPath}/accounts/${flow.type}`,
         accountsPath: `${context.mountPath}/accounts`,
         now: context.now,
-        targetsChanged: context.targetsChanged,
       });
       built.set(flow.type, routes);
     }

@@ -15,8 +15,6 @@ export interface RouteContext {
   accountFlows: () => readonly AccountFlow[];
   /** The endpoint's clock (tests give theirs). */
   now: () => number;
-  /** A target was connected: the scheduler looks for due posts now. */
-  targetsChanged: () => void;
   options: EndpointOptions;
   syndication: () => Syndication | null;
   /** possekit's host; null before init and under Indiekit, which offers none of its services. */

@@ -16,7 +16,7 @@ export const mastodonOAuthFlow: AccountFlow = {
     if (!database || !secretSealer) return 0;
     return new MastodonApps(database, secretSealer).rekey();
   },
-  routes({ server, basePath, accountsPath, now, targetsChanged }) {
+  routes({ server, basePath, accountsPath, now }) {
     const { database, accounts, secretSealer } = server;
     if (!database || !accounts || !secretSealer) {
       const router = express.Router();
@@ -46,8 +46,8 @@ export const mastodonOAuthFlow: AccountFlow = {
           display: { name: account.handle, url: account.url, instance: new URL(instance.origin).host },
           secrets: { accessToken, clientId: app.clientId, clientSecret: app.clientSecret },
         });
-        // A post already waiting for this account goes out now, by itself.
-        targetsChanged();
+        // A post already waiting for this account goes out now, by itself: the endpoint wakes the
+        // scheduler for every account saved (accounts.onChange).
       },
     });
   },
