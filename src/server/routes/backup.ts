@@ -7,6 +7,7 @@
 import type { Request, RequestHandler } from "express";
 import { HttpError } from "../../contract/http-error.ts";
 import { secretsEqual } from "../auth/constant-time.ts";
+import { keysGivenBy } from "../backup/kept-files.ts";
 import type { Host } from "../host.ts";
 
 export const BACKUP_PATH = "/local/backup";
@@ -37,7 +38,14 @@ export function backupRoute(host: Host): RequestHandler {
     res.setHeader("Cache-Control", "no-store");
     res.setHeader(
       "Possekit-Backup",
-      JSON.stringify({ createdAt: manifest.createdAt, keys: manifest.keys, media: manifest.media }),
+      // The server's environment, not the command's: a cron job or a shell lacks the service's
+      // variables, and would not warn that ACCOUNT_SECRETS_KEY must be kept apart from the file.
+      JSON.stringify({
+        createdAt: manifest.createdAt,
+        keys: manifest.keys,
+        media: manifest.media,
+        fromEnvironment: keysGivenBy(process.env),
+      }),
     );
     res.send(file);
   };
