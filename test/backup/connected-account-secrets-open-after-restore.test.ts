@@ -125,7 +125,7 @@ describe("a connected account's secrets after a backup is restored", () => {
 
     assert.equal((await doomed.kill("SIGTERM")).code, 0, doomed.output());
     rmSync(original.dataDir, { recursive: true, force: true });
-    await restore(taken.path, restored);
+    assert.doesNotMatch(await restore(taken.path, restored), /ACCOUNT_SECRETS_KEY/);
 
     const again = await start(restored.config);
     const page = await accountsPage(again, await again.signIn());
@@ -163,7 +163,10 @@ describe("a connected account's secrets after a backup is restored", () => {
 
     assert.equal((await doomed.kill("SIGTERM")).code, 0, doomed.output());
     rmSync(original.dataDir, { recursive: true, force: true });
-    await restore(taken.path, restored);
+    assert.match(
+      await restore(taken.path, restored),
+      /^The backed-up server took ACCOUNT_SECRETS_KEY from its environment, so it is not in the backup: start the restored server with the same ACCOUNT_SECRETS_KEY/m,
+    );
 
     // Restored, and started without the key.
     const keyless = await start(restored.config);

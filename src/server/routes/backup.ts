@@ -7,7 +7,6 @@
 import type { Request, RequestHandler } from "express";
 import { HttpError } from "../../contract/http-error.ts";
 import { secretsEqual } from "../auth/constant-time.ts";
-import { keysGivenBy } from "../backup/kept-files.ts";
 import type { Host } from "../host.ts";
 
 export const BACKUP_PATH = "/local/backup";
@@ -44,7 +43,7 @@ export function backupRoute(host: Host): RequestHandler {
         createdAt: manifest.createdAt,
         keys: manifest.keys,
         media: manifest.media,
-        fromEnvironment: keysGivenBy(process.env),
+        fromEnvironment: manifest.fromEnvironment,
       }),
     );
     res.send(file);
