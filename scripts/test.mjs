@@ -31,6 +31,7 @@ import { pathToFileURL } from "node:url";
 /** Processes: the command as a user runs it, a real browser, several server instances. */
 const SYSTEM = [
   "test/backup/backup-mid-batch-restored-sends-nothing-twice.test.ts",
+  "test/backup/connected-account-secrets-open-after-restore.test.ts",
   "test/cli/",
   "test/deploy/behind-nginx-with-https.test.ts",
   "test/e2e/",

@@ -31,9 +31,13 @@ function describe(
   return `Backup written to ${path} (${manifest.database ? "the database, " : ""}${manifest.keys.length} key file${manifest.keys.length === 1 ? "" : "s"}: ${manifest.keys.join(", ") || "none"}; ${manifest.media} uploaded file${manifest.media === 1 ? "" : "s"}). It holds your keys: keep it as safe as the server, and somewhere else.\n`;
 }
 
-/** Says which secrets the environment gives: they are in no backup. */
-function environmentNote(): string {
-  const given = KEYS_FROM_ENVIRONMENT.filter((name) => process.env[name]);
+/**
+ * Says which secrets the environment gives: they are in no backup. `server` names those of the
+ * running server that made the backup, whose environment may not be this command's.
+ */
+function environmentNote(server: unknown = []): string {
+  const named = Array.isArray(server) ? server : [];
+  const given = KEYS_FROM_ENVIRONMENT.filter((name) => named.includes(name) || process.env[name]);
   if (given.length === 0) return "";
   return `Not in the backup, as the environment gives them: ${given.join(", ")}. Keep them where you keep this service's configuration${given.includes("ACCOUNT_SECRETS_KEY") ? " (without ACCOUNT_SECRETS_KEY the connected accounts' secrets cannot be opened)" : ""}.\n`;
 }
@@ -59,12 +63,14 @@ async function backupThroughServer(url: string, key: string, path: string): Prom
     );
     return 1;
   }
-  const summary = JSON.parse(response.headers.get("possekit-backup") ?? "{}") as Partial<BackupManifest>;
+  const summary = JSON.parse(response.headers.get("possekit-backup") ?? "{}") as Partial<BackupManifest> & {
+    fromEnvironment?: unknown;
+  };
   writeBackupFile(path, new Uint8Array(await response.arrayBuffer()));
   process.stdout.write(
     describe(path, { database: true, keys: summary.keys ?? [], media: summary.media ?? 0 }),
   );
-  process.stdout.write(environmentNote());
+  process.stdout.write(environmentNote(summary.fromEnvironment));
   return 0;
 }
 

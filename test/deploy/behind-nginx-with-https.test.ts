@@ -371,10 +371,11 @@ http {
       env: { SECRET: secret, ACCOUNT_SECRETS_KEY: randomBytes(32).toString("base64url") },
     });
     assert.equal(backup.code, 0, backup.stderr);
-    // What the environment gives is in no backup, and the command says where it must be kept.
+    // What the environment gives is in no backup, and the command says where it must be kept: the
+    // server's (SECRET, PASSWORD) and the command's own.
     assert.match(
       backup.stdout,
-      /Not in the backup, as the environment gives them: SECRET, ACCOUNT_SECRETS_KEY\. Keep them .* \(without ACCOUNT_SECRETS_KEY the connected accounts' secrets cannot be opened\)/,
+      /Not in the backup, as the environment gives them: SECRET, PASSWORD, ACCOUNT_SECRETS_KEY\. Keep them .* \(without ACCOUNT_SECRETS_KEY the connected accounts' secrets cannot be opened\)/,
     );
 
     const cliEnv = {

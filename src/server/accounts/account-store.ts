@@ -148,6 +148,15 @@ export class AccountStore {
     return result.rowCount > 0;
   }
 
+  /** The account needs no reconnecting any more (what made it need one was fixed otherwise). */
+  async clearNeedsReconnect(id: string): Promise<void> {
+    await this.database.query(
+      `UPDATE connected_accounts SET needs_reconnect_reason = NULL, needs_reconnect_since = NULL, updated_at = $2
+       WHERE id = $1 AND needs_reconnect_reason IS NOT NULL`,
+      [id, new Date(this.now())],
+    );
+  }
+
   /**
    * Seals every secret not sealed under the current key again under it (after a key rotation).
    * Returns how many values were sealed again.

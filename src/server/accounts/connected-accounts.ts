@@ -22,6 +22,13 @@ import type { AccountStore } from "./account-store.ts";
 /** What the page names as the place to fix an account's credentials. */
 export const ACCOUNTS_PAGE_SETTING = "the account on the Accounts page (Reconnect)";
 
+/**
+ * How the mark of an account that could not be registered begins. Such a mark ends when the account
+ * registers again: its secrets open once ACCOUNT_SECRETS_KEY is given back, with no reconnect. A mark
+ * for credentials the service refused stays until the account is reconnected.
+ */
+export const NOT_REGISTERED = "Not in use: ";
+
 /** The host as the accounts need it: its list of syndicators, and registering one. */
 export interface SyndicatorRegistry {
   readonly syndicators: readonly SyndicatorPlugin[];
@@ -85,10 +92,13 @@ export class ConnectedAccounts implements Accounts {
           );
           this.#register(account.id, syndicator);
           this.#fingerprints.set(account.id, fingerprint);
+          if (account.needsReconnect?.reason.startsWith(NOT_REGISTERED))
+            await this.store.clearNeedsReconnect(account.id);
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           this.#warnOnce(account.id, `Connected account ${account.uid} could not be registered: ${reason}`);
-          if (!account.needsReconnect) await this.store.markNeedsReconnect(account.id, reason);
+          if (!account.needsReconnect)
+            await this.store.markNeedsReconnect(account.id, `${NOT_REGISTERED}${reason}`);
         }
       }
     });

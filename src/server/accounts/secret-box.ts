@@ -76,7 +76,7 @@ export class SecretBox {
     const key = this.#keys.get(keyId);
     if (!key)
       throw new SecretBoxError(
-        `A stored secret was sealed with key ${keyId}, which is not given: set ${OLD_KEYS_VARIABLE} to the key used before, or connect the account again`,
+        `A stored secret was sealed with key ${keyId}, which is not given: set ${KEY_VARIABLE} to it (or add it to ${OLD_KEYS_VARIABLE}), restore ${KEY_FILE} into the data folder, or connect the account again`,
       );
     const bytes = Buffer.from(body, "base64url");
     if (bytes.length < NONCE_BYTES + TAG_BYTES) throw new SecretBoxError("A stored secret is cut short");

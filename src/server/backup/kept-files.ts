@@ -22,6 +22,11 @@ export const KEYS_FROM_ENVIRONMENT = [
   "ACCOUNT_SECRETS_OLD_KEYS",
 ] as const;
 
+/** Which of KEYS_FROM_ENVIRONMENT `env` gives (names only, never a value). */
+export function keysGivenBy(env: NodeJS.ProcessEnv): string[] {
+  return KEYS_FROM_ENVIRONMENT.filter((name) => env[name]);
+}
+
 export interface KeyFile {
   name: string;
   path: string;

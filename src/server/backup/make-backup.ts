@@ -10,7 +10,7 @@ import type { Database } from "../../contract/database.ts";
 import { isEmbedded } from "../database/pglite.ts";
 import { type TarEntry, writeTar } from "../database/tar.ts";
 import { recordBackup } from "./backup-record.ts";
-import { keyFilesIn } from "./kept-files.ts";
+import { keyFilesIn, keysGivenBy } from "./kept-files.ts";
 
 export const MANIFEST = "possekit-backup.json";
 export const DATABASE_ENTRY = "database.tar";
@@ -26,6 +26,11 @@ export interface BackupManifest {
   database: boolean;
   keys: string[];
   media: number;
+  /**
+   * The keys the backed-up server took from its environment (names only): not in the backup, so
+   * the restore says they must be given again. Absent from backups made before it was recorded.
+   */
+  fromEnvironment?: string[];
 }
 
 export interface BackupSources {
@@ -66,6 +71,7 @@ export async function makeBackup(
     database: database !== null,
     keys: keys.map((key) => key.name),
     media: media.length,
+    fromEnvironment: keysGivenBy(process.env),
   };
   const entries: TarEntry[] = [
     { name: MANIFEST, data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), mode: 0o600 },

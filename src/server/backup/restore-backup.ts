@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync }
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
+import { KEY_VARIABLE } from "../accounts/secret-box.ts";
 import { folderHolder } from "../database/folder-lock.ts";
 import { unpackDatabase } from "../database/pglite-template.ts";
 import { readTar, type TarEntry } from "../database/tar.ts";
@@ -40,6 +41,7 @@ const manifestSchema = z.object({
   database: z.boolean(),
   keys: z.array(z.string()),
   media: z.number().int().min(0),
+  fromEnvironment: z.array(z.string()).optional(),
 });
 
 const holdsSomething = (folder: string) => existsSync(folder) && readdirSync(folder).length > 0;
@@ -121,6 +123,11 @@ export function restoreBackup(
   if (!manifest.database && manifest.engine === "postgres" && !embedded)
     notes.push(
       "The database is not in the backup: restore PostgreSQL from your pg_dump (pg_restore) before starting",
+    );
+
+  if (manifest.fromEnvironment?.includes(KEY_VARIABLE))
+    notes.push(
+      `The backed-up server took ${KEY_VARIABLE} from its environment, so it is not in the backup: start the restored server with the same ${KEY_VARIABLE}, or its connected accounts cannot be opened and need reconnecting`,
     );
 
   mkdirSync(target.dataDir, { recursive: true, mode: 0o700 });

@@ -37,7 +37,14 @@ export function backupRoute(host: RunningHost): RequestHandler {
     res.setHeader("Cache-Control", "no-store");
     res.setHeader(
       "Possekit-Backup",
-      JSON.stringify({ createdAt: manifest.createdAt, keys: manifest.keys, media: manifest.media }),
+      // The server's environment, not the command's: a cron job or a shell lacks the service's
+      // variables, and would not warn that ACCOUNT_SECRETS_KEY must be kept apart from the file.
+      JSON.stringify({
+        createdAt: manifest.createdAt,
+        keys: manifest.keys,
+        media: manifest.media,
+        fromEnvironment: manifest.fromEnvironment,
+      }),
     );
     res.send(file);
   };
