@@ -128,6 +128,23 @@ export async function startIndiekit(
     | Record<string, string>
     | ((site: { url: string; secret: string }) => Promise<Record<string, string>>) = {},
 ): Promise<RunningIndiekit> {
+  // A port taken by another test's server before Indiekit listens: again on another port.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startIndiekitOnce(installed, options, env);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startIndiekitOnce(
+  installed: Installed,
+  options: Record<string, unknown> | ((site: { url: string; secret: string }) => Record<string, unknown>),
+  env: Record<string, string> | ((site: { url: string; secret: string }) => Promise<Record<string, string>>),
+): Promise<RunningIndiekit> {
   const secret = randomBytes(24).toString("base64url");
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -163,16 +180,29 @@ export async function startIndiekit(
   };
 }
 
+/** What Indiekit answers at /robots.txt (packages/indiekit/lib/routes.js). */
+const INDIEKIT_ROBOTS = "User-agent: *\nDisallow: /";
+
 async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string): Promise<void> {
   // Polled, not slept: the first answer ends the wait (a cold start loads some hundred modules).
   for (let attempt = 0; attempt < 600; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`Indiekit exited with ${child.exitCode}:\n${output()}`);
+    if (child.exitCode !== null) {
+      if (output().includes("EADDRINUSE")) throw new PortTaken(`${url} was taken before Indiekit listened`);
+      throw new Error(`Indiekit exited with ${child.exitCode}:\n${output()}`);
+    }
+    let answer: { ok: boolean; text: string } | undefined;
     try {
-      await fetch(`${url}/robots.txt`);
-      return;
+      const response = await fetch(`${url}/robots.txt`);
+      answer = { ok: response.ok, text: await response.text() };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
     }
+    // Indiekit's own answer, not just any: the port was free when chosen, and under load another
+    // test's server can take it before Indiekit listens, and then answers in Indiekit's place.
+    if (answer.ok && answer.text === INDIEKIT_ROBOTS) return;
+    child.kill("SIGKILL");
+    throw new PortTaken(`another server answers at ${url}`);
   }
   child.kill("SIGKILL");
   throw new Error(`Indiekit did not answer within 60 s:\n${output()}`);
