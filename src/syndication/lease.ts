@@ -132,6 +132,8 @@ export class Lease {
 export class HeldLease {
   private stopRenewing: (() => void) | undefined;
   private renewing = false;
+  /** A tick came while renewing: renew once more when that renewal ends. */
+  private renewAgain = false;
   private released = false;
   private lostFlag = false;
   /** Local clock time until which the last successful renewal guarantees the lease. */
@@ -163,9 +165,11 @@ export class HeldLease {
     if (this.stopRenewing || this.released) return;
     const period = Math.max(1, Math.floor(this.durationMs / 3));
     const every = this.time.every ?? everyRealPeriod;
-    this.stopRenewing = every(period, () => {
-      if (this.renewing || this.lostFlag) return;
+    // A tick that comes while a renewal is under way is kept, not dropped: one more renewal follows
+    // it, from the time of that tick on (a slow database would otherwise let ticks pass unused).
+    const renewNow = (): void => {
       this.renewing = true;
+      this.renewAgain = false;
       this.renew()
         .then((kept) => {
           if (!kept && !this.released) {
@@ -175,7 +179,13 @@ export class HeldLease {
         })
         .finally(() => {
           this.renewing = false;
+          if (this.renewAgain && !this.lostFlag && !this.released) renewNow();
         });
+    };
+    this.stopRenewing = every(period, () => {
+      if (this.lostFlag) return;
+      if (this.renewing) this.renewAgain = true;
+      else renewNow();
     });
   }
 
