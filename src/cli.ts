@@ -15,6 +15,29 @@ import { createLogger, logLevelFromEnv } from "./server/logger.ts";
 // (test/cli/help-and-token-load-no-server-code.test.ts keeps it so).
 const loadHost = async (): Promise<typeof HostType> => (await import("./server/host.ts")).Host;
 
+/**
+ * Opens the host's database (migrations applied, as a start does), runs `work` and stops the host;
+ * prints what `work` says. A folder another process holds is one line and exit code 1.
+ */
+async function withPreparedHost(
+  config: HostConfig,
+  work: (host: HostType) => Promise<string>,
+): Promise<number> {
+  const Host = await loadHost();
+  const host = new Host(config, { logger: createLogger(logLevelFromEnv()), builtInPlugins });
+  try {
+    await host.prepare();
+    process.stdout.write(`${await work(host)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof DatabaseHeldError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  } finally {
+    await host.stop();
+  }
+}
+
 const USAGE: Record<string, string> = {
   main: `Usage: possekit <command> [options]
 
@@ -264,41 +287,17 @@ async function run(argv: string[]): Promise<number> {
         process.stderr.write("application.database is false: there is no database to migrate\n");
         return 1;
       }
-      const Host = await loadHost();
-      const host = new Host(config, { logger: createLogger(logLevelFromEnv()), builtInPlugins });
-      try {
-        await host.prepare();
-      } catch (error) {
-        if (!(error instanceof DatabaseHeldError)) throw error;
-        process.stderr.write(`${error.message}\n`);
-        return 1;
-      } finally {
-        await host.stop();
-      }
-      process.stdout.write("Migrations applied.\n");
-      return 0;
+      return withPreparedHost(config, async () => "Migrations applied.");
     }
     case "rekey": {
       if (config.database === false) {
         process.stderr.write("application.database is false: there are no stored accounts to rekey\n");
         return 1;
       }
-      const Host = await loadHost();
-      const host = new Host(config, { logger: createLogger(logLevelFromEnv()), builtInPlugins });
-      try {
-        await host.prepare();
+      return withPreparedHost(config, async (host) => {
         const count = await host.rekey();
-        process.stdout.write(
-          `Sealed ${count} secret(s) again under key ${host.accounts?.currentKeyId ?? "?"}.\n`,
-        );
-        return 0;
-      } catch (error) {
-        if (!(error instanceof DatabaseHeldError)) throw error;
-        process.stderr.write(`${error.message}\n`);
-        return 1;
-      } finally {
-        await host.stop();
-      }
+        return `Sealed ${count} secret(s) again under key ${host.accounts?.currentKeyId ?? "?"}.`;
+      });
     }
     case "syndicate": {
       const { syndicateFromCli } = await import("./cli-syndicate.ts");
