@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
+import { postAccountsForm } from "../../test/helpers/accounts-form.ts";
 import { type ChildServer, startChildServer } from "../../test/helpers/child-server.ts";
 import { type Account, type RealPds, startRealPds } from "./pds.ts";
 
@@ -55,21 +56,11 @@ describe("the Accounts page against a real PDS", () => {
   });
 
   const connect = (password: string) =>
-    fetch(`${server.url}/syndicate/accounts/bluesky`, {
-      method: "POST",
-      headers: {
-        cookie: session.cookie,
-        accept: "text/html",
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({
-        _csrf: session.csrf,
-        identifier: account.handle,
-        password,
-        entryway: pds.url,
-        plcDirectory: pds.plcUrl,
-      }),
-      redirect: "manual",
+    postAccountsForm(server.url, session, "bluesky", {
+      identifier: account.handle,
+      password,
+      entryway: pds.url,
+      plcDirectory: pds.plcUrl,
     });
   const syndicateTo = async () => {
     const response = await fetch(`${server.url}/micropub?q=syndicate-to`, {

@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { Database } from "../../src/contract/database.ts";
 import { closeAll, type EndpointServer, startEndpointServer } from "../endpoint/endpoint-server.ts";
+import { postAccountsForm } from "../helpers/accounts-form.ts";
 import { engines } from "../helpers/databases.ts";
 
 for (const engine of engines) {
@@ -53,19 +54,9 @@ for (const engine of engines) {
     it("needs reconnecting without its key, and is connected again once the key is back", async () => {
       const first = await restart(key);
       const session = await first.server.signIn();
-      const connected = await fetch(`${first.url}/syndicate/accounts/mastodon`, {
-        method: "POST",
-        headers: {
-          cookie: session.cookie,
-          accept: "text/html",
-          "content-type": "application/x-www-form-urlencoded",
-        },
-        body: new URLSearchParams({
-          _csrf: session.csrf,
-          instance: sandbox.url,
-          accessToken: sandbox.accessToken,
-        }),
-        redirect: "manual",
+      const connected = await postAccountsForm(first.url, session, "mastodon", {
+        instance: sandbox.url,
+        accessToken: sandbox.accessToken,
       });
       assert.equal(connected.status, 303);
 

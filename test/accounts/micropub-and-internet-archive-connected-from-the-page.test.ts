@@ -8,6 +8,7 @@ import { AccountError } from "../../src/contract/accounts.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { type EndpointServer, startEndpointServer } from "../endpoint/endpoint-server.ts";
 import { type FakeArchive, startFakeArchive } from "../fakes/internet-archive.ts";
+import { postAccountsForm } from "../helpers/accounts-form.ts";
 import { pgliteEngine } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -38,20 +39,10 @@ describe("Micropub and Internet Archive accounts", () => {
   });
 
   const connectMicropub = (accessToken: string) =>
-    fetch(`${app.url}/syndicate/accounts/micropub`, {
-      method: "POST",
-      headers: {
-        cookie: session.cookie,
-        accept: "text/html",
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({
-        _csrf: session.csrf,
-        micropubEndpoint: `${other.url}/micropub`,
-        accessToken,
-        name: "My other site",
-      }),
-      redirect: "manual",
+    postAccountsForm(app.url, session, "micropub", {
+      micropubEndpoint: `${other.url}/micropub`,
+      accessToken,
+      name: "My other site",
     });
   const accounts = () => {
     assert.ok(app.server.host.accounts);

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli } from "../cli/run-cli.ts";
+import { postAccountsForm } from "../helpers/accounts-form.ts";
 import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { createPost, ENDPOINT_PACKAGE, type Sandbox, startSandbox, until } from "../scale/cluster.ts";
 
@@ -63,19 +64,9 @@ describe("a connected account's secrets after a backup is restored", () => {
   const connect = async (server: ChildServer) => {
     const mastodon = (sandbox as Sandbox).mastodon;
     const session = await server.signIn();
-    const response = await fetch(`${server.url}/syndicate/accounts/mastodon`, {
-      method: "POST",
-      headers: {
-        cookie: session.cookie,
-        accept: "text/html",
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({
-        _csrf: session.csrf,
-        instance: mastodon.url,
-        accessToken: mastodon.accessToken,
-      }),
-      redirect: "manual",
+    const response = await postAccountsForm(server.url, session, "mastodon", {
+      instance: mastodon.url,
+      accessToken: mastodon.accessToken,
     });
     assert.equal(response.status, 303, await response.text());
     const page = await accountsPage(server, session);
