@@ -68,6 +68,12 @@ export const tokenRegistryMigrations: Migration[] = [
     CREATE INDEX access_tokens_grant ON access_tokens (grant_id);
     CREATE INDEX access_tokens_keep_until ON access_tokens (keep_until);`,
   },
+  {
+    // A token's issued_at is the JWT's iat, whole seconds: tokens made within one second are listed
+    // newest first by when this server first knew them, not by their random ids.
+    id: "host/013-access-token-recorded-at",
+    sql: "ALTER TABLE access_tokens ADD COLUMN recorded_at timestamptz NOT NULL DEFAULT clock_timestamp();",
+  },
 ];
 
 // Writing the time of use on every request would turn each authenticated read into a write.
@@ -151,7 +157,7 @@ function databaseRegistry(database: Database): TokenRegistry {
     async list() {
       const result = await database.query<TokenRow>(
         `SELECT id, grant_id, scope, client_id, issued_at, expires_at, last_used_at, revoked_at
-           FROM access_tokens WHERE expires_at >= now() ORDER BY issued_at DESC, id`,
+           FROM access_tokens WHERE expires_at >= now() ORDER BY issued_at DESC, recorded_at DESC, id`,
       );
       return result.rows.map(fromRow);
     },
@@ -175,7 +181,8 @@ function databaseRegistry(database: Database): TokenRegistry {
 
 /** Without a database the registry lives as long as the process: revocations end with it. */
 function memoryRegistry(): TokenRegistry {
-  const tokens = new Map<string, KnownToken & { keepUntil: Date }>();
+  const tokens = new Map<string, KnownToken & { keepUntil: Date; recorded: number }>();
+  let recorded = 0;
   const sweep = () => {
     const now = Date.now();
     for (const [id, token] of tokens) if (token.keepUntil.getTime() < now) tokens.delete(id);
@@ -205,6 +212,7 @@ function memoryRegistry(): TokenRegistry {
       keepUntil,
       lastUsedAt,
       revokedAt: grantRevokedAt(grantId),
+      recorded: ++recorded,
     });
   };
   return {
@@ -223,8 +231,8 @@ function memoryRegistry(): TokenRegistry {
       const now = Date.now();
       return [...tokens.values()]
         .filter((token) => token.expiresAt.getTime() >= now)
-        .sort((a, b) => b.issuedAt.getTime() - a.issuedAt.getTime())
-        .map(({ keepUntil: _keepUntil, ...token }) => token);
+        .sort((a, b) => b.issuedAt.getTime() - a.issuedAt.getTime() || b.recorded - a.recorded)
+        .map(({ keepUntil: _keepUntil, recorded: _recorded, ...token }) => token);
     },
     async revoke(id) {
       const grantId = tokens.get(id)?.grantId;
