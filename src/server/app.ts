@@ -86,6 +86,7 @@ export function buildApp(host: RunningHost): Express {
     me: host.publication.me,
     url: application.url,
     isOwner: async (req: Request) => (await sessions.read(req)) !== null,
+    targets: () => host.syndicators.map((syndicator) => syndicator.info),
   };
   // The pages store's feeds are public, like the posts.
   if (host.hostConfig.store.type === "pages") app.use(pagesFeeds(pagesSite));

@@ -58,6 +58,10 @@ describe("the pages store serves each published post at its URL as an h-entry", 
     });
     assert.equal(world.social.statuses.length, 1, "one copy, never two");
     assert.deepEqual(copies, [world.social.statuses[0]?.url]);
+    // "Also on" names the service and the account the copy is on, not the copy's host.
+    const page = await (await fetch(url)).text();
+    const link = page.match(/<a class="u-syndication"[^>]*>([^<]*)<\/a>/)?.[1];
+    assert.match(link ?? "", /^Mastodon: @\w+@/, `the copy's link names its account: ${link}`);
   });
 
   it("lists the recent posts as an h-feed on the home page, and in an Atom feed and a JSON Feed", async () => {

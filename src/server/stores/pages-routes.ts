@@ -7,8 +7,10 @@
 // with no post (404, never 403 or 410), so that its existence is not given away.
 import express, { type Request, type RequestHandler, type Router } from "express";
 import type { Post } from "../../contract/posts.ts";
+import type { SyndicatorInfo } from "../../contract/syndicator.ts";
 import { visibilityOf } from "../../contract/visibility.ts";
 import type { PostService } from "../posts/post-service-interface.ts";
+import { copyPlace } from "./copy-place.ts";
 import { contentHtml } from "./safe-html.ts";
 
 export const FEED_PATHS = { atom: "/feed.xml", json: "/feed.json" } as const;
@@ -22,14 +24,14 @@ export interface PostView {
   updated: Date;
   photos: Array<{ url: string; alt: string }>;
   categories: string[];
-  /** Every copy's URL, with the name of the place it is on. */
+  /** Every copy's URL, with the name of the place it is on (the service and account where known). */
   syndication: Array<{ url: string; site: string }>;
 }
 
 const strings = (value: unknown): string[] =>
   (Array.isArray(value) ? value : []).filter((item): item is string => typeof item === "string");
 
-export function postView(post: Post): PostView {
+export function postView(post: Post, targets: readonly SyndicatorInfo[] = []): PostView {
   const p = post.properties;
   const photos = (Array.isArray(p.photo) ? p.photo : []).flatMap((item) => {
     const url = typeof item === "string" ? item : (item as { url?: unknown })?.url;
@@ -48,7 +50,7 @@ export function postView(post: Post): PostView {
     categories: strings(p.category),
     syndication: strings(p.syndication)
       .filter((url) => URL.canParse(url))
-      .map((url) => ({ url, site: new URL(url).hostname })),
+      .map((url) => ({ url, site: copyPlace(url, targets) })),
   };
 }
 
@@ -73,7 +75,7 @@ export async function recentPosts(posts: PostService, limit = RECENT): Promise<P
     if (!next || batch.length < LIST_PAGE) break;
     before = next;
   }
-  return found.slice(0, limit).map(postView);
+  return found.slice(0, limit).map((post) => postView(post));
 }
 
 const xml = (text: string) =>
@@ -143,6 +145,8 @@ export interface PagesSite {
   url: string;
   /** Whether the request comes from the signed-in owner (who alone sees private posts). */
   isOwner: (req: Request) => Promise<boolean>;
+  /** The targets now known (connected accounts included), to name the place each copy is on. */
+  targets?: () => readonly SyndicatorInfo[];
 }
 
 export function pagesFeeds(site: PagesSite): Router {
@@ -198,7 +202,7 @@ export function postPages(site: PagesSite): RequestHandler {
       res.status(410);
       return res.render("pages/gone.njk", { title: res.locals.t("pages.gone") });
     }
-    const view = postView(post);
+    const view = postView(post, site.targets?.() ?? []);
     res.render("pages/post.njk", {
       title: view.name ?? res.locals.t("pages.note"),
       post: view,
