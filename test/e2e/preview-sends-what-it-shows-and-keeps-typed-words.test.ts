@@ -108,6 +108,15 @@ describe("the preview sends what it shows (JavaScript)", () => {
     assert.match(await shownText(section.locator(".preview-live")), /live on .*saving edits it there/);
     assert.equal(await section.getByRole("button", { name: /^Send this/ }).count(), 0, "no second send");
     await section.getByRole("button", { name: /Save and edit the live copy/ }).waitFor();
+    // "Sent:" and the copy's URL, on a phone: the URL wraps, the page does not scroll sideways.
+    await otherPage.setViewportSize({ width: 360, height: 800 });
+    await otherPage.reload();
+    await otherPage.locator(".preview-note a").first().waitFor();
+    assert.equal(
+      await otherPage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      0,
+      "the sent copy's link does not widen the page",
+    );
     assert.ok(id);
     await otherPage.context().close();
   });
