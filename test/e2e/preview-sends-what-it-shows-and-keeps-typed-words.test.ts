@@ -113,7 +113,9 @@ describe("the preview sends what it shows (JavaScript)", () => {
     await otherPage.reload();
     await otherPage.locator(".preview-note a").first().waitFor();
     assert.equal(
-      await otherPage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      await otherPage.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ),
       0,
       "the sent copy's link does not widen the page",
     );
