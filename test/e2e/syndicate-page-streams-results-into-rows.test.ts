@@ -153,6 +153,10 @@ describe("the Syndicate page streams results into the rows", () => {
 
     // Mid-run: the first rows have their results, the last still waits.
     await page.locator("#post-2 .state-syndicated").waitFor();
+    // The count above the list follows the run: the post just sent no longer awaits.
+    await page
+      .locator("#awaiting-count", { hasText: /^3 posts await syndication/ })
+      .waitFor({ timeout: 5_000 });
     await page.screenshot({ path: join(SCREENSHOTS, "syndicate-mid-run.png"), fullPage: true });
     await page
       .locator("#run-announcer")

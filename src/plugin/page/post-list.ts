@@ -62,6 +62,15 @@ export interface PostList {
   offset: number;
 }
 
+/** How many posts the list holds (the count above it), without loading a page of them. */
+export async function countPostList(services: PageServices, query: ListQuery): Promise<number> {
+  const { syndication, posts } = services;
+  if (isFiltered(query))
+    return (await syndication.reads.findPosts(filterOf(query), { offset: 0, limit: 1 })).total;
+  // Posts that name only targets no longer configured do not wait (they are sent if one returns).
+  return posts.countAwaitingSyndication(syndication.reads.targetUids());
+}
+
 export async function loadPostList(services: PageServices, query: ListQuery): Promise<PostList> {
   const { syndication, posts, syndicators, mountPath } = services;
   type Found = Awaited<ReturnType<typeof posts.listAwaitingSyndication>>;

@@ -11,7 +11,7 @@ import type { Logger } from "../../contract/logger.ts";
 import { countInto, emptySummary } from "../../syndication/post-result.ts";
 import type { TargetPause } from "../../syndication/target-pauses.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
-import { isFiltered, listQuerySchema, loadPostList } from "../page/post-list.ts";
+import { countPostList, isFiltered, listQuerySchema, loadPostList } from "../page/post-list.ts";
 import { postRow } from "../page/post-row.ts";
 import { renderView } from "../page/render.ts";
 import { runStatusView } from "../page/run-status.ts";
@@ -127,6 +127,9 @@ export function htmxSseSink(req: Request, res: Response, context: RouteContext, 
           mountPath: services.mountPath,
           redirectUri,
           row,
+          // The list's count follows the run: a post sent leaves the awaiting list as its row changes.
+          listTotal: single ? undefined : await countPostList(services, view),
+          filtered: isFiltered(view),
           progressText: progressText(t, counts, total),
           single,
           announce,
