@@ -31,6 +31,7 @@ import type { OwnHost, OwnHostOpener } from "./indiekit/own-host.ts";
 import { refuseToStart } from "./indiekit/refuse-start.ts";
 import { type EndpointOptions, parseEndpointOptions } from "./options.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
+import { trackBatchProgress } from "./page/batch-progress.ts";
 import { sourceHealth, startPostSources } from "./post-sources.ts";
 import { authenticatedRoutes, publicRoutes } from "./routes/index.ts";
 
@@ -249,6 +250,8 @@ export class EndpointSyndicate implements EndpointPlugin {
       },
     });
     const syndication = this.syndication;
+    // The page says how far a batch has got, also when opened mid-run.
+    trackBatchProgress(syndication);
     // Only this process can open an embedded database: what it finds `sending` is left over, and
     // is resolved before the server takes its first request, scheduler or not.
     if (database.engine === "pglite")

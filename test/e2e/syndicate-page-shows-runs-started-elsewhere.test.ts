@@ -10,8 +10,9 @@ import type { BatchRun } from "../../src/syndication/syndication.ts";
 import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
 // The target hangs until the endpoint gives up on it: the run lasts this long, longer than the
-// page's polling interval (3 s), so that an open page sees it while it runs.
-const TARGET_TIMEOUT_MS = 9_000;
+// page's polling interval (3 s) with room to spare on a busy machine, so that an open page sees it
+// while it runs.
+const TARGET_TIMEOUT_MS = 15_000;
 
 describe("a run started elsewhere shows on the Syndicate page", () => {
   let world: SyndicateWorld;
@@ -22,6 +23,8 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
     world = await startSyndicateWorld({
       serverConfig: { "@possekit/endpoint-syndicate": { targetTimeoutMs: TARGET_TIMEOUT_MS } },
     });
+    // Sent at once, before the note that hangs: the run has one post done while it runs.
+    await world.publish("A note for the other account, sent first.", [world.otherUid]);
     await world.publish("A note the deploy webhook will send.", [world.socialUid]);
     openPage = await world.signedInPage();
     await openPage.goto(`${world.server.url}/syndicate`);
@@ -43,6 +46,11 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
     assert.match(status, /A run is in progress\./);
     assert.match(status, /by the deploy webhook/);
     assert.match(status, /Started [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}/);
+    // How far it has got, though this page did not start it and follows no stream of it.
+    assert.equal(
+      await shownText(page.locator("#run-status .run-progress-so-far")),
+      "1 post done so far: 1 syndicated.",
+    );
     assert.equal(await page.locator("#syndicate-all").isDisabled(), true);
     assert.equal(await page.locator("#syndicate-all").getAttribute("aria-describedby"), "run-status");
     await page.close();
@@ -75,22 +83,25 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
   it("says how the run ended once it has, and enables 'Syndicate all' again", async () => {
     const summary = await run.done;
     world.social.clearBehaviour();
-    assert.deepEqual(summary, { posts: 1, syndicated: 0, partial: 0, failed: 1, skipped: 0 });
+    assert.deepEqual(summary, { posts: 2, syndicated: 1, partial: 0, failed: 1, skipped: 0 });
     await openPage.locator("#run-status.is-ended").waitFor();
     const status = await shownText(openPage.locator("#run-status"));
     assert.match(status, /The run started by the deploy webhook on .* has ended\./);
     // Its end is announced once, in the live region, with every count, as an error.
     const announcer = openPage.locator("#run-announcer");
-    await announcer.getByText(/1 post processed/).waitFor();
+    await announcer.getByText(/2 posts processed/).waitFor();
     assert.equal(
       await shownText(announcer),
-      "1 post processed: 0 syndicated, 1 failed. Show the posts that need attention",
+      "2 posts processed: 1 syndicated, 1 failed. Show the posts that need attention",
     );
     assert.equal(await announcer.locator(".flash-error").count(), 1);
     assert.doesNotMatch(status, /processed/);
     assert.equal(await openPage.locator("#syndicate-all").isDisabled(), false);
     // The open page's row shows what the run did, without a reload.
-    const row = openPage.locator(".post-row .target").first();
+    const row = openPage
+      .locator(".post-row", { hasText: "deploy webhook will send" })
+      .locator(".target")
+      .first();
     await row.locator(".state-label", { hasText: "Failed, waiting to retry" }).waitFor();
     assert.match(await shownText(row.locator(".target-error")), /did not answer/);
     assert.match(await shownText(openPage.locator("#recent-runs")), /Webhook/);
@@ -104,7 +115,10 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
 
     await openPage.getByRole("link", { name: "Show the current list" }).click();
     await openPage.waitForLoadState();
-    const target = openPage.locator(".post-row .target").first();
+    const target = openPage
+      .locator(".post-row", { hasText: "deploy webhook will send" })
+      .locator(".target")
+      .first();
     assert.equal(await shownText(target.locator(".state-label")), "Failed, waiting to retry");
     assert.match(await shownText(target.locator(".target-error")), /did not answer/);
     assert.match(await shownText(openPage.locator("#recent-runs")), /Webhook/);

@@ -5,12 +5,15 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { insufficientScope } from "../../contract/http-error.ts";
 import { mayReadPosts } from "../../contract/reading-scopes.ts";
+import type { RunSummary } from "../../syndication/types.ts";
 import { copiesLimiter } from "../copies/copies-limiter.ts";
 import { indiekitCookieCsrf } from "../indiekit/cookie-csrf.ts";
 import { withIndiekitRequestToken } from "../indiekit/request-token.ts";
 import { indiekitSessionAuth } from "../indiekit/session-auth.ts";
 import { translateUnderIndiekit } from "../indiekit/translator.ts";
 import { errorHelp } from "../page/error-help.ts";
+import { progressText } from "../page/run-summary.ts";
+import { translatorOf } from "../page/services.ts";
 import { coreErrors } from "../responses/core-errors.ts";
 import { accountFlowRoutes } from "./account-flows.ts";
 import { accountsRoutes } from "./accounts.ts";
@@ -74,6 +77,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
   // Every page and fragment explains network codes the same way (issue 32).
   router.use((_req, res, next) => {
     res.locals.errorHelp = errorHelp;
+    // How far a batch has got, for a page opened while it runs (the run status).
+    res.locals.progressText = (summary: RunSummary) => progressText(translatorOf(res), summary);
     // Which option holds a target's address (Mastodon's url, Bluesky's serviceUrl…), for that help.
     res.locals.addressSettingOf = (uid: string) =>
       context.server()?.syndicators.find((syndicator) => syndicator.info.uid === uid)?.addressSetting ?? null;
