@@ -24,6 +24,11 @@ export interface AccountFlow {
   migrations?: Migration[];
   /** Built once, the first time one of its routes is asked for, with the running server. */
   routes(context: AccountFlowContext): Router;
+  /**
+   * What the Accounts page shows of the flow in the type's section, as the page's template reads it
+   * (LinkedIn: whether the owner's app is entered, and the redirect URL to list in it). Never a secret.
+   */
+  page?(context: Pick<AccountFlowContext, "server" | "basePath">): Promise<Record<string, unknown>>;
   /** Seals what its tables keep sealed again under the current key (`possekit rekey`); how many. */
   rekey?(server: PossekitServer): Promise<number>;
 }

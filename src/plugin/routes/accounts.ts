@@ -169,6 +169,12 @@ async function renderPage(
     : null;
   // Reconnect: the account's form, filled in with what it was connected with (never a secret).
   const reconnecting = refused ? undefined : list.find((account) => account.id === req.query.reconnect);
+  // What each account flow shows in its type's section (LinkedIn: its app entered, its redirect URL).
+  const server = context.server();
+  const flows: Record<string, Record<string, unknown>> = {};
+  for (const flow of context.accountFlows())
+    if (flow.page && server)
+      flows[flow.type] = await flow.page({ server, basePath: `${context.mountPath}/accounts/${flow.type}` });
   const fields = refused?.fields ?? (reconnecting ? reconnectFields(reconnecting) : {});
   res.status(refused ? (refused.error.code === "managed" ? 409 : 400) : 200);
   res.setHeader("Cache-Control", "no-store");
@@ -183,6 +189,7 @@ async function renderPage(
     error,
     fields,
     filledType: refused?.type ?? reconnecting?.type ?? null,
+    flows,
     // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
     mastodonAuthorize:
       options.mastodonAuthorize !== undefined ||
