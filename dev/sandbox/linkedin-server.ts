@@ -61,8 +61,13 @@ export interface LinkedinSandbox {
 }
 
 /** LinkedIn's error body (learn.microsoft.com/linkedin/shared/api-guide/concepts/error-handling). */
-const restError = (response: ServerResponse, status: number, code: string, message: string, serviceErrorCode = 0) =>
-  sendJson(response, status, { status, serviceErrorCode, code, message });
+const restError = (
+  response: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  serviceErrorCode = 0,
+) => sendJson(response, status, { status, serviceErrorCode, code, message });
 
 /** The access token lifetime for members: 60 days (…/shared/authentication/authorization-code-flow). */
 export const SIXTY_DAYS_S = 60 * 24 * 60 * 60;
@@ -76,7 +81,8 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
   const images = new Map<string, Buffer | undefined>();
   const requests: SandboxRequest[] = [];
   const tokens = new Map<string, { sub: string; expiresAt: number; revoked: boolean }>();
-  if (options.accessToken) tokens.set(options.accessToken, { sub: member.sub, expiresAt: Number.POSITIVE_INFINITY, revoked: false });
+  if (options.accessToken)
+    tokens.set(options.accessToken, { sub: member.sub, expiresAt: Number.POSITIVE_INFINITY, revoked: false });
   const codes = new Map<string, { redirectUri: string; scope: string; expiresAt: number }>();
   const limited = new Map<string, number>();
   let drops = 0;
@@ -91,8 +97,18 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
     // LinkedIn's ID token: RS256, iss https://www.linkedin.com/oauth (here: this sandbox's /oauth),
     // aud the client id (…/consumer/integrations/self-serve/sign-in-with-linkedin-v2).
     const head = encode({ alg: "RS256", typ: "JWT", kid: "sandbox" });
-    const body = encode({ iss: `${base}/oauth`, aud: app.clientId, iat: seconds, exp: seconds + 3600, sub, name: member.name });
-    const signature = createSign("RSA-SHA256").update(`${head}.${body}`).sign(privateKey).toString("base64url");
+    const body = encode({
+      iss: `${base}/oauth`,
+      aud: app.clientId,
+      iat: seconds,
+      exp: seconds + 3600,
+      sub,
+      name: member.name,
+    });
+    const signature = createSign("RSA-SHA256")
+      .update(`${head}.${body}`)
+      .sign(privateKey)
+      .toString("base64url");
     return `${head}.${body}.${signature}`;
   };
 
@@ -119,7 +135,12 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
   const versioned = (request: IncomingMessage, response: ServerResponse): boolean => {
     const version = String(request.headers["linkedin-version"] ?? "");
     if (!version) {
-      restError(response, 400, "VERSION_MISSING", "A version must be present. Please specify a version by adding the LinkedIn-Version header.");
+      restError(
+        response,
+        400,
+        "VERSION_MISSING",
+        "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
+      );
       return false;
     }
     if (!/^20\d\d(0[1-9]|1[0-2])(\.\d\d)?$/.test(version)) {
@@ -127,7 +148,12 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
       return false;
     }
     if (request.headers["x-restli-protocol-version"] !== "2.0.0") {
-      restError(response, 400, "ILLEGAL_ARGUMENT", "X-Restli-Protocol-Version 2.0.0 is required for this resource");
+      restError(
+        response,
+        400,
+        "ILLEGAL_ARGUMENT",
+        "X-Restli-Protocol-Version 2.0.0 is required for this resource",
+      );
       return false;
     }
     return true;
@@ -137,14 +163,25 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
     const url = new URL(request.url ?? "/", "http://sandbox");
     const method = request.method ?? "GET";
     const body = await readBody(request, 25 * 1024 * 1024);
-    requests.push({ method, path: url.pathname + url.search, headers: request.headers, body: method === "PUT" ? `<${body.length} bytes>` : body.toString("utf8") });
+    requests.push({
+      method,
+      path: url.pathname + url.search,
+      headers: request.headers,
+      body: method === "PUT" ? `<${body.length} bytes>` : body.toString("utf8"),
+    });
     const route = `${method} ${url.pathname.replace(/\/rest\/posts\/.+$/, "/rest/posts/:urn")}`;
     const left = limited.get(route) ?? 0;
     if (left > 0) {
       limited.set(route, left - 1);
       // Limits are per day and reset at midnight UTC; a limited call gets 429
       // (learn.microsoft.com/linkedin/shared/api-guide/concepts/rate-limits). No Retry-After is documented.
-      restError(response, 429, "TOO_MANY_REQUESTS", "Resource level throttle APPLICATION DAY limit for calls to this resource is reached.", 101);
+      restError(
+        response,
+        429,
+        "TOO_MANY_REQUESTS",
+        "Resource level throttle APPLICATION DAY limit for calls to this resource is reached.",
+        101,
+      );
       return;
     }
     const form = () => new URLSearchParams(body.toString("utf8"));
@@ -153,14 +190,27 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
     // signs in and presses Allow; an unknown client or redirect URI is an error page, not a redirect.
     if (method === "GET" && url.pathname === "/oauth/v2/authorization") {
       const q = url.searchParams;
-      if (q.get("client_id") !== app.clientId) return sendHtml(response, 400, "<h1>Bummer, something went wrong.</h1><p>The passed in client_id is invalid</p>");
+      if (q.get("client_id") !== app.clientId)
+        return sendHtml(
+          response,
+          400,
+          "<h1>Bummer, something went wrong.</h1><p>The passed in client_id is invalid</p>",
+        );
       const redirectUri = q.get("redirect_uri") ?? "";
       if (app.redirectUris && !app.redirectUris.includes(redirectUri))
-        return sendHtml(response, 400, "<h1>Bummer, something went wrong.</h1><p>The redirect_uri does not match the registered value</p>");
+        return sendHtml(
+          response,
+          400,
+          "<h1>Bummer, something went wrong.</h1><p>The redirect_uri does not match the registered value</p>",
+        );
       const fields = ["response_type", "client_id", "redirect_uri", "state", "scope"]
         .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(q.get(name) ?? "")}">`)
         .join("");
-      return sendHtml(response, 200, `<h1>Allow possekit to use your LinkedIn account?</h1><p>${escapeHtml(q.get("scope") ?? "")}</p><form method="post" action="/oauth/v2/authorization">${fields}<button name="decision" value="allow">Allow</button><button name="decision" value="cancel">Cancel</button></form>`);
+      return sendHtml(
+        response,
+        200,
+        `<h1>Allow possekit to use your LinkedIn account?</h1><p>${escapeHtml(q.get("scope") ?? "")}</p><form method="post" action="/oauth/v2/authorization">${fields}<button name="decision" value="allow">Allow</button><button name="decision" value="cancel">Cancel</button></form>`,
+      );
     }
     if (method === "POST" && url.pathname === "/oauth/v2/authorization") {
       const f = form();
@@ -173,7 +223,11 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
       } else {
         const code = randomBytes(24).toString("base64url");
         // Authorization codes live 30 minutes.
-        codes.set(code, { redirectUri: back.href.split("?")[0] ?? "", scope: f.get("scope") ?? "", expiresAt: now() + 30 * 60_000 });
+        codes.set(code, {
+          redirectUri: back.href.split("?")[0] ?? "",
+          scope: f.get("scope") ?? "",
+          expiresAt: now() + 30 * 60_000,
+        });
         back.searchParams.set("code", code);
       }
       back.searchParams.set("state", state);
@@ -186,11 +240,23 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
     if (method === "POST" && url.pathname === "/oauth/v2/accessToken") {
       const f = form();
       if (f.get("client_id") !== app.clientId || !sameSecret(f.get("client_secret") ?? "", app.clientSecret))
-        return sendJson(response, 401, { error: "invalid_client", error_description: "Client authentication failed" });
+        return sendJson(response, 401, {
+          error: "invalid_client",
+          error_description: "Client authentication failed",
+        });
       const code = codes.get(f.get("code") ?? "");
       codes.delete(f.get("code") ?? "");
-      if (f.get("grant_type") !== "authorization_code" || !code || code.expiresAt <= now() || code.redirectUri !== f.get("redirect_uri"))
-        return sendJson(response, 400, { error: "invalid_request", error_description: "Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired." });
+      if (
+        f.get("grant_type") !== "authorization_code" ||
+        !code ||
+        code.expiresAt <= now() ||
+        code.redirectUri !== f.get("redirect_uri")
+      )
+        return sendJson(response, 400, {
+          error: "invalid_request",
+          error_description:
+            "Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired.",
+        });
       const accessToken = `AQ${randomBytes(32).toString("base64url")}`;
       tokens.set(accessToken, { sub: member.sub, expiresAt: now() + expiresIn * 1000, revoked: false });
       return sendJson(response, 200, {
@@ -205,7 +271,10 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
     if (method === "POST" && url.pathname === "/oauth/v2/revoke") {
       const f = form();
       if (f.get("client_id") !== app.clientId || !sameSecret(f.get("client_secret") ?? "", app.clientSecret))
-        return sendJson(response, 401, { error: "invalid_client", error_description: "Client authentication failed" });
+        return sendJson(response, 401, {
+          error: "invalid_client",
+          error_description: "Client authentication failed",
+        });
       const found = tokens.get(f.get("token") ?? "");
       if (found) found.revoked = true;
       response.writeHead(200, { "content-length": 0 });
@@ -217,7 +286,13 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
       const sub = memberOf(request, response);
       if (!sub) return;
       const [given = "", family = ""] = member.name.split(" ");
-      return sendJson(response, 200, { sub, name: member.name, given_name: given, family_name: family, locale: { country: "GB", language: "en" } });
+      return sendJson(response, 200, {
+        sub,
+        name: member.name,
+        given_name: given,
+        family_name: family,
+        locale: { country: "GB", language: "en" },
+      });
     }
     // The picture's bytes, PUT to the upload URL initializeUpload gave: 201 (…/shares/images-api).
     if (method === "PUT" && url.pathname.startsWith("/dms-uploads/")) {
@@ -241,28 +316,74 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
 
     // Images API initializeUpload: {initializeUploadRequest: {owner}} → 200 with value.uploadUrl,
     // value.image (urn:li:image:…) and value.uploadUrlExpiresAt (…/shares/images-api).
-    if (method === "POST" && url.pathname === "/rest/images" && url.searchParams.get("action") === "initializeUpload") {
+    if (
+      method === "POST" &&
+      url.pathname === "/rest/images" &&
+      url.searchParams.get("action") === "initializeUpload"
+    ) {
       const owner = (json()?.initializeUploadRequest as { owner?: string } | undefined)?.owner;
-      if (owner !== `urn:li:person:${sub}`) return restError(response, 403, "ACCESS_DENIED", `Not enough permissions to access: owner ${owner}`, 100);
+      if (owner !== `urn:li:person:${sub}`)
+        return restError(
+          response,
+          403,
+          "ACCESS_DENIED",
+          `Not enough permissions to access: owner ${owner}`,
+          100,
+        );
       const id = `D4D10AQ${randomBytes(9).toString("base64url")}`;
       images.set(`urn:li:image:${id}`, undefined);
-      return sendJson(response, 200, { value: { uploadUrlExpiresAt: now() + 24 * 3600_000, uploadUrl: `${base}/dms-uploads/${id}`, image: `urn:li:image:${id}` } });
+      return sendJson(response, 200, {
+        value: {
+          uploadUrlExpiresAt: now() + 24 * 3600_000,
+          uploadUrl: `${base}/dms-uploads/${id}`,
+          image: `urn:li:image:${id}`,
+        },
+      });
     }
 
     // Posts API create (…/shares/posts-api): 201 Created, no body, the new post's URN in x-restli-id.
     if (method === "POST" && url.pathname === "/rest/posts") {
       const post = json();
       if (!post) return restError(response, 400, "ILLEGAL_ARGUMENT", "Cannot parse the request body");
-      if (post.author !== `urn:li:person:${sub}`) return restError(response, 403, "ACCESS_DENIED", `Not enough permissions to access: author ${String(post.author)}`, 100);
+      if (post.author !== `urn:li:person:${sub}`)
+        return restError(
+          response,
+          403,
+          "ACCESS_DENIED",
+          `Not enough permissions to access: author ${String(post.author)}`,
+          100,
+        );
       const commentary = typeof post.commentary === "string" ? post.commentary : "";
-      if ([...commentary].length > 3000) return restError(response, 422, "UNPROCESSABLE_ENTITY", "/commentary :: length of commentary exceeds 3000", 0);
+      if ([...commentary].length > 3000)
+        return restError(
+          response,
+          422,
+          "UNPROCESSABLE_ENTITY",
+          "/commentary :: length of commentary exceeds 3000",
+          0,
+        );
       const article = (post.content as { article?: SandboxPost["article"] } | undefined)?.article;
       if (article?.thumbnail && images.get(article.thumbnail) === undefined)
-        return restError(response, 400, "INVALID_CONTENT", `The thumbnail ${article.thumbnail} was not uploaded`);
+        return restError(
+          response,
+          400,
+          "INVALID_CONTENT",
+          `The thumbnail ${article.thumbnail} was not uploaded`,
+        );
       nextId += 1n;
       const urn = `urn:li:share:${nextId}`;
       const shown = showLittle(commentary);
-      posts.push({ urn, author: String(post.author), commentary, shown: shown.text, cut: shown.cut, visibility: String(post.visibility), ...(article ? { article } : {}), edits: [], deleted: false });
+      posts.push({
+        urn,
+        author: String(post.author),
+        commentary,
+        shown: shown.text,
+        cut: shown.cut,
+        visibility: String(post.visibility),
+        ...(article ? { article } : {}),
+        edits: [],
+        deleted: false,
+      });
       if (drops > 0) {
         drops -= 1;
         response.socket?.destroy();
@@ -270,7 +391,10 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
       }
       const omit = omissions > 0;
       if (omit) omissions -= 1;
-      response.writeHead(201, { "content-length": 0, ...(omit ? {} : { "x-restli-id": urn, "x-linkedin-id": urn }) });
+      response.writeHead(201, {
+        "content-length": 0,
+        ...(omit ? {} : { "x-restli-id": urn, "x-linkedin-id": urn }),
+      });
       response.end();
       return;
     }
@@ -279,7 +403,8 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
       const urn = decodeURIComponent(postPath[1] ?? "");
       const post = posts.find((each) => each.urn === urn && !each.deleted);
       if (!post) return restError(response, 404, "NOT_FOUND", `Post ${urn} does not exist`);
-      if (post.author !== `urn:li:person:${sub}`) return restError(response, 403, "ACCESS_DENIED", "Not enough permissions to access this post", 100);
+      if (post.author !== `urn:li:person:${sub}`)
+        return restError(response, 403, "ACCESS_DENIED", "Not enough permissions to access this post", 100);
       // Deletion: DELETE with X-RestLi-Method: DELETE → 204.
       if (method === "DELETE") {
         post.deleted = true;
@@ -289,12 +414,27 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
       }
       // Update: POST with X-RestLi-Method: PARTIAL_UPDATE and {patch: {$set: {…}}} → 204; the
       // commentary, call to action and a few settings may change, the content may not.
-      if (method === "POST" && String(request.headers["x-restli-method"]).toUpperCase() === "PARTIAL_UPDATE") {
+      if (
+        method === "POST" &&
+        String(request.headers["x-restli-method"]).toUpperCase() === "PARTIAL_UPDATE"
+      ) {
         const set = (json()?.patch as { $set?: Record<string, unknown> } | undefined)?.$set;
         if (!set) return restError(response, 400, "ILLEGAL_ARGUMENT", "A patch with $set is required");
-        const allowed = new Set(["commentary", "contentCallToActionLabel", "contentLandingPage", "lifecycleState", "adContext"]);
+        const allowed = new Set([
+          "commentary",
+          "contentCallToActionLabel",
+          "contentLandingPage",
+          "lifecycleState",
+          "adContext",
+        ]);
         const refused = Object.keys(set).filter((key) => !allowed.has(key));
-        if (refused.length > 0) return restError(response, 422, "UNPROCESSABLE_ENTITY", `Fields cannot be updated: ${refused.join(", ")}`);
+        if (refused.length > 0)
+          return restError(
+            response,
+            422,
+            "UNPROCESSABLE_ENTITY",
+            `Fields cannot be updated: ${refused.join(", ")}`,
+          );
         if (typeof set.commentary === "string") {
           post.edits.push(post.commentary);
           post.commentary = set.commentary;

@@ -314,7 +314,13 @@ export class EndpointSyndicate implements EndpointPlugin {
     const accountsUrl = `${server.config.application.url.replace(/\/+$/, "")}${this.mountPath}/accounts`;
     server.onStart(() => {
       for (const flow of this.accountFlows) {
-        const stop = flow.watch?.({ server, now, every, accountsUrl, notify: (notice) => notifier.account(notice) });
+        const stop = flow.watch?.({
+          server,
+          now,
+          every,
+          accountsUrl,
+          notify: (notice) => notifier.account(notice),
+        });
         if (stop) server.onShutdown(stop);
       }
     });

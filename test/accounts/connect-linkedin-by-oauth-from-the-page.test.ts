@@ -6,7 +6,11 @@
 // 403. Neither the log nor the database holds the token, the app's secret or the code.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { type LinkedinSandbox, SIXTY_DAYS_S, startLinkedinSandbox } from "../../dev/sandbox/linkedin-server.ts";
+import {
+  type LinkedinSandbox,
+  SIXTY_DAYS_S,
+  startLinkedinSandbox,
+} from "../../dev/sandbox/linkedin-server.ts";
 import type { AccountFlow } from "../../src/contract/account-flow.ts";
 import { EndpointSyndicate } from "../../src/index.ts";
 import { linkedinOAuthFlowFor } from "../../src/syndicators/linkedin/oauth/linkedin-oauth-flow.ts";
@@ -50,14 +54,21 @@ describe("Connect LinkedIn from the page", () => {
   const form = (session: { cookie: string; csrf: string }, path: string, fields: Record<string, string>) =>
     fetch(`${server.url}${connectPath}${path}`, {
       method: "POST",
-      headers: { cookie: session.cookie, "content-type": "application/x-www-form-urlencoded", accept: "text/html" },
+      headers: {
+        cookie: session.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "text/html",
+      },
       body: new URLSearchParams({ ...fields, _csrf: session.csrf }),
       redirect: "manual",
     });
   const accountsPage = async (session: { cookie: string }, extraCookie = "") =>
     (
       await fetch(`${server.url}/syndicate/accounts`, {
-        headers: { cookie: extraCookie ? `${session.cookie}; ${extraCookie}` : session.cookie, accept: "text/html" },
+        headers: {
+          cookie: extraCookie ? `${session.cookie}; ${extraCookie}` : session.cookie,
+          accept: "text/html",
+        },
       })
     ).text();
   const flashOf = (answer: Response) =>
@@ -96,13 +107,19 @@ describe("Connect LinkedIn from the page", () => {
   }
 
   const callback = (session: { cookie: string }, url: URL, language = "en") =>
-    fetch(url, { headers: { cookie: session.cookie, accept: "text/html", "accept-language": language }, redirect: "manual" });
+    fetch(url, {
+      headers: { cookie: session.cookie, accept: "text/html", "accept-language": language },
+      redirect: "manual",
+    });
 
   it("enters the app once, connects by OAuth, and sends a waiting post by itself", async () => {
     const owner = await server.signIn();
     let page = await accountsPage(owner);
     assert.match(page, /Your LinkedIn app/);
-    assert.ok(page.includes(`${server.url}${connectPath}/callback`), "the page names the redirect URL to list");
+    assert.ok(
+      page.includes(`${server.url}${connectPath}/callback`),
+      "the page names the redirect URL to list",
+    );
     assert.doesNotMatch(page, /id="linkedin-authorize"/, "no Connect button before the app is entered");
     assert.equal((await form(owner, "/authorize", {})).status, 400, "connecting needs the app first");
 
@@ -111,10 +128,16 @@ describe("Connect LinkedIn from the page", () => {
     page = await accountsPage(owner, flashOf(saved));
     assert.match(page, /Your LinkedIn app is saved/);
     assert.match(page, /id="linkedin-authorize"/);
-    assert.ok(!page.includes(app.clientSecret) && !page.includes(app.clientId), "the app is never shown back");
+    assert.ok(
+      !page.includes(app.clientSecret) && !page.includes(app.clientId),
+      "the app is never shown back",
+    );
 
     const token = await server.token("create update");
-    await createPostAt(server.url, token, { content: "Waiting for LinkedIn (really)", targets: ["https://www.linkedin.com/#urn:li:person:AbC123xyz"] });
+    await createPostAt(server.url, token, {
+      content: "Waiting for LinkedIn (really)",
+      targets: ["https://www.linkedin.com/#urn:li:person:AbC123xyz"],
+    });
 
     const authorize = await start(owner);
     assert.equal(authorize.origin + authorize.pathname, `${sandbox.url}/oauth/v2/authorization`);
@@ -134,7 +157,9 @@ describe("Connect LinkedIn from the page", () => {
     assert.equal(account.options.tokenExpiresAt, new Date(now + SIXTY_DAYS_S * 1000).toISOString());
     assert.deepEqual(Object.keys(account.secretsSetAt).sort(), ["accessToken", "clientId", "clientSecret"]);
 
-    await until("the waiting post reaches LinkedIn", () => sandbox.posts.some((post) => post.shown.startsWith("Waiting for LinkedIn (really)")));
+    await until("the waiting post reaches LinkedIn", () =>
+      sandbox.posts.some((post) => post.shown.startsWith("Waiting for LinkedIn (really)")),
+    );
     const issued = [...sandbox.tokens.keys()][0] ?? "-";
 
     const database = server.host.database;
@@ -143,14 +168,17 @@ describe("Connect LinkedIn from the page", () => {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
     );
     let dump = "";
-    for (const { table_name } of tables.rows) dump += JSON.stringify((await database.query(`SELECT * FROM "${table_name}"`)).rows);
+    for (const { table_name } of tables.rows)
+      dump += JSON.stringify((await database.query(`SELECT * FROM "${table_name}"`)).rows);
     for (const secret of [issued, app.clientSecret, app.clientId, back.searchParams.get("code") ?? "-"]) {
       assert.ok(!dump.includes(secret), "a secret is in the database dump");
       assert.ok(!log.join("\n").includes(secret), "a secret is in the log");
     }
 
     // Disconnect revokes the token with the app.
-    const outcome = await server.host.accounts?.disconnect(account.id, { signal: AbortSignal.timeout(30_000) });
+    const outcome = await server.host.accounts?.disconnect(account.id, {
+      signal: AbortSignal.timeout(30_000),
+    });
     assert.equal(outcome?.revoked, true);
     assert.equal(sandbox.tokens.get(issued)?.revoked, true);
   });
@@ -162,7 +190,10 @@ describe("Connect LinkedIn from the page", () => {
     assert.equal(back.searchParams.get("error"), "user_cancelled_authorize");
     const answer = await callback(owner, back);
     assert.equal(answer.status, 303);
-    assert.match(await accountsPage(owner, flashOf(answer)), /Not connected: the authorization was denied on LinkedIn\./);
+    assert.match(
+      await accountsPage(owner, flashOf(answer)),
+      /Not connected: the authorization was denied on LinkedIn\./,
+    );
     assert.equal((await server.host.accounts?.list())?.length, 0);
   });
 

@@ -3,7 +3,7 @@
 // the link that reconnects the account, never the token. The endpoint's clock is the test's.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { listen, readBody, type RunningServer } from "../../dev/sandbox/http-kit.ts";
+import { listen, type RunningServer, readBody } from "../../dev/sandbox/http-kit.ts";
 import type { AccountFlow } from "../../src/contract/account-flow.ts";
 import { EndpointSyndicate } from "../../src/index.ts";
 import { linkedinOAuthFlowFor } from "../../src/syndicators/linkedin/oauth/linkedin-oauth-flow.ts";
@@ -82,7 +82,9 @@ describe("a LinkedIn token's end is warned of 10 days and 1 day before", () => {
     assert.ok(second?.text.includes(reconnect));
     const database = server.host.database;
     assert.ok(database);
-    const { rows } = await database.query("SELECT days_before FROM linkedin_token_warnings ORDER BY days_before");
+    const { rows } = await database.query(
+      "SELECT days_before FROM linkedin_token_warnings ORDER BY days_before",
+    );
     assert.deepEqual(
       rows.map((row) => (row as { days_before: number }).days_before),
       [1, 10],
@@ -93,7 +95,12 @@ describe("a LinkedIn token's end is warned of 10 days and 1 day before", () => {
     await clock.advance(day - hour);
     await accounts.save({
       type: "linkedin",
-      options: { author: "urn:li:person:Sentinel1", name: "Grace Hopper", apiUrl: "http://127.0.0.1:9", tokenExpiresAt: new Date(clock.now() + 2 * hour).toISOString() },
+      options: {
+        author: "urn:li:person:Sentinel1",
+        name: "Grace Hopper",
+        apiUrl: "http://127.0.0.1:9",
+        tokenExpiresAt: new Date(clock.now() + 2 * hour).toISOString(),
+      },
       display: { name: "Grace Hopper" },
       secrets: { accessToken: "AQanother-token" },
     });
@@ -104,6 +111,9 @@ describe("a LinkedIn token's end is warned of 10 days and 1 day before", () => {
       ["Ada Lovelace", "Ada Lovelace", "Grace Hopper"],
       "each warning once",
     );
-    assert.ok(received.every((message) => !JSON.stringify(message).includes(token)), "never the token");
+    assert.ok(
+      received.every((message) => !JSON.stringify(message).includes(token)),
+      "never the token",
+    );
   });
 });

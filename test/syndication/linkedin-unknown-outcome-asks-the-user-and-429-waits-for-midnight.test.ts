@@ -15,7 +15,11 @@ for (const engine of engines) {
     let fixture: SyndicationFixture<LinkedinSyndicator>;
     before(async () => {
       sandbox = await startLinkedinSandbox({ accessToken: "token" });
-      linkedin = new LinkedinSyndicator({ author: "urn:li:person:AbC123xyz", accessToken: "token", apiUrl: sandbox.url });
+      linkedin = new LinkedinSyndicator({
+        author: "urn:li:person:AbC123xyz",
+        accessToken: "token",
+        apiUrl: sandbox.url,
+      });
       fixture = await openSyndication(engine, [linkedin]);
     });
     beforeEach(() => sandbox.clearBehaviour());

@@ -13,7 +13,11 @@ import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-se
 import { callOptions, HANG_MS, note, siteServedBy } from "./fixtures.ts";
 
 const author = "urn:li:person:AbC123xyz";
-const change = (url: string) => ({ url, idempotencyKey: crypto.randomUUID(), signal: AbortSignal.timeout(HANG_MS) });
+const change = (url: string) => ({
+  url,
+  idempotencyKey: crypto.randomUUID(),
+  signal: AbortSignal.timeout(HANG_MS),
+});
 
 /** Every character the little format reserves, in fixtures a post may hold. */
 export const RESERVED_FIXTURES = [
@@ -79,14 +83,22 @@ describe("LinkedIn: the Posts API", () => {
     assert.equal(made.article?.description, "Twelve miles along the coast");
     const thumbnail = made.article?.thumbnail ?? "";
     assert.match(thumbnail, /^urn:li:image:/);
-    assert.deepEqual(sandbox.images.get(thumbnail), jpegBytes, "the picture's bytes were PUT to the upload URL");
+    assert.deepEqual(
+      sandbox.images.get(thumbnail),
+      jpegBytes,
+      "the picture's bytes were PUT to the upload URL",
+    );
     const create = sandbox.requests.find((r) => r.method === "POST" && r.path === "/rest/posts");
     assert.equal(create?.headers["linkedin-version"], DEFAULT_LINKEDIN_VERSION);
     assert.equal(create?.headers["x-restli-protocol-version"], "2.0.0");
     const order = sandbox.requests.map((r) => `${r.method} ${r.path.split("?")[0]}`);
     assert.deepEqual(
       order.filter((line) => !line.startsWith("GET")),
-      ["POST /rest/images", `PUT /dms-uploads/${thumbnail.slice("urn:li:image:".length)}`, "POST /rest/posts"],
+      [
+        "POST /rest/images",
+        `PUT /dms-uploads/${thumbnail.slice("urn:li:image:".length)}`,
+        "POST /rest/posts",
+      ],
     );
     // The preview is what was sent.
     const preview = syndicator.preview(post, site);
@@ -99,8 +111,16 @@ describe("LinkedIn: the Posts API", () => {
     const site = siteServedBy(photos.url);
     await syndicator.syndicate(note({ content: { text: "Plain note", html: "" } }), site, callOptions());
     assert.equal(sandbox.posts[0]?.article?.thumbnail, undefined);
-    assert.equal(sandbox.posts[0]?.shown, "Plain note", "the card carries the link: the text does not repeat it");
-    await syndicator.syndicate(note({ photo: [{ value: `${photos.url}/photo.jpg`, alt: "Sea" }] }), site, callOptions());
+    assert.equal(
+      sandbox.posts[0]?.shown,
+      "Plain note",
+      "the card carries the link: the text does not repeat it",
+    );
+    await syndicator.syndicate(
+      note({ photo: [{ value: `${photos.url}/photo.jpg`, alt: "Sea" }] }),
+      site,
+      callOptions(),
+    );
     assert.match(sandbox.posts[1]?.article?.thumbnail ?? "", /^urn:li:image:/);
   });
 
@@ -116,7 +136,10 @@ describe("LinkedIn: the Posts API", () => {
 
   it("hashtags stay hashtags: the post's own and its categories", async () => {
     const site = siteServedBy(photos.url);
-    const post = note({ content: { text: "Walking #outdoors_life today", html: "" }, category: ["Coast", "walks"] });
+    const post = note({
+      content: { text: "Walking #outdoors_life today", html: "" },
+      category: ["Coast", "walks"],
+    });
     await syndicator.syndicate(post, site, callOptions());
     const made = sandbox.posts.at(-1);
     assert.match(made?.commentary ?? "", /\{hashtag\|\\#\|outdoors\\_life\}/);
@@ -196,18 +219,25 @@ describe("LinkedIn: the Posts API", () => {
 
   it("a refused token is permanent, in LinkedIn's words; verify checks whose the token is", async () => {
     const site = siteServedBy(photos.url);
-    const error = await rejection(syndicatorWith({ accessToken: "wrong" }).syndicate(note(), site, callOptions()));
+    const error = await rejection(
+      syndicatorWith({ accessToken: "wrong" }).syndicate(note(), site, callOptions()),
+    );
     assert.equal(error.status, 401);
     assert.equal(error.permanent, true);
     assert.match(error.message, /LinkedIn: 401 Invalid access token/);
     await syndicator.verify({ signal: AbortSignal.timeout(HANG_MS) });
     const other = syndicatorWith({ author: "urn:li:person:Someone" });
-    await assert.rejects(other.verify({ signal: AbortSignal.timeout(HANG_MS) }), /belongs to urn:li:person:AbC123xyz/);
+    await assert.rejects(
+      other.verify({ signal: AbortSignal.timeout(HANG_MS) }),
+      /belongs to urn:li:person:AbC123xyz/,
+    );
   });
 
   it("a like or a repost of a page is refused for good, saying why", async () => {
     const site = siteServedBy(photos.url);
-    const error = await rejection(syndicator.syndicate(note({ "like-of": ["https://other.example/x"] }), site, callOptions()));
+    const error = await rejection(
+      syndicator.syndicate(note({ "like-of": ["https://other.example/x"] }), site, callOptions()),
+    );
     assert.equal(error.permanent, true);
     assert.equal(sandbox.posts.length, 0);
   });

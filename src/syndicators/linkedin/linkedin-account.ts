@@ -29,7 +29,11 @@ export interface LinkedinMember {
 }
 
 /** Whose the token is, as LinkedIn says; AccountError when it refuses the token. */
-export async function linkedinMember(apiUrl: string, accessToken: string, context: ConnectContext): Promise<LinkedinMember> {
+export async function linkedinMember(
+  apiUrl: string,
+  accessToken: string,
+  context: ConnectContext,
+): Promise<LinkedinMember> {
   const answer = await accountRequest(`${apiUrl}/v2/userinfo`, context, {
     headers: { authorization: `Bearer ${accessToken}` },
   });
@@ -39,13 +43,19 @@ export async function linkedinMember(apiUrl: string, accessToken: string, contex
     });
   const body = (answer.json ?? {}) as { sub?: unknown; name?: unknown; picture?: unknown };
   if (answer.status !== 200 || typeof body.sub !== "string" || !/^[A-Za-z0-9_-]+$/.test(body.sub))
-    throw new AccountError(`LinkedIn did not say whose the token is (${answer.status})`, "invalid", "linkedinUserinfo");
+    throw new AccountError(
+      `LinkedIn did not say whose the token is (${answer.status})`,
+      "invalid",
+      "linkedinUserinfo",
+    );
   const name = typeof body.name === "string" && body.name.trim() ? body.name.trim() : body.sub;
   return {
     sub: body.sub,
     author: `urn:li:person:${body.sub}`,
     name,
-    ...(typeof body.picture === "string" && body.picture.startsWith("https://") ? { photo: body.picture } : {}),
+    ...(typeof body.picture === "string" && body.picture.startsWith("https://")
+      ? { photo: body.picture }
+      : {}),
   };
 }
 
@@ -53,7 +63,11 @@ export async function linkedinMember(apiUrl: string, accessToken: string, contex
 export function linkedinAccountFields(member: LinkedinMember, apiUrl: string) {
   return {
     options: { author: member.author, name: member.name, ...(apiUrl === LINKEDIN_API_URL ? {} : { apiUrl }) },
-    display: { name: member.name, ...(member.photo ? { photo: member.photo } : {}), instance: "linkedin.com" },
+    display: {
+      name: member.name,
+      ...(member.photo ? { photo: member.photo } : {}),
+      instance: "linkedin.com",
+    },
   };
 }
 
@@ -78,7 +92,11 @@ export function linkedinConnector(apiUrl = LINKEDIN_API_URL): AccountConnector {
       const answer = await accountRequest(`${linkedinAuthOrigin(api)}/oauth/v2/revoke`, context, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret, token: accessToken }).toString(),
+        body: new URLSearchParams({
+          client_id: clientId,
+          client_secret: clientSecret,
+          token: accessToken,
+        }).toString(),
       });
       return answer.status === 200
         ? { revoked: true }

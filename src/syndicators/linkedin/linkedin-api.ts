@@ -75,7 +75,9 @@ export class LinkedinApi {
   private async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const response = await send(this.target, `${this.apiUrl}${path}`, {
       method,
-      headers: this.headers(body === undefined ? headers : { "content-type": "application/json", ...headers }),
+      headers: this.headers(
+        body === undefined ? headers : { "content-type": "application/json", ...headers },
+      ),
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return response;
@@ -97,7 +99,12 @@ export class LinkedinApi {
       initializeUploadRequest: { owner },
     });
     if (!response.ok) throw await this.refused(response);
-    const { value } = await readJson(this.target, response, initializeUploadSchema, "the image upload request");
+    const { value } = await readJson(
+      this.target,
+      response,
+      initializeUploadSchema,
+      "the image upload request",
+    );
     // The token goes only where the API itself is (or to LinkedIn's own upload hosts).
     const uploadOrigin = new URL(value.uploadUrl);
     const trusted =

@@ -2,14 +2,7 @@
 // for the post (its title, its summary or the start of its text, and a thumbnail: the featured
 // image, else the first photo). Made without any network call, so the preview shows what
 // syndicate() then sends; the commentary goes out in the "little" format (linkedin-little-text.ts).
-import {
-  categories,
-  contentText,
-  firstString,
-  firstUrl,
-  permalink,
-  photos,
-} from "../../contract/jf2.ts";
+import { categories, contentText, firstString, firstUrl, permalink, photos } from "../../contract/jf2.ts";
 import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../../contract/syndicator.ts";
 import { fitCopy } from "../shared/fit-copy.ts";
 import { cutToFit } from "../shared/fit-text.ts";
@@ -54,7 +47,14 @@ export function composeLinkedin(
     return {
       unsupported: { kind, url },
       text: "",
-      preview: { over: false, cut: false, permalink: "none", photos: [], action: { kind, url }, ownText: false },
+      preview: {
+        over: false,
+        cut: false,
+        permalink: "none",
+        photos: [],
+        action: { kind, url },
+        ownText: false,
+      },
     };
   }
   const ownText = words.text;
@@ -107,6 +107,7 @@ function articleCard(properties: PostProperties, publication: Publication, sourc
     linkedinLength(text) <= descriptionLimit
       ? text
       : (cutToFit(text, (cut) => linkedinLength(cut) <= descriptionLimit) ?? "");
-  const image = firstUrl(properties, "featured", publication.me) ?? photos(properties, publication.me)[0]?.url;
+  const image =
+    firstUrl(properties, "featured", publication.me) ?? photos(properties, publication.me)[0]?.url;
   return { source, title, description, ...(image ? { image } : {}) };
 }

@@ -27,7 +27,7 @@ export function littleCommentary(text: string): string {
   for (const match of text.matchAll(hashtag)) {
     const [whole, space = "", name = ""] = match;
     const start = match.index ?? 0;
-    out += escapeLittleText(text.slice(last, start)) + space + `{hashtag|\\#|${escapeLittleText(name)}}`;
+    out += `${escapeLittleText(text.slice(last, start))}${space}{hashtag|\\#|${escapeLittleText(name)}}`;
     last = start + whole.length;
   }
   return out + escapeLittleText(text.slice(last));

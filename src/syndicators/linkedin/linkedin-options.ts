@@ -44,7 +44,9 @@ const schema = z
         .enum(["PUBLIC", "CONNECTIONS"], { error: 'must be "PUBLIC" or "CONNECTIONS"' })
         .default("PUBLIC"),
       /** When the access token ends (ISO 8601): the page warns 10 days and 1 day before. */
-      tokenExpiresAt: z.iso.datetime({ error: "must be an ISO 8601 time such as 2026-01-31T12:00:00Z" }).optional(),
+      tokenExpiresAt: z.iso
+        .datetime({ error: "must be an ISO 8601 time such as 2026-01-31T12:00:00Z" })
+        .optional(),
       /** Add the post's categories as hashtags. */
       includeCategories: booleanOption(true),
       /** The commentary as a nunjucks template of the post; unset: name, else summary, else content. */
@@ -58,7 +60,10 @@ const schema = z
 
 export type LinkedinOptions = z.output<typeof schema>;
 
-export function parseLinkedinOptions(options: Record<string, unknown>, env: NodeJS.ProcessEnv): LinkedinOptions {
+export function parseLinkedinOptions(
+  options: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): LinkedinOptions {
   const accessToken = options.accessToken ?? fromEnv(env, "LINKEDIN_ACCESS_TOKEN");
   return parseOptions(linkedinPluginId, schema, { ...options, accessToken });
 }

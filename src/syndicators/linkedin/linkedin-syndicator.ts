@@ -83,16 +83,23 @@ export class LinkedinSyndicator implements SyndicatorPlugin {
   async verify({ signal }: { signal: AbortSignal }): Promise<void> {
     const { sub } = await this.#api(signal).userinfo();
     if (`urn:li:person:${sub}` !== this.#options.author)
-      throw new SyndicationError(`LinkedIn: the access token belongs to urn:li:person:${sub}, not ${this.#options.author}`, {
-        permanent: true,
-      });
+      throw new SyndicationError(
+        `LinkedIn: the access token belongs to urn:li:person:${sub}, not ${this.#options.author}`,
+        {
+          permanent: true,
+        },
+      );
   }
 
   preview(properties: PostProperties, publication: Publication, options: PreviewOptions = {}): CopyPreview {
     return composeLinkedin(properties, publication, this.#options, options).preview;
   }
 
-  async syndicate(properties: PostProperties, publication: Publication, options: SyndicateOptions): Promise<string> {
+  async syndicate(
+    properties: PostProperties,
+    publication: Publication,
+    options: SyndicateOptions,
+  ): Promise<string> {
     const copy = composeLinkedin(properties, publication, this.#options, options);
     if (copy.unsupported)
       throw new SyndicationError(
@@ -133,7 +140,11 @@ export class LinkedinSyndicator implements SyndicatorPlugin {
    * Changes the commentary to what syndicate() would send now. The card and its thumbnail are
    * kept as they were: the Posts API edits only the commentary (and a few settings).
    */
-  async update(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void> {
+  async update(
+    properties: PostProperties,
+    publication: Publication,
+    options: CopyChangeOptions,
+  ): Promise<void> {
     const urn = postUrnOf(options.url);
     if (!urn) return;
     const copy = composeLinkedin(properties, publication, this.#options, options);
@@ -142,7 +153,11 @@ export class LinkedinSyndicator implements SyndicatorPlugin {
   }
 
   /** Deletes the post; one already gone counts as deleted. */
-  async delete(_properties: PostProperties, _publication: Publication, options: CopyChangeOptions): Promise<void> {
+  async delete(
+    _properties: PostProperties,
+    _publication: Publication,
+    options: CopyChangeOptions,
+  ): Promise<void> {
     const urn = postUrnOf(options.url);
     if (!urn) return;
     await this.#api(options.signal).deletePost(urn);

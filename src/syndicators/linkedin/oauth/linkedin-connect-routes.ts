@@ -31,7 +31,12 @@ export interface LinkedinConnectDeps {
 
 // LinkedIn's client ids are short; secrets are 16 characters or so. Generous bounds, no more.
 const appForm = z.object({
-  clientId: z.string().trim().min(1).max(200).regex(/^[\w.-]+$/),
+  clientId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[\w.-]+$/),
   clientSecret: z.string().min(1).max(500),
 });
 const callbackQuery = z.object({
@@ -65,10 +70,13 @@ function asRefusal(error: unknown): unknown {
     );
   }
   if (error instanceof AccountError)
-    return new HttpError(502, "bad_gateway", error.message).localized(`accounts.errors.${error.key ?? "refused"}`, {
-      service: "LinkedIn",
-      ...error.params,
-    });
+    return new HttpError(502, "bad_gateway", error.message).localized(
+      `accounts.errors.${error.key ?? "refused"}`,
+      {
+        service: "LinkedIn",
+        ...error.params,
+      },
+    );
   return error;
 }
 
@@ -106,9 +114,11 @@ export function linkedinConnectRoutes(deps: LinkedinConnectDeps): Router {
       const sessionId = sessionOf(req);
       const app = await apps.find();
       if (!app)
-        throw new HttpError(400, "invalid_request", "Enter your LinkedIn app's client id and secret first").localized(
-          "accounts.linkedin.appFirst",
-        );
+        throw new HttpError(
+          400,
+          "invalid_request",
+          "Enter your LinkedIn app's client id and secret first",
+        ).localized("accounts.linkedin.appFirst");
       const state = await states.create(sessionId, deps.redirectUri);
       const url = client.authorizeUrl(app, deps.redirectUri, state);
       if (!prefersHtml(req)) {
@@ -139,9 +149,11 @@ export function linkedinConnectRoutes(deps: LinkedinConnectDeps): Router {
         ).localized("accounts.oauth.stateRefused");
       const app = await apps.find();
       if (!app)
-        throw new HttpError(400, "invalid_request", "Enter your LinkedIn app's client id and secret first").localized(
-          "accounts.linkedin.appFirst",
-        );
+        throw new HttpError(
+          400,
+          "invalid_request",
+          "Enter your LinkedIn app's client id and secret first",
+        ).localized("accounts.linkedin.appFirst");
       const callback = new URLSearchParams(
         Object.entries(query.data ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
       );

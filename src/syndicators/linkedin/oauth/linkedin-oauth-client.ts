@@ -15,7 +15,12 @@ import type { LinkedinApp } from "./linkedin-oauth-store.ts";
 /** What a copy needs: the member's id (openid, profile) and posting in their name. */
 export const LINKEDIN_SCOPES = ["openid", "profile", "w_member_social"];
 
-export type LinkedinOAuthFailure = "unreachable" | "invalid-client" | "invalid-grant" | "denied" | "invalid-answer";
+export type LinkedinOAuthFailure =
+  | "unreachable"
+  | "invalid-client"
+  | "invalid-grant"
+  | "denied"
+  | "invalid-answer";
 
 export class LinkedinOAuthError extends Error {
   constructor(
@@ -70,13 +75,23 @@ export class LinkedinOAuthClient {
       return oauth.validateAuthResponse(this.#server, { client_id: app.clientId }, callback, state);
     } catch (error) {
       if (error instanceof oauth.AuthorizationResponseError)
-        throw new LinkedinOAuthError("denied", `LinkedIn: ${error.error_description ?? error.error}`, { cause: error });
-      throw new LinkedinOAuthError("invalid-answer", "LinkedIn's answer is not a usable authorization", { cause: error });
+        throw new LinkedinOAuthError("denied", `LinkedIn: ${error.error_description ?? error.error}`, {
+          cause: error,
+        });
+      throw new LinkedinOAuthError("invalid-answer", "LinkedIn's answer is not a usable authorization", {
+        cause: error,
+      });
     }
   }
 
   /** Exchanges the code, then asks /v2/userinfo whose the token is. */
-  async finish(app: LinkedinApp, redirectUri: string, callback: URLSearchParams, state: string, context: ConnectContext): Promise<LinkedinToken> {
+  async finish(
+    app: LinkedinApp,
+    redirectUri: string,
+    callback: URLSearchParams,
+    state: string,
+    context: ConnectContext,
+  ): Promise<LinkedinToken> {
     const params = this.#code(app, callback, state);
     const client: oauth.Client = { client_id: app.clientId };
     let token: oauth.TokenEndpointResponse;
@@ -96,11 +111,17 @@ export class LinkedinOAuthClient {
       if (error instanceof LinkedinOAuthError) throw error;
       if (error instanceof oauth.ResponseBodyError) {
         const kind = error.error === "invalid_client" ? "invalid-client" : "invalid-grant";
-        throw new LinkedinOAuthError(kind, `LinkedIn: ${error.error_description ?? error.error}`, { cause: error });
+        throw new LinkedinOAuthError(kind, `LinkedIn: ${error.error_description ?? error.error}`, {
+          cause: error,
+        });
       }
-      throw new LinkedinOAuthError("invalid-answer", `LinkedIn: the token answer is not usable (${(error as Error).message})`, {
-        cause: error,
-      });
+      throw new LinkedinOAuthError(
+        "invalid-answer",
+        `LinkedIn: the token answer is not usable (${(error as Error).message})`,
+        {
+          cause: error,
+        },
+      );
     }
     const lifetime = typeof token.expires_in === "number" ? token.expires_in : 60 * 24 * 3600;
     const member = await linkedinMember(this.apiUrl, token.access_token, context);
@@ -123,10 +144,15 @@ export class LinkedinOAuthClient {
           headers,
           ...(init.body === undefined || init.body === null ? {} : { body: String(init.body) }),
         });
-        return new Response(answer.status === 204 ? null : answer.body, { status: answer.status, headers: answer.headers });
+        return new Response(answer.status === 204 ? null : answer.body, {
+          status: answer.status,
+          headers: answer.headers,
+        });
       } catch (error) {
         if (error instanceof OutgoingFetchError)
-          throw new LinkedinOAuthError("unreachable", `${new URL(url).origin} could not be reached`, { cause: error });
+          throw new LinkedinOAuthError("unreachable", `${new URL(url).origin} could not be reached`, {
+            cause: error,
+          });
         throw error;
       }
     };

@@ -50,9 +50,11 @@ export function linkedinOAuthFlowFor(apiUrl = LINKEDIN_API_URL): AccountFlow {
         const router = express.Router();
         router.use((_req, _res, next) =>
           next(
-            new HttpError(501, "not_implemented", "Connecting an account needs the server's database").localized(
-              "accounts.oauth.noDatabase",
-            ),
+            new HttpError(
+              501,
+              "not_implemented",
+              "Connecting an account needs the server's database",
+            ).localized("accounts.oauth.noDatabase"),
           ),
         );
         return router;
@@ -72,7 +74,11 @@ export function linkedinOAuthFlowFor(apiUrl = LINKEDIN_API_URL): AccountFlow {
             type: "linkedin",
             options: { ...fields.options, tokenExpiresAt: token.expiresAt.toISOString() },
             display: fields.display,
-            secrets: { accessToken: token.accessToken, clientId: app.clientId, clientSecret: app.clientSecret },
+            secrets: {
+              accessToken: token.accessToken,
+              clientId: app.clientId,
+              clientSecret: app.clientSecret,
+            },
           });
         },
       });

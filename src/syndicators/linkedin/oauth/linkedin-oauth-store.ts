@@ -55,7 +55,9 @@ export class LinkedinApps {
 
   /** When the app was entered, without opening it: what the page shows. */
   async setAt(): Promise<Date | undefined> {
-    const { rows } = await this.database.query<{ set_at: Date | string }>("SELECT set_at FROM linkedin_oauth_app");
+    const { rows } = await this.database.query<{ set_at: Date | string }>(
+      "SELECT set_at FROM linkedin_oauth_app",
+    );
     return rows[0] ? new Date(rows[0].set_at) : undefined;
   }
 
@@ -64,7 +66,11 @@ export class LinkedinApps {
       `INSERT INTO linkedin_oauth_app (only_one, client_id_sealed, client_secret_sealed, set_at)
        VALUES (true, $1, $2, $3)
        ON CONFLICT (only_one) DO UPDATE SET client_id_sealed = $1, client_secret_sealed = $2, set_at = $3`,
-      [this.box.seal(app.clientId, aad("clientId")), this.box.seal(app.clientSecret, aad("clientSecret")), at],
+      [
+        this.box.seal(app.clientId, aad("clientId")),
+        this.box.seal(app.clientSecret, aad("clientSecret")),
+        at,
+      ],
     );
   }
 
@@ -84,10 +90,10 @@ export class LinkedinApps {
     const id = again(row.client_id_sealed, "clientId");
     const secret = again(row.client_secret_sealed, "clientSecret");
     if (count > 0)
-      await this.database.query("UPDATE linkedin_oauth_app SET client_id_sealed = $1, client_secret_sealed = $2", [
-        id,
-        secret,
-      ]);
+      await this.database.query(
+        "UPDATE linkedin_oauth_app SET client_id_sealed = $1, client_secret_sealed = $2",
+        [id, secret],
+      );
     return count;
   }
 }
@@ -116,7 +122,11 @@ export class LinkedinConnectStates {
   /** Takes the state: gone whatever the outcome, so a replay never works. The redirect URI, or undefined. */
   async take(state: string, sessionId: string): Promise<string | undefined> {
     if (!state || state.length > 200) return undefined;
-    const { rows } = await this.database.query<{ session_hash: string; redirect_uri: string; expires_at: Date | string }>(
+    const { rows } = await this.database.query<{
+      session_hash: string;
+      redirect_uri: string;
+      expires_at: Date | string;
+    }>(
       "DELETE FROM linkedin_oauth_states WHERE state_hash = $1 RETURNING session_hash, redirect_uri, expires_at",
       [sha256(state)],
     );

@@ -63,7 +63,10 @@ export async function warnOfEndingTokens(deps: TokenWatchDeps): Promise<number> 
     }
     if (!fresh) continue;
     const name = account.display.name;
-    const when = new Date(end).toISOString().replace(/\.\d+Z$/, " UTC").replace("T", " ");
+    const when = new Date(end)
+      .toISOString()
+      .replace(/\.\d+Z$/, " UTC")
+      .replace("T", " ");
     const left = nearest === 1 ? "1 day" : `${nearest} days`;
     const reconnect = `${deps.accountsUrl}?reconnect=${encodeURIComponent(account.id)}#accounts-linkedin`;
     deps.notify({
@@ -82,7 +85,10 @@ export async function warnOfEndingTokens(deps: TokenWatchDeps): Promise<number> 
 
 /** Looks now and then every hour on the given clock; returns what stops it. */
 export function watchLinkedinTokens(
-  deps: TokenWatchDeps & { every: (ms: number, tick: () => void) => () => void; onError(error: unknown): void },
+  deps: TokenWatchDeps & {
+    every: (ms: number, tick: () => void) => () => void;
+    onError(error: unknown): void;
+  },
 ): () => void {
   const look = () => {
     void warnOfEndingTokens(deps).catch(deps.onError);
