@@ -17,6 +17,8 @@ export interface LinkedinSandboxOptions {
   /** Seconds an access token lives: 60 days (5 184 000 s), as LinkedIn documents. */
   expiresIn?: number;
   now?: () => number;
+  /** Where initializeUpload says to PUT the bytes; this sandbox unless given (another site, in a test). */
+  uploadBase?: string;
 }
 
 export interface SandboxPost {
@@ -335,7 +337,7 @@ export async function startLinkedinSandbox(options: LinkedinSandboxOptions = {})
       return sendJson(response, 200, {
         value: {
           uploadUrlExpiresAt: now() + 24 * 3600_000,
-          uploadUrl: `${base}/dms-uploads/${id}`,
+          uploadUrl: `${options.uploadBase ?? base}/dms-uploads/${id}`,
           image: `urn:li:image:${id}`,
         },
       });

@@ -5,6 +5,7 @@
 // the create is an uncertain outcome, never a plain failure.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { listen } from "../../dev/sandbox/http-kit.ts";
 import { type LinkedinSandbox, startLinkedinSandbox } from "../../dev/sandbox/linkedin-server.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { LinkedinSyndicator } from "../../src/syndicators/linkedin/index.ts";
@@ -231,6 +232,27 @@ describe("LinkedIn: the Posts API", () => {
       other.verify({ signal: AbortSignal.timeout(HANG_MS) }),
       /belongs to urn:li:person:AbC123xyz/,
     );
+  });
+
+  it("never sends the token to an upload URL on another site", async () => {
+    const puts: (string | undefined)[] = [];
+    const elsewhere = await listen((request, response) => {
+      puts.push(request.headers.authorization);
+      response.writeHead(201, { "content-length": 0 });
+      response.end();
+    });
+    const misled = await startLinkedinSandbox({ accessToken: "token", uploadBase: elsewhere.url });
+    try {
+      const site = siteServedBy(photos.url);
+      const post = note({ featured: [`${photos.url}/photo.jpg`] });
+      await new LinkedinSyndicator({ author, accessToken: "token", apiUrl: misled.url })
+        .syndicate(post, site, callOptions())
+        .catch(() => {});
+      assert.equal(puts.length, 1, "the picture went where LinkedIn said");
+      assert.equal(puts[0], undefined, "without the token");
+    } finally {
+      await Promise.all([misled.close(), elsewhere.close()]);
+    }
   });
 
   it("a like or a repost of a page is refused for good, saying why", async () => {
