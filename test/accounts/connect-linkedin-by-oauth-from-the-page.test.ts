@@ -183,6 +183,42 @@ describe("Connect LinkedIn from the page", () => {
     assert.equal(sandbox.tokens.get(issued)?.revoked, true);
   });
 
+  it("a create whose answer is lost shows on the page as of unknown outcome, and is not sent again", async () => {
+    const owner = await server.signIn();
+    await form(owner, "/app", app);
+    assert.equal((await callback(owner, await decide(await start(owner)))).status, 303);
+    const before = sandbox.posts.length;
+    sandbox.dropCreateAnswer();
+    const token = await server.token("create update");
+    await createPostAt(server.url, token, {
+      content: "Did it appear?",
+      targets: ["https://www.linkedin.com/#urn:li:person:AbC123xyz"],
+    });
+    let page = "";
+    await until("the page says the outcome is unknown", async () => {
+      page = await (
+        await fetch(`${server.url}/syndicate`, { headers: { cookie: owner.cookie, accept: "text/html" } })
+      ).text();
+      return page.includes("Outcome unknown");
+    });
+    assert.match(
+      page,
+      /Look on the target, then confirm the copy&#39;s address or retry|Look on the target, then confirm the copy's address or retry/,
+    );
+    assert.equal(sandbox.posts.length, before + 1, "LinkedIn made it once");
+    // The scheduler looks again when another post comes: the unknown one is not among what it sends.
+    await createPostAt(server.url, token, {
+      content: "Another post",
+      targets: ["https://www.linkedin.com/#urn:li:person:AbC123xyz"],
+    });
+    await until("the other post arrives", () => sandbox.posts.some((post) => post.shown === "Another post"));
+    assert.equal(
+      sandbox.posts.filter((post) => post.shown === "Did it appear?").length,
+      1,
+      "never resent by itself",
+    );
+  });
+
   it("Cancel on LinkedIn brings the owner back with a warning, and stores nothing", async () => {
     const owner = await server.signIn();
     await form(owner, "/app", app);
