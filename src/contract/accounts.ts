@@ -46,13 +46,14 @@
  */
 
 /** The kinds of target an account can be connected for. */
-export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive";
+export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive" | "linkedin";
 
 export const ACCOUNT_TYPE_NAMES: readonly AccountType[] = [
   "mastodon",
   "bluesky",
   "micropub",
   "internet-archive",
+  "linkedin",
 ];
 
 /**
@@ -69,6 +70,8 @@ export const ACCOUNT_TYPES: Readonly<
     packageName: "@possekit/syndicator-internet-archive",
     optionSecrets: ["accessKey", "secretKey"],
   },
+  // The OAuth flow also keeps the owner's app (clientId, clientSecret), to revoke the token.
+  linkedin: { packageName: "@possekit/syndicator-linkedin", optionSecrets: ["accessToken"] },
 };
 
 export function isAccountType(value: unknown): value is AccountType {

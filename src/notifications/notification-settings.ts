@@ -3,13 +3,14 @@
 import { z } from "zod";
 import type { NoticeKind } from "../syndication/failure-notices.ts";
 
-export type NotificationEvent = NoticeKind | "recovered";
+export type NotificationEvent = NoticeKind | "recovered" | "account_expiring";
 export const NOTIFICATION_EVENTS: readonly NotificationEvent[] = [
   "refused",
   "retries_exhausted",
   "unknown_outcome",
   "paused_long",
   "recovered",
+  "account_expiring",
 ];
 
 export interface NotificationSettings {

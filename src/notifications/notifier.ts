@@ -6,6 +6,7 @@
 // delivery that fails is logged in one line and not retried.
 import { createHmac } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
+import type { AccountNotice } from "../contract/account-flow.ts";
 import type { Database } from "../contract/database.ts";
 import type { Logger } from "../contract/logger.ts";
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
@@ -90,6 +91,22 @@ export class Notifier implements FailureNotices {
 
   recovered(targetUid: string, targetName: string): void {
     this.#track(this.#recovered(targetUid, targetName));
+  }
+
+  /**
+   * An account that needs the owner soon (a token about to end): its flow says when, once. The
+   * flow writes the text (never a secret); it is not filtered, so that its links stay whole.
+   */
+  account(notice: AccountNotice): void {
+    this.#track(
+      this.#deliver({
+        event: "account_expiring",
+        target: { uid: notice.targetUid, name: notice.targetName },
+        subject: notice.subject,
+        text: notice.text,
+        at: new Date().toISOString(),
+      }),
+    );
   }
 
   /** Resolves when every delivery started so far has ended (tests, shutdown). */

@@ -10,6 +10,7 @@ import {
   isPossekitServer,
   type NavigationItem,
   type PluginMeta,
+  type PossekitServer,
   type Server,
 } from "../contract/plugin.ts";
 import type { PostChange } from "../contract/posts.ts";
@@ -252,6 +253,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     const syndication = this.syndication;
     // The page says how far a batch has got, also when opened mid-run.
     trackBatchProgress(syndication);
+    if (notifier && isPossekitServer(server)) this.watchAccounts(server, notifier);
     // Only this process can open an embedded database: what it finds `sending` is left over, and
     // is resolved before the server takes its first request, scheduler or not.
     if (database.engine === "pglite")
@@ -297,6 +299,34 @@ export class EndpointSyndicate implements EndpointPlugin {
         await Promise.all([scheduler.stop(), syndication.runs.shutdown()]);
       });
     } else server.onShutdown(() => syndication.runs.shutdown());
+  }
+
+  /**
+   * Starts each account flow's watch with the server (LinkedIn warns before a token ends), on the
+   * endpoint's clock: nobody needs to open a page for the owner to be told.
+   */
+  private watchAccounts(server: PossekitServer, notifier: Notifier): void {
+    const now = this.environment.time?.now ?? this.environment.now ?? Date.now;
+    const every =
+      this.environment.time?.every ??
+      ((periodMs: number, tick: () => void) => {
+        const timer = setInterval(tick, periodMs);
+        timer.unref();
+        return () => clearInterval(timer);
+      });
+    const accountsUrl = `${server.config.application.url.replace(/\/+$/, "")}${this.mountPath}/accounts`;
+    server.onStart(() => {
+      for (const flow of this.accountFlows) {
+        const stop = flow.watch?.({
+          server,
+          now,
+          every,
+          accountsUrl,
+          notify: (notice) => notifier.account(notice),
+        });
+        if (stop) server.onShutdown(stop);
+      }
+    });
   }
 
   /** Under Indiekit with its own database: hands back what the core holds and closes it (tests, signals). */

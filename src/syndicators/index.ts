@@ -3,6 +3,7 @@
 import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import { BlueskySyndicator } from "./bluesky/index.ts";
 import { InternetArchiveSyndicator } from "./internet-archive/index.ts";
+import { LinkedinSyndicator } from "./linkedin/index.ts";
 import { MastodonSyndicator } from "./mastodon/index.ts";
 import { MicropubSyndicator } from "./micropub/index.ts";
 
@@ -13,7 +14,14 @@ export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
   [BlueskySyndicator.packageName]: BlueskySyndicator,
   [InternetArchiveSyndicator.packageName]: InternetArchiveSyndicator,
   [MicropubSyndicator.packageName]: MicropubSyndicator,
+  [LinkedinSyndicator.packageName]: LinkedinSyndicator,
 };
 
 export { isPermanentStatus, SyndicationError } from "../contract/syndication-error.ts";
-export { BlueskySyndicator, InternetArchiveSyndicator, MastodonSyndicator, MicropubSyndicator };
+export {
+  BlueskySyndicator,
+  InternetArchiveSyndicator,
+  LinkedinSyndicator,
+  MastodonSyndicator,
+  MicropubSyndicator,
+};

@@ -60,6 +60,7 @@ const forms: Record<AccountType, z.ZodType<Record<string, string>>> = {
     accessKey: z.string().max(1024).default(""),
     secretKey: z.string().max(1024).default(""),
   }),
+  linkedin: z.object({ accessToken: z.string().max(4096).default("") }),
 };
 /** What a refused form shows again (never a secret). */
 const echoed: Record<AccountType, readonly string[]> = {
@@ -67,6 +68,7 @@ const echoed: Record<AccountType, readonly string[]> = {
   bluesky: ["identifier", "entryway", "plcDirectory"],
   micropub: ["micropubEndpoint", "name"],
   "internet-archive": [],
+  linkedin: [],
 };
 
 /** Only the signed-in owner: a bearer token of any scope, or a credential in the query or form, is refused. */
@@ -167,6 +169,12 @@ async function renderPage(
     : null;
   // Reconnect: the account's form, filled in with what it was connected with (never a secret).
   const reconnecting = refused ? undefined : list.find((account) => account.id === req.query.reconnect);
+  // What each account flow shows in its type's section (LinkedIn: its app entered, its redirect URL).
+  const server = context.server();
+  const flows: Record<string, Record<string, unknown>> = {};
+  for (const flow of context.accountFlows())
+    if (flow.page && server)
+      flows[flow.type] = await flow.page({ server, basePath: `${context.mountPath}/accounts/${flow.type}` });
   const fields = refused?.fields ?? (reconnecting ? reconnectFields(reconnecting) : {});
   res.status(refused ? (refused.error.code === "managed" ? 409 : 400) : 200);
   res.setHeader("Cache-Control", "no-store");
@@ -181,6 +189,7 @@ async function renderPage(
     error,
     fields,
     filledType: refused?.type ?? reconnecting?.type ?? null,
+    flows,
     // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
     mastodonAuthorize:
       options.mastodonAuthorize !== undefined ||
