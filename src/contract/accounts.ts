@@ -46,13 +46,14 @@
  */
 
 /** The kinds of target an account can be connected for. */
-export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive";
+export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive" | "threads";
 
 export const ACCOUNT_TYPE_NAMES: readonly AccountType[] = [
   "mastodon",
   "bluesky",
   "micropub",
   "internet-archive",
+  "threads",
 ];
 
 /**
@@ -69,6 +70,7 @@ export const ACCOUNT_TYPES: Readonly<
     packageName: "@possekit/syndicator-internet-archive",
     optionSecrets: ["accessKey", "secretKey"],
   },
+  threads: { packageName: "@possekit/syndicator-threads", optionSecrets: ["accessToken"] },
 };
 
 export function isAccountType(value: unknown): value is AccountType {

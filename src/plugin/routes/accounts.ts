@@ -60,6 +60,8 @@ const forms: Record<AccountType, z.ZodType<Record<string, string>>> = {
     accessKey: z.string().max(1024).default(""),
     secretKey: z.string().max(1024).default(""),
   }),
+  // Connected by OAuth only (…/accounts/threads/authorize): the form takes nothing.
+  threads: z.object({}),
 };
 /** What a refused form shows again (never a secret). */
 const echoed: Record<AccountType, readonly string[]> = {
@@ -67,6 +69,7 @@ const echoed: Record<AccountType, readonly string[]> = {
   bluesky: ["identifier", "entryway", "plcDirectory"],
   micropub: ["micropubEndpoint", "name"],
   "internet-archive": [],
+  threads: [],
 };
 
 /** Only the signed-in owner: a bearer token of any scope, or a credential in the query or form, is refused. */
