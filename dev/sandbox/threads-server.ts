@@ -82,6 +82,8 @@ export interface ThreadsSandbox {
   refuseLinkAttachments: boolean;
   /** Every refresh_access_token is refused (the permission was withdrawn, say). */
   refuseRefresh: boolean;
+  /** A long-lived token for the account, as if it had been through the Authorization Window. */
+  issueLongLivedToken(scopes?: string[]): string;
   close(): Promise<void>;
 }
 
@@ -150,9 +152,11 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
   const username = options.username ?? "alice";
   const codes = new Map<string, { redirectUri: string; scopes: string[]; expiresAt: number; used: boolean }>();
   const deletions: number[] = [];
+  /** When each post was published: a deleted post still counts against the day's quota. */
+  const publications: number[] = [];
   let base = "";
 
-  const sandbox: Omit<ThreadsSandbox, "url" | "apiUrl" | "authorizeUrl" | "close"> = {
+  const sandbox: Omit<ThreadsSandbox, "url" | "apiUrl" | "authorizeUrl" | "close" | "issueLongLivedToken"> = {
     redirectUris: [],
     tokens: [],
     containers: [],
@@ -187,7 +191,7 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
   const presentedToken = (request: IncomingMessage, params: URLSearchParams) =>
     params.get("access_token") ?? /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1];
 
-  const publishedInLastDay = () => sandbox.posts.filter((post) => post.publishedAt > now() - DAY_MS).length;
+  const publishedInLastDay = () => publications.filter((at) => at > now() - DAY_MS).length;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", base);
@@ -369,6 +373,7 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
         publishedAt: now(),
       };
       sandbox.posts.push(post);
+      publications.push(now());
       container.status = "PUBLISHED";
       container.mediaId = post.id;
       if (sandbox.dropNextPublishAnswer) {
@@ -402,9 +407,11 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
     if (!edge && method === "GET") {
       const container = sandbox.containers.find((candidate) => candidate.id === node);
       if (container && container.userId === token.userId) {
-        // [trouble]: GET /{container-id}?fields=status,id — PUBLISHED once its media is out.
+        // [trouble]: GET /{container-id}?fields=status,id — PUBLISHED once its media is out. The
+        // page's example shows a FINISHED container answering its own id; once PUBLISHED, the id
+        // answered is the published media object's, which the client then reads the permalink of.
         return sendJson(response, 200, {
-          id: container.id,
+          id: container.status === "PUBLISHED" ? container.mediaId : container.id,
           status: container.status,
           ...(container.status === "ERROR" ? { error_message: "UNKNOWN" } : {}),
         });
@@ -446,6 +453,8 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
     url: running.url,
     apiUrl: `${running.url}/v1.0`,
     authorizeUrl: `${running.url}/oauth/authorize`,
+    issueLongLivedToken: (scopes = ["threads_basic", "threads_content_publish", "threads_delete"]) =>
+      issue("long", scopes).token,
     close: running.close,
   });
 }
