@@ -150,7 +150,10 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
   const now = options.now ?? Date.now;
   const userId = options.userId ?? "17841400000000001";
   const username = options.username ?? "alice";
-  const codes = new Map<string, { redirectUri: string; scopes: string[]; expiresAt: number; used: boolean }>();
+  const codes = new Map<
+    string,
+    { redirectUri: string; scopes: string[]; expiresAt: number; used: boolean }
+  >();
   const deletions: number[] = [];
   /** When each post was published: a deleted post still counts against the day's quota. */
   const publications: number[] = [];
@@ -213,8 +216,12 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
       const redirectUri = params.get("redirect_uri") ?? "";
       // [auth]: redirect_uri must exactly match one of the app's valid OAuth redirect URIs.
       if (!sandbox.redirectUris.includes(redirectUri))
-        return invalidParameter(response, "Invalid redirect_uri: it is not among the app's valid OAuth Redirect URIs");
-      if (params.get("response_type") !== "code") return invalidParameter(response, "response_type must be code");
+        return invalidParameter(
+          response,
+          "Invalid redirect_uri: it is not among the app's valid OAuth Redirect URIs",
+        );
+      if (params.get("response_type") !== "code")
+        return invalidParameter(response, "response_type must be code");
       const fields = ["client_id", "redirect_uri", "scope", "response_type", "state"]
         .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(params.get(name) ?? "")}">`)
         .join("");
@@ -228,7 +235,8 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
     }
     if (url.pathname === "/oauth/authorize" && method === "POST") {
       const redirectUri = params.get("redirect_uri") ?? "";
-      if (!sandbox.redirectUris.includes(redirectUri)) return invalidParameter(response, "Invalid redirect_uri");
+      if (!sandbox.redirectUris.includes(redirectUri))
+        return invalidParameter(response, "Invalid redirect_uri");
       const target = new URL(redirectUri);
       const state = params.get("state");
       if (params.get("decision") !== "allow") {
@@ -257,8 +265,15 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
     // --- Tokens [auth], [long] ---
     if (url.pathname === "/oauth/access_token" && method === "POST") {
       const code = codes.get(params.get("code") ?? "");
-      if (params.get("client_id") !== options.appId || !sameSecret(params.get("client_secret") ?? "", options.appSecret))
-        return sendGraphError(response, 400, { message: "Error validating client secret.", type: "OAuthException", code: 1 });
+      if (
+        params.get("client_id") !== options.appId ||
+        !sameSecret(params.get("client_secret") ?? "", options.appSecret)
+      )
+        return sendGraphError(response, 400, {
+          message: "Error validating client secret.",
+          type: "OAuthException",
+          code: 1,
+        });
       if (params.get("grant_type") !== "authorization_code")
         return invalidParameter(response, "Unsupported grant_type");
       if (!code || code.used || code.expiresAt <= now() || code.redirectUri !== params.get("redirect_uri"))
@@ -270,9 +285,14 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
     }
     if (url.pathname === "/access_token" && method === "GET") {
       const short = tokenOf(params.get("access_token") ?? undefined);
-      if (params.get("grant_type") !== "th_exchange_token") return invalidParameter(response, "Unsupported grant_type");
+      if (params.get("grant_type") !== "th_exchange_token")
+        return invalidParameter(response, "Unsupported grant_type");
       if (!sameSecret(params.get("client_secret") ?? "", options.appSecret))
-        return sendGraphError(response, 400, { message: "Error validating client secret.", type: "OAuthException", code: 1 });
+        return sendGraphError(response, 400, {
+          message: "Error validating client secret.",
+          type: "OAuthException",
+          code: 1,
+        });
       if (!short) return invalidToken(response);
       const long = issue("long", short.scopes);
       // [long]: {"access_token", "token_type": "bearer", "expires_in": seconds}.
@@ -283,9 +303,10 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
       });
     }
     if (url.pathname === "/refresh_access_token" && method === "GET") {
-      if (params.get("grant_type") !== "th_refresh_token") return invalidParameter(response, "Unsupported grant_type");
+      if (params.get("grant_type") !== "th_refresh_token")
+        return invalidParameter(response, "Unsupported grant_type");
       const long = tokenOf(params.get("access_token") ?? undefined);
-      if (!long || long.kind !== "long") return invalidToken(response);
+      if (long?.kind !== "long") return invalidToken(response);
       if (sandbox.refuseRefresh)
         return sendGraphError(response, 400, {
           message: "Error validating access token: The user has not authorized application.",
@@ -306,7 +327,12 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
 
     // --- The Graph API, under its version ---
     const match = /^\/v1\.0\/([^/]+)(?:\/([a-z_]+))?$/.exec(url.pathname);
-    if (!match) return sendGraphError(response, 404, { message: "Unknown path components", type: "OAuthException", code: 2500 });
+    if (!match)
+      return sendGraphError(response, 404, {
+        message: "Unknown path components",
+        type: "OAuthException",
+        code: 2500,
+      });
     const token = tokenOf(presentedToken(request, params));
     if (!token) return invalidToken(response);
     const [, node = "", edge] = match;
@@ -316,14 +342,20 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
 
     if (!edge && method === "GET" && owner === token.userId) {
       // threads-profiles: GET /me?fields=id,username,threads_profile_picture_url
-      return sendJson(response, 200, { id: userId, username, threads_profile_picture_url: `${base}/avatar.png` });
+      return sendJson(response, 200, {
+        id: userId,
+        username,
+        threads_profile_picture_url: `${base}/avatar.png`,
+      });
     }
     if (edge === "threads" && method === "POST" && owner === token.userId) {
       if (!has("threads_content_publish")) return missingPermission(response, "threads_content_publish");
       const mediaType = params.get("media_type") ?? "";
       const text = params.get("text") ?? "";
-      if (!["TEXT", "IMAGE"].includes(mediaType)) return invalidParameter(response, "The parameter media_type is invalid");
-      if (mediaType === "TEXT" && text === "") return invalidParameter(response, "The parameter text is required");
+      if (!["TEXT", "IMAGE"].includes(mediaType))
+        return invalidParameter(response, "The parameter media_type is invalid");
+      if (mediaType === "TEXT" && text === "")
+        return invalidParameter(response, "The parameter text is required");
       if (mediaType === "IMAGE" && !params.get("image_url"))
         return invalidParameter(response, "The parameter image_url is required");
       // [posts] Limitations: 500 characters, emoji counted by their UTF-8 bytes.
@@ -331,7 +363,8 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
         return invalidParameter(response, "Param text must be at most 500 characters long.");
       const linkAttachment = params.get("link_attachment") ?? undefined;
       // [posts]: link_attachment is for TEXT posts only.
-      if (linkAttachment && mediaType !== "TEXT") return invalidParameter(response, "link_attachment is for TEXT posts only");
+      if (linkAttachment && mediaType !== "TEXT")
+        return invalidParameter(response, "link_attachment is for TEXT posts only");
       if (linkAttachment && sandbox.refuseLinkAttachments)
         // [errors] 1609005: error posting link (the link's data could not be fetched).
         return sendGraphError(response, 400, {
@@ -358,10 +391,18 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
         return invalidParameter(response, "The parameter creation_id is invalid", 2207006);
       // [limits]: the 250-post quota is enforced here ([errors] code 4: too many calls).
       if (publishedInLastDay() >= PUBLISH_QUOTA)
-        return sendGraphError(response, 400, { message: "Application request limit reached", type: "OAuthException", code: 4 });
+        return sendGraphError(response, 400, {
+          message: "Application request limit reached",
+          type: "OAuthException",
+          code: 4,
+        });
       // [trouble]: a container is published once; its status then stays PUBLISHED.
       if (container.status !== "FINISHED")
-        return invalidParameter(response, `The media container is ${container.status}, not FINISHED`, 4279009);
+        return invalidParameter(
+          response,
+          `The media container is ${container.status}, not FINISHED`,
+          4279009,
+        );
       const post: ThreadsSandboxPost = {
         id: nextId(),
         userId: owner,
@@ -398,7 +439,10 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
     }
     if (edge === "threads" && method === "GET" && owner === token.userId) {
       // threads-media: the user's posts, newest first, with the fields asked for.
-      const mine = sandbox.posts.filter((post) => post.userId === owner).reverse().slice(0, 100);
+      const mine = sandbox.posts
+        .filter((post) => post.userId === owner)
+        .reverse()
+        .slice(0, 100);
       return sendJson(response, 200, {
         data: mine.map((post) => ({ id: post.id, permalink: post.permalink, text: post.text })),
         paging: {},
@@ -422,7 +466,9 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
     }
     if (!edge && method === "DELETE") {
       if (!has("threads_delete")) return missingPermission(response, "threads_delete");
-      const post = sandbox.posts.find((candidate) => candidate.id === node && candidate.userId === token.userId);
+      const post = sandbox.posts.find(
+        (candidate) => candidate.id === node && candidate.userId === token.userId,
+      );
       if (!post)
         return sendGraphError(response, 400, {
           message: `Unsupported delete request. Object with ID '${node}' does not exist`,
@@ -432,7 +478,11 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
         });
       // [delete]: 100 deletes per day per account.
       if (deletions.filter((at) => at > now() - DAY_MS).length >= DELETE_QUOTA)
-        return sendGraphError(response, 400, { message: "Application request limit reached", type: "OAuthException", code: 4 });
+        return sendGraphError(response, 400, {
+          message: "Application request limit reached",
+          type: "OAuthException",
+          code: 4,
+        });
       deletions.push(now());
       sandbox.posts.splice(sandbox.posts.indexOf(post), 1);
       sandbox.deleted.push(post.id);
@@ -463,6 +513,8 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
 export function threadsTextLength(text: string): number {
   let count = 0;
   for (const { segment } of new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text))
-    count += /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(segment) ? Buffer.byteLength(segment) : 1;
+    count += /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(segment)
+      ? Buffer.byteLength(segment)
+      : 1;
   return count;
 }

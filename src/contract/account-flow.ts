@@ -24,6 +24,11 @@ export interface AccountFlow {
   migrations?: Migration[];
   /** Built once, the first time one of its routes is asked for, with the running server. */
   routes(context: AccountFlowContext): Router;
+  /**
+   * What the Accounts page shows in the type's section besides its accounts (Threads: whether the
+   * owner's Meta app is set, and the redirect URI to list in it); never a secret.
+   */
+  page?(context: Omit<AccountFlowContext, "now">): Promise<Record<string, unknown>>;
   /** Seals what its tables keep sealed again under the current key (`possekit rekey`); how many. */
   rekey?(server: PossekitServer): Promise<number>;
 }

@@ -18,4 +18,10 @@ export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
 };
 
 export { isPermanentStatus, SyndicationError } from "../contract/syndication-error.ts";
-export { BlueskySyndicator, InternetArchiveSyndicator, MastodonSyndicator, MicropubSyndicator, ThreadsSyndicator };
+export {
+  BlueskySyndicator,
+  InternetArchiveSyndicator,
+  MastodonSyndicator,
+  MicropubSyndicator,
+  ThreadsSyndicator,
+};

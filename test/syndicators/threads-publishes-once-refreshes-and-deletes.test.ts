@@ -21,7 +21,11 @@ describe("Threads", () => {
   const clock = { now: () => now };
 
   before(async () => {
-    sandbox = await startThreadsSandbox({ appId: "1234567890", appSecret: "app-secret-value", now: clock.now });
+    sandbox = await startThreadsSandbox({
+      appId: "1234567890",
+      appSecret: "app-secret-value",
+      now: clock.now,
+    });
   });
   beforeEach(() => {
     sandbox.dropNextPublishAnswer = false;
@@ -145,13 +149,21 @@ describe("Threads", () => {
     const threads = syndicator();
     const url = await threads.syndicate(note(), publication, callOptions());
     const id = sandbox.posts.find((post) => post.permalink === url)?.id;
-    await threads.delete(note(), publication, { url, idempotencyKey: "d", signal: AbortSignal.timeout(30_000) });
+    await threads.delete(note(), publication, {
+      url,
+      idempotencyKey: "d",
+      signal: AbortSignal.timeout(30_000),
+    });
     assert.ok(id && sandbox.deleted.includes(id));
     assert.equal(
       sandbox.posts.some((post) => post.permalink === url),
       false,
     );
-    await threads.delete(note(), publication, { url, idempotencyKey: "d", signal: AbortSignal.timeout(30_000) });
+    await threads.delete(note(), publication, {
+      url,
+      idempotencyKey: "d",
+      signal: AbortSignal.timeout(30_000),
+    });
     const deletes = sandbox.requests.filter((request) => request.method === "DELETE");
     assert.equal(deletes.length, 1);
   });

@@ -43,7 +43,12 @@ export function composeThreads(
         })
       : { text: ownText ?? "", cut: false, linked: link !== undefined && Boolean(ownText?.includes(link)) };
   const card =
-    !photo && !linkInText && options.linkAttachment && link !== undefined && !fitted.linked && rule !== "never";
+    !photo &&
+    !linkInText &&
+    options.linkAttachment &&
+    link !== undefined &&
+    !fitted.linked &&
+    rule !== "never";
   const count = threadsLength(fitted.text);
   return {
     container: {

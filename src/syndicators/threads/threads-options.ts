@@ -22,10 +22,14 @@ const schema = z
         error: "must be the account's numeric Threads user id, such as 17841400000000001",
       }),
       /** The account's handle, without @. */
-      username: requiredString("a Threads user name such as alice").transform((name) => name.replace(/^@/, "")),
+      username: requiredString("a Threads user name such as alice").transform((name) =>
+        name.replace(/^@/, ""),
+      ),
       accessToken: requiredString("a non-empty string", "is required (or set THREADS_ACCESS_TOKEN)"),
       /** When the token was obtained (ISO 8601): its 60 days count from then. */
-      tokenIssuedAt: z.iso.datetime({ error: "must be an ISO 8601 time such as 2026-11-28T10:00:00Z" }).optional(),
+      tokenIssuedAt: z.iso
+        .datetime({ error: "must be an ISO 8601 time such as 2026-11-28T10:00:00Z" })
+        .optional(),
       /** The Graph API's base, with its version; another only for a stand-in (dev/sandbox). */
       apiUrl: serviceUrl().default(THREADS_API_URL),
       /** A text-only post gets the post's link as its link preview (link_attachment). */
@@ -41,7 +45,10 @@ const schema = z
 
 export type ThreadsOptions = z.output<typeof schema>;
 
-export function parseThreadsOptions(options: Record<string, unknown>, env: NodeJS.ProcessEnv): ThreadsOptions {
+export function parseThreadsOptions(
+  options: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): ThreadsOptions {
   const accessToken = options.accessToken ?? fromEnv(env, "THREADS_ACCESS_TOKEN");
   return parseOptions(threadsPluginId, schema, { ...options, accessToken });
 }

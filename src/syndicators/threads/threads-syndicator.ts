@@ -54,7 +54,10 @@ export class ThreadsSyndicator implements SyndicatorPlugin {
   static readonly account = threadsAccount;
   readonly id = threadsPluginId;
   readonly name = "Threads";
-  readonly meta: PluginMeta = { url: import.meta.url, description: "Posts a copy of each post to a Threads account" };
+  readonly meta: PluginMeta = {
+    url: import.meta.url,
+    description: "Posts a copy of each post to a Threads account",
+  };
   readonly options: Record<string, unknown>;
   readonly info: SyndicatorInfo;
   /** The container saved before publishing makes a resend safe (see above). */
@@ -88,7 +91,11 @@ export class ThreadsSyndicator implements SyndicatorPlugin {
       userId,
       { token: this.#options.accessToken, ...(issuedAt === undefined ? {} : { issuedAt }) },
       () => this.#store,
-      (token) => new ThreadsApi(apiUrl, token, { name: "Threads", signal: AbortSignal.timeout(30_000) }).refreshToken(),
+      (token) =>
+        new ThreadsApi(apiUrl, token, {
+          name: "Threads",
+          signal: AbortSignal.timeout(30_000),
+        }).refreshToken(),
       clock.now,
     );
   }
@@ -109,9 +116,12 @@ export class ThreadsSyndicator implements SyndicatorPlugin {
   async verify({ signal }: { signal: AbortSignal }): Promise<void> {
     const profile = await (await this.#api(signal)).profile();
     if (profile.id !== this.#options.userId)
-      throw new SyndicationError(`Threads: the token belongs to @${profile.username}, not @${this.#options.username}`, {
-        permanent: true,
-      });
+      throw new SyndicationError(
+        `Threads: the token belongs to @${profile.username}, not @${this.#options.username}`,
+        {
+          permanent: true,
+        },
+      );
   }
 
   /**
@@ -136,14 +146,24 @@ export class ThreadsSyndicator implements SyndicatorPlugin {
   async update(): Promise<void> {}
 
   /** DELETE /{media-id}, the post found by its permalink among the account's posts; one gone counts as deleted. */
-  async delete(_properties: PostProperties, _publication: Publication, { url, signal }: CopyChangeOptions): Promise<void> {
+  async delete(
+    _properties: PostProperties,
+    _publication: Publication,
+    { url, signal }: CopyChangeOptions,
+  ): Promise<void> {
     const api = await this.#api(signal);
-    const post = (await api.recentPosts(this.#options.userId)).find((candidate) => candidate.permalink === url);
+    const post = (await api.recentPosts(this.#options.userId)).find(
+      (candidate) => candidate.permalink === url,
+    );
     if (!post) return;
     await api.deletePost(post.id);
   }
 
-  async syndicate(properties: PostProperties, publication: Publication, options: SyndicateOptions): Promise<string> {
+  async syndicate(
+    properties: PostProperties,
+    publication: Publication,
+    options: SyndicateOptions,
+  ): Promise<string> {
     const { signal, checkpoint } = options;
     const api = await this.#api(signal);
     const { userId } = this.#options;

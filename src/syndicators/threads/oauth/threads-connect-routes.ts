@@ -13,7 +13,12 @@ import { HttpError } from "../../../contract/http-error.ts";
 import type { Translate } from "../../../contract/i18n.ts";
 import type { SecretSealer } from "../../../contract/secret-sealer.ts";
 import { THREADS_API_URL } from "../threads-options.ts";
-import { type ThreadsConnection, ThreadsOAuthClient, ThreadsOAuthError, type ThreadsEndpoints } from "./threads-oauth-client.ts";
+import {
+  type ThreadsConnection,
+  type ThreadsEndpoints,
+  ThreadsOAuthClient,
+  ThreadsOAuthError,
+} from "./threads-oauth-client.ts";
 import { ThreadsApps, ThreadsConnectStates } from "./threads-oauth-store.ts";
 
 export interface ThreadsConnectDeps {
@@ -29,7 +34,10 @@ export interface ThreadsConnectDeps {
 
 /** A Threads app id is numeric (App Dashboard → App settings → Basic → Threads App ID). */
 const appForm = z.object({
-  appId: z.string().trim().regex(/^\d{5,32}$/),
+  appId: z
+    .string()
+    .trim()
+    .regex(/^\d{5,32}$/),
   appSecret: z.string().trim().min(8).max(200),
 });
 const callbackQuery = z.object({
@@ -141,7 +149,10 @@ export function threadsConnectRoutes(deps: ThreadsConnectDeps): Router {
       },
       secrets: { accessToken: connection.accessToken },
     });
-    setFlash(res, { kind: "success", text: t("accounts.oauth.connected", { handle: `@${connection.username}` }) });
+    setFlash(res, {
+      kind: "success",
+      text: t("accounts.oauth.connected", { handle: `@${connection.username}` }),
+    });
     res.redirect(303, deps.accountsPath);
   });
 

@@ -49,7 +49,9 @@ async function noRedirectFetch(url: string, init: RequestInit): Promise<Response
   try {
     return await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(15_000) });
   } catch (error) {
-    throw new ThreadsOAuthError("unreachable", `${new URL(url).origin} could not be reached`, { cause: error });
+    throw new ThreadsOAuthError("unreachable", `${new URL(url).origin} could not be reached`, {
+      cause: error,
+    });
   }
 }
 
@@ -90,11 +92,20 @@ export class ThreadsOAuthClient {
   /** The callback's code, the state already checked; "denied" for Cancel on Threads. */
   codeFrom(app: MetaApp, callback: URLSearchParams): URLSearchParams {
     try {
-      return oauth.validateAuthResponse(this.server, { client_id: app.appId }, callback, oauth.skipStateCheck);
+      return oauth.validateAuthResponse(
+        this.server,
+        { client_id: app.appId },
+        callback,
+        oauth.skipStateCheck,
+      );
     } catch (error) {
       if (error instanceof oauth.AuthorizationResponseError)
-        throw new ThreadsOAuthError("denied", `Threads: ${error.error_description ?? error.error}`, { cause: error });
-      throw new ThreadsOAuthError("invalid-answer", "Threads: the authorization answer is not usable", { cause: error });
+        throw new ThreadsOAuthError("denied", `Threads: ${error.error_description ?? error.error}`, {
+          cause: error,
+        });
+      throw new ThreadsOAuthError("invalid-answer", "Threads: the authorization answer is not usable", {
+        cause: error,
+      });
     }
   }
 
@@ -119,7 +130,11 @@ export class ThreadsOAuthClient {
     exchange.searchParams.set("grant_type", "th_exchange_token");
     exchange.searchParams.set("client_secret", app.appSecret);
     exchange.searchParams.set("access_token", short.access_token);
-    const long = await answerOf(await noRedirectFetch(exchange.href, {}), longToken, "the long-lived token exchange");
+    const long = await answerOf(
+      await noRedirectFetch(exchange.href, {}),
+      longToken,
+      "the long-lived token exchange",
+    );
     const me = new URL(`${this.endpoints.apiUrl}/me`);
     me.searchParams.set("fields", "id,username,threads_profile_picture_url");
     const profile = await answerOf(
