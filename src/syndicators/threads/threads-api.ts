@@ -174,7 +174,8 @@ export class ThreadsApi {
     const url = new URL(`${ThreadsApi.hostOf(this.apiUrl)}/refresh_access_token`);
     url.searchParams.set("grant_type", "th_refresh_token");
     url.searchParams.set("access_token", this.accessToken);
-    const response = await send(this.target, url.href);
+    // The token is in the query, as the endpoint requires: a redirect would carry it along.
+    const response = await send(this.target, url.href, { redirect: "manual" });
     if (!response.ok) throw await refusal(this.target, response);
     const token = await readJson(this.target, response, tokenAnswer, "refresh_access_token");
     return { accessToken: token.access_token, expiresInSeconds: token.expires_in ?? 60 * 86_400 };
