@@ -6,6 +6,7 @@
 // old, by the clock the test moves, and a token that cannot be refreshed warns a week before its end.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { listen } from "../../dev/sandbox/http-kit.ts";
 import { startThreadsSandbox, type ThreadsSandbox } from "../../dev/sandbox/threads-server.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { ThreadsSyndicator } from "../../src/syndicators/threads/index.ts";
@@ -215,5 +216,38 @@ describe("Threads", () => {
     sandbox.refuseRefresh = false;
     now += 2 * HOUR;
     assert.equal(await threads.maintainCredentials(), undefined, "refreshed: the warning is over");
+  });
+
+  it("never carries the token through a redirect when refreshing (it is in the query)", async () => {
+    const seen: string[] = [];
+    const elsewhere = await listen((request, response) => {
+      seen.push(request.url ?? "");
+      response.end("{}");
+    });
+    const redirected: string[] = [];
+    const redirecting = await listen((request, response) => {
+      redirected.push(request.url ?? "");
+      response.writeHead(302, { location: `${elsewhere.url}${request.url ?? "/"}` });
+      response.end();
+    });
+    try {
+      const threads = new ThreadsSyndicator(
+        {
+          userId: "1",
+          username: "alice",
+          accessToken: "secret-token",
+          apiUrl: `${redirecting.url}/v1.0`,
+          tokenIssuedAt: new Date(now).toISOString(),
+        },
+        {},
+        { now: () => now + 2 * DAY },
+      );
+      await threads.maintainCredentials().catch(() => undefined);
+      assert.deepEqual(seen, [], "the other origin got nothing");
+      assert.equal(redirected.length, 1, "the refresh was tried");
+    } finally {
+      await elsewhere.close();
+      await redirecting.close();
+    }
   });
 });
