@@ -45,6 +45,7 @@ export interface ThreadsSandboxContainer {
   linkAttachment?: string;
   status: "FINISHED" | "PUBLISHED" | "ERROR" | "EXPIRED";
   mediaId?: string;
+  createdAt: number;
 }
 
 export interface ThreadsSandboxPost {
@@ -193,6 +194,12 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
   /** [ref]: access_token is a parameter; Graph also takes "Authorization: Bearer". */
   const presentedToken = (request: IncomingMessage, params: URLSearchParams) =>
     params.get("access_token") ?? /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1];
+
+  /** [trouble]: EXPIRED — the container was not published within 24 hours. */
+  const expire = (container: ThreadsSandboxContainer) => {
+    if (container.status === "FINISHED" && now() - container.createdAt > DAY_MS) container.status = "EXPIRED";
+    return container;
+  };
 
   const publishedInLastDay = () => publications.filter((at) => at > now() - DAY_MS).length;
 
@@ -380,13 +387,15 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
         ...(params.get("image_url") ? { imageUrl: params.get("image_url") ?? "" } : {}),
         ...(linkAttachment ? { linkAttachment } : {}),
         status: "FINISHED",
+        createdAt: now(),
       };
       sandbox.containers.push(container);
       return sendJson(response, 200, { id: container.id });
     }
     if (edge === "threads_publish" && method === "POST" && owner === token.userId) {
       if (!has("threads_content_publish")) return missingPermission(response, "threads_content_publish");
-      const container = sandbox.containers.find((candidate) => candidate.id === params.get("creation_id"));
+      const found = sandbox.containers.find((candidate) => candidate.id === params.get("creation_id"));
+      const container = found && expire(found);
       if (!container || container.userId !== owner)
         return invalidParameter(response, "The parameter creation_id is invalid", 2207006);
       // [limits]: the 250-post quota is enforced here ([errors] code 4: too many calls).
@@ -449,7 +458,8 @@ export async function startThreadsSandbox(options: ThreadsSandboxOptions): Promi
       });
     }
     if (!edge && method === "GET") {
-      const container = sandbox.containers.find((candidate) => candidate.id === node);
+      const found = sandbox.containers.find((candidate) => candidate.id === node);
+      const container = found && expire(found);
       if (container && container.userId === token.userId) {
         // [trouble]: GET /{container-id}?fields=status,id — PUBLISHED once its media is out. The
         // page's example shows a FINISHED container answering its own id; once PUBLISHED, the id

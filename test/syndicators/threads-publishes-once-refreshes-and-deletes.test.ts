@@ -250,4 +250,26 @@ describe("Threads", () => {
       await redirecting.close();
     }
   });
+  it("makes a new container when the saved one expired unpublished (after 24 hours)", async () => {
+    const threads = syndicator();
+    const created = await fetch(`${sandbox.apiUrl}/17841400000000001/threads`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sandbox.issueLongLivedToken()}` },
+      body: new URLSearchParams({ media_type: "TEXT", text: "never published" }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    now += DAY + HOUR;
+    const before = sandbox.posts.length;
+    await threads.syndicate(note(), publication, {
+      ...callOptions(),
+      resumeFrom: JSON.stringify({ container: id }),
+    });
+    assert.equal(sandbox.containers.find((container) => container.id === id)?.status, "EXPIRED");
+    assert.equal(sandbox.posts.length, before + 1);
+    assert.equal(
+      sandbox.posts.at(-1)?.text.startsWith("Hello"),
+      true,
+      "the post's own text, in a new container",
+    );
+  });
 });
