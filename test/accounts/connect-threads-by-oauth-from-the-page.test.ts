@@ -160,4 +160,39 @@ describe("Connect Threads from the page", () => {
     });
     assert.equal(withToken.status, 403);
   });
+
+  it("Cancel on Threads brings the owner back with a warning and stores nothing; a form without its CSRF token is refused", async () => {
+    const owner = await server.signIn();
+    const stored = (await server.host.accounts?.list())?.length ?? 0;
+    const start = await post(owner, "/authorize", {});
+    const href = /<a href="([^"]+)" data-authorize-link>/
+      .exec(await start.text())?.[1]
+      ?.replace(/&amp;/g, "&");
+    assert.ok(href);
+    const cancelled = await fetch(sandbox.authorizeUrl, {
+      method: "POST",
+      body: new URLSearchParams({ ...Object.fromEntries(new URL(href).searchParams), decision: "deny" }),
+      redirect: "manual",
+    });
+    const back = new URL(cancelled.headers.get("location") ?? "");
+    assert.equal(back.searchParams.get("error"), "access_denied");
+    const answer = await fetch(back, {
+      headers: { cookie: owner.cookie, accept: "text/html" },
+      redirect: "manual",
+    });
+    assert.equal(answer.status, 303);
+    assert.equal((await server.host.accounts?.list())?.length ?? 0, stored);
+
+    const forged = await fetch(`${server.url}${base}/app`, {
+      method: "POST",
+      headers: {
+        cookie: owner.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "text/html",
+      },
+      body: new URLSearchParams({ appId: "999999999", appSecret: "another-secret-value" }),
+      redirect: "manual",
+    });
+    assert.equal(forged.status, 403);
+  });
 });

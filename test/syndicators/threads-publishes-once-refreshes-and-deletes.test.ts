@@ -169,6 +169,16 @@ describe("Threads", () => {
     assert.equal(deletes.length, 1);
   });
 
+  it("a token Threads refuses (code 190) is a refusal of the credentials: 401, not retried", async () => {
+    const error = await syndicator("not-a-token")
+      .syndicate(note(), publication, callOptions())
+      .catch((caught: unknown) => caught);
+    assert.ok(error instanceof SyndicationError);
+    assert.equal(error.status, 401);
+    assert.equal(error.permanent, true);
+    assert.match(error.message, /^Threads: 401 Invalid OAuth access token/);
+  });
+
   it("edits are kept: Threads has no edit API, and nothing is sent", async () => {
     const count = sandbox.requests.length;
     await syndicator().update();
