@@ -133,6 +133,14 @@ describe("Connect Threads from the page", () => {
 
     const database = server.host.database;
     assert.ok(database);
+    // The token the copy went out with is kept sealed by the syndicator, to be refreshed in place.
+    const kept = await database.query<{ user_id: string; token_sealed: string }>(
+      "SELECT user_id, token_sealed FROM threads_tokens",
+    );
+    assert.deepEqual(
+      kept.rows.map((row) => row.user_id),
+      ["17841400000000001"],
+    );
     const tables = await database.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
     );

@@ -26,6 +26,7 @@ import {
   type CredentialExpiry,
   DatabaseTokenStore,
   MemoryTokenStore,
+  TableOrMemoryStore,
   ThreadsTokenKeeper,
   type ThreadsTokenStore,
 } from "./threads-tokens.ts";
@@ -104,7 +105,7 @@ export class ThreadsSyndicator implements SyndicatorPlugin {
     joinHost(server, this);
     // A refreshed token outlives a restart only in the database (sealed); without one, in memory.
     if (server.database && server.secretSealer)
-      this.#store = new DatabaseTokenStore(server.database, server.secretSealer);
+      this.#store = new TableOrMemoryStore(new DatabaseTokenStore(server.database, server.secretSealer));
   }
 
   async #api(signal: AbortSignal): Promise<ThreadsApi> {

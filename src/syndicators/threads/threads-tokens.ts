@@ -63,6 +63,26 @@ export class MemoryTokenStore implements ThreadsTokenStore {
   }
 }
 
+/**
+ * The database's store where its table exists (the endpoint adds it with the Threads flow), else
+ * memory: a host that runs the syndicator without the flow (Indiekit) still posts, and refreshes.
+ */
+export class TableOrMemoryStore implements ThreadsTokenStore {
+  #chosen: ThreadsTokenStore | undefined;
+  constructor(private readonly table: DatabaseTokenStore) {}
+
+  async #store(): Promise<ThreadsTokenStore> {
+    if (!this.#chosen) this.#chosen = (await this.table.exists()) ? this.table : new MemoryTokenStore();
+    return this.#chosen;
+  }
+  async get(userId: string) {
+    return (await this.#store()).get(userId);
+  }
+  async put(userId: string, stored: StoredToken) {
+    return (await this.#store()).put(userId, stored);
+  }
+}
+
 const aad = (userId: string) => `threads-token:${userId}`;
 const time = (value: Date | string | null) => (value === null ? null : new Date(value).getTime());
 
@@ -71,6 +91,13 @@ export class DatabaseTokenStore implements ThreadsTokenStore {
     private readonly database: Queryable,
     private readonly box: SecretSealer,
   ) {}
+
+  async exists(): Promise<boolean> {
+    const { rows } = await this.database.query<{ found: string | null }>(
+      "SELECT to_regclass('threads_tokens')::text AS found",
+    );
+    return rows[0]?.found != null;
+  }
 
   async get(userId: string): Promise<StoredToken | undefined> {
     const { rows } = await this.database.query<{
