@@ -17,4 +17,5 @@ export const builtInPlugins: BuiltInPlugins = {
   "@possekit/syndicator-internet-archive": syndicator("@possekit/syndicator-internet-archive"),
   "@possekit/syndicator-micropub": syndicator("@possekit/syndicator-micropub"),
   "@possekit/syndicator-linkedin": syndicator("@possekit/syndicator-linkedin"),
+  "@possekit/syndicator-threads": syndicator("@possekit/syndicator-threads"),
 };

@@ -46,10 +46,11 @@ export interface AccountFlow {
   /** Built once, the first time one of its routes is asked for, with the running server. */
   routes(context: AccountFlowContext): Router;
   /**
-   * What the Accounts page shows of the flow in the type's section, as the page's template reads it
-   * (LinkedIn: whether the owner's app is entered, and the redirect URL to list in it). Never a secret.
+   * What the Accounts page shows of the flow in the type's section besides its accounts, as the
+   * page's template reads it (LinkedIn, Threads: whether the owner's app is entered, and the redirect
+   * URL to list in it). Never a secret.
    */
-  page?(context: Pick<AccountFlowContext, "server" | "basePath">): Promise<Record<string, unknown>>;
+  page?(context: Omit<AccountFlowContext, "now">): Promise<Record<string, unknown>>;
   /**
    * Looks after the connected accounts with nobody watching (LinkedIn: warns before a token ends),
    * from the server's start, when the owner's notifications are set up; returns what stops it.

@@ -46,7 +46,7 @@
  */
 
 /** The kinds of target an account can be connected for. */
-export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive" | "linkedin";
+export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive" | "linkedin" | "threads";
 
 export const ACCOUNT_TYPE_NAMES: readonly AccountType[] = [
   "mastodon",
@@ -54,6 +54,7 @@ export const ACCOUNT_TYPE_NAMES: readonly AccountType[] = [
   "micropub",
   "internet-archive",
   "linkedin",
+  "threads",
 ];
 
 /**
@@ -72,6 +73,7 @@ export const ACCOUNT_TYPES: Readonly<
   },
   // The OAuth flow also keeps the owner's app (clientId, clientSecret), to revoke the token.
   linkedin: { packageName: "@possekit/syndicator-linkedin", optionSecrets: ["accessToken"] },
+  threads: { packageName: "@possekit/syndicator-threads", optionSecrets: ["accessToken"] },
 };
 
 export function isAccountType(value: unknown): value is AccountType {

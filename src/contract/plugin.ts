@@ -95,6 +95,22 @@ export interface SyndicatorPlugin extends Plugin {
    * page); absent: it fails and waits for the user's retry.
    */
   holdWhileRefused?: boolean;
+  /**
+   * Keeps an expiring credential alive with nobody watching (Threads refreshes its 60-day token
+   * once it is a day old): the scheduler calls it at each wake-up. Resolves to when the credential
+   * ends and why it could not be renewed, once the owner should be told (Threads: a week before);
+   * else undefined. The implementation decides when to reach the service (not at every call).
+   */
+  maintainCredentials?(options: {
+    signal: AbortSignal;
+  }): Promise<{ expiresAt: Date; error: string } | undefined>;
+  /**
+   * The service's publishing quota as it reports it now (Threads: posts published in the last 24
+   * hours, of 250), for the Accounts page. Absent: the service reports none.
+   */
+  publishingQuota?(options: {
+    signal: AbortSignal;
+  }): Promise<{ used: number; total: number; duration: number }>;
   /** What `syndicate` would send now, without any network call. */
   preview?(properties: PostProperties, publication: Publication, options?: PreviewOptions): CopyPreview;
   /**

@@ -9,6 +9,7 @@ export const NOTIFICATION_EVENTS: readonly NotificationEvent[] = [
   "retries_exhausted",
   "unknown_outcome",
   "paused_long",
+  "expiring",
   "recovered",
   "account_expiring",
 ];

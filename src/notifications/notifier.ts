@@ -49,6 +49,8 @@ const WHAT: Record<FailureNotice["kind"], (notice: FailureNotice) => string> = {
   retries_exhausted: (n) => `${n.targetName} refused a post for good`,
   unknown_outcome: (n) => `${n.targetName}: nobody knows whether a post arrived`,
   paused_long: (n) => `${n.targetName} has been paused for more than a day`,
+  expiring: (n) =>
+    `${n.targetName}'s access ends ${n.expiresAt ? `on ${n.expiresAt.toISOString().slice(0, 10)}` : "soon"} and could not be renewed`,
 };
 
 const WHAT_TO_DO: Record<FailureNotice["kind"], (notice: FailureNotice) => string> = {
@@ -59,6 +61,8 @@ const WHAT_TO_DO: Record<FailureNotice["kind"], (notice: FailureNotice) => strin
   unknown_outcome: () =>
     "Look on the target: then confirm the copy's address, or retry, on the syndication page.",
   paused_long: () => "Its posts are waiting. See the syndication page for why, and what to fix.",
+  expiring: () =>
+    "It is renewed by itself while the service allows it; it did not this time. Connect the account again on the Accounts page (Reconnect) before then, or its posts will wait.",
 };
 
 export interface NotifierDependencies {

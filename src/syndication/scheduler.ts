@@ -124,6 +124,7 @@ export class Scheduler {
         // A refused target is checked when its check is due (with backoff), and the pages of new
         // posts when theirs is: neither is a run, neither takes the lease (issue 32).
         await this.syndication.due.checkPausedTargets();
+        await this.syndication.due.maintainCredentials();
         await this.syndication.due.sweepLiveChecks();
         ({ next: due, run: runDue } = await this.syndication.due.dueMoments());
         this.current.nextDueAt = due;

@@ -6,6 +6,7 @@ import { InternetArchiveSyndicator } from "./internet-archive/index.ts";
 import { LinkedinSyndicator } from "./linkedin/index.ts";
 import { MastodonSyndicator } from "./mastodon/index.ts";
 import { MicropubSyndicator } from "./micropub/index.ts";
+import { ThreadsSyndicator } from "./threads/index.ts";
 
 export type SyndicatorConstructor = new (options: Record<string, unknown>) => SyndicatorPlugin;
 
@@ -15,6 +16,7 @@ export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
   [InternetArchiveSyndicator.packageName]: InternetArchiveSyndicator,
   [MicropubSyndicator.packageName]: MicropubSyndicator,
   [LinkedinSyndicator.packageName]: LinkedinSyndicator,
+  [ThreadsSyndicator.packageName]: ThreadsSyndicator,
 };
 
 export { isPermanentStatus, SyndicationError } from "../contract/syndication-error.ts";
@@ -24,4 +26,5 @@ export {
   LinkedinSyndicator,
   MastodonSyndicator,
   MicropubSyndicator,
+  ThreadsSyndicator,
 };

@@ -110,6 +110,7 @@ describe("The built-in syndicators, by package name", () => {
     "@possekit/syndicator-internet-archive": {},
     "@possekit/syndicator-micropub": { micropubEndpoint: "https://micro.blog/micropub", accessToken: "t" },
     "@possekit/syndicator-linkedin": { author: "urn:li:person:AbC123", accessToken: "t" },
+    "@possekit/syndicator-threads": { userId: "17841400000000001", username: "alice", accessToken: "t" },
   };
 
   it("lists the five packages, each constructed with its options", () => {

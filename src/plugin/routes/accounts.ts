@@ -23,6 +23,7 @@ import {
 import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./route-context.ts";
 
@@ -61,6 +62,8 @@ const forms: Record<AccountType, z.ZodType<Record<string, string>>> = {
     secretKey: z.string().max(1024).default(""),
   }),
   linkedin: z.object({ accessToken: z.string().max(4096).default("") }),
+  // Connected by OAuth only (…/accounts/threads/authorize): the form takes nothing.
+  threads: z.object({}),
 };
 /** What a refused form shows again (never a secret). */
 const echoed: Record<AccountType, readonly string[]> = {
@@ -69,6 +72,7 @@ const echoed: Record<AccountType, readonly string[]> = {
   micropub: ["micropubEndpoint", "name"],
   "internet-archive": [],
   linkedin: [],
+  threads: [],
 };
 
 /** Only the signed-in owner: a bearer token of any scope, or a credential in the query or form, is refused. */
@@ -120,6 +124,23 @@ interface AccountRow {
   state: State;
   reason: string | null;
   secretFields: { field: string; setAt: Date }[];
+  /** The service's publishing quota, when it reports one and answered in time. */
+  quota: { used: number; total: number; hours: number } | null;
+}
+
+/** How long the page waits for a service's quota before it is shown without. */
+const QUOTA_TIMEOUT_MS = 5_000;
+
+/** The quota a connected account's target reports now, or null (none, or no answer in time). */
+async function quotaOf(syndicators: readonly SyndicatorPlugin[], uid: string): Promise<AccountRow["quota"]> {
+  const syndicator = syndicators.find((candidate) => candidate.info.uid === uid);
+  if (!syndicator?.publishingQuota) return null;
+  try {
+    const quota = await syndicator.publishingQuota({ signal: AbortSignal.timeout(QUOTA_TIMEOUT_MS) });
+    return { used: quota.used, total: quota.total, hours: Math.round(quota.duration / 3600) };
+  } catch {
+    return null;
+  }
 }
 
 /** The page: the targets of the config file, and per type the connected accounts and a form. */
@@ -135,17 +156,31 @@ async function renderPage(
   const t = translatorOf(res);
   const list = await accounts.list();
   const health = new Map((await services.syndication.reads.targets()).map((target) => [target.uid, target]));
-  const rows: AccountRow[] = list.map((account) => {
-    const target = health.get(account.uid);
-    const refusedNow = target?.state === "refused";
-    const reason = account.needsReconnect?.reason ?? (refusedNow ? (target?.error ?? null) : null);
-    return {
-      account,
-      state: account.needsReconnect || refusedNow ? "needsReconnect" : "connected",
-      reason,
-      secretFields: Object.entries(account.secretsSetAt).map(([field, setAt]) => ({ field, setAt })),
-    };
-  });
+  const rows: AccountRow[] = await Promise.all(
+    list.map(async (account) => {
+      const target = health.get(account.uid);
+      const refusedNow = target?.state === "refused";
+      const reason = account.needsReconnect?.reason ?? (refusedNow ? (target?.error ?? null) : null);
+      return {
+        account,
+        state: account.needsReconnect || refusedNow ? "needsReconnect" : "connected",
+        reason,
+        secretFields: Object.entries(account.secretsSetAt).map(([field, setAt]) => ({ field, setAt })),
+        quota: await quotaOf(services.syndicators, account.uid),
+      };
+    }),
+  );
+  // What each account flow shows in its type's section (LinkedIn, Threads: the owner's app entered,
+  // the redirect URL to list in it).
+  const server = context.server();
+  const flows: Record<string, Record<string, unknown>> = {};
+  for (const flow of context.accountFlows())
+    if (flow.page && server)
+      flows[flow.type] = await flow.page({
+        server,
+        basePath: `${context.mountPath}/accounts/${flow.type}`,
+        accountsPath: `${context.mountPath}/accounts`,
+      });
   const connectedUids = new Set(list.map((account) => account.uid));
   // The targets the page did not connect: each under its own type (by its plug-in's id), any other
   // kind of syndicator in a section of its own.
@@ -169,12 +204,6 @@ async function renderPage(
     : null;
   // Reconnect: the account's form, filled in with what it was connected with (never a secret).
   const reconnecting = refused ? undefined : list.find((account) => account.id === req.query.reconnect);
-  // What each account flow shows in its type's section (LinkedIn: its app entered, its redirect URL).
-  const server = context.server();
-  const flows: Record<string, Record<string, unknown>> = {};
-  for (const flow of context.accountFlows())
-    if (flow.page && server)
-      flows[flow.type] = await flow.page({ server, basePath: `${context.mountPath}/accounts/${flow.type}` });
   const fields = refused?.fields ?? (reconnecting ? reconnectFields(reconnecting) : {});
   res.status(refused ? (refused.error.code === "managed" ? 409 : 400) : 200);
   res.setHeader("Cache-Control", "no-store");
