@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { NoticeKind } from "../syndication/failure-notices.ts";
 
-export type NotificationEvent = NoticeKind | "recovered" | "account_expiring";
+export type NotificationEvent = NoticeKind | "recovered";
 export const NOTIFICATION_EVENTS: readonly NotificationEvent[] = [
   "refused",
   "retries_exhausted",
@@ -11,7 +11,6 @@ export const NOTIFICATION_EVENTS: readonly NotificationEvent[] = [
   "paused_long",
   "expiring",
   "recovered",
-  "account_expiring",
 ];
 
 export interface NotificationSettings {

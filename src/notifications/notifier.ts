@@ -104,7 +104,8 @@ export class Notifier implements FailureNotices {
   account(notice: AccountNotice): void {
     this.#track(
       this.#deliver({
-        event: "account_expiring",
+        // One event for every credential about to end (Threads' renewal failing, LinkedIn's 60 days).
+        event: "expiring",
         target: { uid: notice.targetUid, name: notice.targetName },
         subject: notice.subject,
         text: notice.text,

@@ -69,7 +69,7 @@ describe("a LinkedIn token's end is warned of 10 days and 1 day before", () => {
     await clock.advance(1);
     await until("the 10-day warning arrives", () => received.length >= 1);
     const [first] = received;
-    assert.equal(first?.event, "account_expiring");
+    assert.equal(first?.event, "expiring");
     assert.equal(first?.subject, "Ada Lovelace on LinkedIn: the access token ends in 10 days");
     const reconnect = `${server.url}/syndicate/accounts?reconnect=${account.id}#accounts-linkedin`;
     assert.ok(first?.text.includes(reconnect), first?.text);
