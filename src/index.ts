@@ -14,7 +14,11 @@ const openHostInsideIndiekit: OwnHostOpener = async (host, options) =>
 
 export class EndpointSyndicate extends PluginWithoutOwnHost {
   protected override openOwnHost: OwnHostOpener | null = openHostInsideIndiekit;
-  protected override accountFlows: readonly AccountFlow[] = [mastodonOAuthFlow, linkedinOAuthFlow, threadsOAuthFlow];
+  protected override accountFlows: readonly AccountFlow[] = [
+    mastodonOAuthFlow,
+    linkedinOAuthFlow,
+    threadsOAuthFlow,
+  ];
 }
 
 export default EndpointSyndicate;
