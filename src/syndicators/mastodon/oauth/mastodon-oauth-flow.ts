@@ -6,6 +6,7 @@
 import express from "express";
 import type { AccountFlow } from "../../../contract/account-flow.ts";
 import { HttpError } from "../../../contract/http-error.ts";
+import { softwareLabel } from "../mastodon-software.ts";
 import { mastodonConnectRoutes } from "./mastodon-connect-routes.ts";
 import { MastodonApps, mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
 
@@ -40,10 +41,16 @@ export const mastodonOAuthFlow: AccountFlow = {
       accountsPath,
       now,
       async saveAccount({ instance, account, accessToken, app }) {
+        const software = instance.software ?? "mastodon";
         await accounts.save({
           type: "mastodon",
-          options: { url: instance.origin, user: account.username },
-          display: { name: account.handle, url: account.url, instance: new URL(instance.origin).host },
+          options: { url: instance.origin, user: account.username, software },
+          display: {
+            name: account.handle,
+            url: account.url,
+            instance: new URL(instance.origin).host,
+            software: softwareLabel[software],
+          },
           secrets: { accessToken, clientId: app.clientId, clientSecret: app.clientSecret },
         });
         // A post already waiting for this account goes out now, by itself: the endpoint wakes the
