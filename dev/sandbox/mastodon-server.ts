@@ -413,7 +413,10 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
         // it again while kept: 400 {"error": "Duplicate idempotency key."} (Handler::render, JSON).
         if (known && known.expires > Date.now())
           return { status: 400, body: { error: "Duplicate idempotency key." } };
-        idempotency.set(`${token}\n${idempotencyKey}`, { statusId: "", expires: Date.now() + idempotencyTtlMs });
+        idempotency.set(`${token}\n${idempotencyKey}`, {
+          statusId: "",
+          expires: Date.now() + idempotencyTtlMs,
+        });
       } else {
         const existing = known && known.expires > Date.now() ? byId.get(known.statusId) : undefined;
         if (existing) return { status: 200, body: statusEntity(existing) };
@@ -839,7 +842,9 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   function nodeInfo(response: ServerResponse, path: string): boolean {
     if (path === "/.well-known/nodeinfo") {
       sendJson(response, 200, {
-        links: [{ rel: "http://nodeinfo.diaspora.software/ns/schema/2.0", href: `${base}${profile.nodeInfoPath}` }],
+        links: [
+          { rel: "http://nodeinfo.diaspora.software/ns/schema/2.0", href: `${base}${profile.nodeInfoPath}` },
+        ],
       });
       return true;
     }

@@ -19,7 +19,11 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
   let session: { cookie: string; csrf: string };
 
   before(async () => {
-    pixelfed = await startMastodonSandbox({ accessToken: "pixelfed-token", user: "alice", software: "pixelfed" });
+    pixelfed = await startMastodonSandbox({
+      accessToken: "pixelfed-token",
+      user: "alice",
+      software: "pixelfed",
+    });
     gotosocial = await startMastodonSandbox({ accessToken: "unused", user: "bob", software: "gotosocial" });
     app = await startEndpointServer({
       engine: pgliteEngine,
@@ -46,7 +50,9 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
       redirect: "manual",
     });
   const html = async (path: string) => {
-    const response = await fetch(`${app.url}${path}`, { headers: { cookie: session.cookie, accept: "text/html" } });
+    const response = await fetch(`${app.url}${path}`, {
+      headers: { cookie: session.cookie, accept: "text/html" },
+    });
     assert.equal(response.status, 200);
     return response.text();
   };
@@ -72,7 +78,9 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
     const shown = (await preview.json()) as { targets: { uid: string; preview: { not_sent?: string } }[] };
     assert.equal(shown.targets.find((target) => target.uid === uid)?.preview.not_sent, "photoRequired");
 
-    const result = (await (await app.syndicate(`?source_url=${encodeURIComponent(created)}`)).json()) as PostResult;
+    const result = (await (
+      await app.syndicate(`?source_url=${encodeURIComponent(created)}`)
+    ).json()) as PostResult;
     const target = result.targets.find((candidate) => candidate.uid === uid);
     assert.equal(target?.status, "failed");
     assert.equal(target?.error, "Pixelfed: not sent: a photo is required");
@@ -89,11 +97,16 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
   it("GoToSocial: connected by OAuth with read write, named on the page, and its first copy goes out", async () => {
     const start = await post("/mastodon/authorize", { instance: gotosocial.url });
     assert.equal(start.status, 200);
-    const href = /<a href="([^"]+)" data-authorize-link>/.exec(await start.text())?.[1]?.replace(/&amp;/g, "&");
+    const href = /<a href="([^"]+)" data-authorize-link>/
+      .exec(await start.text())?.[1]
+      ?.replace(/&amp;/g, "&");
     assert.ok(href);
     assert.equal(new URL(href).searchParams.get("scope"), "read write");
     const back = await pressOnAuthorizePage(href);
-    const done = await fetch(back, { headers: { cookie: session.cookie, accept: "text/html" }, redirect: "manual" });
+    const done = await fetch(back, {
+      headers: { cookie: session.cookie, accept: "text/html" },
+      redirect: "manual",
+    });
     assert.equal(done.status, 303);
     assert.deepEqual(gotosocial.apps.at(-1)?.scopes, ["read", "write"]);
 
@@ -102,7 +115,9 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
     assert.match(await html("/syndicate/accounts"), /runs GoToSocial/);
 
     const created = await app.createPost({ content: "Hello GoToSocial", targets: [account?.uid ?? ""] });
-    const result = (await (await app.syndicate(`?source_url=${encodeURIComponent(created)}`)).json()) as PostResult;
+    const result = (await (
+      await app.syndicate(`?source_url=${encodeURIComponent(created)}`)
+    ).json()) as PostResult;
     assert.equal(result.status, "syndicated", JSON.stringify(result.targets));
     assert.match(result.syndication[0] ?? "", new RegExp(`^${gotosocial.url}/@bob/statuses/\\d+$`));
     assert.equal(gotosocial.statuses.length, 1);

@@ -63,7 +63,11 @@ describe("Connecting a GoToSocial account in the browser", () => {
     await page.getByRole("button", { name: "Connect with your instance" }).click();
     await page.waitForURL((url) => url.origin === sandbox.url && url.pathname === "/oauth/authorize");
     const authorize = new URL(page.url());
-    assert.equal(authorize.searchParams.get("scope"), "read write", "GoToSocial lists no scopes: the coarse ones");
+    assert.equal(
+      authorize.searchParams.get("scope"),
+      "read write",
+      "GoToSocial lists no scopes: the coarse ones",
+    );
     assert.equal(authorize.searchParams.get("code_challenge_method"), null, "it lists no PKCE method");
 
     await page.getByRole("button", { name: "Authorize" }).click();

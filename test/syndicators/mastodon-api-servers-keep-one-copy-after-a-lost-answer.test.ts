@@ -84,7 +84,9 @@ describe("Mastodon-API servers: one copy after a lost answer and a retry", () =>
     assert.equal(sandbox.statuses.length, 1, "exactly one copy");
     assert.equal(url, sandbox.statuses[0]?.url);
     assert.match(url, new RegExp(`^${sandbox.url}/p/alice/\\d+$`));
-    const posts = sandbox.requests.filter((request) => request.method === "POST" && request.path === "/api/v1/statuses");
+    const posts = sandbox.requests.filter(
+      (request) => request.method === "POST" && request.path === "/api/v1/statuses",
+    );
     assert.equal(posts.length, 2, "the retry did send, and was refused as a duplicate");
     assert.ok(
       sandbox.requests.some((request) => request.path === "/api/v1/accounts/1/statuses"),
@@ -135,9 +137,17 @@ describe("Mastodon-API servers: one copy after a lost answer and a retry", () =>
     const url = await syndicator.syndicate(withPhoto(), site, ledgerRow("edit-me").options());
     const changed = withPhoto();
     changed.content = { text: "Edited words", html: "" };
-    await syndicator.update(changed, site, { url, idempotencyKey: "e", signal: AbortSignal.timeout(HANG_MS) });
+    await syndicator.update(changed, site, {
+      url,
+      idempotencyKey: "e",
+      signal: AbortSignal.timeout(HANG_MS),
+    });
     assert.equal(sandbox.statuses[0]?.text, "Edited words");
-    await syndicator.delete(changed, site, { url, idempotencyKey: "d", signal: AbortSignal.timeout(HANG_MS) });
+    await syndicator.delete(changed, site, {
+      url,
+      idempotencyKey: "d",
+      signal: AbortSignal.timeout(HANG_MS),
+    });
     assert.ok(sandbox.statuses[0]?.deletedAt);
     const methods = sandbox.requests
       .filter((request) => /^\/api\/v1\/statuses\/\d+$/.test(request.path))
@@ -149,14 +159,17 @@ describe("Mastodon-API servers: one copy after a lost answer and a retry", () =>
     const { sandbox, syndicator, found } = await serverOf("gotosocial");
     assert.equal(found, "gotosocial", "detected from NodeInfo: its version names no software");
     const row = ledgerRow("gts-lost");
-    await loseTheAnswer(sandbox, (signal) => syndicator.syndicate(note(), siteServedBy(photos.url), row.options(signal)));
+    await loseTheAnswer(sandbox, (signal) =>
+      syndicator.syndicate(note(), siteServedBy(photos.url), row.options(signal)),
+    );
 
     const url = await syndicator.syndicate(note(), siteServedBy(photos.url), row.options());
     assert.equal(sandbox.statuses.length, 1, "exactly one copy");
     assert.equal(url, sandbox.statuses[0]?.url);
     assert.match(url, new RegExp(`^${sandbox.url}/@alice/statuses/\\d+$`));
     assert.equal(
-      sandbox.requests.filter((request) => request.method === "POST" && request.path === "/api/v1/statuses").length,
+      sandbox.requests.filter((request) => request.method === "POST" && request.path === "/api/v1/statuses")
+        .length,
       1,
       "the retry did not post again",
     );
@@ -165,7 +178,10 @@ describe("Mastodon-API servers: one copy after a lost answer and a retry", () =>
   it("GoToSocial: a first send, or another post, is posted and not mistaken for an earlier copy", async () => {
     const { sandbox, syndicator } = await serverOf("gotosocial");
     const first = await syndicator.syndicate(note(), siteServedBy(photos.url), ledgerRow("a").options());
-    const other = note({ url: "https://example.org/notes/other/", content: { text: "Another note", html: "" } });
+    const other = note({
+      url: "https://example.org/notes/other/",
+      content: { text: "Another note", html: "" },
+    });
     const row = ledgerRow("b");
     // An earlier attempt of this send began posting, but nothing of it is on the server.
     await row.options().checkpoint?.(`posting:${Date.now()}`);

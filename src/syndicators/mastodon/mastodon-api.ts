@@ -32,7 +32,9 @@ const searchSchema = z.object({ statuses: z.array(statusSchema) });
  */
 export function isDuplicateKeyRefusal(error: unknown): boolean {
   return (
-    error instanceof SyndicationError && error.status === 400 && /duplicate idempotency key/i.test(error.message)
+    error instanceof SyndicationError &&
+    error.status === 400 &&
+    /duplicate idempotency key/i.test(error.message)
   );
 }
 
@@ -76,7 +78,10 @@ export class MastodonApi {
   /** The account's latest statuses, newest first (GET /api/v1/accounts/:id/statuses). */
   async recentStatuses(accountId: string, limit = 20): Promise<MastodonStatus[]> {
     const query = new URLSearchParams({ limit: String(limit), exclude_reblogs: "true" });
-    const response = await this.call("GET", `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?${query}`);
+    const response = await this.call(
+      "GET",
+      `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?${query}`,
+    );
     return readJson(this.target, response, z.array(statusSchema), "the account's statuses");
   }
 
