@@ -91,7 +91,15 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
       0,
       "nothing was ever sent to Pixelfed",
     );
-    assert.match(await html("/syndicate"), /Pixelfed: not sent: a photo is required/);
+    const rows = await html("/syndicate");
+    assert.match(rows, /Pixelfed: not sent: a photo is required/);
+    // The preview page says it beside the text, in the page's language.
+    const details = /<h3 class="post-title[^"]*"><a href="([^"]+)">Words only/.exec(rows)?.[1];
+    assert.ok(details, "the row links to the post");
+    assert.match(
+      await html(`${details}/preview`),
+      /Not sent: a photo is required\. Pixelfed takes only posts with a photo/,
+    );
   });
 
   it("GoToSocial: connected by OAuth with read write, named on the page, and its first copy goes out", async () => {

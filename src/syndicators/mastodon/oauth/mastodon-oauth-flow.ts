@@ -6,8 +6,8 @@
 import express from "express";
 import type { AccountFlow } from "../../../contract/account-flow.ts";
 import { HttpError } from "../../../contract/http-error.ts";
-import { softwareLabel } from "../mastodon-software.ts";
 import { mastodonConnectRoutes } from "./mastodon-connect-routes.ts";
+import { accountToStore } from "./mastodon-connector.ts";
 import { MastodonApps, mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
 
 export const mastodonOAuthFlow: AccountFlow = {
@@ -40,19 +40,8 @@ export const mastodonOAuthFlow: AccountFlow = {
       redirectUri: `${applicationUrl}${basePath}/callback`,
       accountsPath,
       now,
-      async saveAccount({ instance, account, accessToken, app }) {
-        const software = instance.software ?? "mastodon";
-        await accounts.save({
-          type: "mastodon",
-          options: { url: instance.origin, user: account.username, software },
-          display: {
-            name: account.handle,
-            url: account.url,
-            instance: new URL(instance.origin).host,
-            software: softwareLabel[software],
-          },
-          secrets: { accessToken, clientId: app.clientId, clientSecret: app.clientSecret },
-        });
+      async saveAccount(connection) {
+        await accounts.save(accountToStore(connection));
         // A post already waiting for this account goes out now, by itself: the endpoint wakes the
         // scheduler for every account saved (accounts.onChange).
       },
