@@ -92,6 +92,8 @@ export interface SandboxStatus {
   visibility: string;
   /** The language it was posted with, if any. */
   language: string | null;
+  /** The content_type it was posted with, if any (GoToSocial, Akkoma and Pleroma read it). */
+  contentType: string | null;
   createdAt: string;
   favourited: boolean;
   reblogged: boolean;
@@ -326,6 +328,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     inReplyToId?: string | null;
     visibility?: string;
     language?: string | null;
+    contentType?: string | null;
     reblogOf?: SandboxStatus | null;
   }): SandboxStatus {
     const id = newId();
@@ -344,6 +347,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       inReplyToId: fields.inReplyToId ?? null,
       visibility: fields.visibility ?? "public",
       language: fields.language ?? null,
+      contentType: fields.contentType ?? null,
       createdAt: new Date().toISOString(),
       favourited: false,
       reblogged: false,
@@ -461,6 +465,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       inReplyToId,
       visibility,
       language,
+      contentType: params.get("content_type"),
     });
     statuses.push(status);
     if (idempotencyKey) {

@@ -173,6 +173,10 @@ describe("Mastodon-API servers: one copy after a lost answer and a retry", () =>
       1,
       "the retry did not post again",
     );
+    // Sent as plain text, so an account whose default is Markdown keeps the text as written.
+    assert.equal(sandbox.statuses[0]?.contentType, "text/plain");
+    // Its own limits, read from its instance: 5,000 characters by default.
+    assert.equal(syndicator.preview(note(), siteServedBy(photos.url)).length?.limit, 5000);
   });
 
   it("GoToSocial: a first send, or another post, is posted and not mistaken for an earlier copy", async () => {
