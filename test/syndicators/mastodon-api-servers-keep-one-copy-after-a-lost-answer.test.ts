@@ -194,6 +194,17 @@ describe("Mastodon-API servers: one copy after a lost answer and a retry", () =>
     assert.equal(sandbox.statuses.length, 2);
   });
 
+  it("GoToSocial: under a host that keeps no checkpoint, every send looks for its copy first", async () => {
+    const { sandbox, syndicator } = await serverOf("gotosocial");
+    const bare = (signal: AbortSignal = AbortSignal.timeout(HANG_MS)) => ({ idempotencyKey: "bare", signal });
+    await loseTheAnswer(sandbox, (signal) =>
+      syndicator.syndicate(note(), siteServedBy(photos.url), bare(signal)),
+    );
+    const url = await syndicator.syndicate(note(), siteServedBy(photos.url), bare());
+    assert.equal(url, sandbox.statuses[0]?.url);
+    assert.equal(sandbox.statuses.length, 1, "exactly one copy");
+  });
+
   for (const software of ["akkoma", "pleroma"] as const) {
     it(`${software}: the retry's Idempotency-Key is answered with the first status`, async () => {
       const { sandbox, syndicator, found } = await serverOf(software);

@@ -27,6 +27,9 @@ import { resolveStatusId } from "./mastodon-status-id.ts";
 /** What a send saves before POST /api/v1/statuses where a resend must first look for the copy. */
 const postingMark = "posting:";
 
+/** How far back a send looks for its copy on GoToSocial when the host keeps no checkpoint. */
+const lookBackWithoutCheckpointMs = 60 * 60 * 1000;
+
 /** Pixelfed keeps an Idempotency-Key for an hour (Cache::put($key, 1, 3600) in statusCreate). */
 const pixelfedKeySeconds = 3600;
 
@@ -217,8 +220,13 @@ export class MastodonSyndicator implements SyndicatorPlugin {
         permanent: true,
         code: "photoRequired",
       });
-    // GoToSocial ignores Idempotency-Key: after an attempt that may have posted, look first.
-    const since = this.#traits.ignoresIdempotencyKey ? earlierAttempt(options.resumeFrom) : undefined;
+    // GoToSocial ignores Idempotency-Key: after an attempt that may have posted, look first. A host
+    // that keeps no checkpoint cannot say whether one did: then every send looks back an hour.
+    const since = this.#traits.ignoresIdempotencyKey
+      ? options.checkpoint
+        ? earlierAttempt(options.resumeFrom)
+        : Date.now() - lookBackWithoutCheckpointMs
+      : undefined;
     if (since !== undefined) {
       const found = await findCopy(api, { text: copy.status, since });
       if (found) return statusUrl(found);
