@@ -90,6 +90,8 @@ export interface AccountDisplay {
   photo?: string;
   /** The instance, PDS or endpoint host, e.g. "social.example". */
   instance?: string;
+  /** The server software found there when it was connected, e.g. "Pixelfed" or "GoToSocial". */
+  software?: string;
 }
 
 export interface ConnectedAccount {

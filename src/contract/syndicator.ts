@@ -91,6 +91,12 @@ export interface CopyPreview {
   action?: { kind: "like" | "repost" | "reply" | "capture"; url: string };
   /** The text is the user's own words for this post and target. */
   ownText: boolean;
+  /**
+   * The service would not take this post at all, and why (a locale key under
+   * syndicate.preview.notTaken): "photoRequired" on Pixelfed, where a status needs a photo. Sending
+   * it is refused for good with the same reason, never retried.
+   */
+  notSent?: { reason: "photoRequired" };
 }
 
 export interface CopyFacet {

@@ -114,5 +114,6 @@ function copyJson(preview: CopyPreview) {
     ...(preview.linkCard ? { link_card: preview.linkCard } : {}),
     ...(preview.action ? { action: preview.action } : {}),
     own_text: preview.ownText,
+    ...(preview.notSent ? { not_sent: preview.notSent.reason } : {}),
   };
 }

@@ -10,6 +10,7 @@ import { cutAltText } from "./mastodon-alt-text.ts";
 import { defaultLimits, type InstanceLimits } from "./mastodon-instance.ts";
 import { mastodonLength } from "./mastodon-length.ts";
 import type { MastodonOptions } from "./mastodon-options.ts";
+import { traitsOf } from "./mastodon-software.ts";
 import { fitStatusText } from "./mastodon-status-text.ts";
 
 export interface MastodonCopy {
@@ -74,6 +75,7 @@ export function composeMastodon(
     .map((photo) => (photo.alt ? { ...photo, alt: cutAltText(photo.alt, known.altTextLimit) } : photo));
   const language = options.language ?? postLanguage(properties)?.split("-")[0]?.toLowerCase();
   const count = mastodonLength(fitted.text, urlLength);
+  const photoMissing = traitsOf(options.software).photoRequired && attached.length === 0 && !inReplyTo;
   return {
     ...(inReplyTo ? { inReplyTo } : {}),
     status: fitted.text,
@@ -94,6 +96,7 @@ export function composeMastodon(
       photos: attached,
       ...(inReplyTo ? { action: { kind: "reply" as const, url: inReplyTo } } : {}),
       ownText: ownText !== undefined,
+      ...(photoMissing ? { notSent: { reason: "photoRequired" as const } } : {}),
     },
   };
 }
