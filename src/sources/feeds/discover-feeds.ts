@@ -8,7 +8,7 @@ import type { OutgoingFetchPolicy } from "../../net/safe-fetch.ts";
 import { discoverWebSub, type FeedFetched, fetchFeed } from "./http/index.ts";
 import { decodeBody } from "./parse/decode-body.ts";
 import { detectFormat } from "./parse/detect-format.ts";
-import { FeedParseError, type FeedFormat, type FeedParser } from "./parse/index.ts";
+import { type FeedFormat, FeedParseError, type FeedParser } from "./parse/index.ts";
 
 /** How many of a home page's feed links are followed (a page naming dozens is not read through). */
 export const MAX_FEED_LINKS = 5;
@@ -34,6 +34,8 @@ export interface DiscoveredFeed {
   newest: DiscoveredEntry[];
   /** The WebSub hub it names (pushed at once), or null (read on its interval). */
   hub: string | null;
+  /** Whether it is the address asked about (a feed pasted as it is, or a page's own h-feed). */
+  asked: boolean;
 }
 
 export type DiscoveryRefusal =
@@ -85,7 +87,11 @@ export function alternateFeedLinks(html: string, base: string): string[] {
   return found;
 }
 
-const refused = (reason: DiscoveryRefusal, detail: string): Discovery => ({ kind: "refused", reason, detail });
+const refused = (reason: DiscoveryRefusal, detail: string): Discovery => ({
+  kind: "refused",
+  reason,
+  detail,
+});
 
 /** Fetches the address as a feed is fetched: the answer, or why there was none. */
 async function fetchOnce(
@@ -130,6 +136,7 @@ async function fetchOnce(
 async function readAsFeed(
   fetched: FeedFetched,
   parser: FeedParser,
+  asked: boolean,
 ): Promise<{ feed: DiscoveredFeed } | { problem: string }> {
   try {
     const { feed, total } = await parser.parse(
@@ -152,6 +159,7 @@ async function readAsFeed(
           }))
           .sort((a, b) => (b.published?.getTime() ?? 0) - (a.published?.getTime() ?? 0)),
         hub,
+        asked,
       },
     };
   } catch (error) {
@@ -174,7 +182,7 @@ export async function discoverFeeds(url: string, options: DiscoveryOptions): Pro
   if (page.kind === "refused") return page;
   const text = decodeBody(page.body, page.contentType ?? undefined);
   const isHtml = detectFormat(text).kind === "html";
-  const own = await readAsFeed(page, options.parser);
+  const own = await readAsFeed(page, options.parser, true);
   // A feed pasted as it is: that feed alone.
   if (!isHtml && "feed" in own) return { kind: "found", feeds: [own.feed] };
   const feeds: DiscoveredFeed[] = [];
@@ -187,7 +195,7 @@ export async function discoverFeeds(url: string, options: DiscoveryOptions): Pro
       problems.push(`${link}: ${fetched.detail}`);
       continue;
     }
-    const read = await readAsFeed(fetched, options.parser);
+    const read = await readAsFeed(fetched, options.parser, false);
     if ("feed" in read) {
       if (!feeds.some((feed) => feed.url === read.feed.url)) feeds.push(read.feed);
     } else problems.push(`${link}: ${read.problem}`);
@@ -197,4 +205,3 @@ export async function discoverFeeds(url: string, options: DiscoveryOptions): Pro
   if (feeds.length > 0) return { kind: "found", feeds };
   return refused("no-feed", problems.join(" "));
 }
-

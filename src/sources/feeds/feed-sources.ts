@@ -183,10 +183,7 @@ export class FeedSources implements PolledSource {
   async #refresh(): Promise<string[]> {
     const fromPage = this.#deps.pageFeeds ? await this.#deps.pageFeeds() : [];
     const fromFile = new Set(this.#deps.feeds.map((feed) => feedKeyOf(feed.url)));
-    const wanted = [
-      ...this.#deps.feeds,
-      ...fromPage.filter((feed) => !fromFile.has(feedKeyOf(feed.url))),
-    ];
+    const wanted = [...this.#deps.feeds, ...fromPage.filter((feed) => !fromFile.has(feedKeyOf(feed.url)))];
     const current = new Map(this.#feeds.map((feed) => [feed.key, feed]));
     const same = (a: FeedOptions, b: FeedOptions) => JSON.stringify(a) === JSON.stringify(b);
     this.#feeds = wanted.map((options) => {
@@ -229,7 +226,9 @@ export class FeedSources implements PolledSource {
   async pollIfDue(): Promise<void> {
     if (this.#deps.pageFeeds)
       await this.refresh().catch((error: unknown) => {
-        this.#deps.logger.error("Could not read the feeds added on the Feeds page", { error: describe(error) });
+        this.#deps.logger.error("Could not read the feeds added on the Feeds page", {
+          error: describe(error),
+        });
       });
     for (const feed of this.feeds) {
       if (this.#deps.signal?.aborted) return;

@@ -69,7 +69,8 @@ export class PageFeedStore {
 
   /** Changes a feed's options (never its URL: that is another feed); false when the page has no such feed. */
   async update(key: string, options: FeedOptions, now: number): Promise<boolean> {
-    if (feedKeyOf(options.url) !== key) throw new Error("A feed's URL is changed by removing it and adding another");
+    if (feedKeyOf(options.url) !== key)
+      throw new Error("A feed's URL is changed by removing it and adding another");
     const { rows } = await this.database.query<{ key: string }>(
       "UPDATE page_feeds SET options = $2::jsonb, updated_at = $3 WHERE key = $1 RETURNING key",
       [key, JSON.stringify(options), iso(now)],
