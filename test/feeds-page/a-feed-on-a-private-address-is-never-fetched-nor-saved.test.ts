@@ -38,21 +38,36 @@ describe("the Feeds page and a private address", () => {
     ["fr", /est sur une adresse de réseau privé ou local/],
   ] as const)
     it(`refuses to look at a home page on 127.0.0.1 (${language})`, async () => {
-      const answer = await feedsForm(server.url, session, "discover", { url: `${site.url}/` }, {
-        "accept-language": language,
-      });
+      const answer = await feedsForm(
+        server.url,
+        session,
+        "discover",
+        { url: `${site.url}/` },
+        {
+          "accept-language": language,
+        },
+      );
       assert.equal(answer.status, 400);
       assert.match(await answer.text(), words);
       assert.equal(site.requests.length, 0, "no request reached the address");
     });
 
   it("refuses to add a feed on 127.0.0.1, and saves nothing", async () => {
-    const answer = await feedsForm(server.url, session, "", { url: `${site.url}/feed`, targets: [target.uid] });
+    const answer = await feedsForm(server.url, session, "", {
+      url: `${site.url}/feed`,
+      targets: [target.uid],
+    });
     assert.equal(answer.status, 400);
     assert.match(await answer.text(), /is on a private or local network address/);
-    const json = await feedsForm(server.url, session, "", { url: `${site.url}/feed`, targets: [target.uid] }, {
-      accept: "application/json",
-    });
+    const json = await feedsForm(
+      server.url,
+      session,
+      "",
+      { url: `${site.url}/feed`, targets: [target.uid] },
+      {
+        accept: "application/json",
+      },
+    );
     assert.equal(json.status, 400);
     const body = (await json.json()) as { error: string; error_description: string };
     assert.equal(body.error, "invalid_request");
