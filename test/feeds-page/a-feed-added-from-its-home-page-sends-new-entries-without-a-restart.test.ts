@@ -273,4 +273,33 @@ for (const engine of engines)
       assert.equal(hub.requests.length, count + 1, "never renewed");
       assert.equal(site.requests.length, reads, "never read again");
     });
+
+    it("added again, it starts over: what the site published while it was away is not sent", async () => {
+      const sent = target.sandbox.statuses.length;
+      site.entries = [
+        {
+          id: "tag:blog.example,2026:4",
+          url: "https://blog.example/2026/03/post-4/",
+          title: "While away",
+          content: "<p>Away.</p>",
+          published: day(4),
+        },
+        ...site.entries,
+      ];
+      const answer = await post("", { url: feedUrl, targets: [target.uid] });
+      assert.equal(answer.status, 303);
+      assert.match(
+        await (await followFlash(server.url, session, answer)).text(),
+        /Its first read knows 4 entries and sent nothing/,
+      );
+      assert.equal(await server.host.postSource?.countAwaitingSyndication(), 0, "nothing waits to be sent");
+      clock.advance(300_000);
+      plugin.scheduler?.nudge();
+      const feed = plugin.feeds?.feeds.find((candidate) => candidate.key === feedUrl);
+      await eventually("read on its turn", async () => {
+        const report = await feed?.report();
+        return report && (report.lastFetchAt?.getTime() ?? 0) >= clock.now() ? true : undefined;
+      });
+      assert.equal(target.sandbox.statuses.length, sent, "nothing sent");
+    });
   });
