@@ -177,7 +177,7 @@ async function readAsFeed(
  */
 export async function discoverFeeds(url: string, options: DiscoveryOptions): Promise<Discovery> {
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-    return refused("invalid-url", `${url} is not an http(s) address`);
+    return refused("invalid-url", `${url} is not an http or https address`);
   const page = await fetchOnce(url, options);
   if (page.kind === "refused") return page;
   const text = decodeBody(page.body, page.contentType ?? undefined);
