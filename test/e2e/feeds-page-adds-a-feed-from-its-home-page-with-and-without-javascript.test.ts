@@ -137,7 +137,7 @@ describe("the Feeds page in the browser: a feed added from its home page", () =>
         /^Added http:\/\/127\.0\.0\.1:\d+\/feed\. Its first read knows 2 entries and sent nothing/,
       );
       const listed = page.locator(`[data-feed-url="${site.url}/feed"]`);
-      assert.match(await shownText(listed), /New entries go to: @demo@/);
+      assert.match(await shownText(listed), /New entries go to @demo@/);
       if (javaScriptEnabled)
         await page.screenshot({ path: join(SCREENSHOTS, "feeds-page-added.png"), fullPage: true });
       assert.equal(target.sandbox.statuses.length, round, "nothing sent by adding it");
