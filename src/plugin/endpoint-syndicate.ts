@@ -53,7 +53,10 @@ export class EndpointSyndicate implements EndpointPlugin {
   scheduler: Scheduler | null = null;
   /** Posts that live elsewhere (the `sources` option), polled by the scheduler; none until init. */
   sources: MicropubSource[] = [];
-  /** Posts from any site's feed (the `feeds` option), read on the scheduler's turns; null without feeds. */
+  /**
+   * Posts from any site's feed (the `feeds` option and the Feeds page), read on the scheduler's
+   * turns; null without a database.
+   */
   feeds: FeedSources | null = null;
   private server: Server | null = null;
   private readonly environment: EndpointEnvironment;
@@ -222,9 +225,6 @@ export class EndpointSyndicate implements EndpointPlugin {
       now: this.environment.now ?? this.environment.time?.now,
       // The scheduler is made below, when the schedule is on.
       wake: () => this.scheduler?.nudge(),
-      leftOver: (sources) => {
-        this.feeds = sources;
-      },
       parseTimeLimitMs: this.environment.feedParseTimeLimitMs,
     });
     const notifier = notifierFor(server, this.mountPath);

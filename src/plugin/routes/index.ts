@@ -19,6 +19,7 @@ import { accountFlowRoutes } from "./account-flows.ts";
 import { accountsRoutes } from "./accounts.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
+import { feedsPageRoutes } from "./feeds-page.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -88,6 +89,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
     res.locals.feedOrigins = context.feeds()?.feeds.map((feed) => feed.origin) ?? [];
     // The Accounts tab, where possekit's host keeps connected accounts (not under Indiekit).
     res.locals.accountsHref = context.server()?.accounts ? `${context.mountPath}/accounts` : null;
+    // The Feeds tab, where feeds are added without a file (wherever possekit's host runs them).
+    res.locals.feedsHref = context.feeds() && !context.indiekit() ? `${context.mountPath}/feeds` : null;
     next();
   });
   router.post("/", postSyndicateRoute(context));
@@ -113,6 +116,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/feeds/:id/accept", acceptFeedRoute(context));
   router.use("/accounts/:type", accountFlowRoutes(context));
   router.use(accountsRoutes(context));
+  router.use(feedsPageRoutes(context));
   router.use(coreErrors);
   return router;
 }

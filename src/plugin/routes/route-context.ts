@@ -21,7 +21,7 @@ export interface RouteContext {
   server: () => Server | null;
   /** The post sources of the `sources` option (their errors are shown on the page). */
   sources: () => readonly MicropubSource[];
-  /** The feeds of the `feeds` option; null without feeds or without a database. */
+  /** The feeds of the `feeds` option and of the Feeds page; null without a database. */
   feeds: () => FeedSources | null;
   /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
   indiekit: () => { me: string } | null;
