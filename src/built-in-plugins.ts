@@ -16,4 +16,5 @@ export const builtInPlugins: BuiltInPlugins = {
   "@possekit/syndicator-bluesky": syndicator("@possekit/syndicator-bluesky"),
   "@possekit/syndicator-internet-archive": syndicator("@possekit/syndicator-internet-archive"),
   "@possekit/syndicator-micropub": syndicator("@possekit/syndicator-micropub"),
+  "@possekit/syndicator-nostr": syndicator("@possekit/syndicator-nostr"),
 };

@@ -46,13 +46,14 @@
  */
 
 /** The kinds of target an account can be connected for. */
-export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive";
+export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive" | "nostr";
 
 export const ACCOUNT_TYPE_NAMES: readonly AccountType[] = [
   "mastodon",
   "bluesky",
   "micropub",
   "internet-archive",
+  "nostr",
 ];
 
 /**
@@ -69,7 +70,19 @@ export const ACCOUNT_TYPES: Readonly<
     packageName: "@possekit/syndicator-internet-archive",
     optionSecrets: ["accessKey", "secretKey"],
   },
+  nostr: { packageName: "@possekit/syndicator-nostr", optionSecrets: ["secretKey"] },
 };
+
+/**
+ * The relays a Nostr account publishes to unless the user edits the list (the Accounts page fills
+ * its form with them; the syndicator's `relays` option defaults to them): public relays that take
+ * notes from anyone.
+ */
+export const NOSTR_DEFAULT_RELAYS: readonly string[] = [
+  "wss://relay.damus.io",
+  "wss://nos.lol",
+  "wss://relay.primal.net",
+];
 
 export function isAccountType(value: unknown): value is AccountType {
   return typeof value === "string" && (ACCOUNT_TYPE_NAMES as readonly string[]).includes(value);

@@ -5,6 +5,7 @@ import { BlueskySyndicator } from "./bluesky/index.ts";
 import { InternetArchiveSyndicator } from "./internet-archive/index.ts";
 import { MastodonSyndicator } from "./mastodon/index.ts";
 import { MicropubSyndicator } from "./micropub/index.ts";
+import { NostrSyndicator } from "./nostr/index.ts";
 
 export type SyndicatorConstructor = new (options: Record<string, unknown>) => SyndicatorPlugin;
 
@@ -13,7 +14,14 @@ export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
   [BlueskySyndicator.packageName]: BlueskySyndicator,
   [InternetArchiveSyndicator.packageName]: InternetArchiveSyndicator,
   [MicropubSyndicator.packageName]: MicropubSyndicator,
+  [NostrSyndicator.packageName]: NostrSyndicator,
 };
 
 export { isPermanentStatus, SyndicationError } from "../contract/syndication-error.ts";
-export { BlueskySyndicator, InternetArchiveSyndicator, MastodonSyndicator, MicropubSyndicator };
+export {
+  BlueskySyndicator,
+  InternetArchiveSyndicator,
+  MastodonSyndicator,
+  MicropubSyndicator,
+  NostrSyndicator,
+};

@@ -19,6 +19,7 @@ import {
   type Accounts,
   type AccountType,
   type ConnectedAccount,
+  NOSTR_DEFAULT_RELAYS,
 } from "../../contract/accounts.ts";
 import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
@@ -60,6 +61,15 @@ const forms: Record<AccountType, z.ZodType<Record<string, string>>> = {
     accessKey: z.string().max(1024).default(""),
     secretKey: z.string().max(1024).default(""),
   }),
+  nostr: z.object({
+    secretKey: z.string().max(1024).default(""),
+    relays: z
+      .string()
+      .trim()
+      .max(20 * 300)
+      .default(""),
+    viewerUrl: text(2048),
+  }),
 };
 /** What a refused form shows again (never a secret). */
 const echoed: Record<AccountType, readonly string[]> = {
@@ -67,6 +77,7 @@ const echoed: Record<AccountType, readonly string[]> = {
   bluesky: ["identifier", "entryway", "plcDirectory"],
   micropub: ["micropubEndpoint", "name"],
   "internet-archive": [],
+  nostr: ["relays", "viewerUrl"],
 };
 
 /** Only the signed-in owner: a bearer token of any scope, or a credential in the query or form, is refused. */
@@ -180,6 +191,7 @@ async function renderPage(
     managed,
     error,
     fields,
+    nostrDefaultRelays: NOSTR_DEFAULT_RELAYS,
     filledType: refused?.type ?? reconnecting?.type ?? null,
     // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
     mastodonAuthorize:
@@ -199,6 +211,11 @@ function reconnectFields(account: ConnectedAccount): Record<string, string> {
       return { identifier: option("handle") };
     case "micropub":
       return { micropubEndpoint: option("micropubEndpoint"), name: option("name") };
+    case "nostr":
+      return {
+        relays: Array.isArray(account.options.relays) ? account.options.relays.map(String).join("\n") : "",
+        viewerUrl: option("viewerUrl"),
+      };
     default:
       return {};
   }
