@@ -91,9 +91,9 @@ describe("the Accounts page", () => {
 
   it("shows every type as not connected on a server with no targets", async () => {
     const html = await page();
-    for (const heading of ["Mastodon", "Bluesky", "Micropub", "Internet Archive"])
+    for (const heading of ["Mastodon", "Bluesky", "Micropub", "Internet Archive", "Nostr"])
       assert.match(html, new RegExp(heading));
-    assert.equal((html.match(/data-account-state="none"/g) ?? []).length, 4);
+    assert.equal((html.match(/data-account-state="none"/g) ?? []).length, 5);
     // The package's entry mounts Mastodon's OAuth flow, so its form is shown above the token form.
     assert.match(
       html,

@@ -52,7 +52,11 @@ describe("a Nostr account connected from the page", () => {
   const connect = (fields: Record<string, string>) =>
     postAccountsForm(app.url, session, "nostr", { relays: relay.url, ...fields });
   const page = async () =>
-    (await fetch(`${app.url}/syndicate/accounts`, { headers: { cookie: session.cookie, accept: "text/html" } })).text();
+    (
+      await fetch(`${app.url}/syndicate/accounts`, {
+        headers: { cookie: session.cookie, accept: "text/html" },
+      })
+    ).text();
   const ledger = async () =>
     (
       await app.server.host.database?.query<{ state: string; checkpoint: string | null; url: string | null }>(
@@ -64,7 +68,10 @@ describe("a Nostr account connected from the page", () => {
   it("offers a form with the default relays, editable", async () => {
     const html = await page();
     assert.match(html, /id="accounts-nostr"/);
-    assert.match(html, /<textarea id="connect-nostr-relays" name="relays"[^>]*>wss:\/\/relay\.damus\.io\nwss:\/\/nos\.lol/);
+    assert.match(
+      html,
+      /<textarea id="connect-nostr-relays" name="relays"[^>]*>wss:\/\/relay\.damus\.io\nwss:\/\/nos\.lol/,
+    );
   });
 
   it("refuses a remote signer, a public key and a malformed key with the reason, storing nothing", async () => {
@@ -126,7 +133,9 @@ describe("a Nostr account connected from the page", () => {
       "SELECT row_to_json(t)::text AS row FROM connected_accounts t",
     )) ?? { rows: [] };
     assert.equal(rows.length, 1);
-    assert.ok(!rows.some(({ row }) => row.includes(nsec) || row.includes(Buffer.from(secretKey).toString("hex"))));
+    assert.ok(
+      !rows.some(({ row }) => row.includes(nsec) || row.includes(Buffer.from(secretKey).toString("hex"))),
+    );
   });
 
   it("saves the signed event in the ledger before sending, and resends that event after a refusal", async () => {
@@ -158,7 +167,13 @@ describe("a Nostr account connected from the page", () => {
 
   it("disconnecting forgets the key and says that a Nostr key cannot be revoked", async () => {
     const [account] = await accounts().list();
-    const answer = await postAccountsForm(app.url, session, `${account?.id}/disconnect`, {}, "application/json");
+    const answer = await postAccountsForm(
+      app.url,
+      session,
+      `${account?.id}/disconnect`,
+      {},
+      "application/json",
+    );
     assert.equal(answer.status, 200);
     const body = (await answer.json()) as { revoked: boolean; by_hand: string };
     assert.equal(body.revoked, false);

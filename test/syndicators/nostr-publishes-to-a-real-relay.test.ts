@@ -129,9 +129,15 @@ describe("Nostr: a real relay", () => {
 
     // Later, after a restart: a new syndicator, a clock that has moved on.
     clock = new Date(clock.getTime() + 3_600_000);
-    const first = await target().syndicate(post, publication, { ...callOptions("key-crash"), resumeFrom: saved });
+    const first = await target().syndicate(post, publication, {
+      ...callOptions("key-crash"),
+      resumeFrom: saved,
+    });
     // The answer was lost: the core tries once more with the same saved event.
-    const again = await target().syndicate(post, publication, { ...callOptions("key-crash"), resumeFrom: saved });
+    const again = await target().syndicate(post, publication, {
+      ...callOptions("key-crash"),
+      resumeFrom: saved,
+    });
     assert.equal(again, first);
     const copies = relay.events().filter((event) => event.content === "Crash test");
     assert.deepEqual(
@@ -148,7 +154,9 @@ describe("Nostr: a real relay", () => {
     const pointer = nip19.decode(url.slice("https://njump.me/".length));
     const id = pointer.type === "nevent" ? pointer.data.id : "";
     await syndicator.delete(post, publication, { url, ...callOptions() });
-    const request = relay.events().find((event) => event.kind === 5 && event.tags.some((tag) => tag[1] === id));
+    const request = relay
+      .events()
+      .find((event) => event.kind === 5 && event.tags.some((tag) => tag[1] === id));
     assert.ok(request && verifyEvent({ ...request }), "the deletion request arrived signed");
     assert.deepEqual(request.tags, [
       ["e", id],
@@ -165,7 +173,13 @@ describe("Nostr: a real relay", () => {
     await syndicator.delete(post, publication, { url, ...callOptions() });
     const address = `30023:${publicKey}:https://example.org/articles/gone/`;
     assert.ok(relay.events().some((event) => event.kind === 5 && event.tags[0]?.[1] === address));
-    assert.ok(!relay.events().some((event) => event.kind === 30023 && event.tags[0]?.[1] === address.split(":").slice(2).join(":")));
+    assert.ok(
+      !relay
+        .events()
+        .some(
+          (event) => event.kind === 30023 && event.tags[0]?.[1] === address.split(":").slice(2).join(":"),
+        ),
+    );
   });
 
   it("an article edit republishes the addressable event, which replaces the first; a note edit is kept", async () => {
@@ -174,13 +188,19 @@ describe("Nostr: a real relay", () => {
     const post = note({ name: "Edited", url: articleUrl, content: "First version" });
     const url = await syndicator.syndicate(post, publication, callOptions());
     clock = new Date(clock.getTime() + 10_000);
-    await syndicator.update(note({ name: "Edited", url: articleUrl, content: "Second version" }), publication, {
-      url,
-      ...callOptions(),
-    });
+    await syndicator.update(
+      note({ name: "Edited", url: articleUrl, content: "Second version" }),
+      publication,
+      {
+        url,
+        ...callOptions(),
+      },
+    );
     const versions = relay
       .events()
-      .filter((event) => event.kind === 30023 && event.tags.some((tag) => tag[0] === "d" && tag[1] === articleUrl));
+      .filter(
+        (event) => event.kind === 30023 && event.tags.some((tag) => tag[0] === "d" && tag[1] === articleUrl),
+      );
     assert.deepEqual(
       versions.map((event) => event.content.split("\n")[0]),
       ["Second version"],
@@ -205,7 +225,10 @@ describe("Nostr: a real relay", () => {
         (error: unknown) => error,
       );
     assert.ok(failure instanceof SyndicationError);
-    assert.match(failure.message, /no relay took the event: ws:\/\/127\.0\.0\.1:\d+: blocked: this relay takes no copies/);
+    assert.match(
+      failure.message,
+      /no relay took the event: ws:\/\/127\.0\.0\.1:\d+: blocked: this relay takes no copies/,
+    );
     assert.equal(failure.permanent, true);
 
     relay.refuse("rate-limited: slow down");
@@ -238,7 +261,10 @@ describe("Nostr: a real relay", () => {
   });
 
   it("names the option and what to write when the key or a relay is wrong", () => {
-    assert.throws(() => new NostrSyndicator({ relays: [relay.url] }, {}), /secretKey" is required \(or set NOSTR_SECRET_KEY\)/);
+    assert.throws(
+      () => new NostrSyndicator({ relays: [relay.url] }, {}),
+      /secretKey" is required \(or set NOSTR_SECRET_KEY\)/,
+    );
     assert.throws(
       () => new NostrSyndicator({ secretKey: "npub1abc", relays: [relay.url] }, {}),
       /option "secretKey" must be an nsec1… private key/,
