@@ -260,6 +260,44 @@ describe("Nostr: a real relay", () => {
     assert.equal(relay.received.length, before);
   });
 
+  it("previews exactly the content it then signs: a note, an article, the user's own words", async () => {
+    const syndicator = target();
+    const posts = [
+      note({ summary: "A summary", photo: [{ url: "https://example.org/media/a.png" }] }),
+      note({ name: "An article", url: "https://example.org/articles/preview/", content: "Body" }),
+    ];
+    for (const post of posts) {
+      const preview = syndicator.preview(post, publication);
+      const url = await syndicator.syndicate(post, publication, callOptions());
+      const code = nip19.decode(url.slice("https://njump.me/".length));
+      const sent =
+        code.type === "nevent"
+          ? eventOf(relay, code.data.id)
+          : relay
+              .events()
+              .find(
+                (event) =>
+                  event.kind === 30023 && event.tags[0]?.[1] === "https://example.org/articles/preview/",
+              );
+      assert.equal(sent?.content, preview.text);
+      assert.deepEqual(
+        preview.photos,
+        code.type === "nevent" ? [{ url: "https://example.org/media/a.png" }] : [],
+      );
+    }
+    assert.equal(
+      syndicator.preview(posts[0] ?? {}, publication).text?.includes("https://example.org/notes/hello/"),
+      true,
+      "a summary links to the post",
+    );
+    const own = "My own words for Nostr";
+    const ownPreview = syndicator.preview(note(), publication, { text: own });
+    assert.equal(ownPreview.ownText, true);
+    const url = await syndicator.syndicate(note(), publication, { ...callOptions(), text: own });
+    const code = nip19.decode(url.slice("https://njump.me/".length));
+    assert.equal(eventOf(relay, code.type === "nevent" ? code.data.id : "").content, own);
+  });
+
   it("names the option and what to write when the key or a relay is wrong", () => {
     assert.throws(
       () => new NostrSyndicator({ relays: [relay.url] }, {}),
