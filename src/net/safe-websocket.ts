@@ -33,19 +33,34 @@ export function openSafeWebSocket(url: string, policy: SocketPolicy): WebSocket 
   const parsed = new URL(url);
   if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:")
     throw new Error(`${url}: only ws:// and wss:// addresses are opened`);
-  const literal = parsed.hostname.replace(/^\[|\]$/g, "");
-  if (!policy.allowPrivate && isIP(literal) && isPrivateAddress(literal)) throw new RefusedSocketAddress(url);
-  const socket = new WebSocket(url, {
-    followRedirects: false,
-    maxPayload: MAX_MESSAGE_BYTES,
-    handshakeTimeout: policy.handshakeTimeoutMs,
-    headers: { "user-agent": "possekit" },
-    ...(policy.allowPrivate ? {} : { lookup: publicOnlyLookup }),
-  });
-  return socket;
+  const Safe = safeWebSocketClass(policy);
+  return new Safe(url);
 }
 
 /** Whether a socket's error (or openSafeWebSocket's throw) is the private-address refusal. */
 export function isRefusedSocket(error: unknown): boolean {
   return error instanceof RefusedSocketAddress || isRefusedAddress(error);
+}
+
+/**
+ * A WebSocket class that opens every socket under the policy, for a library that takes a WebSocket
+ * implementation (nostr-tools' relay pool): `new Guarded(url)` throws for a private literal address
+ * and looks names up with the private-address rule.
+ */
+export function safeWebSocketClass(policy: SocketPolicy): new (url: string | URL) => WebSocket {
+  return class SafeWebSocket extends WebSocket {
+    constructor(url: string | URL) {
+      const parsed = new URL(url);
+      const literal = parsed.hostname.replace(/^\[|\]$/g, "");
+      if (!policy.allowPrivate && isIP(literal) && isPrivateAddress(literal))
+        throw new RefusedSocketAddress(parsed.href);
+      super(parsed, {
+        followRedirects: false,
+        maxPayload: MAX_MESSAGE_BYTES,
+        handshakeTimeout: policy.handshakeTimeoutMs,
+        headers: { "user-agent": "possekit" },
+        ...(policy.allowPrivate ? {} : { lookup: publicOnlyLookup }),
+      });
+    }
+  };
 }

@@ -301,7 +301,7 @@ describe("Nostr: a real relay", () => {
   it("names the option and what to write when the key or a relay is wrong", () => {
     assert.throws(
       () => new NostrSyndicator({ relays: [relay.url] }, {}),
-      /secretKey" is required \(or set NOSTR_SECRET_KEY\)/,
+      /secretKey" is required \(or set NOSTR_SECRET_KEY, or give a remote signer as bunker\)/,
     );
     assert.throws(
       () => new NostrSyndicator({ secretKey: "npub1abc", relays: [relay.url] }, {}),

@@ -1,6 +1,8 @@
-// Options of @possekit/syndicator-nostr. The private key comes from the environment
-// (NOSTR_SECRET_KEY) unless given; without one the plug-in refuses to start. It is an `nsec1…` key
-// (NIP-19) or its 64 hex digits; only the public key derived from it is ever shown.
+// Options of @possekit/syndicator-nostr. Events are signed with the private key, which comes from the
+// environment (NOSTR_SECRET_KEY) unless given — an `nsec1…` key (NIP-19) or its 64 hex digits — or
+// by a remote signer (NIP-46): `bunker` (its URI without the secret), `publicKey` (the account's, as
+// the signer told it when connecting) and `clientSecretKey` (our side of the conversation). Without
+// either the plug-in refuses to start. Only public keys are ever shown.
 import { getPublicKey } from "nostr-tools/pure";
 import { z } from "zod";
 import { NOSTR_DEFAULT_RELAYS } from "../../contract/accounts.ts";
@@ -12,6 +14,7 @@ import {
 } from "../../contract/options/option-schemas.ts";
 import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
 import { secretKeyBytes } from "./nostr-keys.ts";
+import { bunkerPointer } from "./nostr-signer.ts";
 
 export const nostrPluginId = "syndicator-nostr";
 
@@ -43,21 +46,36 @@ const relaySchema = z
     return z.NEVER;
   });
 
+const keyOption = () =>
+  requiredString("an nsec1… private key").transform((text, context) => {
+    const bytes = secretKeyBytes(text);
+    if (bytes) return bytes;
+    context.addIssue({ code: "custom", message: "must be an nsec1… private key (or its 64 hex digits)" });
+    return z.NEVER;
+  });
+
 const schema = z
   .object(
     {
       /** nsec1… or 64 hex digits: the key every event is signed with. */
-      secretKey: requiredString("an nsec1… private key", "is required (or set NOSTR_SECRET_KEY)").transform(
-        (text, context) => {
-          const bytes = secretKeyBytes(text);
-          if (bytes) return bytes;
-          context.addIssue({
-            code: "custom",
-            message: "must be an nsec1… private key (or its 64 hex digits)",
-          });
+      secretKey: keyOption().optional(),
+      /** A remote signer (NIP-46) instead of the key: bunker://<its pubkey>?relay=wss://… */
+      bunker: z
+        .string({ error: "must be a bunker://… URI" })
+        .transform((text, context) => {
+          const pointer = bunkerPointer(text);
+          if (pointer) return pointer;
+          context.addIssue({ code: "custom", message: "must be a bunker://<hex pubkey>?relay=wss://… URI" });
           return z.NEVER;
-        },
-      ),
+        })
+        .optional(),
+      /** With `bunker`: the key of our side of the conversation with the signer. */
+      clientSecretKey: keyOption().optional(),
+      /** With `bunker`: the account's public key (hex), as the signer gave it. */
+      publicKey: z
+        .string({ error: "must be a public key in hex" })
+        .regex(/^[0-9a-f]{64}$/, { error: "must be a public key in hex" })
+        .optional(),
       /** Where the events go: a copy is sent once one of them takes it. */
       relays: z
         .array(relaySchema, { error: "must be a list of relay addresses such as wss://relay.example" })
@@ -87,12 +105,57 @@ const schema = z
     },
     { error: "must be an object" },
   )
-  .strict();
 
-export type NostrOptions = z.output<typeof schema> & { publicKey: string };
+  .strict()
+  .superRefine((options, context) => {
+    if (options.bunker === undefined && options.secretKey === undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["secretKey"],
+        message: "is required (or set NOSTR_SECRET_KEY, or give a remote signer as bunker)",
+      });
+    if (options.bunker !== undefined && options.secretKey !== undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["bunker"],
+        message: "cannot be given with secretKey: choose one",
+      });
+    if (options.bunker !== undefined)
+      for (const field of ["clientSecretKey", "publicKey"] as const)
+        if (options[field] === undefined)
+          context.addIssue({ code: "custom", path: [field], message: "is required with bunker" });
+  });
+
+type ParsedOptions = z.output<typeof schema>;
+
+/** How the account signs: with its own key, or through a remote signer. */
+export type NostrSigning =
+  | { kind: "key"; secretKey: Uint8Array }
+  | {
+      kind: "remote";
+      bunker: NonNullable<ParsedOptions["bunker"]>;
+      clientSecretKey: Uint8Array;
+    };
+
+export type NostrOptions = Omit<ParsedOptions, "secretKey" | "bunker" | "clientSecretKey" | "publicKey"> & {
+  publicKey: string;
+  signing: NostrSigning;
+};
 
 export function parseNostrOptions(options: Record<string, unknown>, env: NodeJS.ProcessEnv): NostrOptions {
-  const secretKey = options.secretKey ?? fromEnv(env, "NOSTR_SECRET_KEY");
-  const parsed = parseOptions(nostrPluginId, schema, { ...options, secretKey });
-  return { ...parsed, publicKey: getPublicKey(parsed.secretKey) };
+  const secretKey =
+    options.secretKey ?? (options.bunker === undefined ? fromEnv(env, "NOSTR_SECRET_KEY") : undefined);
+  const {
+    secretKey: key,
+    bunker,
+    clientSecretKey,
+    publicKey,
+    ...rest
+  } = parseOptions(nostrPluginId, schema, {
+    ...options,
+    secretKey,
+  });
+  if (key) return { ...rest, publicKey: getPublicKey(key), signing: { kind: "key", secretKey: key } };
+  if (!bunker || !clientSecretKey || !publicKey) throw new Error("unreachable: checked by the schema");
+  return { ...rest, publicKey, signing: { kind: "remote", bunker, clientSecretKey } };
 }

@@ -7,7 +7,7 @@
 // later attempt sends that saved event again, and a relay that has it already answers
 // `OK true "duplicate: …"`. The copy is sent once at least one relay takes it.
 import type { NostrEvent } from "nostr-tools/core";
-import { finalizeEvent, verifyEvent } from "nostr-tools/pure";
+import { verifyEvent } from "nostr-tools/pure";
 import type { PluginMeta, Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
@@ -26,6 +26,7 @@ import { copyAddress, copyUrl } from "./nostr-copy-url.ts";
 import { npubOf } from "./nostr-keys.ts";
 import { type NostrOptions, nostrPluginId, parseNostrOptions } from "./nostr-options.ts";
 import { describeAnswers, isLastingRefusal, publishToRelays, type RelayAnswer } from "./nostr-relays.ts";
+import { bunkerUri, localSigner, type NostrSigner, remoteSigner } from "./nostr-signer.ts";
 
 /** How long one relay may take to connect and answer an EVENT. */
 const RELAY_TIMEOUT_MS = 15_000;
@@ -49,6 +50,7 @@ export class NostrSyndicator implements SyndicatorPlugin {
   readonly honoursIdempotencyKey = true;
   readonly #options: NostrOptions;
   readonly #now: () => Date;
+  readonly #signer: NostrSigner;
   /** The host's fetch.allowPrivate, read in init(): relays on private addresses are refused without it. */
   #host = HOST_NOT_JOINED;
   readonly credentialSetting: string;
@@ -62,8 +64,18 @@ export class NostrSyndicator implements SyndicatorPlugin {
   ) {
     this.#options = parseNostrOptions(options, env);
     this.#now = now;
-    const { secretKey: _secret, template, publicKey, ...rest } = this.#options;
-    this.options = { ...rest, publicKey, ...(template ? { template: options.template } : {}) };
+    const { signing, template, publicKey, ...rest } = this.#options;
+    // Never a key: the remote signer's address (without its secret) at most.
+    this.options = {
+      ...rest,
+      publicKey,
+      ...(signing.kind === "remote" ? { bunker: bunkerUri(signing.bunker) } : {}),
+      ...(template ? { template: options.template } : {}),
+    };
+    this.#signer =
+      signing.kind === "key"
+        ? localSigner(signing.secretKey)
+        : remoteSigner(signing.clientSecretKey, signing.bunker, publicKey, () => this.#host.allowPrivate);
     this.credentialSetting = credentialSetting(NostrSyndicator.packageName, options, {
       options: ["secretKey"],
       environment: ["NOSTR_SECRET_KEY"],
@@ -98,7 +110,7 @@ export class NostrSyndicator implements SyndicatorPlugin {
       const copy = composeNostr(properties, publication, this.#options, options);
       if (!copy.event.content.trim())
         throw new SyndicationError("Nostr: the post has no text or photo to publish", { permanent: true });
-      event = this.#sign(copy.event);
+      event = await this.#sign(copy.event, options.signal);
       // Saved before any relay sees it: a crash from here on leaves the same event for the retry.
       await options.checkpoint?.(JSON.stringify({ event }));
     }
@@ -122,7 +134,7 @@ export class NostrSyndicator implements SyndicatorPlugin {
     if (copy.event.kind !== ARTICLE_KIND) return;
     // The same `d` as the copy's, even if the post's URL changed: the edit replaces that article.
     const tags = copy.event.tags.map((tag) => (tag[0] === "d" ? ["d", address.identifier] : tag));
-    await this.#publish(this.#sign({ ...copy.event, tags }), options.signal);
+    await this.#publish(await this.#sign({ ...copy.event, tags }, options.signal), options.signal);
   }
 
   /** Sends a deletion request (NIP-09, kind 5) for the note or the article; relays drop what they have. */
@@ -150,7 +162,8 @@ export class NostrSyndicator implements SyndicatorPlugin {
             ["k", String(address.kind ?? 1)],
           ];
     if (address.type === "event" && address.author) this.#ownAddress(address.author, options.url);
-    await this.#publish(this.#sign({ kind: DELETION_KIND, tags, content: "" }), options.signal);
+    const request = await this.#sign({ kind: DELETION_KIND, tags, content: "" }, options.signal);
+    await this.#publish(request, options.signal);
   }
 
   #ownAddress(pubkey: string, url: string): string {
@@ -161,9 +174,16 @@ export class NostrSyndicator implements SyndicatorPlugin {
     return pubkey;
   }
 
-  #sign(content: UnsignedContent): NostrEvent {
+  async #sign(content: UnsignedContent, signal: AbortSignal): Promise<NostrEvent> {
     const created_at = Math.floor(this.#now().getTime() / 1000);
-    return finalizeEvent({ ...content, created_at }, this.#options.secretKey);
+    try {
+      return await this.#signer.sign({ ...content, created_at }, signal);
+    } catch (error) {
+      throw new SyndicationError(`Nostr: the event could not be signed: ${(error as Error).message}`, {
+        permanent: false,
+        cause: error,
+      });
+    }
   }
 
   /** The event an earlier attempt signed and saved, if it is a valid event of this key. */
