@@ -70,7 +70,7 @@ export const ACCOUNT_TYPES: Readonly<
     packageName: "@possekit/syndicator-internet-archive",
     optionSecrets: ["accessKey", "secretKey"],
   },
-  nostr: { packageName: "@possekit/syndicator-nostr", optionSecrets: ["secretKey"] },
+  nostr: { packageName: "@possekit/syndicator-nostr", optionSecrets: ["secretKey", "clientSecretKey"] },
 };
 
 /**

@@ -1,7 +1,7 @@
 // A Nostr account connected on the Accounts page, as a browser without JavaScript does it, and its
 // copies sent by the scheduler to a real relay (@nostr-relay/core on 127.0.0.1, dev/sandbox). A
-// remote signer URI, a public key or anything else that is no private key is refused and stores
-// nothing; a relay on a private address is refused unless the host allows it; the key is sealed
+// malformed remote signer URI, a public key or anything else that is no private key is refused and
+// stores nothing; a relay on a private address is refused unless the host allows it; the key is sealed
 // (never in clear in the database) and never rendered back. The signed event is in the ledger
 // before the relay sees it: a relay that refuses for a while (`rate-limited:`) gets that same event,
 // same id, once it takes events again.
@@ -74,10 +74,10 @@ describe("a Nostr account connected from the page", () => {
     );
   });
 
-  it("refuses a remote signer, a public key and a malformed key with the reason, storing nothing", async () => {
+  it("refuses a malformed bunker URI, a public key and a malformed key with the reason, storing nothing", async () => {
     const bunker = await connect({ secretKey: "bunker://abcdef?relay=wss://relay.example&secret=xyz" });
     assert.equal(bunker.status, 400);
-    assert.match(await bunker.text(), /Remote signers \(NIP-46, bunker:\/\/\) are not supported yet/);
+    assert.match(await bunker.text(), /This bunker:\/\/ address names no signer and relay/);
     const npubAnswer = await connect({ secretKey: npub });
     assert.match(await npubAnswer.text(), /This is your public key \(npub1…\)/);
     const garbage = await connect({ secretKey: "nsec1notakey" });

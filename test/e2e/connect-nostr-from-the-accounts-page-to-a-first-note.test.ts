@@ -1,7 +1,7 @@
 // Connecting Nostr in a real browser (Chromium): the owner signs in, pastes the private key, replaces
 // the default relays with the test relay (a real one, @nostr-relay/core on 127.0.0.1) and presses
 // Connect. The post written before (through Micropub, naming the account) then goes out by itself as
-// a signed note. A pasted remote-signer URI is refused on the page with the reason, the form keeps
+// a signed note. A pasted public key (npub1…) is refused on the page with the reason, the form keeps
 // the relays typed, and the key is never rendered back.
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -59,18 +59,23 @@ describe("Connecting Nostr in the browser", () => {
     const relays = form.getByLabel("Relays");
     assert.match(await relays.inputValue(), /^wss:\/\/relay\.damus\.io\n/, "the default relays, editable");
 
-    // A remote signer is refused on the page, which keeps the relays typed.
-    await form.getByLabel("Private key (nsec1…)").fill("bunker://abc?relay=wss://relay.example");
+    // A public key is refused on the page, which keeps the relays typed.
+    await form
+      .getByLabel("Private key (nsec1…) or remote signer (bunker://…)")
+      .fill(nip19.npubEncode(publicKey));
     await relays.fill(relay.url);
     await form.getByRole("button", { name: "Connect" }).click();
     await page.waitForLoadState();
     assert.match(
       (await page.locator("#connect-nostr [data-connect-error]").textContent()) ?? "",
-      /Remote signers \(NIP-46, bunker:\/\/\) are not supported yet/,
+      /This is your public key \(npub1…\)/,
     );
     assert.equal(await page.locator("#connect-nostr").getByLabel("Relays").inputValue(), relay.url);
 
-    await page.locator("#connect-nostr").getByLabel("Private key (nsec1…)").fill(nsec);
+    await page
+      .locator("#connect-nostr")
+      .getByLabel("Private key (nsec1…) or remote signer (bunker://…)")
+      .fill(nsec);
     await page.locator("#connect-nostr").getByRole("button", { name: "Connect" }).click();
     await page.waitForURL((url) => url.pathname === "/syndicate/accounts" && url.search === "");
     assert.match((await page.getByRole("status").first().textContent()) ?? "", /Connected npub1/);
