@@ -28,6 +28,8 @@ export interface SandboxRemoteSigner {
   signed: string[];
   /** Refuse every signing request from now on (the user declined, say). */
   refuseSigning(refuse: boolean): void;
+  /** Sign with another key than the user's from now on (a misbehaving signer); null: the user's again. */
+  signWith(key: Uint8Array | null): void;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startRemoteSigner(
   const connected = new Set<string>();
   const signed: string[] = [];
   let refusing = false;
+  let otherKey: Uint8Array | null = null;
 
   const socket = new WebSocket(relayUrl);
   await new Promise<void>((resolve, reject) => {
@@ -88,7 +91,7 @@ export async function startRemoteSigner(
         NostrEvent,
         "kind" | "content" | "tags" | "created_at"
       >;
-      const event = finalizeEvent(template, userKey);
+      const event = finalizeEvent(template, otherKey ?? userKey);
       signed.push(event.id);
       return answer(client, { id, result: JSON.stringify(event) });
     }
@@ -120,6 +123,9 @@ export async function startRemoteSigner(
     signed,
     refuseSigning: (refuse) => {
       refusing = refuse;
+    },
+    signWith: (key) => {
+      otherKey = key;
     },
     close: async () => {
       socket.terminate();

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { NostrEvent } from "nostr-tools/core";
 import * as nip19 from "nostr-tools/nip19";
-import { verifyEvent } from "nostr-tools/pure";
+import { generateSecretKey, verifyEvent } from "nostr-tools/pure";
 import { type SandboxRelay, startNostrRelay } from "../../dev/sandbox/nostr-relay.ts";
 import { type SandboxRemoteSigner, startRemoteSigner } from "../../dev/sandbox/nostr-remote-signer.ts";
 import { AccountError, type AccountInput } from "../../src/contract/accounts.ts";
@@ -123,6 +123,23 @@ describe("Nostr through a remote signer (NIP-46)", () => {
       assert.ok(!relay.events().some((event) => event.content === "Declined"));
     } finally {
       signer.refuseSigning(false);
+    }
+  });
+
+  it("refuses an event the signer signed with another key than the account's", async () => {
+    signer.signWith(generateSecretKey());
+    try {
+      await assert.rejects(
+        syndicator().syndicate(
+          note({ content: { text: "Wrong key", html: "" } }),
+          publication,
+          callOptions(),
+        ),
+        /the remote signer signed with another key/,
+      );
+      assert.ok(!relay.events().some((event) => event.content === "Wrong key"));
+    } finally {
+      signer.signWith(null);
     }
   });
 });
