@@ -11,6 +11,7 @@ import type { NostrEvent } from "nostr-tools/core";
 import * as nip19 from "nostr-tools/nip19";
 import { generateSecretKey, getPublicKey, verifyEvent } from "nostr-tools/pure";
 import { type SandboxRelay, startNostrRelay } from "../../dev/sandbox/nostr-relay.ts";
+import { startRemoteSigner } from "../../dev/sandbox/nostr-remote-signer.ts";
 import { AccountError } from "../../src/contract/accounts.ts";
 import { type EndpointServer, startEndpointServer } from "../endpoint/endpoint-server.ts";
 import { postAccountsForm } from "../helpers/accounts-form.ts";
@@ -163,6 +164,32 @@ describe("a Nostr account connected from the page", () => {
     const url = (await ledger())[0]?.url ?? "";
     const pointer = nip19.decode(url.slice("https://njump.me/".length));
     assert.equal(pointer.type === "nevent" ? pointer.data.id : "", saved.id);
+  });
+
+  it("connects a remote signer's bunker:// URI from the same form, keeping no key of the user's", async () => {
+    const signer = await startRemoteSigner(relay.url);
+    try {
+      const answer = await connect({ secretKey: signer.uri });
+      assert.equal(answer.status, 303);
+      const remote = (await accounts().list()).find(
+        (account) => account.options.publicKey === signer.userPublicKey,
+      );
+      assert.ok(remote, "the account is named by the key the signer holds");
+      assert.deepEqual(Object.keys(remote.secretsSetAt), ["clientSecretKey"]);
+      const secret = new URL(signer.uri.replace("bunker://", "https://")).searchParams.get("secret") ?? "";
+      assert.ok(!JSON.stringify(remote.options).includes(secret), "the URI's one-time secret is not kept");
+      const html = await page();
+      assert.match(html, /Remote signer connection/, "the page says what is stored");
+      await app.createPost({ content: "Signed by the remote signer", targets: [remote.uid] });
+      await until("the signer's note reached the relay", () =>
+        relay.events().some((event) => event.content.startsWith("Signed by the remote signer")),
+      );
+      const sent = relay.events().find((event) => event.content.startsWith("Signed by the remote signer"));
+      assert.equal(sent?.pubkey, signer.userPublicKey);
+      await accounts().remove(remote.id);
+    } finally {
+      await signer.close();
+    }
   });
 
   it("disconnecting forgets the key and says that a Nostr key cannot be revoked", async () => {
