@@ -13,14 +13,7 @@ import { type SandboxRelay, startNostrRelay } from "../../dev/sandbox/nostr-rela
 import type { Server } from "../../src/contract/plugin.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { NostrSyndicator } from "../../src/syndicators/nostr/index.ts";
-import { callOptions, note, publication } from "./fixtures.ts";
-
-/** What init() reads of the host: here, the tests' explicit permission to reach 127.0.0.1. */
-const hostAllowingPrivate = {
-  addSyndicator: () => {},
-  config: { fetch: { allowPrivate: true } },
-  media: undefined,
-} as unknown as Server;
+import { callOptions, hostAllowingPrivate, note, publication } from "./fixtures.ts";
 
 function eventOf(relay: SandboxRelay, id: string): NostrEvent {
   const event = relay.events().find((candidate) => candidate.id === id);

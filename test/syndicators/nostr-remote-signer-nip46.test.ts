@@ -11,16 +11,9 @@ import { generateSecretKey, verifyEvent } from "nostr-tools/pure";
 import { type SandboxRelay, startNostrRelay } from "../../dev/sandbox/nostr-relay.ts";
 import { type SandboxRemoteSigner, startRemoteSigner } from "../../dev/sandbox/nostr-remote-signer.ts";
 import { AccountError, type AccountInput } from "../../src/contract/accounts.ts";
-import type { Server } from "../../src/contract/plugin.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { NostrSyndicator } from "../../src/syndicators/nostr/index.ts";
-import { callOptions, note, publication } from "./fixtures.ts";
-
-const hostAllowingPrivate = {
-  addSyndicator: () => {},
-  config: { fetch: { allowPrivate: true } },
-  media: undefined,
-} as unknown as Server;
+import { callOptions, hostAllowingPrivate, note, publication } from "./fixtures.ts";
 
 describe("Nostr through a remote signer (NIP-46)", () => {
   let relay: SandboxRelay;
