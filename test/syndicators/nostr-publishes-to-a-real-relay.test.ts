@@ -250,6 +250,12 @@ describe("Nostr: a real relay", () => {
       target([relay.url], null).syndicate(note(), publication, callOptions()),
       /refused: private address/,
     );
+    // A name is looked up address by address: localhost resolves only to loopback addresses.
+    const byName = relay.url.replace("127.0.0.1", "localhost");
+    await assert.rejects(
+      target([byName], null).syndicate(note(), publication, callOptions()),
+      (error: SyndicationError) => error.message.includes(`${byName}: refused: private address`),
+    );
     assert.equal(relay.received.length, before);
   });
 
