@@ -18,4 +18,5 @@ export const builtInPlugins: BuiltInPlugins = {
   "@possekit/syndicator-micropub": syndicator("@possekit/syndicator-micropub"),
   "@possekit/syndicator-linkedin": syndicator("@possekit/syndicator-linkedin"),
   "@possekit/syndicator-threads": syndicator("@possekit/syndicator-threads"),
+  "@possekit/syndicator-nostr": syndicator("@possekit/syndicator-nostr"),
 };

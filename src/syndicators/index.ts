@@ -6,6 +6,7 @@ import { InternetArchiveSyndicator } from "./internet-archive/index.ts";
 import { LinkedinSyndicator } from "./linkedin/index.ts";
 import { MastodonSyndicator } from "./mastodon/index.ts";
 import { MicropubSyndicator } from "./micropub/index.ts";
+import { NostrSyndicator } from "./nostr/index.ts";
 import { ThreadsSyndicator } from "./threads/index.ts";
 
 export type SyndicatorConstructor = new (options: Record<string, unknown>) => SyndicatorPlugin;
@@ -17,6 +18,7 @@ export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
   [MicropubSyndicator.packageName]: MicropubSyndicator,
   [LinkedinSyndicator.packageName]: LinkedinSyndicator,
   [ThreadsSyndicator.packageName]: ThreadsSyndicator,
+  [NostrSyndicator.packageName]: NostrSyndicator,
 };
 
 export { isPermanentStatus, SyndicationError } from "../contract/syndication-error.ts";
@@ -26,5 +28,6 @@ export {
   LinkedinSyndicator,
   MastodonSyndicator,
   MicropubSyndicator,
+  NostrSyndicator,
   ThreadsSyndicator,
 };

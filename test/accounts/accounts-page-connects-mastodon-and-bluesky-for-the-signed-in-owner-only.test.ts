@@ -92,7 +92,15 @@ describe("the Accounts page", () => {
 
   it("shows every type as not connected on a server with no targets", async () => {
     const html = await page();
-    for (const heading of ["Mastodon", "Bluesky", "Micropub", "Internet Archive", "Threads"])
+    for (const heading of [
+      "Mastodon",
+      "Bluesky",
+      "Micropub",
+      "Internet Archive",
+      "Threads",
+      "LinkedIn",
+      "Nostr",
+    ])
       assert.match(html, new RegExp(heading));
     assert.equal((html.match(/data-account-state="none"/g) ?? []).length, ACCOUNT_TYPE_NAMES.length);
     // The package's entry mounts Mastodon's OAuth flow, so its form is shown above the token form.

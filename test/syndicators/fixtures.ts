@@ -1,4 +1,5 @@
 // What every syndicator test needs: a publication, posts as JF2 properties, and the call options.
+import type { Server } from "../../src/contract/plugin.ts";
 import type { PostProperties, Publication, SyndicateOptions } from "../../src/contract/syndicator.ts";
 
 export const publication: Publication = {
@@ -42,3 +43,13 @@ export function callOptions(
 export function siteServedBy(url: string): Publication {
   return { ...publication, me: `${url}/` };
 }
+
+/**
+ * What a syndicator's init() reads of the host, with the host's explicit permission to reach private
+ * addresses (fetch.allowPrivate): the tests' own servers listen on 127.0.0.1.
+ */
+export const hostAllowingPrivate = {
+  addSyndicator: () => {},
+  config: { fetch: { allowPrivate: true } },
+  media: undefined,
+} as unknown as Server;

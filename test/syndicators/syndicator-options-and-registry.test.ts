@@ -111,6 +111,7 @@ describe("The built-in syndicators, by package name", () => {
     "@possekit/syndicator-micropub": { micropubEndpoint: "https://micro.blog/micropub", accessToken: "t" },
     "@possekit/syndicator-linkedin": { author: "urn:li:person:AbC123", accessToken: "t" },
     "@possekit/syndicator-threads": { userId: "17841400000000001", username: "alice", accessToken: "t" },
+    "@possekit/syndicator-nostr": { secretKey: "7f".repeat(32) },
   };
 
   it("lists the five packages, each constructed with its options", () => {

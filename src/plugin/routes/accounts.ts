@@ -19,6 +19,7 @@ import {
   type Accounts,
   type AccountType,
   type ConnectedAccount,
+  NOSTR_DEFAULT_RELAYS,
 } from "../../contract/accounts.ts";
 import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
@@ -64,6 +65,15 @@ const forms: Record<AccountType, z.ZodType<Record<string, string>>> = {
   linkedin: z.object({ accessToken: z.string().max(4096).default("") }),
   // Connected by OAuth only (…/accounts/threads/authorize): the form takes nothing.
   threads: z.object({}),
+  nostr: z.object({
+    secretKey: z.string().max(1024).default(""),
+    relays: z
+      .string()
+      .trim()
+      .max(20 * 300)
+      .default(""),
+    viewerUrl: text(2048),
+  }),
 };
 /** What a refused form shows again (never a secret). */
 const echoed: Record<AccountType, readonly string[]> = {
@@ -73,6 +83,7 @@ const echoed: Record<AccountType, readonly string[]> = {
   "internet-archive": [],
   linkedin: [],
   threads: [],
+  nostr: ["relays", "viewerUrl"],
 };
 
 /** Only the signed-in owner: a bearer token of any scope, or a credential in the query or form, is refused. */
@@ -217,6 +228,7 @@ async function renderPage(
     managed,
     error,
     fields,
+    nostrDefaultRelays: NOSTR_DEFAULT_RELAYS,
     filledType: refused?.type ?? reconnecting?.type ?? null,
     flows,
     // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
@@ -237,6 +249,11 @@ function reconnectFields(account: ConnectedAccount): Record<string, string> {
       return { identifier: option("handle") };
     case "micropub":
       return { micropubEndpoint: option("micropubEndpoint"), name: option("name") };
+    case "nostr":
+      return {
+        relays: Array.isArray(account.options.relays) ? account.options.relays.map(String).join("\n") : "",
+        viewerUrl: option("viewerUrl"),
+      };
     default:
       return {};
   }
