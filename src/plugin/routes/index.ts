@@ -14,6 +14,15 @@ import { errorHelp } from "../page/error-help.ts";
 import { coreErrors } from "../responses/core-errors.ts";
 import { accountFlowRoutes } from "./account-flows.ts";
 import { accountsRoutes } from "./accounts.ts";
+import {
+  composePageRoute,
+  composePreviewRoute,
+  deletePageRoute,
+  deleteRoute,
+  editPageRoute,
+  publishRoute,
+  saveEditRoute,
+} from "./compose.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
 import { syndicatePageRoute } from "./page.ts";
@@ -83,6 +92,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
     res.locals.feedOrigins = context.feeds()?.feeds.map((feed) => feed.origin) ?? [];
     // The Accounts tab, where possekit's host keeps connected accounts (not under Indiekit).
     res.locals.accountsHref = context.server()?.accounts ? `${context.mountPath}/accounts` : null;
+    // The Write tab and each own post's Edit and Delete, where the host's Micropub endpoint runs.
+    res.locals.composeHref = context.server()?.micropub ? `${context.mountPath}/compose` : null;
     next();
   });
   router.post("/", postSyndicateRoute(context));
@@ -95,6 +106,13 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/confirm", confirmRoute(context));
   router.post("/posts/:id/skip", skipRoute(context));
   router.post("/posts/:id/follow-ups/retry", retryFollowUpsRoute(context));
+  router.get("/compose", composePageRoute(context));
+  router.post("/compose", publishRoute(context));
+  router.post("/compose/preview", composePreviewRoute(context));
+  router.get("/posts/:id/edit", editPageRoute(context));
+  router.post("/posts/:id/edit", saveEditRoute(context));
+  router.get("/posts/:id/delete", deletePageRoute(context));
+  router.post("/posts/:id/delete", deleteRoute(context));
   router.get("/targets", targetsRoute(context));
   router.post("/targets/check", checkTargetsRoute(context));
   router.get("/preview", previewJsonRoute(context));
