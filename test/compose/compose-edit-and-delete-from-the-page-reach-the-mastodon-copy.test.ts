@@ -252,7 +252,10 @@ for (const engine of engines) {
       assert.equal(empty.status, 400);
       assert.match(empty.html, /Le billet est vide/);
 
-      const noTitle = await publish(composeForm({ kind: "article", content: "Body" }));
+      // Refused after its photo was stored: the photo goes with it.
+      const noTitle = await publish(
+        composeForm({ kind: "article", content: "Body", "mp-photo-alt": "A cat" }, jpegBytes),
+      );
       assert.equal(noTitle.status, 400);
       assert.match(noTitle.html, /An article needs a title/);
 
