@@ -159,6 +159,18 @@ for (const engine of engines) {
       assert.ok(edit.html.includes("Seven cats, one sofa."), "the form holds the post's text");
       assert.ok(edit.html.includes('value="Cats of the week"'));
 
+      // Preview on the edit form: the new title as the copy would show it, the form still the edit form.
+      const previewed = await urlencoded(`/compose/preview?post=${post.id}`, {
+        _csrf: session.csrf,
+        kind: "article",
+        name: "Cats of the fortnight",
+        content: "Seven cats, one sofa.",
+      });
+      assert.equal(previewed.status, 200);
+      assert.ok(previewed.html.includes(`action="/syndicate/posts/${post.id}/edit"`));
+      assert.match(previewed.html, /class="copy-text">Cats of the fortnight/);
+      assert.equal((await world.properties(post.url)).name, "Cats of the week", "a preview changes nothing");
+
       // Without the CSRF token nothing changes.
       const forged = await urlencoded(`/posts/${post.id}/edit`, {
         kind: "article",
