@@ -74,6 +74,34 @@ describe("the compose page in Chromium", () => {
     });
   }
 
+  it("edits the post from its row and deletes it after the question; the copy follows each", async () => {
+    const page = await world.signedInPage({ javaScriptEnabled: false });
+    const copy = world.social.statuses.at(-1);
+    assert.ok(copy);
+    const edits = () => world.social.requests.filter((r) => r.method === "PUT").length;
+    const editsBefore = edits();
+    await page.goto(`${world.server.url}/syndicate`);
+    const row = page.locator(".post-row").filter({ hasText: "JavaScript on" });
+    await row.getByRole("link", { name: /^Edit/ }).click();
+    await page.waitForURL(/\/syndicate\/posts\/\d+\/edit$/);
+    await page.getByLabel("Text", { exact: true }).fill("A cat on the sofa, edited");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.waitForURL(/\/syndicate\/posts\/\d+$/);
+    assert.match(await shownText(page.locator("main > .flash")), /^Saved\./);
+    await until("the copy is edited", async () => edits() === editsBefore + 1);
+    assert.match(copy.text, /A cat on the sofa, edited/);
+
+    await page.getByRole("link", { name: "Delete", exact: true }).click();
+    await page.waitForURL(/\/syndicate\/posts\/\d+\/delete$/);
+    assert.equal(await shownText(page.locator("h1")), "Delete this post?");
+    assert.equal(copy.deletedAt, null, "asking deletes nothing");
+    await page.getByRole("button", { name: "Delete the post" }).click();
+    await page.waitForURL(/\/syndicate\/posts\/\d+$/);
+    assert.match(await shownText(page.locator("main > .flash")), /^Deleted: /);
+    await until("the copy is deleted", async () => copy.deletedAt !== null);
+    await page.context().close();
+  });
+
   it("publishes a note with the file input left empty (no JavaScript)", async () => {
     const page = await world.signedInPage({ javaScriptEnabled: false });
     await page.goto(`${world.server.url}/syndicate/compose`);
