@@ -20,6 +20,7 @@ export * from "./known-posts.ts";
 export * from "./logger.ts";
 export * from "./media.ts";
 export * from "./mf2-jf2.ts";
+export * from "./micropub.ts";
 export * from "./negotiate.ts";
 export * from "./options/option-schemas.ts";
 export * from "./options/options-error.ts";

@@ -7,6 +7,7 @@ import type { Database, Migration } from "./database.ts";
 import type { KnownPosts } from "./known-posts.ts";
 import type { Logger } from "./logger.ts";
 import type { MediaLibrary } from "./media.ts";
+import type { MicropubPort } from "./micropub.ts";
 import type { PostSource } from "./post-source.ts";
 import type { SecretSealer } from "./secret-sealer.ts";
 import type {
@@ -202,6 +203,11 @@ export interface PossekitServer extends IndiekitServer {
    * secret); null without a database.
    */
   readonly secretSealer?: SecretSealer | null;
+  /**
+   * The host's own Micropub endpoint, for a page that writes posts through it (the compose page);
+   * null without a database or without the endpoint. Absent under a host that offers none.
+   */
+  readonly micropub?: MicropubPort | null;
   /**
    * Has `possekit rekey` seal a plug-in's own secrets again under the current key (after a key
    * rotation); the handler returns how many it sealed. Absent under a host without a secret box.

@@ -88,7 +88,12 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
 
   it("the Syndicate page with nothing to send, the Accounts page, and the status page", async () => {
     await check(
-      { "syndicate (empty)": "/syndicate", accounts: "/syndicate/accounts", status: "/status" },
+      {
+        "syndicate (empty)": "/syndicate",
+        accounts: "/syndicate/accounts",
+        status: "/status",
+        compose: "/syndicate/compose",
+      },
       { signedIn: true },
     );
   });
@@ -112,6 +117,9 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
         results: pages.results,
         // Issue 32: the copy as the service shows it, beside the text and its buttons.
         preview: `${pages.results}/preview`,
+        // Issue 40: the edit form and the question before a delete.
+        edit: `${pages.results}/edit`,
+        delete: `${pages.results}/delete`,
       },
       { signedIn: true },
     );

@@ -17,6 +17,15 @@ import { translatorOf } from "../page/services.ts";
 import { coreErrors } from "../responses/core-errors.ts";
 import { accountFlowRoutes } from "./account-flows.ts";
 import { accountsRoutes } from "./accounts.ts";
+import {
+  composePageRoute,
+  composePreviewRoute,
+  deletePageRoute,
+  deleteRoute,
+  editPageRoute,
+  publishRoute,
+  saveEditRoute,
+} from "./compose.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
 import { feedsPageRoutes } from "./feeds-page.ts";
@@ -91,6 +100,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
     res.locals.accountsHref = context.server()?.accounts ? `${context.mountPath}/accounts` : null;
     // The Feeds tab, where feeds are added without a file (wherever possekit's host runs them).
     res.locals.feedsHref = context.feeds() && !context.indiekit() ? `${context.mountPath}/feeds` : null;
+    // The Write tab and each own post's Edit and Delete, where the host's Micropub endpoint runs.
+    res.locals.composeHref = context.server()?.micropub ? `${context.mountPath}/compose` : null;
     next();
   });
   router.post("/", postSyndicateRoute(context));
@@ -103,6 +114,13 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/confirm", confirmRoute(context));
   router.post("/posts/:id/skip", skipRoute(context));
   router.post("/posts/:id/follow-ups/retry", retryFollowUpsRoute(context));
+  router.get("/compose", composePageRoute(context));
+  router.post("/compose", publishRoute(context));
+  router.post("/compose/preview", composePreviewRoute(context));
+  router.get("/posts/:id/edit", editPageRoute(context));
+  router.post("/posts/:id/edit", saveEditRoute(context));
+  router.get("/posts/:id/delete", deletePageRoute(context));
+  router.post("/posts/:id/delete", deleteRoute(context));
   router.get("/targets", targetsRoute(context));
   router.post("/targets/check", checkTargetsRoute(context));
   router.get("/preview", previewJsonRoute(context));
