@@ -16,6 +16,7 @@ import { accountFlowRoutes } from "./account-flows.ts";
 import { accountsRoutes } from "./accounts.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
+import { notificationsRoutes } from "./notifications.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -83,6 +84,10 @@ export function authenticatedRoutes(context: RouteContext): Router {
     res.locals.feedOrigins = context.feeds()?.feeds.map((feed) => feed.origin) ?? [];
     // The Accounts tab, where possekit's host keeps connected accounts (not under Indiekit).
     res.locals.accountsHref = context.server()?.accounts ? `${context.mountPath}/accounts` : null;
+    // The Notifications tab, where the page's channels can be saved (a database and a secret box).
+    res.locals.notificationsHref = context.notifications()?.store.available
+      ? `${context.mountPath}/notifications`
+      : null;
     next();
   });
   router.post("/", postSyndicateRoute(context));
@@ -108,6 +113,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/feeds/:id/accept", acceptFeedRoute(context));
   router.use("/accounts/:type", accountFlowRoutes(context));
   router.use(accountsRoutes(context));
+  router.use(notificationsRoutes(context));
   router.use(coreErrors);
   return router;
 }
