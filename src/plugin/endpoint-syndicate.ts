@@ -233,7 +233,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       parseTimeLimitMs: this.environment.feedParseTimeLimitMs,
     });
     server.addMigrations(notificationMigrations);
-    const notifications = notificationsFor(server, this.mountPath);
+    const notifications = notificationsFor(server, this.mountPath, this.environment.env);
     this.notifications = notifications ?? null;
     const notifier = notifications?.notifier;
     if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
@@ -330,10 +330,14 @@ export interface EndpointEnvironment {
  * docs/notifications.md) over those saved on the Notifications page, read again at each delivery.
  * A mistake in those variables stops the start with one line naming the variable.
  */
-function notificationsFor(server: Server, mountPath: string): Notifications | undefined {
+function notificationsFor(
+  server: Server,
+  mountPath: string,
+  env: NodeJS.ProcessEnv,
+): Notifications | undefined {
   let environment: NotificationSettings;
   try {
-    environment = notificationSettings(process.env, server.publication.me);
+    environment = notificationSettings(env, server.publication.me);
   } catch (error) {
     if (error instanceof NotificationSettingsError) throw new ConfigError([error.message]);
     throw error;
