@@ -126,7 +126,7 @@ describe("Notifications in the browser", () => {
         // A page that scrolls sideways names what is too wide (a long URL that does not break).
         const wide = await page.evaluate(() =>
           document.documentElement.scrollWidth > document.documentElement.clientWidth
-            ? [...document.querySelectorAll("main *:not(.visually-hidden)")]
+            ? Array.from(document.querySelectorAll("main *:not(.visually-hidden)"))
                 .filter((element) => element.scrollWidth > element.clientWidth + 1)
                 .map(
                   (element) =>
