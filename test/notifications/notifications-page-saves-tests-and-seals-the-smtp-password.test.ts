@@ -104,7 +104,19 @@ for (const engine of engines) {
     const smtpUrl = () => `smtp://${USER}@127.0.0.1:${smtp.port}`;
 
     before(async () => {
-      smtp = await startSmtp({ login: { user: USER, password: PASSWORD }, reply: QUEUED });
+      smtp = await startSmtp({
+        login: { user: USER, password: PASSWORD },
+        reply: QUEUED,
+        refuse(address, _session, callback) {
+          if (address.address.startsWith("nobody@"))
+            callback(
+              Object.assign(new Error("5.1.1 <nobody@example.org>: no such user here"), {
+                responseCode: 550,
+              }),
+            );
+          else callback();
+        },
+      });
       hook = await startHook();
       target = await startTarget({ user: "alice" });
       server = await startTestServer({
@@ -296,6 +308,32 @@ for (const engine of engines) {
       assert.ok(!html.includes(HOOK_KEY), "the webhook's key is never rendered back");
       const rows = await rawRows(server);
       assert.ok(rows.every((row) => !row.row.includes(HOOK_KEY) && !row.row.includes(PASSWORD)));
+    });
+
+    it("reports the SMTP server's refusal of a test word for word", async () => {
+      const saved = await post(server, session, "/email", {
+        _csrf: session.csrf,
+        smtpUrl: smtpUrl(),
+        to: "nobody@example.org",
+        from: "possekit@example.org",
+        events: "refused",
+      });
+      assert.equal(saved.status, 303, "the server greets and takes the kept password");
+      const before = smtp.mails.length;
+      const answer = await post(
+        server,
+        session,
+        "/test",
+        { _csrf: session.csrf, channel: "email" },
+        {
+          accept: "application/json",
+        },
+      );
+      assert.equal(answer.status, 502);
+      const body = (await answer.json()) as { ok: boolean; answer: string };
+      assert.equal(body.ok, false);
+      assert.match(body.answer, /^550 5\.1\.1 <nobody@example\.org>: no such user here$/);
+      assert.equal(smtp.mails.length, before, "nothing arrived");
     });
 
     it("turns e-mail off: the page says so, and nothing more is mailed", async () => {
