@@ -45,7 +45,12 @@ describe("Notifications in the browser", () => {
     server = await startTestServer({
       engine: pgliteEngine,
       config: { plugins: [], fetch: { allowPrivate: true } },
-      plugins: [new EndpointSyndicate({}, { env: {} })],
+      plugins: [
+        new EndpointSyndicate(
+          { schedule: { enabled: false }, targets: { checkAtStart: false } },
+          { env: {} },
+        ),
+      ],
     });
     browser = await launchChromium();
   });

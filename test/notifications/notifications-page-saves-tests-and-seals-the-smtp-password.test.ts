@@ -24,6 +24,7 @@ const USER = "possekit-mailer";
 const PASSWORD = `pw-${randomBytes(12).toString("hex")}`;
 const HOOK_KEY = `hook-${randomBytes(16).toString("hex")}`;
 const QUEUED = "2.0.0 Ok: queued as T3ST0001";
+const TRIGGER_ONLY = { schedule: { enabled: false }, targets: { checkAtStart: false } };
 
 interface Session {
   cookie: string;
@@ -122,7 +123,9 @@ for (const engine of engines) {
       server = await startTestServer({
         engine,
         config: { plugins: [], fetch: { allowPrivate: true } },
-        plugins: [target.syndicator(), new EndpointSyndicate({}, { env: {} })],
+        // Trigger-only, as triggerOnly() makes a plug-in named in the config: the run this file
+        // starts is the only one, never raced by the scheduler or a check at start.
+        plugins: [target.syndicator(), new EndpointSyndicate(TRIGGER_ONLY, { env: {} })],
         log: (line) => log.push(line),
       });
       session = await server.signIn();
@@ -369,16 +372,13 @@ describe("the Notifications page beside the environment, with private addresses 
       engine: pgliteEngine,
       config: { plugins: [] },
       plugins: [
-        new EndpointSyndicate(
-          {},
-          {
-            env: {
-              NOTIFY_SMTP_URL: `smtp://env-user:${envPassword}@mail.example.org:587`,
-              NOTIFY_EMAIL_TO: "env@example.org",
-              NOTIFY_EMAIL_FROM: "possekit@example.org",
-            },
+        new EndpointSyndicate(TRIGGER_ONLY, {
+          env: {
+            NOTIFY_SMTP_URL: `smtp://env-user:${envPassword}@mail.example.org:587`,
+            NOTIFY_EMAIL_TO: "env@example.org",
+            NOTIFY_EMAIL_FROM: "possekit@example.org",
           },
-        ),
+        }),
       ],
     });
     session = await server.signIn();
