@@ -91,3 +91,16 @@ export function notificationSettings(env: NodeJS.ProcessEnv, siteUrl: string): N
   }
   return settings;
 }
+
+/**
+ * The channels messages go to: each one set in the environment as it says there (the page shows it
+ * as managed there), else as saved on the Notifications page.
+ */
+export function effectiveSettings(
+  environment: NotificationSettings,
+  saved: NotificationSettings,
+): NotificationSettings {
+  const email = environment.email ?? saved.email;
+  const webhook = environment.webhook ?? saved.webhook;
+  return { ...(email ? { email } : {}), ...(webhook ? { webhook } : {}) };
+}

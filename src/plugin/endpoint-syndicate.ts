@@ -14,12 +14,16 @@ import {
   type Server,
 } from "../contract/plugin.ts";
 import type { PostChange } from "../contract/posts.ts";
+import { notificationMigrations } from "../notifications/migrations.ts";
 import {
+  effectiveSettings,
   type NotificationSettings,
   NotificationSettingsError,
   notificationSettings,
 } from "../notifications/notification-settings.ts";
+import type { Notifications } from "../notifications/notifications.ts";
 import { Notifier } from "../notifications/notifier.ts";
+import { NotificationSettingsStore } from "../notifications/settings-store.ts";
 import type { FeedSources } from "../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../sources/micropub/micropub-source.ts";
 import type { Every } from "../syndication/lease.ts";
@@ -58,6 +62,8 @@ export class EndpointSyndicate implements EndpointPlugin {
    * turns; null without a database.
    */
   feeds: FeedSources | null = null;
+  /** Where failures are told, and the Notifications page's settings; null without a database. */
+  notifications: Notifications | null = null;
   private server: Server | null = null;
   private readonly environment: EndpointEnvironment;
   /** Set when init() finds Indiekit's host (no possekit extras): what the routes need of it. */
@@ -101,6 +107,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       server: () => this.server,
       sources: () => this.sources,
       feeds: () => this.feeds,
+      notifications: () => this.notifications,
       indiekit: () => this.indiekit,
       ownPage: () => this.ownHost?.page ?? null,
       webhookSecret: () =>
@@ -227,7 +234,10 @@ export class EndpointSyndicate implements EndpointPlugin {
       wake: () => this.scheduler?.nudge(),
       parseTimeLimitMs: this.environment.feedParseTimeLimitMs,
     });
-    const notifier = notifierFor(server, this.mountPath);
+    server.addMigrations(notificationMigrations);
+    const notifications = notificationsFor(server, this.mountPath, this.environment.env);
+    this.notifications = notifications ?? null;
+    const notifier = notifications?.notifier;
     if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
     this.syndication = new Syndication({
       ...(notifier ? { notices: notifier } : {}),
@@ -349,28 +359,38 @@ export interface EndpointEnvironment {
 }
 
 /**
- * The notifier the environment asks for (NOTIFY_SMTP_URL, NOTIFY_WEBHOOK_URL: docs/notifications.md),
- * or none. A mistake in those variables stops the start with one line naming the variable.
+ * The notifier: the channels set in the environment (NOTIFY_SMTP_URL, NOTIFY_WEBHOOK_URL:
+ * docs/notifications.md) over those saved on the Notifications page, read again at each delivery.
+ * A mistake in those variables stops the start with one line naming the variable.
  */
-function notifierFor(server: Server, mountPath: string): Notifier | undefined {
-  let settings: NotificationSettings;
+function notificationsFor(
+  server: Server,
+  mountPath: string,
+  env: NodeJS.ProcessEnv,
+): Notifications | undefined {
+  let environment: NotificationSettings;
   try {
-    settings = notificationSettings(process.env, server.publication.me);
+    environment = notificationSettings(env, server.publication.me);
   } catch (error) {
     if (error instanceof NotificationSettingsError) throw new ConfigError([error.message]);
     throw error;
   }
-  if (!settings.email && !settings.webhook) return undefined;
-  if (!server.database) return undefined;
-  return new Notifier({
-    database: server.database,
-    settings,
+  const { database } = server;
+  if (!database) return undefined;
+  const store = new NotificationSettingsStore(database, () => server.secretSealer ?? null);
+  server.onRekey?.(() => store.rekey());
+  const fetchPolicy = { allowPrivate: server.config.fetch.allowPrivate };
+  const pageUrl = `${server.config.application.url}${mountPath}`;
+  const notifier = new Notifier({
+    database,
+    settings: async () => effectiveSettings(environment, store.available ? await store.settings() : {}),
     logger: server.logger,
-    fetchPolicy: { allowPrivate: server.config.fetch.allowPrivate },
-    pageUrl: `${server.config.application.url}${mountPath}`,
+    fetchPolicy,
+    pageUrl,
     // Named only for a connected account, and those exist only where the Accounts page does.
     accountsUrl: `${server.config.application.url}${mountPath}/accounts`,
   });
+  return { notifier, store, environment, fetchPolicy, pageUrl };
 }
 
 /** One line per target that would not take a post, naming the setting to fix; none for the others. */

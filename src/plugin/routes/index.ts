@@ -29,6 +29,7 @@ import {
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
 import { feedsPageRoutes } from "./feeds-page.ts";
+import { notificationsRoutes } from "./notifications.ts";
 import { syndicatePageRoute } from "./page.ts";
 import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
@@ -102,6 +103,10 @@ export function authenticatedRoutes(context: RouteContext): Router {
     res.locals.feedsHref = context.feeds() && !context.indiekit() ? `${context.mountPath}/feeds` : null;
     // The Write tab and each own post's Edit and Delete, where the host's Micropub endpoint runs.
     res.locals.composeHref = context.server()?.micropub ? `${context.mountPath}/compose` : null;
+    // The Notifications tab, where the page's channels can be saved (a database and a secret box).
+    res.locals.notificationsHref = context.notifications()?.store.available
+      ? `${context.mountPath}/notifications`
+      : null;
     next();
   });
   router.post("/", postSyndicateRoute(context));
@@ -135,6 +140,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.use("/accounts/:type", accountFlowRoutes(context));
   router.use(accountsRoutes(context));
   router.use(feedsPageRoutes(context));
+  router.use(notificationsRoutes(context));
   router.use(coreErrors);
   return router;
 }
