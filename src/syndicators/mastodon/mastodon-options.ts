@@ -11,6 +11,7 @@ import {
   serviceUrl,
 } from "../../contract/options/option-schemas.ts";
 import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
+import { threadOptionFields } from "../shared/thread-options.ts";
 
 export const mastodonPluginId = "syndicator-mastodon";
 
@@ -45,6 +46,7 @@ const schema = z
       template: templateOption(),
       /** When the status links to the post: "always", "ifCut" or "never". */
       appendUrl: appendUrlOption(),
+      ...threadOptionFields(),
     },
     { error: "must be an object" },
   )

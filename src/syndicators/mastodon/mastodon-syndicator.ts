@@ -21,6 +21,7 @@ import { composeMastodon } from "./mastodon-compose.ts";
 import { InstanceLimitsCache } from "./mastodon-instance.ts";
 import { type MastodonOptions, mastodonPluginId, parseMastodonOptions } from "./mastodon-options.ts";
 import { resolveStatusId } from "./mastodon-status-id.ts";
+import { sendMastodonThread } from "./mastodon-thread.ts";
 
 /** Mastodon's documented limit for an image. */
 const maxPhotoBytes = 16 * 1024 * 1024;
@@ -192,18 +193,33 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
     const limits = await this.#limits.get(target);
     const copy = composeMastodon(properties, publication, this.#options, limits, options);
-    const mediaIds: string[] = [];
-    for (const photo of copy.photos) {
-      const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
-        ownSite: publication.me,
-        allowPrivate: this.#host.allowPrivate,
-        media: this.#host.media,
+    const uploadMedia = async () => {
+      const mediaIds: string[] = [];
+      for (const photo of copy.photos) {
+        const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
+          ownSite: publication.me,
+          allowPrivate: this.#host.allowPrivate,
+          media: this.#host.media,
+        });
+        mediaIds.push(await api.uploadMedia(fetched));
+      }
+      return mediaIds;
+    };
+    if (copy.thread) {
+      return sendMastodonThread(api, {
+        posts: copy.thread,
+        idempotencyKey,
+        inReplyToId,
+        visibility: this.#options.visibility,
+        language: copy.language,
+        uploadMedia,
+        resumeFrom: options.resumeFrom,
+        checkpoint: options.checkpoint,
       });
-      mediaIds.push(await api.uploadMedia(fetched));
     }
     const created = await api.postStatus({
       status: copy.status,
-      mediaIds,
+      mediaIds: await uploadMedia(),
       idempotencyKey,
       visibility: this.#options.visibility,
       ...(copy.language ? { language: copy.language } : {}),
