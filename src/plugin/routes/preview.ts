@@ -126,7 +126,10 @@ async function answer(
       : services.syndication.copies.previewText(post, targetUid, outcome.draft);
   const target: PreviewTargetView = {
     ...found,
-    ...(draftPreview ? { preview: draftPreview, shown: shownCopy(draftPreview.text ?? "") } : {}),
+    // The user's own words are one post, never a thread.
+    ...(draftPreview
+      ? { preview: draftPreview, shown: shownCopy(draftPreview.text ?? ""), shownThread: [] }
+      : {}),
     ...(outcome.draft === undefined ? {} : { draft: outcome.draft }),
     message: { kind: outcome.kind, text: outcome.text, ...(outcome.href ? { href: outcome.href } : {}) },
   };
