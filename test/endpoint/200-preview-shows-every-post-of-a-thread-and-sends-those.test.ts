@@ -82,7 +82,9 @@ for (const engine of engines) {
         thread.map((post) => Buffer.from(post.text, "utf8").toString("hex")),
         "what was previewed is what was sent, post for post",
       );
-      statuses.slice(1).forEach((status, index) => assert.equal(status.inReplyToId, statuses[index]?.id));
+      for (const [index, status] of statuses.slice(1).entries()) {
+        assert.equal(status.inReplyToId, statuses[index]?.id);
+      }
       const source = await app.source(url);
       assert.deepEqual(source.syndication, [statuses[0]?.url]);
     });
