@@ -74,6 +74,25 @@ for (const engine of engines) {
         assert.ok(html.includes(`${post.count} / ${LIMIT}`), `post ${index + 1} shows its count`);
       }
 
+      // Saving the first post as shown leaves the thread as it is (it would otherwise go alone).
+      const { cookie: formCookie, csrf } = await app.server.signIn();
+      const saved = await fetch(`${app.endpoint}/posts/${id}/text`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          cookie: formCookie,
+          "content-type": "application/x-www-form-urlencoded",
+          accept: "text/html",
+        },
+        body: new URLSearchParams({ _csrf: csrf, target_uid: target.uid, text: thread[0]?.text ?? "" }),
+      });
+      assert.ok(saved.status < 400, String(saved.status));
+      const again = await fetch(`${app.endpoint}/preview?url=${encodeURIComponent(url)}`, {
+        headers: { authorization: `Bearer ${app.token}`, accept: "application/json" },
+      });
+      const still = ((await again.json()) as ThreadPreview).targets[0]?.preview?.thread;
+      assert.deepEqual(still, thread, "still the whole thread");
+
       const sent = await app.syndicate(`?source_url=${encodeURIComponent(url)}`);
       assert.equal(sent.status, 200, await sent.clone().text());
       const statuses = target.sandbox.statuses;

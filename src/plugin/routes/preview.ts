@@ -219,7 +219,14 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
       });
       return;
     }
-    await services.syndication.copies.saveOwnText(post, targetUid, text);
+    // A thread's first post, saved as shown, is not the user's words for the whole copy: saving it
+    // would send that post alone.
+    const shown = (await services.syndication.copies.preview(post)).find(
+      (target) => target.uid === targetUid,
+    );
+    if (!(shown?.preview?.thread && shown.preview.text === text)) {
+      await services.syndication.copies.saveOwnText(post, targetUid, text);
+    }
     // A copy that is out already follows its post: the save edits it (or the service cannot).
     const view = (await previewPageView(services, post)).targets.find((target) => target.uid === targetUid);
     const live = view?.state === "syndicated";
