@@ -32,7 +32,7 @@ describe("Bluesky threads against a real PDS", () => {
 
   before(async () => {
     pds = await startRealPds({ rateLimits: false });
-    account = await pds.createAccount("thread");
+    account = await pds.createAccount("heron");
     proxy = await startLosingProxy(pds.url);
     photos = await startPhotoServer();
     const secret = randomBytes(24).toString("base64url");
