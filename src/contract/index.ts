@@ -32,3 +32,4 @@ export * from "./posts.ts";
 export * from "./syndication-error.ts";
 export * from "./syndicator.ts";
 export * from "./syndicator-kit.ts";
+export * from "./thread-progress.ts";

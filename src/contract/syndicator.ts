@@ -71,6 +71,11 @@ export interface CopyPreview {
   };
   /** The text is longer than the limit: the service would refuse it. */
   over: boolean;
+  /**
+   * A thread (issue 42): every post of it in order, each as sent and counted against the same
+   * limit as `length`. `text` and `length` are then the first post's.
+   */
+  thread?: { text: string; count: number }[];
   /** The post's text had to be cut to fit. */
   cut: boolean;
   /** Where the link to the post went: into the text, a link card, nowhere. */

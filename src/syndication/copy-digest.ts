@@ -11,6 +11,8 @@ export function copyDigest(preview: CopyPreview): string {
     photos: preview.photos.map((photo) => [photo.url, photo.alt ?? ""]),
     card: preview.linkCard ?? null,
     action: preview.action ?? null,
+    // Absent (not null) for a single post, so that digests made before threads existed still match.
+    thread: preview.thread?.map((post) => post.text),
   };
   return createHash("sha256").update(JSON.stringify(held)).digest("base64url");
 }

@@ -17,6 +17,8 @@ export interface PreviewTargetView extends TargetPreview {
   message?: { kind: "success" | "error" | "warning" | "info"; text: string; href?: string };
   /** The copy's text as the service shows it (links, hashtags, mentions). */
   shown: ShownSegment[];
+  /** A thread (issue 42): each post as the service shows it, with its length. */
+  shownThread: { shown: ShownSegment[]; count: number; over: boolean }[];
   /** The service's name, for "as Mastodon shows it". */
   service: string;
   /** The service can edit a copy it has: saving changes the live copy. */
@@ -52,6 +54,7 @@ export async function previewPageView(services: PageServices, post: Post): Promi
         ...target,
         anchor: previewAnchor(index),
         shown: shownCopy(target.preview?.text ?? ""),
+        shownThread: shownThread(target.preview),
         service: syndicator?.info.service?.name ?? target.name,
         canEdit: typeof syndicator?.update === "function",
         canSend: syndicator !== undefined && !SENT_OR_UNSURE.has(target.state),
@@ -62,6 +65,15 @@ export async function previewPageView(services: PageServices, post: Post): Promi
     previewHref: `${resultsHref}/preview`,
     resultsHref,
   };
+}
+
+function shownThread(preview: CopyPreview | null): PreviewTargetView["shownThread"] {
+  const limit = preview?.length?.limit;
+  return (preview?.thread ?? []).map((post) => ({
+    shown: shownCopy(post.text),
+    count: post.count,
+    over: limit !== undefined && post.count > limit,
+  }));
 }
 
 /** The site's choices that shape the text, as the page lists them. */
@@ -108,6 +120,9 @@ function copyJson(preview: CopyPreview) {
         }
       : {}),
     over: preview.over,
+    ...(preview.thread
+      ? { thread: preview.thread.map((post) => ({ text: post.text, count: post.count })) }
+      : {}),
     cut: preview.cut,
     permalink: preview.permalink,
     photos: preview.photos,

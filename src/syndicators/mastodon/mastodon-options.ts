@@ -12,6 +12,7 @@ import {
 } from "../../contract/options/option-schemas.ts";
 import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
 import { mastodonSoftwareNames } from "./mastodon-software.ts";
+import { threadOptionFields } from "../shared/thread-options.ts";
 
 export const mastodonPluginId = "syndicator-mastodon";
 
@@ -55,6 +56,7 @@ const schema = z
       template: templateOption(),
       /** When the status links to the post: "always", "ifCut" or "never". */
       appendUrl: appendUrlOption(),
+      ...threadOptionFields(),
     },
     { error: "must be an object" },
   )

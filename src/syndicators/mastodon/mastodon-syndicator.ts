@@ -23,6 +23,7 @@ import { InstanceLimitsCache } from "./mastodon-instance.ts";
 import { type MastodonOptions, mastodonPluginId, parseMastodonOptions } from "./mastodon-options.ts";
 import { type SoftwareTraits, softwareLabel, traitsOf } from "./mastodon-software.ts";
 import { resolveStatusId } from "./mastodon-status-id.ts";
+import { sendMastodonThread } from "./mastodon-thread.ts";
 
 /** What a send saves before POST /api/v1/statuses where a resend must first look for the copy. */
 const postingMark = "posting:";
@@ -220,6 +221,31 @@ export class MastodonSyndicator implements SyndicatorPlugin {
         permanent: true,
         code: "photoRequired",
       });
+    const uploadMedia = async () => {
+      const mediaIds: string[] = [];
+      for (const photo of copy.photos) {
+        const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
+          ownSite: publication.me,
+          allowPrivate: this.#host.allowPrivate,
+          media: this.#host.media,
+        });
+        mediaIds.push(await api.uploadMedia(fetched));
+      }
+      return mediaIds;
+    };
+    // Never for a server that ignores Idempotency-Key or wants a photo on each status (see compose).
+    if (copy.thread) {
+      return sendMastodonThread(api, {
+        posts: copy.thread,
+        idempotencyKey,
+        inReplyToId,
+        visibility: this.#options.visibility,
+        language: copy.language,
+        uploadMedia,
+        resumeFrom: options.resumeFrom,
+        checkpoint: options.checkpoint,
+      });
+    }
     // GoToSocial ignores Idempotency-Key: after an attempt that may have posted, look first. A host
     // that keeps no checkpoint cannot say whether one did: then every send looks back an hour.
     const since = this.#traits.ignoresIdempotencyKey
@@ -231,15 +257,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       const found = await findCopy(api, { text: copy.status, since });
       if (found) return statusUrl(found);
     }
-    const mediaIds: string[] = [];
-    for (const photo of copy.photos) {
-      const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
-        ownSite: publication.me,
-        allowPrivate: this.#host.allowPrivate,
-        media: this.#host.media,
-      });
-      mediaIds.push(await api.uploadMedia(fetched));
-    }
+    const mediaIds = await uploadMedia();
     if (this.#traits.ignoresIdempotencyKey) await options.checkpoint?.(`${postingMark}${Date.now()}`);
     const attempted = Date.now();
     let created: MastodonStatus;
