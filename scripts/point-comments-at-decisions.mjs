@@ -58,7 +58,11 @@ const MAPPING = [
   // Issue 4: the syndication endpoint.
   ["issue 4", /(credentials|403-insufficient|401-no-or-bad)/, 2],
   ["issue 4", /429-rate-limited/, 6],
-  ["issue 4", /(cli-syndicate|409-batch|posts-created-during|client-disconnects|batch-oldest-first|bench\/README)/, 7],
+  [
+    "issue 4",
+    /(cli-syndicate|409-batch|posts-created-during|client-disconnects|batch-oldest-first|bench\/README)/,
+    7,
+  ],
   ["issue 4", /racing-a-batch/, 8],
   ["issue 4", /(hanging-target|partial-when|unknown-uid)/, 10],
   ["issue 4", null, 9],
@@ -92,7 +96,11 @@ const MAPPING = [
   ["issue 16", /unknown-uid/, 10],
   ["issue 16", null, 20],
   // Issue 17: what each target receives.
-  ["issue 17", /(preview-equals|copy-editing|preview-view|routes\/preview|200-preview|mutants\.json#preview)/, 25],
+  [
+    "issue 17",
+    /(preview-equals|copy-editing|preview-view|routes\/preview|200-preview|mutants\.json#preview)/,
+    25,
+  ],
   ["issue 17", /(own-texts|syndicate-text|edit-the-mastodon-text)/, 26],
   ["issue 17", { line: /own words/ }, 26],
   ["issue 17", /(copy-template|invalid-template|mutants\.json#template)/, 27],
@@ -116,7 +124,11 @@ const MAPPING = [
   ["issue 29 item 8", null, 40],
   ["issue 29", /(copies|#copies-)/, 39],
   ["issue 29", /(#origin-|_feeds\.njk|syndicate-page\.md)/, 40],
-  ["issue 29", /(#feed-|#websub-|feed-polling|feed-push|feeds\.md|feeds\.json|polite|websub|private-or-oversized)/, 37],
+  [
+    "issue 29",
+    /(#feed-|#websub-|feed-polling|feed-push|feeds\.md|feeds\.json|polite|websub|private-or-oversized)/,
+    37,
+  ],
   ["issue 29", { line: /(feed-polling|feed-push)/ }, 37],
   ["issue 29", /(entry-plan|#feeds-mass)/, 36],
   ["issue 29", null, 34],
@@ -171,7 +183,9 @@ const MAPPING = [
 const decisionFiles = readdirSync(join(root, "docs/decisions")).filter((name) => /^\d{4}-/.test(name));
 for (const [citation, , decision] of MAPPING) {
   if (!decisionFiles.some((name) => name.startsWith(`${String(decision).padStart(4, "0")}-`))) {
-    throw new Error(`The mapping sends "${citation}" to decision ${decision}, which has no file in docs/decisions`);
+    throw new Error(
+      `The mapping sends "${citation}" to decision ${decision}, which has no file in docs/decisions`,
+    );
   }
 }
 
@@ -197,7 +211,8 @@ function decisionOf(citation, where) {
  * points and findings are all items to the mapping. */
 function decisionsOf(issue, kind, list, where) {
   const withItems = kind ? itemsOf(list).map((item) => decisionOf(`issue ${issue} item ${item}`, where)) : [];
-  if (withItems.length && withItems.every((decision) => decision !== undefined)) return [...new Set(withItems)];
+  if (withItems.length && withItems.every((decision) => decision !== undefined))
+    return [...new Set(withItems)];
   const bare = decisionOf(`issue ${issue}`, where);
   return bare === undefined ? undefined : [bare];
 }
@@ -262,5 +277,7 @@ for (const folder of FOLDERS) {
   }
 }
 for (const line of left) console.log(`not mapped: ${line}`);
-console.log(`${rewritten} citations ${dryRun ? "would be " : ""}rewritten, ${left.length} not mapped (${relative(process.cwd(), root) || "."})`);
+console.log(
+  `${rewritten} citations ${dryRun ? "would be " : ""}rewritten, ${left.length} not mapped (${relative(process.cwd(), root) || "."})`,
+);
 process.exitCode = left.length ? 1 : 0;
