@@ -35,7 +35,7 @@ export interface SyndicateOptions {
 }
 
 /**
- * The post property in which a post source (a feed, issue 29 item 6) keeps the site's text choices
+ * The post property in which a post source (a feed, decision 0038) keeps the site's text choices
  * by target uid: `[{ "<uid>": SiteText }]`. A Micropub client cannot set it (the endpoint drops the
  * `mp-` commands it does not know); the core reads it only for a post from another origin.
  */
@@ -43,7 +43,7 @@ export const SITE_TEXT_PROPERTY = "mp-syndicate-site-text";
 
 /**
  * What the site chose for the text of one post's copy on one target: a feed entry's POSSE Party
- * `<posse:post>` or JSON Feed `_posse` (issue 29 item 6). Unlike the user's own words, it is still
+ * `<posse:post>` or JSON Feed `_posse` (decision 0038). Unlike the user's own words, it is still
  * fitted to the service: cut to its limit unless `truncate` is false, with the permalink as
  * `appendUrl` says. Each field left out is the target's own option.
  */

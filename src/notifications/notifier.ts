@@ -1,4 +1,4 @@
-// Tells the user of a failure that needs them (issue 32) by e-mail (SMTP, nodemailer) and by a
+// Tells the user of a failure that needs them (decision 0050) by e-mail (SMTP, nodemailer) and by a
 // signed JSON webhook out, each switchable per event. One message per failing streak of a (kind,
 // target): the streak's row in the database (migration 015) is inserted by its first failure, and
 // only that insert sends; later failures count. The target's first success after it deletes its

@@ -413,8 +413,8 @@ async function checkAtStart(syndication: Syndication, logger: Server["logger"]):
 
 /**
  * A change after which something may be due: a new, deleted or restored post, or an update of
- * anything but the links a run writes back (targets, status, and since issue 17 anything a copy
- * shows). Only a hint: the database notes every change that matters (see PostChanges).
+ * anything but the links a run writes back (targets, status, and anything a copy shows, since copies
+ * follow their post: decision 0028). Only a hint: the database notes every change that matters (see PostChanges).
  */
 function mayBecomeDue(change: PostChange): boolean {
   if (change.kind !== "update") return true;

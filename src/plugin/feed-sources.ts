@@ -1,4 +1,4 @@
-// The endpoint's `feeds` (docs/feeds.md) made into a running post source: its tables, its reads on
+// The endpoint's `feeds` (docs/sources.md) made into a running post source: its tables, its reads on
 // the scheduler's turns, WebSub callbacks at `{mountPath}/websub/:id`, and at start one line per
 // target a feed names that no installed syndicator has. A feed whose site has a Micropub endpoint
 // (its `micropub` option) gets the copies' links written back there. The feeds added on the Feeds

@@ -214,7 +214,7 @@ export class Host implements Server, RunningHost {
   /** Opens the database, installs every plug-in and applies migrations; does not listen. */
   async prepare(): Promise<void> {
     // The plug-ins' modules load while the embedded database starts (its files are read and its
-    // WebAssembly compiled in the meantime): a warm start is shorter by the overlap (issue 18).
+    // WebAssembly compiled in the meantime): a warm start is shorter by the overlap (decision 0030).
     const [opened, loaded] = await Promise.allSettled([
       this.openConfiguredDatabase(),
       this.loadConfiguredPlugins(),

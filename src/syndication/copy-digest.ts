@@ -1,6 +1,6 @@
 // What a copy holds, in a few bytes: a digest of what its target receives (the text, the photos and
 // their alt text, the link card, what it likes or boosts), found with the syndicator's preview. A
-// copy follows an edit of its post only when this changes (issue 17).
+// copy follows an edit of its post only when this changes (decision 0028).
 import { createHash } from "node:crypto";
 import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../contract/syndicator.ts";

@@ -51,7 +51,7 @@ export class DueWork {
   }
 
   /**
-   * The scheduler's check of refused targets (issue 32): each whose next check is due is asked
+   * The scheduler's check of refused targets (decision 0048): each whose next check is due is asked
    * (verify) and what it says recorded; a success ends its pause on every instance. Returns how
    * many were checked.
    */

@@ -1,5 +1,5 @@
 // The port through which the core tells the user of a failure that needs them, without their
-// opening the page (issue 32): e-mail and a webhook out implement it (src/notifications). The
+// opening the page (decision 0050): e-mail and a webhook out implement it (src/notifications). The
 // core calls it at each such failure and at each success; the implementation keeps the streaks,
 // so that a failing streak is one message and its end one "recovered" message.
 

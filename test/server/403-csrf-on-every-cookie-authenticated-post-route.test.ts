@@ -1,4 +1,4 @@
-// CSRF (issue 2, issue 19): every POST route the server has, found by walking the Express router
+// CSRF (decision 0003, decision 0031): every POST route the server has, found by walking the Express router
 // rather than listed by hand, refuses a session cookie without the CSRF token or with a near miss,
 // and gets past the check with the right one. A route added later is checked without anyone
 // remembering to add it here; only the routes named in NOT_COOKIE_AUTHENTICATED are left out.

@@ -1,4 +1,4 @@
-// Issue 32, item 5: a failure that needs the user reaches them without opening the page: by e-mail
+// Decision 0050: a failure that needs the user reaches them without opening the page: by e-mail
 // over SMTP (a real SMTP server on 127.0.0.1, smtp-server, the nodemailer project's own) and by a
 // JSON webhook signed with HMAC-SHA256. One message per failing streak, one "recovered" message,
 // never a token in the text, each channel switchable per event, settings that say what to write.

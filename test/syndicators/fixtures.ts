@@ -27,7 +27,7 @@ export function note(fields: Partial<PostProperties> = {}): PostProperties {
 /**
  * Options for one call: a fresh key unless given, and a signal that gives up after `timeoutMs`. The
  * default guards against a hang, not a slow machine: 5 s aborted the first call of a file under
- * load, while it still loaded @atproto/api (issue 33). A test of the timeout itself passes its own.
+ * load, while it still loaded @atproto/api (decision 0053). A test of the timeout itself passes its own.
  */
 export function callOptions(
   idempotencyKey: string = crypto.randomUUID(),

@@ -1,4 +1,4 @@
-// The preview of a post (issue 17): what each target would receive now, and the form that sets the
+// The preview of a post (decision 0025): what each target would receive now, and the form that sets the
 // user's own words for one target. Shared by the page, its htmx fragments and the JSON answer.
 
 import type { Post } from "../../contract/posts.ts";

@@ -39,7 +39,7 @@ export interface TargetView {
   updatedAt: Date | null;
   /** An id for the target's element on the results page. */
   anchor: string;
-  /** kind "paused": the target refused our credentials or rate-limits us, and until when (issue 32). */
+  /** kind "paused": the target refused our credentials or rate-limits us, and until when (decision 0048). */
   pause: { kind: TargetPause["kind"]; until: Date | null } | null;
   /** A thread sent in part (issue 42): how many of its posts are out; a retry goes on from `next`. */
   thread: { sent: number; total: number; next: number } | null;

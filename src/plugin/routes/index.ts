@@ -85,7 +85,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
   router.use(indiekitAdapters(context));
   router.use(readingNeedsAReadingScope);
-  // Every page and fragment explains network codes the same way (issue 32).
+  // Every page and fragment explains network codes the same way (decision 0051).
   router.use((_req, res, next) => {
     res.locals.errorHelp = errorHelp;
     // How far a batch has got, for a page opened while it runs (the run status).

@@ -1,4 +1,4 @@
-// The preview of a post and the user's own words per target (issue 17):
+// The preview of a post and the user's own words per target (decision 0025):
 //   GET  {mountPath}/preview?url=<post URL>      JSON: what each target would receive now
 //   GET  {mountPath}/posts/<id>/preview          the page (htmx: one target's section, ?target_uid=)
 //   POST {mountPath}/posts/<id>/text/check       htmx, live: the count against the limit (nothing saved)

@@ -49,7 +49,7 @@ function sizeLimit(maxBytes: number): { stream: Transform; seen: () => number } 
   return { stream, seen: () => seen };
 }
 
-/** The site's repository, when uploads go there too (a folder or git content store, issue 28). */
+/** The site's repository, when uploads go there too (a folder or git content store, decision 0032). */
 export interface MediaSite {
   /** The file's public URL on the site. */
   url(name: string): string;
