@@ -48,6 +48,8 @@ const CITATION = new RegExp(
  * list ("items 2 and 3") maps each item on its own.
  */
 const MAPPING = [
+  ["issue 40", null, 54],
+  ["issue 42", null, 55],
   // Issue 2: the foundation.
   ["issue 2", /csrf/, 3],
   ["issue 2", /(config|serve-first-start|serve-refuses)/, 5],

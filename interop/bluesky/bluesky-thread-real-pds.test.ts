@@ -1,4 +1,4 @@
-// Issue 42: a long post sent as a thread to a real Bluesky PDS, in one applyWrites. `possekit
+// Decision 0055: a long post sent as a thread to a real Bluesky PDS, in one applyWrites. `possekit
 // serve` runs with the Bluesky target's `thread: true`; the records are read back from the PDS: one
 // chain (each post's reply names its parent and the root by the CIDs the PDS gave them), createdAt
 // one millisecond apart, and after an answer lost and a retry exactly as many records as posts.

@@ -72,7 +72,7 @@ export interface CopyPreview {
   /** The text is longer than the limit: the service would refuse it. */
   over: boolean;
   /**
-   * A thread (issue 42): every post of it in order, each as sent and counted against the same
+   * A thread (decision 0055): every post of it in order, each as sent and counted against the same
    * limit as `length`. `text` and `length` are then the first post's.
    */
   thread?: { text: string; count: number }[];

@@ -1,4 +1,4 @@
-// How far a thread got (issue 42): the posts of it already on the service, kept as the send's
+// How far a thread got (decision 0055): the posts of it already on the service, kept as the send's
 // checkpoint (SyndicateOptions.checkpoint) after each one, so that a retry goes on from the first
 // post not yet sent and the page can say "2 of 5 sent". Any syndicator that sends a thread post by
 // post writes it this way; the host only reads it.

@@ -1,4 +1,4 @@
-// Issue 40, item 3: the owner writes a note, and an article with a photo and its alt text, on the
+// Decision 0054: the owner writes a note, and an article with a photo and its alt text, on the
 // compose page (a multipart form, no JavaScript); each is stored through the host's Micropub code and
 // copied to the Mastodon sandbox once, by the scheduler. Editing the article from the page edits the
 // copy; deleting it (after the confirmation page) deletes the copy. Bad input (an over-long post, a

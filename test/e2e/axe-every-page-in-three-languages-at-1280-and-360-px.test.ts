@@ -117,7 +117,7 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
         results: pages.results,
         // Decision 0046: the copy as the service shows it, beside the text and its buttons.
         preview: `${pages.results}/preview`,
-        // Issue 40: the edit form and the question before a delete.
+        // Decision 0054: the edit form and the question before a delete.
         edit: `${pages.results}/edit`,
         delete: `${pages.results}/delete`,
       },

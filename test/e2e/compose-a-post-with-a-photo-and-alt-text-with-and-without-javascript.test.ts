@@ -1,4 +1,4 @@
-// Issue 40, item 3, in Chromium: the owner writes a post with a photo and its alt text on the compose
+// Decision 0054, in Chromium: the owner writes a post with a photo and its alt text on the compose
 // page, with JavaScript (the preview follows the typing, by htmx) and without (a plain multipart form
 // and a Preview button). Each lands on the post's results page, is stored with the photo and its alt
 // text, and is copied to the Mastodon sandbox once, with the alt text as the media's description.

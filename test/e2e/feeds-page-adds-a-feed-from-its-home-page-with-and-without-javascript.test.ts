@@ -1,4 +1,4 @@
-// Issue 40 item 1 in a real browser (Debian's Chromium), with JavaScript on and off: the owner opens
+// Decision 0054 in a real browser (Debian's Chromium), with JavaScript on and off: the owner opens
 // the Feeds tab, pastes a site's home page (a local HTTP server naming its Atom feed in
 // <link rel="alternate">), reads what was found, ticks the target by its name, adds the feed and is
 // told its first read sent nothing; the site publishes, and the new entry goes out once to the

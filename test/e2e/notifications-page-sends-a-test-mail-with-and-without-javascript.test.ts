@@ -1,4 +1,4 @@
-// Issue 40, item 2, in a real browser (Debian's Chromium): the owner opens the Notifications tab,
+// Decision 0054, in a real browser (Debian's Chromium): the owner opens the Notifications tab,
 // reads that notifications are off, fills in a real SMTP server on 127.0.0.1 (which wants a login),
 // saves, presses Send a test and reads the server's own reply on the page; the mail arrives. The
 // same button works with JavaScript off. axe-core finds nothing on the page, saved, in English,

@@ -1,4 +1,4 @@
-// Issue 42: with `thread: true`, a post longer than the target's limit is previewed as a thread,
+// Decision 0055: with `thread: true`, a post longer than the target's limit is previewed as a thread,
 // every post with its count, in the JSON answer and on the preview page; sending it posts exactly
 // those to the Mastodon sandbox, byte for byte, each a reply to the one before.
 import assert from "node:assert/strict";

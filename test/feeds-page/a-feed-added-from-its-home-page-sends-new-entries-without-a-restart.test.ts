@@ -1,4 +1,4 @@
-// Issue 40 item 1, over real HTTP: a site on 127.0.0.1 whose home page names its Atom feed in
+// Decision 0054, over real HTTP: a site on 127.0.0.1 whose home page names its Atom feed in
 // <link rel="alternate"> (and a WebSub hub), a sandbox Mastodon, and possekit with no feed in its
 // configuration but one of another site (shown read-only). The owner pastes the home page on the
 // Feeds page, sees what was found, ticks the target and adds it: the first read sends nothing and

@@ -1,4 +1,4 @@
-// Issue 40 item 1: the Feeds page fetches a stranger's address, so it keeps the rule every feed read
+// Decision 0054: the Feeds page fetches a stranger's address, so it keeps the rule every feed read
 // keeps (src/net/safe-fetch.ts): with `fetch.allowPrivate` off, a home page or feed on a private or
 // local address is refused before any request reaches it, in the reader's language, and nothing is
 // saved. The site here is on 127.0.0.1 and counts the requests it gets: none.

@@ -1,4 +1,4 @@
-// Issue 40, item 2: notifications set from the page. The owner saves e-mail settings naming a real
+// Decision 0054: notifications set from the page. The owner saves e-mail settings naming a real
 // SMTP server on 127.0.0.1 that wants a login (smtp-server), presses Send a test, the mail arrives
 // and the page shows the server's own reply; the next real failure (a Mastodon sandbox that revokes
 // the token) is mailed by the running server, with no restart. An SMTP URL that does not answer is

@@ -118,7 +118,7 @@ describe("CSRF on every cookie-authenticated POST route, enumerated from the rou
       await response.body?.cancel();
       // A WebSub callback answers only for a subscription of its own, cookie or not: a delivery for
       // any other gets 410 Gone (WebSub 7: the hub stops). Feeds run on every server with a
-      // database since they can be added on the Feeds page (issue 40).
+      // database since they can be added on the Feeds page (decision 0054).
       const refused = path.includes("/websub/") ? 410 : 401;
       assert.equal(response.status, refused, `${path} with only the session cookie`);
     }

@@ -1,4 +1,4 @@
-// Issue 42: a Bluesky thread's replies name their parents by CIDs computed before anything is sent.
+// Decision 0055: a Bluesky thread's replies name their parents by CIDs computed before anything is sent.
 // The PDS answers applyWrites with the CID it gave each record; one that differs from ours means a
 // reply may hang off nothing, so the send is refused with the post's number and both CIDs, not
 // reported as done. (The real PDS's answers agree with ours: interop/bluesky/bluesky-thread-real-pds.)

@@ -1,4 +1,4 @@
-// Issue 42: a long post sent to Mastodon as a thread, through the syndication core and the ledger,
+// Decision 0055: a long post sent to Mastodon as a thread, through the syndication core and the ledger,
 // to the Mastodon sandbox. Each status replies to the one before and is recorded before the next is
 // sent, so a lost answer or a refusal part way leaves a thread that a retry finishes: never posted
 // twice, never restarted at the first status. The preview's posts are what the sandbox received.

@@ -1,4 +1,4 @@
-// The compose page's form (issue 40): what the owner typed, read from a form-encoded body (Preview,
+// The compose page's form (decision 0054): what the owner typed, read from a form-encoded body (Preview,
 // Edit) or from a multipart post's text fields (Publish), checked with the page's own words, and
 // turned into the Micropub fields or update that the host's endpoint reads like any client's.
 import { z } from "zod";

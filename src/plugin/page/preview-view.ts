@@ -17,7 +17,7 @@ export interface PreviewTargetView extends TargetPreview {
   message?: { kind: "success" | "error" | "warning" | "info"; text: string; href?: string };
   /** The copy's text as the service shows it (links, hashtags, mentions). */
   shown: ShownSegment[];
-  /** A thread (issue 42): each post as the service shows it, with its length. */
+  /** A thread (decision 0055): each post as the service shows it, with its length. */
   shownThread: { shown: ShownSegment[]; count: number; over: boolean }[];
   /** The service's name, for "as Mastodon shows it". */
   service: string;

@@ -41,7 +41,7 @@ export interface TargetView {
   anchor: string;
   /** kind "paused": the target refused our credentials or rate-limits us, and until when (decision 0048). */
   pause: { kind: TargetPause["kind"]; until: Date | null } | null;
-  /** A thread sent in part (issue 42): how many of its posts are out; a retry goes on from `next`. */
+  /** A thread sent in part (decision 0055): how many of its posts are out; a retry goes on from `next`. */
   thread: { sent: number; total: number; next: number } | null;
 }
 

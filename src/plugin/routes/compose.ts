@@ -1,4 +1,4 @@
-// The compose page (issue 40): write a note, an article or a photo with its alt text, edit a post,
+// The compose page (decision 0054): write a note, an article or a photo with its alt text, edit a post,
 // delete one, from the page and without JavaScript.
 //   GET  {mountPath}/compose                  the form
 //   POST {mountPath}/compose?_csrf=…          publish (multipart: the photo); the CSRF token rides in

@@ -1,4 +1,4 @@
-// {mountPath}/feeds: the Feeds page (issue 40 item 1), where the signed-in owner adds a site's feed
+// {mountPath}/feeds: the Feeds page (decision 0054), where the signed-in owner adds a site's feed
 // by pasting its home page or feed address, chooses its targets with checkboxes and its options
 // with their defaults explained, changes them, and removes the feed, without a file or a restart.
 //

@@ -1,4 +1,4 @@
-// What the Feeds page finds at the address the user pasted (issue 40 item 1): the feed itself, or a
+// What the Feeds page finds at the address the user pasted (decision 0054): the feed itself, or a
 // site's home page and the feeds it names in `<link rel="alternate">` (RSS, Atom, JSON Feed), and
 // the page's own h-feed. Each one found is fetched as a feed is read (fetchFeed: the outgoing-fetch
 // rules, never a private address unless `fetch.allowPrivate`) and parsed on the parse thread, never

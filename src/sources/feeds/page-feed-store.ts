@@ -1,4 +1,4 @@
-// The feeds the owner added on the Feeds page (issue 40 item 1), beside those of the configuration
+// The feeds the owner added on the Feeds page (decision 0054), beside those of the configuration
 // file: one row per feed with its options as the `feeds` option would hold them, read again by every
 // instance at its turns (FeedSources.refresh), so that a feed added, changed or removed takes effect
 // without a restart. A row is read through the same schema as the configuration file: a row that

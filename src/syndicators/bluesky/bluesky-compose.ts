@@ -34,7 +34,7 @@ export interface LinkCard {
 export interface BlueskyCopy {
   /** The text, or a thread's first post's. */
   text: string;
-  /** A thread (issue 42): every post's text in order; the photos or the card go with the first. */
+  /** A thread (decision 0055): every post's text in order; the photos or the card go with the first. */
   thread?: string[];
   photos: Photo[];
   /** Absent with photos, without a permalink, or with `linkCard: false`. */

@@ -1,4 +1,4 @@
-// A thread on Bluesky (issue 42), written in one commit: every record is built first, each with a
+// A thread on Bluesky (decision 0055), written in one commit: every record is built first, each with a
 // record key from the send's idempotency key and its place in the thread, and each reply names its
 // parent and the thread's root by CIDs computed here (record-cid.ts); createdAt one millisecond
 // apart, so that no client can show them out of order. com.atproto.repo.applyWrites then makes them

@@ -1,6 +1,6 @@
 // The CID a PDS gives a record (https://atproto.com/specs/data-model): the record in DAG-CBOR, its
 // SHA-256, as a CIDv1 of the dag-cbor codec. Computed here so that the posts of a thread can name the
-// post they answer before any of them is written (issue 42). The record is written as JSON, where a
+// post they answer before any of them is written (decision 0055). The record is written as JSON, where a
 // CID is {"$link": "…"} and bytes are {"$bytes": "<base64>"}: both become what they stand for first.
 import * as dagCbor from "@ipld/dag-cbor";
 import { CID } from "multiformats/cid";

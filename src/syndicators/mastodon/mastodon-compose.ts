@@ -21,7 +21,7 @@ export interface MastodonCopy {
   inReplyTo?: string;
   /** The status, or a thread's first. */
   status: string;
-  /** A thread (issue 42): every status in order, each a reply to the one before; `status` is the first. */
+  /** A thread (decision 0055): every status in order, each a reply to the one before; `status` is the first. */
   thread?: string[];
   photos: Photo[];
   language?: string;

@@ -11,8 +11,8 @@ import {
   serviceUrl,
 } from "../../contract/options/option-schemas.ts";
 import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
-import { mastodonSoftwareNames } from "./mastodon-software.ts";
 import { threadOptionFields } from "../shared/thread-options.ts";
+import { mastodonSoftwareNames } from "./mastodon-software.ts";
 
 export const mastodonPluginId = "syndicator-mastodon";
 

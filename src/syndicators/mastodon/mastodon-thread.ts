@@ -1,4 +1,4 @@
-// Sending a thread to Mastodon (issue 42), which has no way to write several statuses at once: one
+// Sending a thread to Mastodon (decision 0055), which has no way to write several statuses at once: one
 // status after the other, each a reply to the one before, each with an Idempotency-Key of its own
 // (the send's key and the post's place in the thread). After each, its id is kept as the send's
 // checkpoint, so a retry goes on from the first status not yet recorded: never from the start

@@ -19,7 +19,7 @@ export interface FitInput {
    * returned whole, for the preview to show it over the limit and the service to refuse it.
    */
   mayCut?: boolean;
-  /** Set: a text that does not fit becomes a thread rather than being cut (issue 42). */
+  /** Set: a text that does not fit becomes a thread rather than being cut (decision 0055). */
   thread?: ThreadSettings | undefined;
 }
 

@@ -1,4 +1,4 @@
-// A long copy as a thread (issue 42): the body split by the target's rule, the hashtags with the
+// A long copy as a thread (decision 0055): the body split by the target's rule, the hashtags with the
 // first post (where tag timelines show it), the permalink with the first or the last as the user
 // chose, and " 1/3" after each when numbered. A thread stands for the whole post as a cut text
 // does, so it links to the post unless the link rule is "never".

@@ -1,4 +1,4 @@
-// The thread splitter (issue 42): every chunk within the target's limit, counted its way; nothing
+// The thread splitter (decision 0055): every chunk within the target's limit, counted its way; nothing
 // cut inside a link, a mention, a hashtag or a grapheme; nothing lost; paragraphs before sentences
 // before words; no more than `max` chunks.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Splitting a long text into the posts of a thread (issue 42). The text is cut only between words:
+// Splitting a long text into the posts of a thread (decision 0055). The text is cut only between words:
 // after a paragraph if one ends late enough in the chunk, else after a sentence, else after any word
 // (in Chinese and Japanese, which put no spaces between words, between the words the Unicode word
 // segmenter finds). Never inside a link, a mention, a hashtag or a grapheme: a half link leads

@@ -1,4 +1,4 @@
-// The options that make a long post a thread (issue 42), the same for every target that can reply
+// The options that make a long post a thread (decision 0055), the same for every target that can reply
 // to itself: off by default (a long post is cut, with a link to the rest, as it always was).
 import { z } from "zod";
 import { booleanOption, positiveInteger } from "../../contract/options/option-schemas.ts";
