@@ -70,9 +70,10 @@ export const tokenRegistryMigrations: Migration[] = [
   },
   {
     // A token's issued_at is the JWT's iat, whole seconds: tokens made within one second are listed
-    // newest first by when this server first knew them, not by their random ids.
-    id: "host/013-access-token-recorded-at",
-    sql: "ALTER TABLE access_tokens ADD COLUMN recorded_at timestamptz NOT NULL DEFAULT clock_timestamp();",
+    // newest first by the order this server first knew them, not by their random ids. A sequence,
+    // not a time: PGlite's clock can give two inserts the same millisecond.
+    id: "host/013-access-token-recorded-order",
+    sql: "ALTER TABLE access_tokens ADD COLUMN recorded bigserial;",
   },
 ];
 
@@ -157,7 +158,7 @@ function databaseRegistry(database: Database): TokenRegistry {
     async list() {
       const result = await database.query<TokenRow>(
         `SELECT id, grant_id, scope, client_id, issued_at, expires_at, last_used_at, revoked_at
-           FROM access_tokens WHERE expires_at >= now() ORDER BY issued_at DESC, recorded_at DESC, id`,
+           FROM access_tokens WHERE expires_at >= now() ORDER BY issued_at DESC, recorded DESC`,
       );
       return result.rows.map(fromRow);
     },
