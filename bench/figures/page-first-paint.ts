@@ -6,6 +6,7 @@ import { launchChromium } from "../../test/helpers/chromium.ts";
 import { startTestServer } from "../../test/helpers/server.ts";
 import { BenchTarget } from "../fixtures/bench-targets.ts";
 import type { BenchContext } from "../lib/context.ts";
+import { ensureChromium } from "../lib/programs.ts";
 import type { FigureSection } from "../lib/report.ts";
 import { seedPosts } from "../lib/seed.ts";
 import { distribution, ms } from "../lib/stats.ts";
@@ -19,6 +20,7 @@ interface Sample {
 }
 
 export async function pageFirstPaint(context: BenchContext): Promise<FigureSection> {
+  ensureChromium("the Syndicate page's first paint");
   const samples = context.quick ? 3 : 5;
   const target = new BenchTarget("https://bench.example/@page");
   // As deployed (NODE_ENV=production: templates compiled once, not read again for every row);
