@@ -12,7 +12,10 @@ import { type QueryKindStats, QueryTimer } from "../lib/query-timer.ts";
 import type { FigureRow, FigureSection } from "../lib/report.ts";
 import { measureRoundTrips, type RoundTrips } from "../lib/round-trips.ts";
 import { seedPosts } from "../lib/seed.ts";
-import { count, ms } from "../lib/stats.ts";
+import { count, distribution, ms } from "../lib/stats.ts";
+
+/** The probe timer's interval during a batch. */
+const PROBE_MS = 10;
 
 export const OVERHEAD_GOAL_MS: Record<EngineName, number> = { pglite: 2, postgres: 5 };
 
@@ -36,6 +39,10 @@ export interface BatchMeasurement {
   eventLoopP99Ms: number;
   eventLoopMaxMs: number;
   eventLoopSamples: number;
+  /** How late a 10 ms timer ran during the batch: the hold a request would wait, p99 and max. */
+  timerLatenessP99Ms: number;
+  timerLatenessMaxMs: number;
+  timerTicks: number;
   breakdown: QueryKindStats[];
   roundTrips: RoundTrips;
 }
@@ -65,6 +72,17 @@ async function measure(
     });
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
+    // Beside it, a 10 ms timer of our own: how late each tick runs. On PGlite in this thread a batch
+    // whose target answers without I/O resolves every statement in microtasks, the loop does not
+    // turn, and monitorEventLoopDelay then records a handful of samples that miss the hold; the
+    // timer's lateness does not.
+    const lateness: number[] = [];
+    let tickDue = performance.now() + PROBE_MS;
+    const probe = setInterval(() => {
+      const now = performance.now();
+      lateness.push(Math.max(0, now - tickDue));
+      tickDue = now + PROBE_MS;
+    }, PROBE_MS);
     const started = performance.now();
     const cpuAtStart = process.cpuUsage();
     const run = await syndication.runs.startBatch("cli");
@@ -75,6 +93,8 @@ async function measure(
     // that hold only when its timer next fires.
     await new Promise((resolve) => setTimeout(resolve, 30));
     loop.disable();
+    clearInterval(probe);
+    const late = distribution(lateness.length > 0 ? lateness : [wallMs]);
     if (summary.syndicated !== posts || target.calls !== posts)
       throw new Error(
         `The batch of ${posts} syndicated ${summary.syndicated} posts (${target.calls} sends): the figure would mean nothing`,
@@ -93,6 +113,9 @@ async function measure(
       eventLoopP99Ms: loop.percentile(99) / 1e6,
       eventLoopMaxMs: loop.max / 1e6,
       eventLoopSamples: loop.count,
+      timerLatenessP99Ms: late.p99,
+      timerLatenessMaxMs: late.max,
+      timerTicks: lateness.length,
       breakdown: timer.report(),
       roundTrips,
     };
@@ -291,12 +314,17 @@ function perPostCounts(m: BatchMeasurement): FigureRow[] {
     {
       figure: `Event loop delay during a ${batch}: p99`,
       engine,
-      measured: ms(m.eventLoopP99Ms),
-      value: m.eventLoopP99Ms,
+      measured: ms(m.timerLatenessP99Ms),
+      value: m.timerLatenessP99Ms,
       unit: "ms",
       goal: `≤ ${ms(EVENT_LOOP_GOAL_MS)}`,
-      verdict: m.eventLoopP99Ms <= EVENT_LOOP_GOAL_MS ? "PASS" : "MISS",
-      note: `perf_hooks.monitorEventLoopDelay (10 ms resolution) over the whole batch; max ${ms(m.eventLoopMaxMs)}, ${count(m.eventLoopSamples)} samples; ${engine === "PGlite" ? "PGlite runs on this thread, so its statements count" : "PostgreSQL works in its own process"}`,
+      verdict: m.timerLatenessP99Ms <= EVENT_LOOP_GOAL_MS ? "PASS" : "MISS",
+      note:
+        `how late a ${PROBE_MS} ms timer ran, p99 of ${count(m.timerTicks)} ticks over ${ms(m.wallMs)}, max ${ms(m.timerLatenessMaxMs)}; ` +
+        `perf_hooks.monitorEventLoopDelay (10 ms resolution) beside it: p99 ${ms(m.eventLoopP99Ms)}, max ${ms(m.eventLoopMaxMs)}, ${count(m.eventLoopSamples)} samples` +
+        (m.engine === "pglite"
+          ? " (PGlite runs on this thread; the bench target answers without I/O, so only the statements can let the loop turn)"
+          : "; PostgreSQL works in its own process"),
     },
   ];
 }
