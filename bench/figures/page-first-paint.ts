@@ -25,6 +25,8 @@ export async function pageFirstPaint(context: BenchContext): Promise<FigureSecti
   const target = new BenchTarget("https://bench.example/@page");
   // As deployed (NODE_ENV=production: templates compiled once, not read again for every row);
   // nothing sends while the page is measured: the scheduler is off.
+  // The browser first: one that will not start leaves no server behind.
+  const browser = await launchChromium();
   const server = await startTestServer({
     config: {
       publication: { me: "https://example.org/" },
@@ -32,8 +34,10 @@ export async function pageFirstPaint(context: BenchContext): Promise<FigureSecti
     },
     plugins: [target],
     env: { NODE_ENV: "production" },
+  }).catch(async (error: unknown) => {
+    await browser.close();
+    throw error;
   });
-  const browser = await launchChromium();
   try {
     const database = server.host.database;
     if (!database) throw new Error("The bench server has no database");
