@@ -17,6 +17,7 @@ import { feedParse } from "./figures/feed-parse.ts";
 import { feedPolling } from "./figures/feed-polling.ts";
 import { feedPush } from "./figures/feed-push.ts";
 import { footprint } from "./figures/footprint.ts";
+import { indiekitSideBySide } from "./figures/indiekit-side-by-side.ts";
 import { latencyFloor } from "./figures/latency-floor.ts";
 import { lockContention } from "./figures/lock-contention.ts";
 import { nextAwaiting } from "./figures/next-awaiting.ts";
@@ -46,6 +47,7 @@ const FIGURES: Record<string, (context: BenchContext) => Promise<FigureSection>>
   "feed-polling": feedPolling,
   "feed-push": feedPush,
   "feed-hostile": feedHostile,
+  "indiekit-side-by-side": indiekitSideBySide,
 };
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(FIGURES).join(",")}]
@@ -144,18 +146,10 @@ async function main(): Promise<void> {
   const loadAtStart = load();
   const code = codeState();
   const sections: FigureSection[] = [];
-  try {
-    if (ref) sections.push(await compare(context, { ref, rounds, only, quick }));
-    else
-      for (const id of only) {
-        const measure = FIGURES[id];
-        if (measure) sections.push(await measure(context));
-      }
-  } finally {
-    rmSync(workDir, { recursive: true, force: true });
-  }
   const cpu = cpus();
-  const report: BenchReport = {
+  // POSSEKIT_BENCH_RESULTS: where --compare has each of its runs write, apart from the reports kept.
+  const folder = process.env.POSSEKIT_BENCH_RESULTS ?? join(PACKAGE_ROOT, "bench", "results");
+  const reportSoFar = (figures: readonly string[]): BenchReport => ({
     generatedAt: new Date().toISOString(),
     mode: quick ? "quick" : "full",
     durationMs: performance.now() - started,
@@ -168,16 +162,73 @@ async function main(): Promise<void> {
       "Load average (1, 5, 15 min)": `${loadAtStart} at the start, ${load()} at the end`,
       PGlite: "in memory, or a folder for child servers",
       PostgreSQL: postgres.version ?? `not reachable (${postgres.reason ?? "no answer"})`,
-      Figures: only.join(", "),
+      Figures:
+        figures.length === only.length
+          ? only.join(", ")
+          : `${figures.join(", ")} measured so far (of ${only.join(", ")})`,
     },
     sections,
-  };
-  // POSSEKIT_BENCH_RESULTS: where --compare has each of its runs write, apart from the reports kept.
-  const folder = process.env.POSSEKIT_BENCH_RESULTS ?? join(PACKAGE_ROOT, "bench", "results");
-  const written = writeReport(report, folder, ref ? "compare" : reportName);
+  });
+  const reportFile = ref ? "compare" : reportName;
+  let written = { markdown: "", json: "" };
+  const done: string[] = [];
+  try {
+    if (ref) sections.push(await compare(context, { ref, rounds, only, quick }));
+    else
+      for (const id of only) {
+        const measure = FIGURES[id];
+        if (!measure) continue;
+        sections.push(await measureOrSkip(id, measure, context));
+        done.push(id);
+        // Written after every figure: a run that dies later keeps everything measured before.
+        written = writeReport(reportSoFar(done), folder, reportFile);
+      }
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  written = writeReport(reportSoFar(only), folder, reportFile);
   process.stdout.write(
     `\n${consoleTable(sections)}\n\nReport: ${written.markdown}\n        ${written.json}\n`,
   );
+  // The report is written: a figure that failed may have left a server or a timer behind, which
+  // must not keep the run from ending.
+  process.exit(0);
+}
+
+/**
+ * One figure; a figure that throws (a program it needs is missing and cannot be installed, a child
+ * that dies) becomes a SKIP row with the reason, and the run goes on to the next figure.
+ */
+async function measureOrSkip(
+  id: string,
+  measure: (context: BenchContext) => Promise<FigureSection>,
+  context: BenchContext,
+): Promise<FigureSection> {
+  try {
+    return await measure(context);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    context.log(`${id}: not measured: ${reason}`);
+    return {
+      id,
+      title: `${id}: not measured`,
+      method: "The figure failed before it finished; the rest of the run went on.",
+      rows: [
+        {
+          figure: id,
+          engine: "-",
+          measured: "-",
+          value: null,
+          unit: "",
+          goal: "-",
+          verdict: "SKIP",
+          note: reason,
+        },
+      ],
+      details: error instanceof Error && error.stack ? ["```", error.stack, "```"] : [],
+      data: { error: String(error) },
+    };
+  }
 }
 
 await main();

@@ -6,6 +6,7 @@ import { launchChromium } from "../../test/helpers/chromium.ts";
 import { startTestServer } from "../../test/helpers/server.ts";
 import { BenchTarget } from "../fixtures/bench-targets.ts";
 import type { BenchContext } from "../lib/context.ts";
+import { ensureChromium } from "../lib/programs.ts";
 import type { FigureSection } from "../lib/report.ts";
 import { seedPosts } from "../lib/seed.ts";
 import { distribution, ms } from "../lib/stats.ts";
@@ -19,10 +20,13 @@ interface Sample {
 }
 
 export async function pageFirstPaint(context: BenchContext): Promise<FigureSection> {
+  ensureChromium("the Syndicate page's first paint");
   const samples = context.quick ? 3 : 5;
   const target = new BenchTarget("https://bench.example/@page");
   // As deployed (NODE_ENV=production: templates compiled once, not read again for every row);
   // nothing sends while the page is measured: the scheduler is off.
+  // The browser first: one that will not start leaves no server behind.
+  const browser = await launchChromium();
   const server = await startTestServer({
     config: {
       publication: { me: "https://example.org/" },
@@ -30,8 +34,10 @@ export async function pageFirstPaint(context: BenchContext): Promise<FigureSecti
     },
     plugins: [target],
     env: { NODE_ENV: "production" },
+  }).catch(async (error: unknown) => {
+    await browser.close();
+    throw error;
   });
-  const browser = await launchChromium();
   try {
     const database = server.host.database;
     if (!database) throw new Error("The bench server has no database");

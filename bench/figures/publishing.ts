@@ -8,6 +8,7 @@ import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { startTestServer, type TestServer } from "../../test/helpers/server.ts";
 import { startGitRemote } from "../../test/publishing/git-remote.ts";
 import type { BenchContext } from "../lib/context.ts";
+import { ensureGit } from "../lib/programs.ts";
 import type { FigureRow, FigureSection } from "../lib/report.ts";
 import { count, distribution, ms, seconds } from "../lib/stats.ts";
 
@@ -36,6 +37,7 @@ async function create(app: TestServer, token: string, n: number, targets: string
 }
 
 export async function publishing(context: BenchContext): Promise<FigureSection> {
+  ensureGit("publishing through the git store");
   const creates = context.quick ? 20 : 100;
   const batch = context.quick ? 20 : 100;
   const sandbox = await startMastodonSandbox({ accessToken: "bench-token", user: "bench", name: "Bench" });

@@ -42,7 +42,7 @@ function kindOf(sql: string): string {
 
 export class QueryTimer {
   private readonly stats = new Map<string, QueryKindStats>();
-  /** Statements outside transactions that change rows: each is a commit of its own. */
+  /** Statements outside transactions that changed rows: each is a commit of its own. */
   private autocommitWrites = 0;
   private transactions: QueryKindStats = {
     kind: "transactions (BEGIN … COMMIT, whole)",
@@ -60,10 +60,14 @@ export class QueryTimer {
   private timed(target: Queryable, prefix: string): Queryable {
     return {
       query: async <Row>(sql: string, params?: unknown[]): Promise<QueryResult<Row>> => {
-        if (prefix === "" && WRITES.test(sql)) this.autocommitWrites += 1;
         const started = performance.now();
         try {
-          return await target.query<Row>(sql, params);
+          const result = await target.query<Row>(sql, params);
+          // A write outside a transaction that changed no row (a guarded UPDATE that found nothing to
+          // do) commits nothing to flush: PostgreSQL writes no WAL record for it.
+          if (prefix === "" && WRITES.test(sql) && (result.rowCount > 0 || result.rows.length > 0))
+            this.autocommitWrites += 1;
+          return result;
         } finally {
           this.record(prefix + kindOf(sql), performance.now() - started);
         }

@@ -1,6 +1,7 @@
 // A batch run: every awaiting post, oldest first, one at a time, under the lease. It goes on by
 // itself whoever listens: results are broadcast as each post finishes and not kept.
 
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Logger } from "../contract/logger.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { AwaitingCursor, Post } from "../contract/posts.ts";
@@ -186,6 +187,10 @@ export class Batch implements BatchRun {
           if (!post || !isAwaiting(post)) continue;
           await this.process(post, summary, fresh ? known.get(post.id) : undefined);
           processed += 1;
+          // A turn of the event loop between posts: PGlite answers on this thread through
+          // microtasks, so a batch whose targets answer without I/O would otherwise hold every
+          // request until its last post (bench: batch-overhead, "Event loop delay").
+          await nextTurn();
         }
         // Even after a short page: posts published meanwhile after the cursor join this pass.
         const last = page.at(-1);
