@@ -50,6 +50,7 @@ const CITATION = new RegExp(
 const MAPPING = [
   ["issue 40", null, 54],
   ["issue 42", null, 55],
+  ["issue 44", null, 56],
   // Issue 2: the foundation.
   ["issue 2", /csrf/, 3],
   ["issue 2", /(config|serve-first-start|serve-refuses)/, 5],

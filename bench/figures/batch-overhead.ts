@@ -280,10 +280,10 @@ function findings(measurements: readonly BatchMeasurement[], missed: ReadonlySet
   return out;
 }
 
-/** Issue 44: a post's syndication in at most 3 statements and 1 commit. */
+/** Decision 0056: a post's syndication in at most 3 statements and 1 commit. */
 const STATEMENTS_GOAL = 3;
 const COMMITS_GOAL = 1;
-/** Issue 44: background work never keeps a request waiting more than 100 ms. */
+/** Decision 0056: background work never keeps a request waiting more than 100 ms. */
 const EVENT_LOOP_GOAL_MS = 100;
 
 /** Statements and commits per post, and the event loop's p99 delay, of one batch. */

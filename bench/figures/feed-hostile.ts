@@ -16,7 +16,7 @@ import type { FigureRow, FigureSection } from "../lib/report.ts";
 import { ms } from "../lib/stats.ts";
 
 /**
- * A request waits at most this long for the event loop: the goal of both rows (issue 44: background
+ * A request waits at most this long for the event loop: the goal of both rows (decision 0056: background
  * work never keeps a request waiting more than 100 ms; before the parse had its own thread, 27 s and
  * more). The idle row beside them says what the machine's load alone costs.
  */

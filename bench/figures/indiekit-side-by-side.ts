@@ -1,4 +1,4 @@
-// Figure (issue 44): possekit beside Indiekit, on the figures users compare us on. Both run as their
+// Figure (decision 0056): possekit beside Indiekit, on the figures users compare us on. Both run as their
 // users run them, each in a process of its own on this machine: possekit as `possekit serve` (its
 // #! line's Node flags; the compiled package when built, else the sources through tsx) with the
 // folder store and the embedded database; Indiekit 1.0.0-beta.29 as `indiekit serve` under Node 24
