@@ -15,6 +15,7 @@ import {
   type PostSyndicationContext,
   type PostSyndicationRun,
   recordFailed,
+  recordWhatIsSent,
   syndicatorsByUid,
 } from "./syndicate-post.ts";
 import type { FollowUp, LedgerEntry, OperationEntry, PostResult, TargetResult } from "./types.ts";
@@ -164,11 +165,14 @@ export async function performFollowUps(
       force: run.force,
     });
     if (!claim?.entry.url) return { ...base, status: "skipped", error: BUSY_NOTE };
+    const words = wordsFor(post, texts, uid);
+    // An edit's text is kept as a send's is; a delete sends nothing.
+    if (op.operation === "update") await recordWhatIsSent(context, syndicator, post, claim, words);
     const outcome = await callFollowUp(syndicator, op.operation, post.properties, context.publication, {
       url: claim.entry.url,
       idempotencyKey: claim.entry.idempotencyKey,
       timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
-      words: wordsFor(post, texts, uid),
+      words,
     });
     if (!outcome.ok) {
       const error = await recordFailed(context, syndicator, claim, outcome, run.pauses);

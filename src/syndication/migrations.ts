@@ -300,6 +300,11 @@ DROP FUNCTION syndication_note_links_written_back();
 // A retry of everything that needed attention is recorded as a retry, not as "Syndicate all" (issue 32).
 const retryTrigger = triggerChecks(["manual", "batch", "webhook", "cli", "schedule", "retry"]);
 
+// What each attempt sent (issue 40 item 5): text, photos with alt text, link choice (see sent-copy.ts).
+const sentCopies = `
+ALTER TABLE syndication_attempts ADD COLUMN sent jsonb;
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -318,4 +323,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/015-notification-streaks", sql: notificationStreaks },
   { id: "endpoint-syndicate/016-post-source-events", sql: postSourceEvents },
   { id: "endpoint-syndicate/017-retry-trigger", sql: retryTrigger },
+  { id: "endpoint-syndicate/018-sent-copies", sql: sentCopies },
 ];
