@@ -8,6 +8,7 @@ import type { Post } from "../contract/posts.ts";
 import { visibilityOf } from "../contract/visibility.ts";
 import { callFollowUp } from "./call-syndicator.ts";
 import { copyDigest, previewFor } from "./copy-digest.ts";
+import { idempotencyKey } from "./idempotency-key.ts";
 import { wordsFor } from "./own-texts.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import {
@@ -134,6 +135,8 @@ export async function performFollowUps(
   const byUid = syndicatorsByUid(context.syndicators);
   const texts = await context.ownTexts?.forPost(post);
   const deletePending = new Set(due.filter((op) => op.operation === "delete").map((op) => op.targetUid));
+  // Copies the user removed while keeping the post ("Undo a copy"): deleted though the post is not.
+  const removed = await context.ledger.removedCopies(post.id);
 
   /** Null for a follow-up that turned out pointless: cancelled, and not reported. */
   const followOne = async (op: OperationEntry): Promise<TargetResult | null> => {
@@ -145,7 +148,7 @@ export async function performFollowUps(
     const pointless =
       entry?.state !== "syndicated" ||
       (op.operation === "update" && (post.deleted || deletePending.has(uid))) ||
-      (op.operation === "delete" && !post.deleted);
+      (op.operation === "delete" && !post.deleted && !removed.has(uid));
     if (pointless) {
       if (entry?.state === "sending") return { ...base, status: "skipped", error: IN_FLIGHT_NOTE };
       await context.ledger.requestOperation({ ...op, state: "cancelled" });
@@ -180,6 +183,9 @@ export async function performFollowUps(
     }
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
     await context.ledger.recordOperationDone(claim);
+    // A copy the user removed is not sent again by itself: the target waits as skipped.
+    if (op.operation === "delete" && removed.has(uid))
+      await context.ledger.markSkipped(post.id, uid, idempotencyKey(post.url, uid));
     return { ...base, status: "syndicated", url: claim.entry.url };
   };
 
@@ -198,7 +204,7 @@ export async function performFollowUps(
   );
   const targets = outcomes.filter((outcome): outcome is TargetResult => outcome !== null);
   if (targets.length === 0) return null;
-  const syndication = await forgetDeletedCopies(context, post, targets);
+  const syndication = await forgetDeletedCopies(context, post, targets, removed);
   const done = targets.some((t) => t.status === "syndicated");
   const failed = targets.some((t) => t.status === "failed");
   return {
@@ -212,18 +218,21 @@ export async function performFollowUps(
 
 /**
  * A deleted copy's link leaves the post, and the post names the target again, so that it is sent
- * as a new copy should the post be restored.
+ * as a new copy should the post be restored; not a copy the user removed, which waits for them.
  */
 async function forgetDeletedCopies(
   context: PostSyndicationContext,
   post: Post,
   targets: readonly TargetResult[],
+  removed: ReadonlyMap<string, Date>,
 ): Promise<string[]> {
   const deleted = targets.filter((t) => t.operation === "delete" && t.status === "syndicated");
   const present = syndicationUrls(post);
   if (deleted.length === 0) return present;
   const urls = deleted.flatMap((t) => (t.url && present.includes(t.url) ? [t.url] : []));
-  const uids = deleted.map((t) => t.uid).filter((uid) => !requestedTargets(post).includes(uid));
+  const uids = deleted
+    .map((t) => t.uid)
+    .filter((uid) => !requestedTargets(post).includes(uid) && !removed.has(uid));
   try {
     const updated = await context.posts.update(post.url, {
       ...(urls.length > 0 ? { delete: { syndication: urls } } : {}),

@@ -305,6 +305,18 @@ const sentCopies = `
 ALTER TABLE syndication_attempts ADD COLUMN sent jsonb;
 `;
 
+// Copies the user removed from their service while keeping the post ("Undo a copy", issue 40 item 5):
+// the target shows "removed by you" and is never sent the post again unless the user asks.
+const removedCopies = `
+CREATE TABLE syndication_removed_copies (
+  post_id bigint NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+  target_uid text NOT NULL,
+  url text NOT NULL,
+  removed_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (post_id, target_uid)
+);
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -324,4 +336,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/016-post-source-events", sql: postSourceEvents },
   { id: "endpoint-syndicate/017-retry-trigger", sql: retryTrigger },
   { id: "endpoint-syndicate/018-sent-copies", sql: sentCopies },
+  { id: "endpoint-syndicate/019-removed-copies", sql: removedCopies },
 ];

@@ -57,7 +57,10 @@ for (const engine of engines) {
         await world.micropub({
           action: "update",
           url,
-          replace: { content: ["Second words after the edit"], photo: [{ value: photo, alt: "A dog running" }] },
+          replace: {
+            content: ["Second words after the edit"],
+            photo: [{ value: photo, alt: "A dog running" }],
+          },
         }),
         204,
       );
@@ -95,7 +98,10 @@ for (const engine of engines) {
       const deletion = body.attempts.find((a) => a.operation === "delete");
       assert.equal(deletion?.outcome, "syndicated");
       assert.equal(deletion?.sent, null, "a deletion sends no text");
-      assert.match(body.attempts.find((a) => a.operation === "create")?.sent?.text ?? "", /^First words as sent/);
+      assert.match(
+        body.attempts.find((a) => a.operation === "create")?.sent?.text ?? "",
+        /^First words as sent/,
+      );
       assert.equal(body.attempts.find((a) => a.operation === "update")?.sent?.text, editedText);
     });
   });

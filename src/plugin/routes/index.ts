@@ -20,7 +20,14 @@ import { accountsRoutes } from "./accounts.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
 import { syndicatePageRoute } from "./page.ts";
-import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
+import {
+  confirmRoute,
+  removeCopyRoute,
+  retryFollowUpsRoute,
+  retryRoute,
+  sendAgainRoute,
+  skipRoute,
+} from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
 import {
@@ -99,6 +106,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/retry", retryRoute(context));
   router.post("/posts/:id/confirm", confirmRoute(context));
   router.post("/posts/:id/skip", skipRoute(context));
+  router.post("/posts/:id/remove-copy", removeCopyRoute(context));
+  router.post("/posts/:id/send-again", sendAgainRoute(context));
   router.post("/posts/:id/follow-ups/retry", retryFollowUpsRoute(context));
   router.get("/targets", targetsRoute(context));
   router.post("/targets/check", checkTargetsRoute(context));

@@ -44,7 +44,9 @@ function postResultsJson(post: Post, view: PostResultsView) {
     targets: view.row.targets.map((target) => ({
       uid: target.uid,
       name: target.name,
-      state: target.kind,
+      // "removed": the user deleted the copy and keeps the post ("Undo a copy").
+      state: view.removedCopies[target.uid] && target.kind !== "syndicated" ? "removed" : target.kind,
+      removed_at: view.removedCopies[target.uid]?.toISOString() ?? null,
       url: target.url ?? null,
     })),
     attempts: view.attempts.map((attempt) => ({
