@@ -31,9 +31,10 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 export async function planFollowUps(context: PostSyndicationContext, post: Post): Promise<void> {
   const { ledger } = context;
   const byUid = syndicatorsByUid(context.syndicators);
-  const [entries, operations] = await Promise.all([
+  const [entries, operations, removed] = await Promise.all([
     ledger.entriesForPost(post.id),
     ledger.operationsForPost(post.id),
+    ledger.removedCopies(post.id),
   ]);
   const find = (uid: string, operation: FollowUp) =>
     operations.find((op) => op.targetUid === uid && op.operation === operation);
@@ -68,6 +69,8 @@ export async function planFollowUps(context: PostSyndicationContext, post: Post)
   const hidden = visibilityOf(post.properties) !== "public";
   const texts = hidden ? undefined : await context.ownTexts?.forPost(post);
   for (const entry of entries) {
+    // A copy the user removed stays on its way out, whatever the post becomes; nothing to edit.
+    if (removed.has(entry.targetUid)) continue;
     // Restored before its copies were deleted: they stay.
     await cancel(find(entry.targetUid, "delete"));
     if (hidden) await cancel(find(entry.targetUid, "update"));

@@ -134,5 +134,47 @@ for (const engine of engines) {
       assert.equal(back.targets.find((t) => t.uid === removed.uid)?.state, "syndicated");
       assert.equal(kept.sandbox.statuses.length, 1, "the other target got nothing new");
     });
+
+    it("keeps a removal that failed on its way out when the post is edited meanwhile", async () => {
+      assert.ok(app);
+      const [removed, kept] = targets;
+      assert.ok(removed && kept);
+      const url = await app.createPost({ content: "Edited while its copy goes", targets: [removed.uid] });
+      await batch();
+      const status = removed.sandbox.statuses.at(-1);
+      assert.ok(status);
+      const post = await app.server.host.posts?.findByUrl(url);
+      assert.ok(post);
+      removed.sandbox.setFailure(503, "Service Unavailable", "DELETE /api/v1/statuses/:id");
+      const undone = await action(
+        post.id,
+        "remove-copy",
+        { _csrf: session.csrf, target_uid: removed.uid },
+        { "hx-request": "true" },
+      );
+      assert.ok((await undone.text()).includes("could not be deleted yet"));
+      assert.equal(status.deletedAt, null);
+
+      const token = await app.server.token("update");
+      const edited = await fetch(`${app.url}/micropub`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ action: "update", url, replace: { content: ["Edited meanwhile"] } }),
+      });
+      assert.equal(edited.status, 204);
+      await batch();
+      assert.doesNotMatch(status.text, /Edited meanwhile/, "a copy on its way out is not edited");
+
+      removed.sandbox.clearBehaviour();
+      const retried = await action(post.id, "follow-ups/retry", {
+        _csrf: session.csrf,
+        target_uid: removed.uid,
+      });
+      assert.equal(retried.status, 303);
+      await retried.body?.cancel();
+      assert.ok(status.deletedAt, "the removal is still carried out");
+      const json = JSON.parse(await page(post.id, "application/json")) as ResultsJson;
+      assert.equal(json.targets.find((t) => t.uid === removed.uid)?.state, "removed");
+    });
   });
 }
