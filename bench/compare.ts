@@ -1,6 +1,6 @@
 // `npm run bench -- --compare <ref> [--rounds N] [--only …] [--quick]`: the figures of this tree
 // beside those of another commit, measured so that a shared, loaded machine does not decide the
-// answer (issue 18: "the per-post overhead stays within 10 % of before"). Wall times on a machine
+// answer (decision 0029: "the per-post overhead stays within 10 % of before"). Wall times on a machine
 // whose load swings from 2 to 30 differ by more than that from one minute to the next, so the two
 // sides are never measured minutes apart: each round runs the bench once on each side, back to
 // back, the order alternating (before-after, after-before, …) so neither side always runs in the
@@ -31,7 +31,7 @@ interface RunResult {
 }
 
 const GNU_TIME = "/usr/bin/time";
-/** Within 10 % of before (issue 18). */
+/** Within 10 % of before (decision 0029). */
 const ALLOWED_RATIO = 1.1;
 
 const median = (values: readonly number[]) => {

@@ -1,4 +1,4 @@
-// Issue 31, point 3: the server's memory under 20 oversized multipart requests at once, each a
+// Decision 0044: the server's memory under 20 oversized multipart requests at once, each a
 // Micropub post of 1,000 text fields of 1 MB (20 MB announced; the fix refuses it once its text passes
 // application.bodyLimit). Prints the child server's RSS before, its peak (VmHWM) and after, and how
 // the requests were answered. Run: node --import tsx bench/oversized-multipart-rss.ts [concurrency]

@@ -48,7 +48,7 @@ for (const file of readdirSync(join(root, "locales")).filter((name) => name.ends
   const { syndicate } = JSON.parse(readFileSync(join(root, "locales", file), "utf8"));
   writeFileSync(join(dist, "locales", file), `${JSON.stringify({ syndicate }, null, 2)}\n`);
 }
-// The empty database a first start copies instead of running initdb (issue 18: initdb peaked at
+// The empty database a first start copies instead of running initdb (decision 0030: initdb peaked at
 // 700–900 MB); made with the compiled code, by the PGlite installed now.
 const { templatePath, writeTemplate } = await import("../dist/server/database/pglite-template.js");
 const { startParams } = await import("../dist/server/database/pglite.js");

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// CI: the package as a user gets it (issue 18). `npm pack` (which builds dist/ first), then in an
+// CI: the package as a user gets it (decision 0029). `npm pack` (which builds dist/ first), then in an
 // empty folder with no TypeScript tooling: `npm install ./possekit-endpoint-syndicate-*.tgz`, a
 // plain .mjs host that imports the plug-in, a feed parsed on its own thread from dist/, `npx possekit
 // --help`, and `npx possekit serve` until /health answers 200. Fails, naming what is wrong, when the tarball holds what it must not (tests,

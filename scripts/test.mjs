@@ -57,6 +57,7 @@ const UNIT = [
   "src/",
   "test/cli/serve-config-mistakes-checked-in-process.test.ts",
   "test/deploy/container-and-service-files-agree-with-the-server.test.ts",
+  "test/docs/",
   "test/feeds/parse/",
   "test/indiekit/",
   "test/micropub/mf2-jf2-conversion.test.ts",

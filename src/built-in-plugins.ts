@@ -16,4 +16,7 @@ export const builtInPlugins: BuiltInPlugins = {
   "@possekit/syndicator-bluesky": syndicator("@possekit/syndicator-bluesky"),
   "@possekit/syndicator-internet-archive": syndicator("@possekit/syndicator-internet-archive"),
   "@possekit/syndicator-micropub": syndicator("@possekit/syndicator-micropub"),
+  "@possekit/syndicator-linkedin": syndicator("@possekit/syndicator-linkedin"),
+  "@possekit/syndicator-threads": syndicator("@possekit/syndicator-threads"),
+  "@possekit/syndicator-nostr": syndicator("@possekit/syndicator-nostr"),
 };

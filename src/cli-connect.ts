@@ -12,7 +12,7 @@ import { DatabaseHeldError, folderHolder } from "./server/database/folder-lock.t
 import { migrate } from "./server/database/migrate.ts";
 import { Host } from "./server/host.ts";
 import { createLogger, logLevelFromEnv } from "./server/logger.ts";
-import { MastodonConnector } from "./syndicators/mastodon/oauth/mastodon-connector.ts";
+import { accountToStore, MastodonConnector } from "./syndicators/mastodon/oauth/mastodon-connector.ts";
 import { InstanceAddressError } from "./syndicators/mastodon/oauth/mastodon-instance-address.ts";
 import {
   MastodonOAuthClient,
@@ -125,20 +125,7 @@ export async function connectFromCli(
       callback: new URLSearchParams({ code }),
     });
     try {
-      await accounts.save({
-        type: "mastodon",
-        options: { url: instance.origin, user: connection.account.username },
-        display: {
-          name: connection.account.handle,
-          url: connection.account.url,
-          instance: new URL(instance.origin).host,
-        },
-        secrets: {
-          accessToken: connection.accessToken,
-          clientId: connection.app.clientId,
-          clientSecret: connection.app.clientSecret,
-        },
-      });
+      await accounts.save(accountToStore(connection));
     } catch (error) {
       await client.revoke(instance, connection.app, connection.accessToken).catch(() => {});
       throw error;

@@ -34,7 +34,7 @@ export async function syndicateFromCli(config: HostConfig, url: string | undefin
     }
   }
   // A server running on the same embedded folder is asked over HTTP: opening the folder beside it
-  // would wedge it (issue 12).
+  // would wedge it (decision 0016).
   const embedded = !/^postgres(ql)?:\/\//.test(config.database) && config.database !== "memory:";
   const holder = embedded ? folderHolder(config.database) : null;
   if (holder?.url) return syndicateThroughServer(config, holder.url, url);

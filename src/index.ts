@@ -5,14 +5,20 @@
 import type { AccountFlow } from "./contract/account-flow.ts";
 import { EndpointSyndicate as PluginWithoutOwnHost } from "./plugin/endpoint-syndicate.ts";
 import type { OwnHostOpener } from "./plugin/indiekit/own-host.ts";
+import { linkedinOAuthFlow } from "./syndicators/linkedin/oauth/linkedin-oauth-flow.ts";
 import { mastodonOAuthFlow } from "./syndicators/mastodon/oauth/mastodon-oauth-flow.ts";
+import { threadsOAuthFlow } from "./syndicators/threads/oauth/threads-oauth-flow.ts";
 
 const openHostInsideIndiekit: OwnHostOpener = async (host, options) =>
   (await import("./hosts/indiekit/host-inside-indiekit.ts")).openHostInsideIndiekit(host, options);
 
 export class EndpointSyndicate extends PluginWithoutOwnHost {
   protected override openOwnHost: OwnHostOpener | null = openHostInsideIndiekit;
-  protected override accountFlows: readonly AccountFlow[] = [mastodonOAuthFlow];
+  protected override accountFlows: readonly AccountFlow[] = [
+    mastodonOAuthFlow,
+    linkedinOAuthFlow,
+    threadsOAuthFlow,
+  ];
 }
 
 export default EndpointSyndicate;

@@ -200,7 +200,7 @@ export async function crashRecovery(context: BenchContext): Promise<FigureSectio
       "same way. The figure is the time from the kill until a batch starts (200). The lease is renewed every " +
       "third of its length, so it lapses between two thirds of it and all of it after the kill; the goal allows " +
       `the lease plus ${seconds(ALLOWANCE_MS)} (on PGlite, or the new server's start-up plus as much, when that is longer). Rows left 'sending' are resolved later, once older than the lease ` +
-      "plus the target timeout (issue 8), and are not part of this figure.",
+      "plus the target timeout (decision 0013), and are not part of this figure.",
     rows,
     details: [],
     data: { posts: POSTS, delayMs: DELAY_MS, killAfterMs: KILL_AFTER_MS, pollMs: POLL_MS, recoveries },

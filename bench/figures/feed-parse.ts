@@ -1,4 +1,4 @@
-// Figure (issue 29): a 1 MB feed parsed and normalised, median of repeated runs, for each format.
+// Figure (decision 0034): a 1 MB feed parsed and normalised, median of repeated runs, for each format.
 // The goal row is RSS 2.0 as a poll reads it: every entry's key, hash and JF2 properties, with the
 // content's text made only when read (the feed source reads it for the entries it stores). A
 // second RSS row makes every entry's text too, the cost of a feed whose every entry is new.

@@ -1,4 +1,4 @@
-// Figure (issue 29): 100 unchanged feeds polled, each answering 304 to the ETag it gave. The feeds are
+// Figure (decision 0037): 100 unchanged feeds polled, each answering 304 to the ETag it gave. The feeds are
 // served from this process over real HTTP on 127.0.0.1 (a 40 KB Atom feed each, as a blog's); the
 // polling runs in a child process with the real fetchFeed, so that its memory is measured alone.
 import { execFile } from "node:child_process";
@@ -123,7 +123,7 @@ export async function feedPolling(context: BenchContext): Promise<FigureSection>
   ];
   return {
     id: "feed-polling",
-    title: "Polling unchanged feeds (issue 29)",
+    title: "Polling unchanged feeds (decision 0037)",
     method:
       "A child process polls 100 feeds served over HTTP on 127.0.0.1 with the real fetchFeed, after one uncached fetch of each (not counted); each timed poll sends the feed's ETag and gets 304. Rounds alternate one-after-another and 10-at-a-time. Extra RSS: the peak during the timed rounds less the RSS after a full GC before them. Then the same child fetches a 10 MB feed 5 times (refused at 5 MB while it streams) and its extra RSS is measured the same way.",
     rows,

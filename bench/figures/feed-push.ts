@@ -1,4 +1,4 @@
-// Figure (issue 29): a new entry on a site's feed, pushed, until its copy reaches Mastodon. The real
+// Figure (decision 0037): a new entry on a site's feed, pushed, until its copy reaches Mastodon. The real
 // server runs as a child process (`possekit serve`, PGlite, the scheduler on, the feed read every
 // 24 hours so that no poll can help), with the Mastodon syndicator posting to the sandbox Mastodon.
 // The site, its WebSub hub and the sandbox run in this process over real HTTP on 127.0.0.1. Each
@@ -181,7 +181,7 @@ export async function feedPush(context: BenchContext): Promise<FigureSection> {
       .join(", ");
   return {
     id: "feed-push",
-    title: "A new feed entry, pushed, until its copy is on Mastodon (issue 29)",
+    title: "A new feed entry, pushed, until its copy is on Mastodon (decision 0037)",
     method:
       "`possekit serve` as a child process (PGlite, scheduler on, the feed's pollSeconds 86,400 so that no poll helps), the Mastodon syndicator posting to the sandbox Mastodon; a site serving an Atom feed that names a WebSub hub, the hub and the sandbox in the bench's process over HTTP on 127.0.0.1. Per sample: one new entry on the feed, then a signed WebSub notification from the hub to the callback possekit subscribed with (or a deploy webhook signed with X-Hub-Signature-256); the time from the request leaving until the sandbox created the status, so the send has started and ended.",
     rows: [

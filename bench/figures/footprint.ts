@@ -1,4 +1,4 @@
-// Figure (issue 18): the footprint of the package a user installs. scripts/pack-check.mjs packs it
+// Figure (decision 0029): the footprint of the package a user installs. scripts/pack-check.mjs packs it
 // and installs it into an empty folder; everything below runs that installed copy (compiled
 // JavaScript, no TypeScript loader): memory at idle with 1,000 posts, after a batch of 1,000, at
 // the first start; the wall time of --help, token and of a start to the first /health 200; the

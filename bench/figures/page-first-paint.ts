@@ -1,4 +1,4 @@
-// Figure (issue 32): how soon the Syndicate page paints with 1,000 posts awaiting. The real host on
+// Figure (decision 0051): how soon the Syndicate page paints with 1,000 posts awaiting. The real host on
 // PGlite, 1,000 awaiting posts seeded in the posts table, Debian's Chromium signed in; each sample
 // is a fresh page load of /syndicate, read from the browser's own paint timing (first-contentful-
 // paint from navigation start), and the server's part of it (responseStart − requestStart).

@@ -1,4 +1,4 @@
-// Figure (issue 28): publishing through the git store. The time of a Micropub create until its
+// Figure (decision 0032): publishing through the git store. The time of a Micropub create until its
 // commit is pushed to a local bare repository (the request answers only after the push), beside a
 // create with the pages store, the embedded default; and the write-back of a 100-post batch run:
 // how many commits it makes (goal one) and its wall time.

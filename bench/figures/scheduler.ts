@@ -1,4 +1,4 @@
-// Issue 12's figures for the scheduler (`npm run bench -- --only scheduler`):
+// The scheduler's figures (decision 0014) (`npm run bench -- --only scheduler`):
 // - from "due" to the send starting (goal ≤ 1 s): posts published with schedule.afterPublishMs,
 //   so each becomes due at a known instant while the scheduler sleeps; the target notes when it
 //   is called. Median and p99.

@@ -1,8 +1,9 @@
-// Issue 32's figure (`npm run bench -- --only syndicate-all`): with 1,000 posts awaiting, each
-// waiting for its page to be live, the scheduler runs (its live-check sweep under way, every check
-// taking 200 ms), and the user clicks Syndicate all: the time from the click (startBatch, what the
-// page's POST calls) to the first streamed result. Median of 5 clicks (goal ≤ 1 s); before issue 32
-// the sweep held the lease and the click waited for it (15.8 s and 24.8 s measured in the browser).
+// The figure of decision 0049 (`npm run bench -- --only syndicate-all`): with 1,000 posts awaiting,
+// each waiting for its page to be live, the scheduler runs (its live-check sweep under way, every
+// check taking 200 ms), and the user clicks Syndicate all: the time from the click (startBatch, what
+// the page's POST calls) to the first streamed result. Median of 5 clicks (goal ≤ 1 s); before that
+// decision the sweep held the lease and the click waited for it (15.8 s and 24.8 s measured in the
+// browser).
 // The real core, scheduler, post service and migrations on the embedded database (in memory).
 import { performance } from "node:perf_hooks";
 import type { SyndicatorPlugin } from "../../src/contract/index.ts";
@@ -76,7 +77,7 @@ async function clickToFirstResult(): Promise<number> {
       run = await syndication.runs.startBatch("manual");
       break;
     } catch (error) {
-      // What the page did before issue 32: wait for the lease and click again.
+      // What the page did before decision 0049: wait for the lease and click again.
       if (!(error instanceof SyndicationInProgressError)) throw error;
       await sleep(100);
     }

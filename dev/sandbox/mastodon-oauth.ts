@@ -107,6 +107,8 @@ export interface SandboxOAuthOptions {
   user: string;
   sandboxName: string;
   now: () => number;
+  /** The scopes an application may register (another server's: mastodon-software.ts); Mastodon's unless given. */
+  scopes?: readonly string[];
 }
 
 /** Doorkeeper's authorization_code_expires_in default. */
@@ -126,7 +128,7 @@ export function createSandboxOAuth(options: SandboxOAuthOptions) {
     clientId ? apps.find((app) => sameSecret(app.clientId, clientId)) : undefined;
 
   /** Each requested scope must be one the application registered (Doorkeeper's ScopeChecker). */
-  function parseScopes(value: string | null, allowed: string[]): string[] | undefined {
+  function parseScopes(value: string | null, allowed: readonly string[]): string[] | undefined {
     const scopes = (value ?? "read").split(/[\s+]+/).filter(Boolean);
     if (scopes.length === 0) return undefined;
     return scopes.every((scope) => allowed.includes(scope)) ? scopes : undefined;
@@ -216,7 +218,7 @@ export function createSandboxOAuth(options: SandboxOAuthOptions) {
       }
     }
     // enforce_configured_scopes: an unknown scope is refused at registration.
-    const scopes = parseScopes(form.get("scopes"), MASTODON_SCOPES);
+    const scopes = parseScopes(form.get("scopes"), options.scopes ?? MASTODON_SCOPES);
     if (!scopes) {
       sendJson(response, 422, { error: "Validation failed: Scopes must be a valid scope" });
       return;

@@ -16,6 +16,7 @@ import {
 } from "./http-kit.ts";
 import { createSandboxOAuth, type SandboxApp, type SandboxToken, scopesReach } from "./mastodon-oauth.ts";
 import { notFoundPage, type PageStatus, statusPage, timelinePage } from "./mastodon-pages.ts";
+import { type SandboxSoftware, softwareProfile } from "./mastodon-software.ts";
 import { hashtagsIn, statusHtml, statusLength } from "./mastodon-text.ts";
 import { boundaryOf, parseMultipart } from "./multipart.ts";
 
@@ -54,6 +55,12 @@ export interface MastodonSandboxOptions {
   oauthMetadata?: boolean;
   /** The sandbox's clock (authorization codes expire after 10 minutes); Date.now unless given. */
   now?: () => number;
+  /**
+   * The server it answers as (mastodon-software.ts): "mastodon" (the default), "pixelfed",
+   * "gotosocial", "akkoma" or "pleroma": its version, NodeInfo, scopes, status pages, limits and
+   * what a repeated Idempotency-Key or a status without a photo gets.
+   */
+  software?: SandboxSoftware;
 }
 
 export interface SandboxMedia {
@@ -85,6 +92,8 @@ export interface SandboxStatus {
   visibility: string;
   /** The language it was posted with, if any. */
   language: string | null;
+  /** The content_type it was posted with, if any (GoToSocial, Akkoma and Pleroma read it). */
+  contentType: string | null;
   createdAt: string;
   favourited: boolean;
   reblogged: boolean;
@@ -182,7 +191,6 @@ export interface MastodonSandbox {
 const idempotencyTtlMs = 60 * 60 * 1000;
 const maxUploadBytes = 40 * 1024 * 1024;
 const maxFormBytes = 1024 * 1024;
-const maxMedia = 4;
 
 const validation = (what: string) => ({ error: `Validation failed: ${what}` });
 const recordNotFound = { error: "Record not found" };
@@ -190,12 +198,15 @@ const recordNotFound = { error: "Record not found" };
 export async function startMastodonSandbox(options: MastodonSandboxOptions): Promise<MastodonSandbox> {
   const user = options.user ?? "demo";
   const displayName = options.displayName ?? "Demo";
-  const characterLimit = options.characterLimit ?? 500;
+  const profile = softwareProfile(options.software ?? "mastodon");
+  const characterLimit = options.characterLimit ?? profile.characterLimit;
+  const maxMedia = profile.maxMedia;
   const maxDescription = options.altTextLimit ?? 1500;
   const sandboxName = options.name ?? "Sandbox Mastodon";
   let acceptedToken = options.accessToken;
   const oauth = createSandboxOAuth({
-    metadata: options.oauthMetadata ?? options.instanceApi !== "v1",
+    metadata: options.oauthMetadata ?? (profile.oauthMetadata && options.instanceApi !== "v1"),
+    ...(profile.scopes ? { scopes: profile.scopes } : {}),
     user,
     sandboxName,
     now: options.now ?? Date.now,
@@ -305,6 +316,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       emojis: [],
       card: null,
       poll: null,
+      ...(profile.sourceField && !status.reblogOf ? { [profile.sourceField]: status.text } : {}),
     };
   }
 
@@ -316,6 +328,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     inReplyToId?: string | null;
     visibility?: string;
     language?: string | null;
+    contentType?: string | null;
     reblogOf?: SandboxStatus | null;
   }): SandboxStatus {
     const id = newId();
@@ -323,7 +336,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       id,
       url: fields.reblogOf
         ? `${base}/users/${fields.username}/statuses/${id}/activity`
-        : `${base}/@${fields.username}/${id}`,
+        : `${base}${profile.statusPath(fields.username, id)}`,
       uri: fields.reblogOf
         ? `${base}/users/${fields.username}/statuses/${id}/activity`
         : `${base}/users/${fields.username}/statuses/${id}`,
@@ -334,6 +347,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       inReplyToId: fields.inReplyToId ?? null,
       visibility: fields.visibility ?? "public",
       language: fields.language ?? null,
+      contentType: fields.contentType ?? null,
       createdAt: new Date().toISOString(),
       favourited: false,
       reblogged: false,
@@ -394,15 +408,29 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
 
   async function postStatus(request: IncomingMessage, token: string): Promise<ApiAnswer> {
     const params = await readParams(request);
-    const idempotencyKey = headerValue(request, "idempotency-key");
+    const idempotencyKey =
+      profile.idempotency === "ignore" ? undefined : headerValue(request, "idempotency-key");
     if (idempotencyKey) {
       const known = idempotency.get(`${token}\n${idempotencyKey}`);
-      const existing = known && known.expires > Date.now() ? byId.get(known.statusId) : undefined;
-      if (existing) return { status: 200, body: statusEntity(existing) };
+      if (profile.idempotency === "refuse") {
+        // Pixelfed's statusCreate keeps the key (an hour) before it makes the status, and refuses
+        // it again while kept: 400 {"error": "Duplicate idempotency key."} (Handler::render, JSON).
+        if (known && known.expires > Date.now())
+          return { status: 400, body: { error: "Duplicate idempotency key." } };
+        idempotency.set(`${token}\n${idempotencyKey}`, {
+          statusId: "",
+          expires: Date.now() + idempotencyTtlMs,
+        });
+      } else {
+        const existing = known && known.expires > Date.now() ? byId.get(known.statusId) : undefined;
+        if (existing) return { status: 200, body: statusEntity(existing) };
+      }
     }
     const mediaIds = [...params.getAll("media_ids[]"), ...params.getAll("media_ids")];
+    if (profile.photoRequired && mediaIds.length === 0 && !params.get("in_reply_to_id"))
+      return { status: 403, body: { error: "Empty statuses are not allowed" } };
     if (mediaIds.length > maxMedia)
-      return { status: 422, body: { error: "Cannot attach more than 4 files" } };
+      return { status: 422, body: { error: `Cannot attach more than ${maxMedia} files` } };
     // Like Mastodon, ids that are not this account's unattached uploads are left out.
     const attached = mediaIds
       .map((id) => mediaById.get(id))
@@ -437,6 +465,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       inReplyToId,
       visibility,
       language,
+      contentType: params.get("content_type"),
     });
     statuses.push(status);
     if (idempotencyKey) {
@@ -634,7 +663,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     const id = /\/(\d+)(?:\/\w+)?$/.exec(path)?.[1] ?? "";
 
     const instanceApi = options.instanceApi ?? "v2";
-    if (method === "GET" && path === "/api/v2/instance" && instanceApi === "v2") {
+    if (method === "GET" && path === "/api/v2/instance" && instanceApi === "v2" && profile.instanceV2) {
       return { status: 200, body: instanceV2() };
     }
     if (method === "GET" && path === "/api/v1/instance") {
@@ -643,7 +672,11 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
         body: {
           uri: host(),
           title: sandboxName,
-          version: instanceApi === "v2" ? "4.4.0 (compatible; possekit sandbox)" : "3.5.3",
+          version: instanceApi === "v2" || profile.nodeInfoName !== "mastodon" ? profile.version : "3.5.3",
+          // Pleroma's and Akkoma's own field (instance_view.ex), besides configuration.
+          ...(profile.nodeInfoName === "akkoma" || profile.nodeInfoName === "pleroma"
+            ? { max_toot_chars: characterLimit, description_limit: maxDescription }
+            : {}),
           configuration: {
             statuses: {
               max_characters: characterLimit,
@@ -670,6 +703,8 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       };
     }
     if (method === "POST" && path === "/api/v1/statuses") return postStatus(request, token);
+    if (method === "GET" && /^\/api\/v1\/accounts\/\d+\/statuses$/.test(path))
+      return accountStatuses(/\/accounts\/(\d+)\//.exec(path)?.[1] ?? "", url.searchParams);
     if (method === "POST" && path === "/api/v2/media") return uploadMedia(request, "v2");
     if (method === "POST" && path === "/api/v1/media") return uploadMedia(request, "v1");
     if (method === "GET" && /^\/api\/v1\/media\/\d+$/.test(path)) return getMedia(id);
@@ -682,12 +717,28 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     return { status: 404, body: { error: "Record not found" } };
   }
 
+  /**
+   * GET /api/v1/accounts/:id/statuses: the account's statuses, newest first, `limit` of them (20 by
+   * default, 40 at most: Api::V1::Accounts::StatusesController), boosts left out on exclude_reblogs.
+   */
+  function accountStatuses(accountId: string, params: Params): ApiAnswer {
+    const username = [...accounts.entries()].find(([, known]) => known.id === accountId)?.[0];
+    if (!username) return { status: 404, body: recordNotFound };
+    const limit = Math.min(Number(params.get("limit")) || 20, 40);
+    const own = [...byId.values()]
+      .filter((status) => status.username === username)
+      .filter((status) => params.get("exclude_reblogs") !== "true" || !status.reblogOf)
+      .reverse()
+      .slice(0, limit);
+    return { status: 200, body: own.map(statusEntity) };
+  }
+
   /** The parts of Mastodon 4.4's instance entity a client reads (REST::InstanceSerializer). */
   function instanceV2() {
     return {
       domain: host(),
       title: sandboxName,
-      version: "4.4.0 (compatible; possekit sandbox)",
+      version: profile.version,
       source_url: "https://github.com/mastodon/mastodon",
       description: "A local Mastodon-compatible sandbox.",
       languages: ["en"],
@@ -752,6 +803,13 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       sendHtml(response, 200, timelinePage(sandboxName, host(), visible(), "Local timeline"));
       return;
     }
+    const shown = [...byId.values()].find(
+      (candidate) => !candidate.reblogOf && new URL(candidate.url).pathname === path,
+    );
+    if (shown && profile.nodeInfoName !== "mastodon") {
+      sendHtml(response, 200, statusPage(sandboxName, host(), pageStatus(shown)));
+      return;
+    }
     const file = /^\/system\/media_attachments\/files\/(\d+)\/original\/[^/]+$/.exec(path);
     if (file) {
       const item = mediaById.get(file[1] ?? "");
@@ -775,14 +833,37 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       sendHtml(response, 200, statusPage(sandboxName, host(), pageStatus(status)));
       return;
     }
-    const profile = /^\/@(\w+)$/.exec(path);
-    if (profile && accounts.has(profile[1] ?? "")) {
-      const username = profile[1] ?? "";
+    const profilePage = /^\/@(\w+)$/.exec(path);
+    if (profilePage && accounts.has(profilePage[1] ?? "")) {
+      const username = profilePage[1] ?? "";
       const own = visible().filter((item) => item.username === username);
       sendHtml(response, 200, timelinePage(sandboxName, host(), own, `@${username}@${host()}`));
       return;
     }
     sendHtml(response, 404, notFoundPage(sandboxName));
+  }
+
+  /** NodeInfo (nodeinfo.diaspora.software/protocol): the well-known links, then the document. */
+  function nodeInfo(response: ServerResponse, path: string): boolean {
+    if (path === "/.well-known/nodeinfo") {
+      sendJson(response, 200, {
+        links: [
+          { rel: "http://nodeinfo.diaspora.software/ns/schema/2.0", href: `${base}${profile.nodeInfoPath}` },
+        ],
+      });
+      return true;
+    }
+    if (path !== profile.nodeInfoPath) return false;
+    sendJson(response, 200, {
+      version: "2.0",
+      software: { name: profile.nodeInfoName, version: profile.version },
+      protocols: ["activitypub"],
+      services: { inbound: [], outbound: [] },
+      openRegistrations: false,
+      usage: { users: { total: accounts.size } },
+      metadata: {},
+    });
+    return true;
   }
 
   /** The scopes a token holds: the configured token is one made with "read write follow push". */
@@ -822,6 +903,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
         return;
       }
     }
+    if (nodeInfo(response, url.pathname)) return;
     if (!url.pathname.startsWith("/api/")) {
       web(request, response, url);
       return;
@@ -949,6 +1031,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
 function scopesFor(method: string, path: string): string[] | undefined {
   if (path === "/api/v1/accounts/verify_credentials") return ["profile", "read", "read:accounts"];
   if (path === "/api/v2/search") return ["read", "read:search"];
+  if (/^\/api\/v1\/accounts\/\d+\/statuses$/.test(path)) return ["read", "read:statuses"];
   if (/^\/api\/v[12]\/media(\/\d+)?$/.test(path)) return ["write", "write:media"];
   if (/^\/api\/v1\/statuses\/\d+\/(un)?favourite$/.test(path)) return ["write", "write:favourites"];
   if (/^\/api\/v1\/statuses\/\d+\/(un)?reblog$/.test(path)) return ["write", "write:statuses"];

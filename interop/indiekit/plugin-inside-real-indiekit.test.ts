@@ -1,4 +1,4 @@
-// Issue 30, "Prove it": the plug-in inside the real Indiekit (1.0.0-beta.29 from its source, Node 24,
+// Decision 0041: the plug-in inside the real Indiekit (1.0.0-beta.29 from its source, Node 24,
 // this package from `npm pack`, `plugins: ["@indiekit/store-file-system", "@possekit/endpoint-syndicate"]`),
 // without a database, as an Indiekit user would install it. Run with `npm run test:interop:indiekit`
 // (the first run installs Indiekit and Node 24 into /var/cache/possekit-interop, later runs reuse them).

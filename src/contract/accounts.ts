@@ -46,13 +46,23 @@
  */
 
 /** The kinds of target an account can be connected for. */
-export type AccountType = "mastodon" | "bluesky" | "micropub" | "internet-archive";
+export type AccountType =
+  | "mastodon"
+  | "bluesky"
+  | "micropub"
+  | "internet-archive"
+  | "linkedin"
+  | "threads"
+  | "nostr";
 
 export const ACCOUNT_TYPE_NAMES: readonly AccountType[] = [
   "mastodon",
   "bluesky",
   "micropub",
   "internet-archive",
+  "linkedin",
+  "threads",
+  "nostr",
 ];
 
 /**
@@ -69,7 +79,22 @@ export const ACCOUNT_TYPES: Readonly<
     packageName: "@possekit/syndicator-internet-archive",
     optionSecrets: ["accessKey", "secretKey"],
   },
+  // The OAuth flow also keeps the owner's app (clientId, clientSecret), to revoke the token.
+  linkedin: { packageName: "@possekit/syndicator-linkedin", optionSecrets: ["accessToken"] },
+  threads: { packageName: "@possekit/syndicator-threads", optionSecrets: ["accessToken"] },
+  nostr: { packageName: "@possekit/syndicator-nostr", optionSecrets: ["secretKey", "clientSecretKey"] },
 };
+
+/**
+ * The relays a Nostr account publishes to unless the user edits the list (the Accounts page fills
+ * its form with them; the syndicator's `relays` option defaults to them): public relays that take
+ * notes from anyone.
+ */
+export const NOSTR_DEFAULT_RELAYS: readonly string[] = [
+  "wss://relay.damus.io",
+  "wss://nos.lol",
+  "wss://relay.primal.net",
+];
 
 export function isAccountType(value: unknown): value is AccountType {
   return typeof value === "string" && (ACCOUNT_TYPE_NAMES as readonly string[]).includes(value);
@@ -85,6 +110,8 @@ export interface AccountDisplay {
   photo?: string;
   /** The instance, PDS or endpoint host, e.g. "social.example". */
   instance?: string;
+  /** The server software found there when it was connected, e.g. "Pixelfed" or "GoToSocial". */
+  software?: string;
 }
 
 export interface ConnectedAccount {

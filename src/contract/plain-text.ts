@@ -1,4 +1,4 @@
-// The one HTML-to-text of possekit (issue 32): the host writes JF2's `content.text` with it when a
+// The one HTML-to-text of possekit (decision 0047): the host writes JF2's `content.text` with it when a
 // client sends only HTML, and every syndicator makes its copy's text with it. Built on the
 // `html-to-text` package (Indiekit's choice), whose parser decodes every named and numeric entity,
 // in text and in attributes alike. A status is plain text, so paragraphs become blank lines, line

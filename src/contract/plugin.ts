@@ -7,6 +7,7 @@ import type { Database, Migration } from "./database.ts";
 import type { KnownPosts } from "./known-posts.ts";
 import type { Logger } from "./logger.ts";
 import type { MediaLibrary } from "./media.ts";
+import type { MicropubPort } from "./micropub.ts";
 import type { PostSource } from "./post-source.ts";
 import type { SecretSealer } from "./secret-sealer.ts";
 import type {
@@ -95,6 +96,22 @@ export interface SyndicatorPlugin extends Plugin {
    * page); absent: it fails and waits for the user's retry.
    */
   holdWhileRefused?: boolean;
+  /**
+   * Keeps an expiring credential alive with nobody watching (Threads refreshes its 60-day token
+   * once it is a day old): the scheduler calls it at each wake-up. Resolves to when the credential
+   * ends and why it could not be renewed, once the owner should be told (Threads: a week before);
+   * else undefined. The implementation decides when to reach the service (not at every call).
+   */
+  maintainCredentials?(options: {
+    signal: AbortSignal;
+  }): Promise<{ expiresAt: Date; error: string } | undefined>;
+  /**
+   * The service's publishing quota as it reports it now (Threads: posts published in the last 24
+   * hours, of 250), for the Accounts page. Absent: the service reports none.
+   */
+  publishingQuota?(options: {
+    signal: AbortSignal;
+  }): Promise<{ used: number; total: number; duration: number }>;
   /** What `syndicate` would send now, without any network call. */
   preview?(properties: PostProperties, publication: Publication, options?: PreviewOptions): CopyPreview;
   /**
@@ -186,6 +203,11 @@ export interface PossekitServer extends IndiekitServer {
    * secret); null without a database.
    */
   readonly secretSealer?: SecretSealer | null;
+  /**
+   * The host's own Micropub endpoint, for a page that writes posts through it (the compose page);
+   * null without a database or without the endpoint. Absent under a host that offers none.
+   */
+  readonly micropub?: MicropubPort | null;
   /**
    * Has `possekit rekey` seal a plug-in's own secrets again under the current key (after a key
    * rotation); the handler returns how many it sealed. Absent under a host without a secret box.

@@ -62,7 +62,7 @@ export interface PostSource {
   /**
    * Runs `work`; the changes it makes reach the site's content store together when it ends, as one
    * change (one commit), not one per post. A syndication run writes its copies' links back inside
-   * it, so that a batch causes one deploy (issue 28). Absent: each change reaches the store by itself.
+   * it, so that a batch causes one deploy (decision 0033). Absent: each change reaches the store by itself.
    */
   writeTogether?<T>(work: () => Promise<T>): Promise<T>;
   /**

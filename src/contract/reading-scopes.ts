@@ -1,4 +1,4 @@
-// What a token may read (issue 31; docs/security.md has the table). Micropub and IndieAuth give
+// What a token may read (decision 0045; docs/security.md has the table). Micropub and IndieAuth give
 // `media` (upload files) and `draft` (create drafts) as scopes to write with, nothing more; reading
 // the posts, drafts among them, is what an editing client does, so it needs create, update or
 // delete. A signed-in session reads everything.

@@ -35,7 +35,7 @@ export interface SyndicateOptions {
 }
 
 /**
- * The post property in which a post source (a feed, issue 29 item 6) keeps the site's text choices
+ * The post property in which a post source (a feed, decision 0038) keeps the site's text choices
  * by target uid: `[{ "<uid>": SiteText }]`. A Micropub client cannot set it (the endpoint drops the
  * `mp-` commands it does not know); the core reads it only for a post from another origin.
  */
@@ -43,7 +43,7 @@ export const SITE_TEXT_PROPERTY = "mp-syndicate-site-text";
 
 /**
  * What the site chose for the text of one post's copy on one target: a feed entry's POSSE Party
- * `<posse:post>` or JSON Feed `_posse` (issue 29 item 6). Unlike the user's own words, it is still
+ * `<posse:post>` or JSON Feed `_posse` (decision 0038). Unlike the user's own words, it is still
  * fitted to the service: cut to its limit unless `truncate` is false, with the permalink as
  * `appendUrl` says. Each field left out is the target's own option.
  */
@@ -71,6 +71,11 @@ export interface CopyPreview {
   };
   /** The text is longer than the limit: the service would refuse it. */
   over: boolean;
+  /**
+   * A thread (decision 0055): every post of it in order, each as sent and counted against the same
+   * limit as `length`. `text` and `length` are then the first post's.
+   */
+  thread?: { text: string; count: number }[];
   /** The post's text had to be cut to fit. */
   cut: boolean;
   /** Where the link to the post went: into the text, a link card, nowhere. */
@@ -91,6 +96,12 @@ export interface CopyPreview {
   action?: { kind: "like" | "repost" | "reply" | "capture"; url: string };
   /** The text is the user's own words for this post and target. */
   ownText: boolean;
+  /**
+   * The service would not take this post at all, and why (a locale key under
+   * syndicate.preview.notTaken): "photoRequired" on Pixelfed, where a status needs a photo. Sending
+   * it is refused for good with the same reason, never retried.
+   */
+  notSent?: { reason: "photoRequired" };
 }
 
 export interface CopyFacet {

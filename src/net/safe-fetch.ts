@@ -104,6 +104,11 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 /** A private address refused by the lookup, told apart from other connection errors. */
 class RefusedAddress extends Error {}
 
+/** Whether a connection failed because its host has only private addresses (publicOnlyLookup). */
+export function isRefusedAddress(error: unknown): boolean {
+  return error instanceof RefusedAddress;
+}
+
 function refused(url: string): OutgoingFetchError {
   return new OutgoingFetchError("refused", url, `${url}: refused: private address`);
 }
@@ -123,7 +128,7 @@ export function isUnderOwnSite(url: URL, ownSite: string | undefined): boolean {
 }
 
 /** dns.lookup that hands the connection only public addresses, and fails when there are none. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) {
       callback(error, "", 0);

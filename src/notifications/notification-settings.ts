@@ -9,6 +9,7 @@ export const NOTIFICATION_EVENTS: readonly NotificationEvent[] = [
   "retries_exhausted",
   "unknown_outcome",
   "paused_long",
+  "expiring",
   "recovered",
 ];
 
@@ -89,4 +90,17 @@ export function notificationSettings(env: NodeJS.ProcessEnv, siteUrl: string): N
     settings.webhook = { url: webhook, secret, events: events(env, "NOTIFY_WEBHOOK_EVENTS") };
   }
   return settings;
+}
+
+/**
+ * The channels messages go to: each one set in the environment as it says there (the page shows it
+ * as managed there), else as saved on the Notifications page.
+ */
+export function effectiveSettings(
+  environment: NotificationSettings,
+  saved: NotificationSettings,
+): NotificationSettings {
+  const email = environment.email ?? saved.email;
+  const webhook = environment.webhook ?? saved.webhook;
+  return { ...(email ? { email } : {}), ...(webhook ? { webhook } : {}) };
 }

@@ -1,4 +1,4 @@
-// Tells the user of a failure that needs them (issue 32) by e-mail (SMTP, nodemailer) and by a
+// Tells the user of a failure that needs them (decision 0050) by e-mail (SMTP, nodemailer) and by a
 // signed JSON webhook out, each switchable per event. One message per failing streak of a (kind,
 // target): the streak's row in the database (migration 015) is inserted by its first failure, and
 // only that insert sends; later failures count. The target's first success after it deletes its
@@ -6,10 +6,10 @@
 // delivery that fails is logged in one line and not retried.
 import { createHmac } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
+import type { AccountNotice } from "../contract/account-flow.ts";
 import type { Database } from "../contract/database.ts";
 import type { Logger } from "../contract/logger.ts";
-import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
-import { safeFetch } from "../net/safe-fetch.ts";
+import { type OutgoingFetchPolicy, type SafeResponse, safeFetch } from "../net/safe-fetch.ts";
 import type { FailureNotice, FailureNotices } from "../syndication/failure-notices.ts";
 import type { NotificationEvent, NotificationSettings } from "./notification-settings.ts";
 
@@ -17,7 +17,8 @@ import type { NotificationEvent, NotificationSettings } from "./notification-set
 export const SIGNATURE_HEADER = "x-possekit-signature-256";
 
 export interface Message {
-  event: NotificationEvent;
+  /** "test": sent by Send a test on the Notifications page. */
+  event: NotificationEvent | "test";
   target: { uid: string; name: string };
   /** One line: what happened. */
   subject: string;
@@ -48,6 +49,8 @@ const WHAT: Record<FailureNotice["kind"], (notice: FailureNotice) => string> = {
   retries_exhausted: (n) => `${n.targetName} refused a post for good`,
   unknown_outcome: (n) => `${n.targetName}: nobody knows whether a post arrived`,
   paused_long: (n) => `${n.targetName} has been paused for more than a day`,
+  expiring: (n) =>
+    `${n.targetName}'s access ends ${n.expiresAt ? `on ${n.expiresAt.toISOString().slice(0, 10)}` : "soon"} and could not be renewed`,
 };
 
 const WHAT_TO_DO: Record<FailureNotice["kind"], (notice: FailureNotice) => string> = {
@@ -58,11 +61,17 @@ const WHAT_TO_DO: Record<FailureNotice["kind"], (notice: FailureNotice) => strin
   unknown_outcome: () =>
     "Look on the target: then confirm the copy's address, or retry, on the syndication page.",
   paused_long: () => "Its posts are waiting. See the syndication page for why, and what to fix.",
+  expiring: () =>
+    "It is renewed by itself while the service allows it; it did not this time. Connect the account again on the Accounts page (Reconnect) before then, or its posts will wait.",
 };
 
 export interface NotifierDependencies {
   database: Database;
-  settings: NotificationSettings;
+  /**
+   * Where messages go: fixed, or read again at each delivery (the environment's channels over those
+   * saved on the Notifications page), so that a save takes effect without a restart.
+   */
+  settings: NotificationSettings | (() => Promise<NotificationSettings>);
   logger: Logger;
   /** The outgoing-fetch rules the webhook is sent under (fetch.allowPrivate). */
   fetchPolicy: OutgoingFetchPolicy;
@@ -73,16 +82,14 @@ export interface NotifierDependencies {
 }
 
 export class Notifier implements FailureNotices {
-  readonly #transport: Transporter | undefined;
+  /** The SMTP connection of the URL it was made for; made again when the URL changes. */
+  #transport: { smtpUrl: string; transport: Transporter } | undefined;
   readonly #pending = new Set<Promise<void>>();
   /** Targets with a streak this process opened or found: only they need a look on success. */
   readonly #open = new Set<string>();
   #loaded: Promise<void> | undefined;
 
-  constructor(private readonly deps: NotifierDependencies) {
-    const email = deps.settings.email;
-    this.#transport = email ? nodemailer.createTransport(email.smtpUrl) : undefined;
-  }
+  constructor(private readonly deps: NotifierDependencies) {}
 
   failure(notice: FailureNotice): void {
     this.#track(this.#failure(notice));
@@ -92,13 +99,50 @@ export class Notifier implements FailureNotices {
     this.#track(this.#recovered(targetUid, targetName));
   }
 
+  /**
+   * An account that needs the owner soon (a token about to end): its flow says when, once. The
+   * flow writes the text (never a secret); it is not filtered, so that its links stay whole.
+   */
+  account(notice: AccountNotice): void {
+    this.#track(
+      this.#deliver({
+        // One event for every credential about to end (Threads' renewal failing, LinkedIn's 60 days).
+        event: "expiring",
+        target: { uid: notice.targetUid, name: notice.targetName },
+        subject: notice.subject,
+        text: notice.text,
+        at: new Date().toISOString(),
+      }),
+    );
+  }
+
   /** Resolves when every delivery started so far has ended (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
 
   close(): void {
-    this.#transport?.close();
+    this.#transport?.transport.close();
+    this.#transport = undefined;
+  }
+
+  #settings(): Promise<NotificationSettings> {
+    const { settings } = this.deps;
+    return typeof settings === "function" ? settings() : Promise.resolve(settings);
+  }
+
+  /** Whether any channel is on: with none, failures are not even counted (nothing would be told). */
+  async #anyChannel(): Promise<boolean> {
+    const { email, webhook } = await this.#settings();
+    return email !== undefined || webhook !== undefined;
+  }
+
+  #transportFor(smtpUrl: string): Transporter {
+    if (this.#transport?.smtpUrl !== smtpUrl) {
+      this.#transport?.transport.close();
+      this.#transport = { smtpUrl, transport: nodemailer.createTransport(smtpUrl) };
+    }
+    return this.#transport.transport;
   }
 
   #track(work: Promise<void>): void {
@@ -112,6 +156,7 @@ export class Notifier implements FailureNotices {
   }
 
   async #failure(notice: FailureNotice): Promise<void> {
+    if (!(await this.#anyChannel())) return;
     await this.#loadOpen();
     this.#open.add(notice.targetUid);
     const { rows } = await this.deps.database.query<{ failures: number }>(
@@ -181,10 +226,11 @@ export class Notifier implements FailureNotices {
   }
 
   async #deliver(message: Message): Promise<void> {
-    const { email, webhook } = this.deps.settings;
+    const { email, webhook } = await this.#settings();
+    const event = message.event as NotificationEvent;
     await Promise.all([
-      email && this.#transport && email.events.has(message.event)
-        ? this.#transport
+      email?.events.has(event)
+        ? this.#transportFor(email.smtpUrl)
             .sendMail({
               from: email.from,
               to: email.to,
@@ -196,29 +242,15 @@ export class Notifier implements FailureNotices {
               (error: unknown) => this.#failed("e-mail", error),
             )
         : undefined,
-      webhook?.events.has(message.event)
-        ? this.#post(webhook.url, webhook.secret, message).catch((error: unknown) =>
-            this.#failed("webhook", error),
-          )
+      webhook?.events.has(event)
+        ? postMessage(webhook.url, webhook.secret, message, this.deps.fetchPolicy)
+            .then((response) => {
+              if (!response.ok)
+                throw new Error(`${webhook.url} answered ${response.status} ${response.statusText}`.trim());
+            })
+            .catch((error: unknown) => this.#failed("webhook", error))
         : undefined,
     ]);
-  }
-
-  async #post(url: string, secret: string, message: Message): Promise<void> {
-    const body = JSON.stringify(message);
-    const response = await safeFetch(url, {
-      policy: this.deps.fetchPolicy,
-      method: "POST",
-      body,
-      maxBytes: 16 * 1024,
-      overflow: "truncate",
-      timeoutMs: 10_000,
-      headers: {
-        "content-type": "application/json",
-        [SIGNATURE_HEADER]: signature(secret, body),
-      },
-    });
-    if (!response.ok) throw new Error(`${url} answered ${response.status} ${response.statusText}`.trim());
   }
 
   #failed(channel: string, error: unknown): void {
@@ -226,6 +258,28 @@ export class Notifier implements FailureNotices {
       error: withoutSecrets(error instanceof Error ? error.message : String(error)),
     });
   }
+}
+
+/** One message POSTed to a webhook, signed; the answer whatever its status (a test reports it). */
+export function postMessage(
+  url: string,
+  secret: string,
+  message: Message,
+  policy: OutgoingFetchPolicy,
+): Promise<SafeResponse> {
+  const body = JSON.stringify(message);
+  return safeFetch(url, {
+    policy,
+    method: "POST",
+    body,
+    maxBytes: 16 * 1024,
+    overflow: "truncate",
+    timeoutMs: 10_000,
+    headers: {
+      "content-type": "application/json",
+      [SIGNATURE_HEADER]: signature(secret, body),
+    },
+  });
 }
 
 /** The signature header's value for a body: "sha256=" and the hex HMAC-SHA256 under `secret`. */

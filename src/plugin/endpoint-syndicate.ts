@@ -10,15 +10,20 @@ import {
   isPossekitServer,
   type NavigationItem,
   type PluginMeta,
+  type PossekitServer,
   type Server,
 } from "../contract/plugin.ts";
 import type { PostChange } from "../contract/posts.ts";
+import { notificationMigrations } from "../notifications/migrations.ts";
 import {
+  effectiveSettings,
   type NotificationSettings,
   NotificationSettingsError,
   notificationSettings,
 } from "../notifications/notification-settings.ts";
+import type { Notifications } from "../notifications/notifications.ts";
 import { Notifier } from "../notifications/notifier.ts";
+import { NotificationSettingsStore } from "../notifications/settings-store.ts";
 import type { FeedSources } from "../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../sources/micropub/micropub-source.ts";
 import type { Every } from "../syndication/lease.ts";
@@ -52,8 +57,13 @@ export class EndpointSyndicate implements EndpointPlugin {
   scheduler: Scheduler | null = null;
   /** Posts that live elsewhere (the `sources` option), polled by the scheduler; none until init. */
   sources: MicropubSource[] = [];
-  /** Posts from any site's feed (the `feeds` option), read on the scheduler's turns; null without feeds. */
+  /**
+   * Posts from any site's feed (the `feeds` option and the Feeds page), read on the scheduler's
+   * turns; null without a database.
+   */
   feeds: FeedSources | null = null;
+  /** Where failures are told, and the Notifications page's settings; null without a database. */
+  notifications: Notifications | null = null;
   private server: Server | null = null;
   private readonly environment: EndpointEnvironment;
   /** Set when init() finds Indiekit's host (no possekit extras): what the routes need of it. */
@@ -97,6 +107,7 @@ export class EndpointSyndicate implements EndpointPlugin {
       server: () => this.server,
       sources: () => this.sources,
       feeds: () => this.feeds,
+      notifications: () => this.notifications,
       indiekit: () => this.indiekit,
       ownPage: () => this.ownHost?.page ?? null,
       webhookSecret: () =>
@@ -221,12 +232,12 @@ export class EndpointSyndicate implements EndpointPlugin {
       now: this.environment.now ?? this.environment.time?.now,
       // The scheduler is made below, when the schedule is on.
       wake: () => this.scheduler?.nudge(),
-      leftOver: (sources) => {
-        this.feeds = sources;
-      },
       parseTimeLimitMs: this.environment.feedParseTimeLimitMs,
     });
-    const notifier = notifierFor(server, this.mountPath);
+    server.addMigrations(notificationMigrations);
+    const notifications = notificationsFor(server, this.mountPath, this.environment.env);
+    this.notifications = notifications ?? null;
+    const notifier = notifications?.notifier;
     if (notifier) server.onShutdown(() => notifier.idle().then(() => notifier.close()));
     this.syndication = new Syndication({
       ...(notifier ? { notices: notifier } : {}),
@@ -252,6 +263,7 @@ export class EndpointSyndicate implements EndpointPlugin {
     const syndication = this.syndication;
     // The page says how far a batch has got, also when opened mid-run.
     trackBatchProgress(syndication);
+    if (notifier && isPossekitServer(server)) this.watchAccounts(server, notifier);
     // Only this process can open an embedded database: what it finds `sending` is left over, and
     // is resolved before the server takes its first request, scheduler or not.
     if (database.engine === "pglite")
@@ -299,6 +311,34 @@ export class EndpointSyndicate implements EndpointPlugin {
     } else server.onShutdown(() => syndication.runs.shutdown());
   }
 
+  /**
+   * Starts each account flow's watch with the server (LinkedIn warns before a token ends), on the
+   * endpoint's clock: nobody needs to open a page for the owner to be told.
+   */
+  private watchAccounts(server: PossekitServer, notifier: Notifier): void {
+    const now = this.environment.time?.now ?? this.environment.now ?? Date.now;
+    const every =
+      this.environment.time?.every ??
+      ((periodMs: number, tick: () => void) => {
+        const timer = setInterval(tick, periodMs);
+        timer.unref();
+        return () => clearInterval(timer);
+      });
+    const accountsUrl = `${server.config.application.url.replace(/\/+$/, "")}${this.mountPath}/accounts`;
+    server.onStart(() => {
+      for (const flow of this.accountFlows) {
+        const stop = flow.watch?.({
+          server,
+          now,
+          every,
+          accountsUrl,
+          notify: (notice) => notifier.account(notice),
+        });
+        if (stop) server.onShutdown(stop);
+      }
+    });
+  }
+
   /** Under Indiekit with its own database: hands back what the core holds and closes it (tests, signals). */
   async stopOwnHost(): Promise<void> {
     await this.ownHost?.stop();
@@ -319,28 +359,38 @@ export interface EndpointEnvironment {
 }
 
 /**
- * The notifier the environment asks for (NOTIFY_SMTP_URL, NOTIFY_WEBHOOK_URL: docs/notifications.md),
- * or none. A mistake in those variables stops the start with one line naming the variable.
+ * The notifier: the channels set in the environment (NOTIFY_SMTP_URL, NOTIFY_WEBHOOK_URL:
+ * docs/notifications.md) over those saved on the Notifications page, read again at each delivery.
+ * A mistake in those variables stops the start with one line naming the variable.
  */
-function notifierFor(server: Server, mountPath: string): Notifier | undefined {
-  let settings: NotificationSettings;
+function notificationsFor(
+  server: Server,
+  mountPath: string,
+  env: NodeJS.ProcessEnv,
+): Notifications | undefined {
+  let environment: NotificationSettings;
   try {
-    settings = notificationSettings(process.env, server.publication.me);
+    environment = notificationSettings(env, server.publication.me);
   } catch (error) {
     if (error instanceof NotificationSettingsError) throw new ConfigError([error.message]);
     throw error;
   }
-  if (!settings.email && !settings.webhook) return undefined;
-  if (!server.database) return undefined;
-  return new Notifier({
-    database: server.database,
-    settings,
+  const { database } = server;
+  if (!database) return undefined;
+  const store = new NotificationSettingsStore(database, () => server.secretSealer ?? null);
+  server.onRekey?.(() => store.rekey());
+  const fetchPolicy = { allowPrivate: server.config.fetch.allowPrivate };
+  const pageUrl = `${server.config.application.url}${mountPath}`;
+  const notifier = new Notifier({
+    database,
+    settings: async () => effectiveSettings(environment, store.available ? await store.settings() : {}),
     logger: server.logger,
-    fetchPolicy: { allowPrivate: server.config.fetch.allowPrivate },
-    pageUrl: `${server.config.application.url}${mountPath}`,
+    fetchPolicy,
+    pageUrl,
     // Named only for a connected account, and those exist only where the Accounts page does.
     accountsUrl: `${server.config.application.url}${mountPath}/accounts`,
   });
+  return { notifier, store, environment, fetchPolicy, pageUrl };
 }
 
 /** One line per target that would not take a post, naming the setting to fix; none for the others. */
@@ -363,8 +413,8 @@ async function checkAtStart(syndication: Syndication, logger: Server["logger"]):
 
 /**
  * A change after which something may be due: a new, deleted or restored post, or an update of
- * anything but the links a run writes back (targets, status, and since issue 17 anything a copy
- * shows). Only a hint: the database notes every change that matters (see PostChanges).
+ * anything but the links a run writes back (targets, status, and anything a copy shows, since copies
+ * follow their post: decision 0028). Only a hint: the database notes every change that matters (see PostChanges).
  */
 function mayBecomeDue(change: PostChange): boolean {
   if (change.kind !== "update") return true;

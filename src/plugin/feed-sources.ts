@@ -1,8 +1,9 @@
-// The endpoint's `feeds` (docs/feeds.md) made into a running post source: its tables, its reads on
+// The endpoint's `feeds` (docs/sources.md) made into a running post source: its tables, its reads on
 // the scheduler's turns, WebSub callbacks at `{mountPath}/websub/:id`, and at start one line per
 // target a feed names that no installed syndicator has. A feed whose site has a Micropub endpoint
-// (its `micropub` option) gets the copies' links written back there. With no feed left, but WebSub
-// subscriptions of removed feeds not yet ended, the feeds run without any feed to end them.
+// (its `micropub` option) gets the copies' links written back there. The feeds added on the Feeds
+// page (page-feed-store.ts) run beside them, so with a database the feeds always run: with no feed
+// at all they only end the WebSub subscriptions of feeds removed, and wait for one to be added.
 import { ConfigError } from "../contract/config-error.ts";
 import type { Server } from "../contract/plugin.ts";
 import { type FeedOptions, unknownFeedTargets } from "../sources/feeds/feed-options.ts";
@@ -10,6 +11,7 @@ import type { FeedReport } from "../sources/feeds/feed-source.ts";
 import { FeedSources } from "../sources/feeds/feed-sources.ts";
 import { SqlWebSubSubscriptionStore } from "../sources/feeds/http/index.ts";
 import { feedSourceMigrations } from "../sources/feeds/migrations.ts";
+import { PageFeedStore } from "../sources/feeds/page-feed-store.ts";
 import { platformTags } from "../sources/feeds/site-text.ts";
 import type { LinkWriteBackReport } from "../sources/micropub/link-write-back.ts";
 import { addMicropubSourceTables } from "./post-sources.ts";
@@ -20,16 +22,11 @@ interface FeedSourcesStart {
   now?: (() => number) | undefined;
   /** Has the scheduler ask the feeds when they want their next turn (see FeedSourcesDependencies.wake). */
   wake?: () => void;
-  /**
-   * Given, at start, the feeds without any feed configured, when WebSub subscriptions of feeds
-   * removed since are left to end: they answer their hubs and unsubscribe at the first turn.
-   */
-  leftOver?: (sources: FeedSources) => void;
   /** How long one parse may take on the parse thread (tests shorten it). */
   parseTimeLimitMs?: number | undefined;
 }
 
-/** The running feeds; null without a database or without feeds. */
+/** The running feeds (the configuration file's and the page's); null without a database. */
 export function startFeedSources(
   server: Server,
   feeds: readonly FeedOptions[],
@@ -46,16 +43,6 @@ export function startFeedSources(
       server.logger.info("Sealed the WebSub subscription secrets stored in clear", { count: sealed });
   });
   server.onRekey?.(() => secrets.sealAtRest());
-  if (feeds.length === 0) {
-    // The last feed was removed: its subscriptions still have to be ended, and their hubs answered.
-    const { leftOver } = start;
-    if (leftOver)
-      server.onStart(async () => {
-        if (await SqlWebSubSubscriptionStore.anyNotEnded(database))
-          leftOver(runFeedSources(server, [], start));
-      });
-    return null;
-  }
   server.addMigrations(feedSourceMigrations);
   if (feeds.some((feed) => feed.micropub)) addMicropubSourceTables(server);
   // Before the first read: a feed naming a target nobody installed would record posts that wait forever.
@@ -66,7 +53,12 @@ export function startFeedSources(
     );
     if (problems.length > 0) throw new ConfigError(problems);
   });
-  return runFeedSources(server, feeds, start);
+  const sources = runFeedSources(server, feeds, start);
+  // The page's feeds, once the migrations made their table: read before the first request.
+  server.onStart(async () => {
+    await sources.refresh();
+  });
+  return sources;
 }
 
 function runFeedSources(
@@ -77,8 +69,15 @@ function runFeedSources(
   const { database, knownPosts } = server;
   if (!database || !knownPosts) throw new Error("The feeds need the host's database and posts");
   const stopping = new AbortController();
+  const pageFeeds = new PageFeedStore(database);
   const sources = new FeedSources({
     feeds,
+    pageFeeds: async () =>
+      (
+        await pageFeeds.list((key, problem) =>
+          server.logger.warn("A feed added on the Feeds page is left out", { feed: key, problem }),
+        )
+      ).map((feed) => feed.options),
     database,
     known: knownPosts,
     logger: server.logger,

@@ -60,7 +60,7 @@ export const endpointOptionsSchema = z.strictObject({
         'must be a list, such as [{ type: "micropub", name: "blog", endpoint: "https://blog.example/micropub" }]',
     })
     .default([]),
-  /** Posts from any site's feed, syndicated from here (docs/feeds.md). */
+  /** Posts from any site's feed, syndicated from here (docs/sources.md). */
   feeds: z.array(feedOptionsSchema, { error: FEEDS_LIST_MESSAGE }).default([]),
 });
 

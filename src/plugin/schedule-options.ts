@@ -1,4 +1,4 @@
-// The `schedule` and `retry` options of the endpoint plug-in (issue 12): whether the server sends
+// The `schedule` and `retry` options of the endpoint plug-in (decision 0014): whether the server sends
 // what is due by itself, when a new post counts as due, and how failed sends back off. Each message
 // says what to write instead; the host puts the option's path in front of it.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// The order of the server (issue 2): static assets; public and well-known routes; sign-in;
+// The order of the server (decision 0001): static assets; public and well-known routes; sign-in;
 // authentication; authenticated routes; then not-found and the error handler.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";

@@ -1,9 +1,11 @@
 // The host publishing server: loads plug-ins, keeps the plug-in contract (spec §2.4, §4.3), owns the
 // database and the post service, and starts and stops the HTTP server.
+
 import { randomBytes } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type { Database, Migration } from "../contract/database.ts";
+import type { MicropubPort } from "../contract/micropub.ts";
 import type { EndpointPlugin, HostConfigView, Plugin, Server, SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import { publicationProblem } from "../contract/publication-check.ts";
@@ -26,6 +28,7 @@ import { I18n } from "./i18n.ts";
 import { indieauthMigrations } from "./indieauth/grant-store.ts";
 import type { Logger } from "./logger.ts";
 import { MediaStore } from "./media/media-store.ts";
+import { MicropubEndpoint } from "./micropub/micropub-endpoint.ts";
 import { PACKAGE_ROOT } from "./package-root.ts";
 import { type BuiltInPlugins, hostPlugins, loadPlugins } from "./plugins.ts";
 import { HostKnownPosts } from "./posts/known-posts.ts";
@@ -123,6 +126,13 @@ export class Host implements Server, RunningHost {
     );
   }
 
+  /** The host's Micropub endpoint's own code, for pages that write posts (the compose page). */
+  get micropub(): MicropubPort | null {
+    if (!this.posts) return null;
+    const endpoint = this.endpoints.find((candidate) => candidate instanceof MicropubEndpoint);
+    return endpoint instanceof MicropubEndpoint ? endpoint.service : null;
+  }
+
   get config(): HostConfigView {
     const { application, secrets, production } = this.hostConfig;
     return {
@@ -204,7 +214,7 @@ export class Host implements Server, RunningHost {
   /** Opens the database, installs every plug-in and applies migrations; does not listen. */
   async prepare(): Promise<void> {
     // The plug-ins' modules load while the embedded database starts (its files are read and its
-    // WebAssembly compiled in the meantime): a warm start is shorter by the overlap (issue 18).
+    // WebAssembly compiled in the meantime): a warm start is shorter by the overlap (decision 0030).
     const [opened, loaded] = await Promise.allSettled([
       this.openConfiguredDatabase(),
       this.loadConfiguredPlugins(),

@@ -51,7 +51,7 @@ export interface BatchDependencies {
    */
   syndicate(post: Post, runId: string, known?: KnownOfPost): Promise<PostResult | null>;
   /**
-   * Follows the posts changed since their copies were made (issue 17): hands each post's result to
+   * Follows the posts changed since their copies were made (decision 0028): hands each post's result to
    * `report`; false when stopped before the end.
    */
   follow(runId: string, report: (result: PostResult) => void, shouldStop: () => boolean): Promise<boolean>;
@@ -125,7 +125,7 @@ export class Batch implements BatchRun {
           resend: resolved.filter((r) => r.state === "pending").length,
           unknown: resolved.filter((r) => r.state === "unknown").length,
         });
-      // The run's write-backs reach the site's store as one change when it ends (issue 28).
+      // The run's write-backs reach the site's store as one change when it ends (decision 0033).
       const work = async () =>
         (await deps.follow(
           this.id,

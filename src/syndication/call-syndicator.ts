@@ -104,7 +104,7 @@ export async function callSyndicator(
 }
 
 /**
- * Updates or deletes the copy at `copy.url` (issue 17), under the same timeout and with the same
+ * Updates or deletes the copy at `copy.url` (decision 0028), under the same timeout and with the same
  * outcomes as a send; the outcome's url is the copy's.
  */
 export function callFollowUp(

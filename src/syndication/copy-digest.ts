@@ -1,6 +1,6 @@
 // What a copy holds, in a few bytes: a digest of what its target receives (the text, the photos and
 // their alt text, the link card, what it likes or boosts), found with the syndicator's preview. A
-// copy follows an edit of its post only when this changes (issue 17).
+// copy follows an edit of its post only when this changes (decision 0028).
 import { createHash } from "node:crypto";
 import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../contract/syndicator.ts";
@@ -11,6 +11,8 @@ export function copyDigest(preview: CopyPreview): string {
     photos: preview.photos.map((photo) => [photo.url, photo.alt ?? ""]),
     card: preview.linkCard ?? null,
     action: preview.action ?? null,
+    // Absent (not null) for a single post, so that digests made before threads existed still match.
+    thread: preview.thread?.map((post) => post.text),
   };
   return createHash("sha256").update(JSON.stringify(held)).digest("base64url");
 }

@@ -30,7 +30,7 @@ export class CopyEditing {
   constructor(private readonly parts: SyndicationParts) {}
 
   /**
-   * What each target of a post would receive now (issue 17): every target the post names, and those
+   * What each target of a post would receive now (decision 0025): every target the post names, and those
    * it was sent to, with the user's own words where there are some. No network call is made.
    */
   async preview(post: Post): Promise<TargetPreview[]> {

@@ -51,7 +51,7 @@ export class DueWork {
   }
 
   /**
-   * The scheduler's check of refused targets (issue 32): each whose next check is due is asked
+   * The scheduler's check of refused targets (decision 0048): each whose next check is due is asked
    * (verify) and what it says recorded; a success ends its pause on every instance. Returns how
    * many were checked.
    */
@@ -85,6 +85,41 @@ export class DueWork {
       );
     return due.length;
   }
+
+  /**
+   * The scheduler's upkeep of credentials that expire (SyndicatorPlugin.maintainCredentials): each
+   * target that has it renews what is due, and one that nears its end unrenewed is told to the
+   * user, once per end date and process. Never throws.
+   */
+  async maintainCredentials(): Promise<void> {
+    for (const syndicator of this.parts.deps.syndicators()) {
+      if (!syndicator.maintainCredentials) continue;
+      const { uid, name } = syndicator.info;
+      try {
+        const expiry = await syndicator.maintainCredentials({
+          signal: AbortSignal.timeout(this.parts.targetTimeoutMs),
+        });
+        const told = `${uid} ${expiry?.expiresAt.toISOString()}`;
+        if (!expiry || this.#toldExpiring.has(told)) continue;
+        this.#toldExpiring.add(told);
+        this.parts.deps.notices?.failure({
+          kind: "expiring",
+          targetUid: uid,
+          targetName: name,
+          error: expiry.error,
+          expiresAt: expiry.expiresAt,
+          ...(syndicator.holdWhileRefused === true ? { reconnect: true } : {}),
+        });
+      } catch (error) {
+        this.parts.deps.logger.warn("Could not keep a target's credentials", {
+          target: uid,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+
+  readonly #toldExpiring = new Set<string>();
 
   private async dueRules(): Promise<{ rules: DueRules; pauses: TargetPauses }> {
     const pauses = TargetPauses.lasting(

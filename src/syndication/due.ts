@@ -21,7 +21,7 @@ export interface DueRules {
 
 /**
  * A new post (no ledger rows) whose page was not seen live yet, under schedule.whenLive ($3): the
- * live-check sweep looks at it (live-check-sweep.ts); a run does not wait for it (issue 32).
+ * live-check sweep looks at it (live-check-sweep.ts); a run does not wait for it (decision 0049).
  */
 const GATED = `$3::boolean AND c.live_at IS NULL
   AND NOT EXISTS (SELECT 1 FROM syndication_targets s WHERE s.post_id = p.id)`;

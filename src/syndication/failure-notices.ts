@@ -1,10 +1,10 @@
 // The port through which the core tells the user of a failure that needs them, without their
-// opening the page (issue 32): e-mail and a webhook out implement it (src/notifications). The
+// opening the page (decision 0050): e-mail and a webhook out implement it (src/notifications). The
 // core calls it at each such failure and at each success; the implementation keeps the streaks,
 // so that a failing streak is one message and its end one "recovered" message.
 
 /** The failures that need the user. */
-export type NoticeKind = "refused" | "retries_exhausted" | "unknown_outcome" | "paused_long";
+export type NoticeKind = "refused" | "retries_exhausted" | "unknown_outcome" | "paused_long" | "expiring";
 
 export interface FailureNotice {
   kind: NoticeKind;
@@ -21,6 +21,8 @@ export interface FailureNotice {
    * reconnecting it there is the whole fix, and its posts wait and go out by themselves then.
    */
   reconnect?: boolean;
+  /** "expiring": when the credential ends unless it is renewed. */
+  expiresAt?: Date;
 }
 
 export interface FailureNotices {

@@ -1,4 +1,4 @@
-// Copies that follow their post (issue 17). After a change of a post, `planFollowUps` works out what
+// Copies that follow their post (decision 0028). After a change of a post, `planFollowUps` works out what
 // each copy needs and writes it to the ledger: an update where the copy would now differ, a delete
 // where the post was deleted, a cancelled send where the post was deleted before it went out.
 // `performFollowUps` then carries out what is due, claimed like sends, so that each is done once.

@@ -91,7 +91,7 @@ ALTER TABLE syndication_targets ADD COLUMN last_status integer;
 `;
 
 // Deploy webhooks seen in the last day, by a hash of their delivery id, so that a captured signed
-// webhook cannot be sent again (issue 13). Old rows are deleted as new deliveries arrive.
+// webhook cannot be sent again (decision 0012). Old rows are deleted as new deliveries arrive.
 const webhookDeliveries = `
 CREATE TABLE webhook_deliveries (
   key text PRIMARY KEY,
@@ -112,7 +112,7 @@ ALTER TABLE ${table} ADD CONSTRAINT ${table}_trigger_check
     )
     .join("\n");
 
-// Runs started by the scheduler (issue 12) carry the trigger 'schedule'.
+// Runs started by the scheduler (decision 0014) carry the trigger 'schedule'.
 const scheduleTrigger = triggerChecks(["manual", "batch", "webhook", "cli", "schedule"]);
 
 // Whether a post's URL answers yet (schedule.whenLive): a new post is sent automatically only once
@@ -135,7 +135,7 @@ CREATE INDEX syndication_targets_due ON syndication_targets (next_attempt_at)
   WHERE state IN ('pending', 'failed');
 `;
 
-// What is known of each target as a whole (issue 16): its last check or send, its last error, since
+// What is known of each target as a whole (decision 0020): its last check or send, its last error, since
 // when it refuses our credentials, until when it rate-limits us; shared by every instance. And the
 // ledger state 'skipped': the user chose not to send a post to a target ("Skip for this post").
 const targetHealth = `
@@ -155,7 +155,7 @@ ALTER TABLE syndication_targets ADD CONSTRAINT syndication_targets_state_check
   CHECK (state IN ('pending', 'sending', 'syndicated', 'failed', 'unknown', 'skipped'));
 `;
 
-// The user's own words for one post on one target (issue 17), sent instead of the text the target's
+// The user's own words for one post on one target (decision 0026), sent instead of the text the target's
 // template makes. Kept apart from the ledger row, which exists only once a send was claimed.
 const ownTexts = `
 CREATE TABLE syndication_texts (
@@ -168,7 +168,7 @@ CREATE TABLE syndication_texts (
 ALTER TABLE syndication_attempts ADD COLUMN own_text text;
 `;
 
-// Copies that follow their post (issue 17): an update or a delete of a copy is an operation with the
+// Copies that follow their post (decision 0028): an update or a delete of a copy is an operation with the
 // same state machine as a send, one row per (post, target, operation) kept beside the send's row.
 // `digest` on the send's row is what its copy holds now; on an update, what the copy is to become.
 // A trigger notes in syndication_post_changes each post that has copies (or was to be sent) and
@@ -250,7 +250,7 @@ CREATE TRIGGER syndication_links_written_back AFTER UPDATE ON posts FOR EACH ROW
   EXECUTE FUNCTION syndication_note_links_written_back();
 `;
 
-// A failing streak per (kind, target) that the user was told of (issue 32: notifications): the first
+// A failing streak per (kind, target) that the user was told of (decision 0050: notifications): the first
 // failure of a streak inserts the row and is the one message; later ones only count; the target's
 // recovery deletes its rows and is the one "recovered" message. Shared by every instance.
 const notificationStreaks = `
@@ -297,7 +297,7 @@ DROP FUNCTION syndication_note_post_change();
 DROP FUNCTION syndication_note_links_written_back();
 `;
 
-// A retry of everything that needed attention is recorded as a retry, not as "Syndicate all" (issue 32).
+// A retry of everything that needed attention is recorded as a retry, not as "Syndicate all" (decision 0021).
 const retryTrigger = triggerChecks(["manual", "batch", "webhook", "cli", "schedule", "retry"]);
 
 // What each attempt sent (issue 40 item 5): text, photos with alt text, link choice (see sent-copy.ts).

@@ -1,7 +1,7 @@
-// The user's own words for one post on one target (issue 17): saved from the preview on the page,
+// The user's own words for one post on one target (decision 0026): saved from the preview on the page,
 // or given by a Micropub client in the post property `mp-syndicate-text` (an object keyed by target
 // uid). What the page saved wins; resetting removes both, so the target's template applies again.
-// Below them, the site's choice for a post read from its feed (issue 29 item 6: POSSE Party's
+// Below them, the site's choice for a post read from its feed (decision 0038: POSSE Party's
 // `<posse:post>` text, truncate and append_url per target), kept by the feed source in the post
 // property `mp-syndicate-site-text`: used where the user has no own words for that target.
 // `wordsFor` is that order, for the preview, the send, the edit and the copy's digest alike.

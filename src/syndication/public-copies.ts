@@ -1,4 +1,4 @@
-// The copies of posts as a visitor of the site may know them (issue 29 item 7): read-only queries
+// The copies of posts as a visitor of the site may know them (decision 0039): read-only queries
 // over the ledger for the public `copies` routes, which let a site possekit does not write link to
 // its copies. Only what a visitor could see anyway is read: copies that exist (sent, not deleted by
 // a follow-up), of posts that are published and not deleted, on targets whose copies are public.

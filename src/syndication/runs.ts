@@ -317,7 +317,7 @@ export class Runs {
 
   /**
    * A scheduled run's post: held back while it is not due yet (see schedule-gate.ts), and then not
-   * reported at all: waiting is not a result, nor something for the user to attend to (issue 32).
+   * reported at all: waiting is not a result, nor something for the user to attend to (decision 0049).
    */
   private async syndicateWhenDue(
     post: Post,
@@ -342,7 +342,7 @@ export class Runs {
   }
 
   /**
-   * Follows the changed posts (issue 17): first works out what each changed post's copies need,
+   * Follows the changed posts (decision 0028): first works out what each changed post's copies need,
    * then carries out every follow-up that is due. False when stopped before the end.
    */
   private async follow(

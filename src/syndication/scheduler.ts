@@ -1,5 +1,5 @@
 // The scheduler: every server instance runs one, so that what is due is sent without anyone
-// asking (issue 12). It sleeps until the earliest due moment (see due.ts), never longer than
+// asking (decision 0014). It sleeps until the earliest due moment (see due.ts), never longer than
 // maxSleepMs so that work written by other instances is found, and never polls: one query per
 // wake-up. When something is due it starts an ordinary batch under the shared lease, recorded with
 // the trigger `schedule`; if another run holds the lease it simply looks again when that lapses.
@@ -122,8 +122,9 @@ export class Scheduler {
       if (this.stopped) break;
       try {
         // A refused target is checked when its check is due (with backoff), and the pages of new
-        // posts when theirs is: neither is a run, neither takes the lease (issue 32).
+        // posts when theirs is: neither is a run, neither takes the lease (decision 0049).
         await this.syndication.due.checkPausedTargets();
+        await this.syndication.due.maintainCredentials();
         await this.syndication.due.sweepLiveChecks();
         ({ next: due, run: runDue } = await this.syndication.due.dueMoments());
         this.current.nextDueAt = due;

@@ -239,7 +239,7 @@ async function send(
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
     context.notices?.recovered(uid, name);
     try {
-      // What the copy holds, so that an edit of the post that changes it is followed (issue 17).
+      // What the copy holds, so that an edit of the post that changes it is followed (decision 0028).
       const digest = digestFor(syndicator, post.properties, context.publication, words);
       await context.ledger.recordSuccess(claim, outcome.url, digest);
     } catch (error) {

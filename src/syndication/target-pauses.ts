@@ -1,5 +1,5 @@
 // A target that said "you may not" (401, 403) or "slow down" (429) is not sent to until it can take
-// posts (issue 32): the service would answer the same, and a burst of refusals can get an account
+// posts (decision 0048): the service would answer the same, and a burst of refusals can get an account
 // limited further or flagged. The pause outlives the run and the process, because it is read from
 // the target health in the database (target-health.ts), which every instance shares:
 // - refused (401, 403): until a check of the target succeeds: the page's "Check now", a user's

@@ -12,7 +12,7 @@ export type TargetState = "pending" | "sending" | "syndicated" | "failed" | "unk
 
 /** What a ledger row does to a copy: send it, change it to follow an edit, or delete it. */
 export type Operation = "create" | "update" | "delete";
-/** A follow-up of a copy (issue 17): an update or a delete, beside the create that sent it. */
+/** A follow-up of a copy (decision 0028): an update or a delete, beside the create that sent it. */
 export type FollowUp = Exclude<Operation, "create">;
 
 /**
@@ -100,7 +100,7 @@ export interface TargetResult {
 
 export type PostResultStatus = "syndicated" | "partial" | "failed" | "unchanged";
 
-/** What a run says about one post: the JSON result of the endpoint (issue 4). */
+/** What a run says about one post: the JSON result of the endpoint (decision 0009). */
 export interface PostResult {
   url: string;
   status: PostResultStatus;
@@ -121,7 +121,7 @@ export interface RunSummary {
    */
   skipped: number;
   /**
-   * Posts whose copies were updated or deleted to follow them (issue 17), counted apart from the
+   * Posts whose copies were updated or deleted to follow them (decision 0028), counted apart from the
    * sends; absent when there were none. Follow-ups that failed or wait count as failed, partial
    * or skipped, like sends.
    */

@@ -3,8 +3,11 @@
 import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import { BlueskySyndicator } from "./bluesky/index.ts";
 import { InternetArchiveSyndicator } from "./internet-archive/index.ts";
+import { LinkedinSyndicator } from "./linkedin/index.ts";
 import { MastodonSyndicator } from "./mastodon/index.ts";
 import { MicropubSyndicator } from "./micropub/index.ts";
+import { NostrSyndicator } from "./nostr/index.ts";
+import { ThreadsSyndicator } from "./threads/index.ts";
 
 export type SyndicatorConstructor = new (options: Record<string, unknown>) => SyndicatorPlugin;
 
@@ -13,7 +16,18 @@ export const builtInSyndicators: Record<string, SyndicatorConstructor> = {
   [BlueskySyndicator.packageName]: BlueskySyndicator,
   [InternetArchiveSyndicator.packageName]: InternetArchiveSyndicator,
   [MicropubSyndicator.packageName]: MicropubSyndicator,
+  [LinkedinSyndicator.packageName]: LinkedinSyndicator,
+  [ThreadsSyndicator.packageName]: ThreadsSyndicator,
+  [NostrSyndicator.packageName]: NostrSyndicator,
 };
 
 export { isPermanentStatus, SyndicationError } from "../contract/syndication-error.ts";
-export { BlueskySyndicator, InternetArchiveSyndicator, MastodonSyndicator, MicropubSyndicator };
+export {
+  BlueskySyndicator,
+  InternetArchiveSyndicator,
+  LinkedinSyndicator,
+  MastodonSyndicator,
+  MicropubSyndicator,
+  NostrSyndicator,
+  ThreadsSyndicator,
+};

@@ -6,50 +6,12 @@
 // test's clock; Mastodon is the sandbox (dev/sandbox/mastodon-server.ts).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { SMTPServer } from "smtp-server";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { closeAll, type EndpointServer, startEndpointServer, until } from "../endpoint/endpoint-server.ts";
 import { pgliteEngine } from "../helpers/databases.ts";
+import { startSmtp, textOf } from "../helpers/smtp-server.ts";
 import { looks, ServerClock, schedulerOf } from "../schedule/scheduled-server.ts";
-
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
-function startSmtp(): Promise<{ server: SMTPServer; port: number; mails: Mail[] }> {
-  const mails: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = "";
-      stream.setEncoding("utf8");
-      stream.on("data", (chunk: string) => {
-        raw += chunk;
-      });
-      stream.on("end", () => {
-        mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
-        callback();
-      });
-    },
-  });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.server.address() as AddressInfo;
-      resolve({ server, port, mails });
-    });
-  });
-}
-
-/** A mail's text, quoted-printable soft breaks and escapes undone. */
-const textOf = (mail: Mail) =>
-  mail.raw
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(Number.parseInt(hex, 16)));
 
 describe("a refused connected account mails where to reconnect it", () => {
   let smtp: Awaited<ReturnType<typeof startSmtp>>;

@@ -11,6 +11,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
+import { ACCOUNT_TYPE_NAMES } from "../../src/contract/accounts.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
 import { closeAll, type EndpointServer, startEndpointServer } from "../endpoint/endpoint-server.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
@@ -91,9 +92,17 @@ describe("the Accounts page", () => {
 
   it("shows every type as not connected on a server with no targets", async () => {
     const html = await page();
-    for (const heading of ["Mastodon", "Bluesky", "Micropub", "Internet Archive"])
+    for (const heading of [
+      "Mastodon",
+      "Bluesky",
+      "Micropub",
+      "Internet Archive",
+      "Threads",
+      "LinkedIn",
+      "Nostr",
+    ])
       assert.match(html, new RegExp(heading));
-    assert.equal((html.match(/data-account-state="none"/g) ?? []).length, 4);
+    assert.equal((html.match(/data-account-state="none"/g) ?? []).length, ACCOUNT_TYPE_NAMES.length);
     // The package's entry mounts Mastodon's OAuth flow, so its form is shown above the token form.
     assert.match(
       html,

@@ -1,4 +1,4 @@
-// Issue 31, point 7: `possekit token --days 3000000` (or such a tokenLifetimeDays) made a token whose
+// Decision 0045: `possekit token --days 3000000` (or such a tokenLifetimeDays) made a token whose
 // expiry PostgreSQL cannot store: every use of it was a 500. Both options are bounded, each refusal one
 // line naming the option and the largest value; a token signed with such a lifetime before is a 401.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// bin/possekit.js (issue 18): an installed package runs its compiled dist/; a clone runs dist/ only
+// bin/possekit.js (decision 0029): an installed package runs its compiled dist/; a clone runs dist/ only
 // when dist/ was built from exactly the sources it has now, and its TypeScript through tsx
 // otherwise, so an old build never runs in development. Each case is a copy of bin/ beside a
 // src/cli.ts and a dist/cli.js that say which of them ran.

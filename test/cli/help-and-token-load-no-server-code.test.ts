@@ -1,4 +1,4 @@
-// `possekit --help` and `possekit token` (issue 18) start in a blink on a small machine: they never
+// `possekit --help` and `possekit token` (decision 0029) start in a blink on a small machine: they never
 // load Express, a database driver or the host; --help loads not even the config schema (zod) or the
 // signer, and token only its own signer (node:crypto's HMAC), neither jose nor zod (a plain config
 // needs no schema). Proved by recording every module the command resolves, through a module hook.

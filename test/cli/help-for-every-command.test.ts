@@ -1,4 +1,4 @@
-// `possekit --help` and `possekit <command> --help` (issue 2) explain the commands and exit 0;
+// `possekit --help` and `possekit <command> --help` (decision 0001) explain the commands and exit 0;
 // no command, an unknown one, or a file too many or too few prints the usage and exits 1.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,4 +1,4 @@
-// `possekit migrate` (issue 2) applies the host's migrations and those of every installed plug-in,
+// `possekit migrate` (decision 0001) applies the host's migrations and those of every installed plug-in,
 // once, then exits; it refuses when the server runs without a database.
 import assert from "node:assert/strict";
 import { join } from "node:path";

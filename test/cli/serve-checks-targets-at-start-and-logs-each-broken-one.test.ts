@@ -40,7 +40,7 @@ describe("possekit serve checks its targets at start", () => {
         "@possekit/syndicator-micropub",
         "@possekit/syndicator-internet-archive",
       ],
-      // 5 s, not 2: since a first start copies the shipped empty database (issue 18) the checks begin
+      // 5 s, not 2: since a first start copies the shipped empty database (decision 0030) the checks begin
       // seconds earlier, while the server still loads each syndicator's libraries; on a loaded machine
       // the answering targets' checks took 3-5 s and were logged as not answering.
       "@possekit/endpoint-syndicate": { schedule: { enabled: false }, targetTimeoutMs: 5000 },

@@ -1,6 +1,6 @@
-// What `possekit serve --config bad.json` prints for each configuration mistake (issue 2, issue 16),
+// What `possekit serve --config bad.json` prints for each configuration mistake (decision 0005, decision 0005),
 // checked where it is decided: loadConfig and the host's start (Host.prepare, which loads the
-// plug-ins and checks their options), without starting the command for each (issue 33: a spawn
+// plug-ins and checks their options), without starting the command for each (decision 0053: a spawn
 // through tsx cost seconds of CPU per case). The command prints the ConfigError's message and
 // exits 1: serve-refuses-an-invalid-config.test.ts runs it for real once.
 import assert from "node:assert/strict";

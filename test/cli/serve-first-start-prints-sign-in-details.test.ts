@@ -1,4 +1,4 @@
-// `possekit serve` on a fresh machine (issue 2): no config file, no SECRET, no PASSWORD: it runs on
+// `possekit serve` on a fresh machine (decision 0005): no config file, no SECRET, no PASSWORD: it runs on
 // defaults with the embedded database under ./data, and prints the sign-in details once.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";

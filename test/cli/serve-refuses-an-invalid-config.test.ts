@@ -1,4 +1,4 @@
-// `possekit serve --config bad.json` (issue 2, issue 16): an invalid file stops the start, exiting
+// `possekit serve --config bad.json` (decision 0005, decision 0005): an invalid file stops the start, exiting
 // non-zero with one list: the file, one line per problem naming the field and what is wrong, "did
 // you mean" for a misspelt key, line and column for broken JSON; plug-ins' options and a busy port
 // are in the same list. Never a stack trace. The command runs here for real in the cases only a

@@ -1,4 +1,4 @@
-// SIGTERM (issue 2): `possekit serve` stops taking new connections, lets the request in flight
+// SIGTERM (decision 0001): `possekit serve` stops taking new connections, lets the request in flight
 // finish, closes the database and exits 0.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";

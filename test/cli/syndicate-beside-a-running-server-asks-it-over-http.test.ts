@@ -1,4 +1,4 @@
-// Issue 12, item 5: no second process opens an embedded (PGlite) folder another holds. With the
+// Decision 0016: no second process opens an embedded (PGlite) folder another holds. With the
 // server running on ./data, `possekit syndicate` asks it over HTTP (POST {mountPath}, NDJSON, a
 // token signed with SECRET) and prints the same lines and exit code, while the server keeps
 // answering /health; `possekit migrate` beside it exits 1 with one line naming the server's pid.
@@ -98,7 +98,7 @@ describe("possekit syndicate beside a server on the same embedded folder", () =>
     );
     assert.deepEqual(lines.at(-1)?.summary, { posts: 3, syndicated: 3, partial: 0, failed: 0, skipped: 0 });
     // Under load the slowest answer took over the second this test once demanded, with no fault in
-    // the code (issue 33): the figure is printed, and /health's latency under load is measured by
+    // the code (decision 0053): the figure is printed, and /health's latency under load is measured by
     // the bench (npm run bench -- --only lock-contention).
     t.diagnostic(`/health answered within ${slowest} ms at worst while the command ran`);
     for (let i = 1; i <= 3; i += 1) assert.equal(statusesByText(mastodon).get(`Held ${i}`), 1);

@@ -1,4 +1,4 @@
-// `possekit token --scope "create update"` (issue 2) prints a JWT signed with SECRET that carries
+// `possekit token --scope "create update"` (decision 0002) prints a JWT signed with SECRET that carries
 // me, scope, client_id, iat and exp, and that a running `possekit serve` accepts.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// `possekit token` reads its three settings without the config schema (issue 18: zod alone costs
+// `possekit token` reads its three settings without the config schema (decision 0029: zod alone costs
 // more than the command's 150 ms). Its token is only any use if the server reads the same SECRET,
 // {me} and lifetime, so each config here goes through both readers; anything unusual goes to the
 // full loader, which explains the mistake as `serve` does.

@@ -1,4 +1,4 @@
-// Issue 29 item 7, end to end with real software: a site built elsewhere publishes only a feed;
+// Decision 0039, end to end with real software: a site built elsewhere publishes only a feed;
 // possekit (`possekit serve`, a child process as a user runs it) reads it, sends its newest entries
 // to the sandbox Mastodon by itself (`backfill: 2`), and serves copies.json. The site is then built
 // by Debian's Hugo and by Eleventy from npm, each with exactly the example of docs/copies.md (read

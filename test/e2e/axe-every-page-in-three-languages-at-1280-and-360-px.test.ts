@@ -1,4 +1,4 @@
-// Accessibility (issue 16): axe-core finds no violation on any page (sign-in, the Syndicate page
+// Accessibility (decision 0024): axe-core finds no violation on any page (sign-in, the Syndicate page
 // empty and with posts, the Accounts page, a post's results page and its preview, the status page) in English, German and French, on a
 // desktop (1280 px) and a phone (360 px). German and French words are longer: a table column cut
 // off behind a scroll area nobody can reach by keyboard is what axe's scrollable-region-focusable
@@ -88,7 +88,12 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
 
   it("the Syndicate page with nothing to send, the Accounts page, and the status page", async () => {
     await check(
-      { "syndicate (empty)": "/syndicate", accounts: "/syndicate/accounts", status: "/status" },
+      {
+        "syndicate (empty)": "/syndicate",
+        accounts: "/syndicate/accounts",
+        status: "/status",
+        compose: "/syndicate/compose",
+      },
       { signedIn: true },
     );
   });
@@ -110,8 +115,11 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
         "syndicate (posts)": "/syndicate",
         "syndicate (needs attention)": "/syndicate?state=attention",
         results: pages.results,
-        // Issue 32: the copy as the service shows it, beside the text and its buttons.
+        // Decision 0046: the copy as the service shows it, beside the text and its buttons.
         preview: `${pages.results}/preview`,
+        // Decision 0054: the edit form and the question before a delete.
+        edit: `${pages.results}/edit`,
+        delete: `${pages.results}/delete`,
       },
       { signedIn: true },
     );

@@ -1,4 +1,4 @@
-// Issue 29 item 8 in a real browser, with and without JavaScript: a site serves its feed from a
+// Decision 0040 in a real browser, with and without JavaScript: a site serves its feed from a
 // local HTTP server; the owner clicks "Fetch now" on the Syndicate page, reads what the read found
 // and follows the link to the new entry, marked with its feed. The site then changes every id at
 // once: the feed is held, "Accept the new ids…" says what it does before it does it, and accepting

@@ -1,4 +1,4 @@
-// Issue 32, item 6, in the browser: the page says what to do next and never claims what is not so.
+// Decision 0051, in the browser: the page says what to do next and never claims what is not so.
 // A first start (no target, no post) lists the next steps instead of a green "all done", with no
 // filter bar and a disabled "Syndicate all" that says why (there is nothing to send); "Retry
 // everything" comes with the live summary of the run that needs it; a rate-limited target's posts

@@ -1,4 +1,4 @@
-// IndieAuth end to end, as a Micropub client does it (issue 15): discover the endpoints from the
+// IndieAuth end to end, as a Micropub client does it (decision 0019): discover the endpoints from the
 // home page (Link header and HTML), send the owner's browser (Chromium) to the authorization
 // endpoint with PKCE S256, let the owner sign in and approve on the consent page, exchange the code
 // and create a post through Micropub with the token. Then each way it must fail, with the standard
@@ -268,7 +268,7 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
     await page.goto(`${server.url}/status`);
     const row = page.locator(`tr[data-token-id="${decodeJwt(token).jti}"]`);
     assert.match(await shownText(row), new RegExp(`create ${client.clientId.replace(/[.]/g, "\\.")}`));
-    // Revoke asks first (issue 32).
+    // Revoke asks first (decision 0051).
     await row.locator(".revoke summary").click();
     await row.getByRole("button", { name: /^Yes, revoke/ }).click();
     await page.waitForURL(`${server.url}/status`);

@@ -1,4 +1,4 @@
-// Issue 28, the pages store's public pages are accessible: a post's h-entry page (with a photo,
+// Decision 0032, the pages store's public pages are accessible: a post's h-entry page (with a photo,
 // categories and a copy's link) and the h-feed home page have no axe-core violation, in English,
 // German and French, on a desktop and a phone.
 import assert from "node:assert/strict";

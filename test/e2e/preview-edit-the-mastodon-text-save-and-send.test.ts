@@ -1,4 +1,4 @@
-// Issue 17, in the browser: a post row opens the preview of a target; the Mastodon text, edited past
+// Decision 0026, in the browser: a post row opens the preview of a target; the Mastodon text, edited past
 // the limit, is counted live and refused with a message; fixed and saved, it is what the next send
 // carries; reset brings back the template's text. Without JavaScript the same is a plain form.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 32, item 1, in the browser: the preview publishes what it shows. Words typed into a row's
+// Decision 0046, in the browser: the preview publishes what it shows. Words typed into a row's
 // preview go out with the row's Syndicate button (they were dropped); the preview shows the copy as
 // the service will (links, hashtags, photos with their alt text, the count against the limit) and
 // follows the typing; "Send this" sends exactly the text shown, with and without JavaScript; a live

@@ -1,4 +1,4 @@
-// Recover in one action (issue 16): a Mastodon token stops working, a run meets one refusal and
+// Recover in one action (decision 0021): a Mastodon token stops working, a run meets one refusal and
 // leaves the target alone for its other posts. Once the token works again, one click on "Retry
 // everything that needs attention" sends every post that was refused or skipped, each exactly once,
 // the rows turn syndicated without a reload, and nothing is left needing attention.

@@ -1,4 +1,4 @@
-// Finding a post on the Syndicate page (issue 16, item 6): the list filters by state and target and
+// Finding a post on the Syndicate page (decision 0023): the list filters by state and target and
 // searches titles and addresses (however the address is written), all as query parameters so that
 // the filtered list is a link; a run in Recent runs links to the posts it touched; runs that sent
 // nothing are not listed.

@@ -2,7 +2,7 @@
 // the page says it is in progress, since when and started by what, keeps "Syndicate all" disabled
 // meanwhile (on a fresh load at once, on an open page by polling), refuses a second run with one
 // message naming the run, and, once it has ended, updates the open page's rows, count and recent
-// runs and announces the end once (issue 16).
+// runs and announces the end once (decision 0024).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright";

@@ -1,4 +1,4 @@
-// The Syndicate page as a user meets it (issue 5): signed in, they click Syndicate in the
+// The Syndicate page as a user meets it (decision 0011): signed in, they click Syndicate in the
 // navigation, see the awaiting posts, syndicate one and watch its row turn syndicated with the
 // copy's link without a reload, start "Syndicate all" against a slow target and watch each row
 // change while the run streams (ending with a summary in the aria-live region), then open a post's
@@ -174,7 +174,7 @@ describe("the Syndicate page streams results into the rows", () => {
       updates.slice(0, 3).every((update) => update.runShownInProgress),
       "while rows were changing, the page showed the run in progress and 'Syndicate all' disabled",
     );
-    // Honest (issue 16): the first post was skipped (its other target waits for its next try), so
+    // Honest (decision 0022): the first post was skipped (its other target waits for its next try), so
     // the summary counts it, in a warning style, with a link to the posts that need attention.
     const announcer = page.locator("#run-announcer");
     assert.equal(

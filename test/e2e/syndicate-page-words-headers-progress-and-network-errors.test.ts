@@ -1,4 +1,4 @@
-// Issue 32, the page's words: table headings never break inside a word (en, de, fr); a batch shows
+// Decision 0051, the page's words: table headings never break inside a word (en, de, fr); a batch shows
 // one progress count, out of the posts that awaited; the summary leaves out "0 partly"; a raw
 // ECONNREFUSED is explained with the setting to check; "Syndicate all" says that it ignores the
 // filter; the consent page asks the right way round.

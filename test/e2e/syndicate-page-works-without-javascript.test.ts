@@ -1,4 +1,4 @@
-// Progressive enhancement (issue 5): with JavaScript off, the same buttons are plain forms that post
+// Progressive enhancement (decision 0011): with JavaScript off, the same buttons are plain forms that post
 // and come back to the page they were on with the outcome as a flash message. Also the paging of a
 // long backlog: 50 posts a page, oldest first.
 import assert from "node:assert/strict";

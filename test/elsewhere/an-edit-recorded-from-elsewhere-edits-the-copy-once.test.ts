@@ -1,4 +1,4 @@
-// Issue 29, the foundation: a post recorded from elsewhere goes out by itself (the scheduler wakes
+// Decision 0034: a post recorded from elsewhere goes out by itself (the scheduler wakes
 // for it: it sleeps a minute otherwise), and a change recorded of it reaches the existing follow-up
 // as a Micropub edit does: the copy is edited once, its link kept; recording the same post again,
 // or with other links or targets only, is no change and sends nothing.

@@ -1,4 +1,4 @@
-// Issue 29, the foundation: a post a source learns from elsewhere (a feed's entry) is a row of the
+// Decision 0034: a post a source learns from elsewhere (a feed's entry) is a row of the
 // host's posts with its origin. The syndication core sends it like the site's own; the site's own
 // faces never show it: Micropub (q=source by URL and listed page by page, q=category, update,
 // delete), the pages store's h-entry page, home h-feed, /feed.xml and /feed.json.

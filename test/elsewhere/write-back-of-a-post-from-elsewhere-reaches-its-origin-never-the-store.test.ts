@@ -1,4 +1,4 @@
-// Issue 29, the foundation: the copy's link of a post from elsewhere is written to its row and
+// Decision 0034: the copy's link of a post from elsewhere is written to its row and
 // handed to its origin's adapter (which would update the real site); the site's own content store
 // never receives it: no file, no commit. The site's own post sent in the same run is written to the
 // store as before.

@@ -1,4 +1,4 @@
-// Issue 4, done when: posts created through Micropub with targets are syndicated by one
+// Decision 0007: posts created through Micropub with targets are syndicated by one
 // `POST /syndicate?token=…`, oldest first (published time, then creation order), each target
 // receives each post exactly once, and q=source shows the syndication URLs with no target left.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 29 item 7: the Hugo example of docs/copies.md, as written there, run by the real Hugo against
+// Decision 0039: the Hugo example of docs/copies.md, as written there, run by the real Hugo against
 // a running possekit: a post of a Hugo site (known here from elsewhere, as a feed's entry is) gets
 // the links to its copies at build time.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 29 item 7: GET {mountPath}/copies?url= and /copies.json, public, for a site possekit does not
+// Decision 0039: GET {mountPath}/copies?url= and /copies.json, public, for a site possekit does not
 // write. They list a post's copies that exist (sent, not failed, not deleted) on targets whose copies
 // anyone may see, of posts a visitor may see (published, not deleted, not private), own posts and
 // posts from elsewhere alike; never an error text. 400 for a missing or malformed url, 404 where no

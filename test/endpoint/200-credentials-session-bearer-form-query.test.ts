@@ -1,4 +1,4 @@
-// Issue 4, Credentials (spec §5): any of the host's ways is accepted: a signed-in session (with
+// Decision 0002, Credentials (spec §5): any of the host's ways is accepted: a signed-in session (with
 // its CSRF token), Authorization: Bearer, the form field access_token, the query parameter token.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

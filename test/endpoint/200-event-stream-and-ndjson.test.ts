@@ -1,4 +1,4 @@
-// Issue 4, Responses: Accept: text/event-stream gets a `result` event per post as it finishes,
+// Decision 0009: Accept: text/event-stream gets a `result` event per post as it finishes,
 // then a `summary` event; Accept: application/x-ndjson gets a JSON line per result, then the
 // summary line. Both carry the same results as the JSON answer.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 4, Per post: each target runs under its own timeout (the plug-in option targetTimeoutMs);
+// Decision 0010: each target runs under its own timeout (the plug-in option targetTimeoutMs);
 // one that hangs is failed when it runs out while the other target of the post succeeds.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// Issue 4, Per post: a target that fails is reported failed with its own message while the others
+// Decision 0010: a target that fails is reported failed with its own message while the others
 // succeed (status partial); it is retried on a later run, and the targets already syndicated are
 // never called again.
 import assert from "node:assert/strict";

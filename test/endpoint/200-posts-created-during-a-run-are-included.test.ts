@@ -1,4 +1,4 @@
-// Issue 4, Requests: a batch goes on until no awaiting post is left that it has not tried, so a
+// Decision 0007: a batch goes on until no awaiting post is left that it has not tried, so a
 // post created through Micropub while the run is sending is in its results too.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

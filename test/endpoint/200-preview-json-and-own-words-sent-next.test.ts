@@ -1,4 +1,4 @@
-// Issue 17: GET {mountPath}/preview?url= answers, as JSON, what each target would receive; the user's
+// Decision 0025: GET {mountPath}/preview?url= answers, as JSON, what each target would receive; the user's
 // own words for one target (saved from the page's form, or given by Micropub in mp-syndicate-text)
 // are what the next send carries, noted in the history; over the limit they are refused; reset
 // brings the template's text back.

@@ -1,7 +1,7 @@
 // Mastodon answers 429 with X-RateLimit-Reset: the page says the target is rate limited and when
 // the next try is (the service's reset time), rather than an ordinary failure; a banner says it at
 // the top, and the posts it holds back say "Paused: <target> is rate limited, until <time>", not
-// "Pending" (issue 32).
+// "Pending" (decision 0048).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
@@ -33,7 +33,7 @@ for (const engine of engines) {
       const html = await page.text();
       assert.match(html, /class="target state-ratelimited"/);
       assert.match(html, /Rate limited/);
-      // What is coming, relative first, then the exact time with its time zone (issue 16, item 7).
+      // What is coming, relative first, then the exact time with its time zone (decision 0024).
       assert.match(
         html,
         /The service asked us to wait: next try in 2 hours \([A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M UTC\)\./,

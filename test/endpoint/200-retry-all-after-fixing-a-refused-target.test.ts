@@ -60,7 +60,7 @@ for (const engine of engines) {
       assert.equal(target.sandbox.statuses.length, 3, "each post once");
       const after = await page();
       assert.doesNotMatch(after, /id="retry-all"/, "nothing needs attention any more");
-      // Recent runs names the retry as a retry, not as "Syndicate all" (issue 32).
+      // Recent runs names the retry as a retry, not as "Syndicate all" (decision 0021).
       const runs = after.slice(after.indexOf('id="recent-runs"'));
       assert.match(runs, /data-label="Started by">Retry</, "the retry is listed as a retry");
     });

@@ -1,4 +1,4 @@
-// Issue 4, Requests: a run goes on to its end when the client disconnects, whether it was waiting
+// Decision 0007: a run goes on to its end when the client disconnects, whether it was waiting
 // for JSON or reading a stream of events.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,5 +1,5 @@
 // The summary of a single-post request counts a post whose targets partly failed as partial, not as
-// failed or syndicated (issue 19): in the last NDJSON line and the event stream's summary event.
+// failed or syndicated (decision 0031): in the last NDJSON line and the event stream's summary event.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { summarize } from "../../src/plugin/responses/result-sink.ts";

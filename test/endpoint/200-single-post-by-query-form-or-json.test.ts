@@ -1,4 +1,4 @@
-// Issue 4, Requests: `source_url` names the one post to syndicate now, in the query, a form body, a
+// Decision 0009: `source_url` names the one post to syndicate now, in the query, a form body, a
 // JSON body, or as the peer accepts it, `syndication.source_url`. Only that post is sent; asking
 // again sends nothing, because targets already syndicated are never called again.
 import assert from "node:assert/strict";

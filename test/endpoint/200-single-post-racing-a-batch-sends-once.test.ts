@@ -1,4 +1,4 @@
-// Issue 4, Requests: single-post requests may run beside a batch, but no (post, target) is ever
+// Decision 0008: single-post requests may run beside a batch, but no (post, target) is ever
 // sent twice: each is claimed in the database before its syndicator is called.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

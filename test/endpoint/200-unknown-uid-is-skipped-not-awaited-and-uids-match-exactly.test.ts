@@ -1,4 +1,4 @@
-// Issue 4, What is awaiting and Per post: a target is identified by its exact uid. Issue 16: a post
+// Decision 0010: a target is identified by its exact uid. Decision 0010: a post
 // naming a uid that no configured target has (the target was removed from the config after the post
 // was made) does not wait for it: a run skips that uid, saying "No syndication target is configured
 // for <uid>", a post naming nothing else is not walked, and a target whose uid is a prefix of that

@@ -1,4 +1,4 @@
-// Issue 4, Responses: a browser's form post (no JavaScript), signed in with its CSRF token, is
+// Decision 0009: a browser's form post (no JavaScript), signed in with its CSRF token, is
 // redirected back (303) with the outcome as a flash message. A local redirect_uri is honoured;
 // anything else is refused with 400 before anything is sent.
 import assert from "node:assert/strict";

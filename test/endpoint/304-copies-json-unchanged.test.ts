@@ -1,4 +1,4 @@
-// Issue 29 item 7: copies.json is fetched by a site generator at every build. It carries a strong
+// Decision 0039: copies.json is fetched by a site generator at every build. It carries a strong
 // ETag: sent back in If-None-Match, it answers 304 with no body while nothing changed; a new copy,
 // or a copy that follows an edit, changes the tag (and the next request gets the new body). The
 // one post's answer (copies?url=) does the same.

@@ -1,4 +1,4 @@
-// Issue 4, Errors: 400 invalid_request when source_url is not an absolute http(s) URL, is over
+// Decision 0009: 400 invalid_request when source_url is not an absolute http(s) URL, is over
 // 2,048 characters, or is given twice; nothing is sent.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

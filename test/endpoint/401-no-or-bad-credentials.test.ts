@@ -1,4 +1,4 @@
-// Issue 4, Credentials and Errors: without a credential, or with one that does not verify, the
+// Decision 0002: without a credential, or with one that does not verify, the
 // endpoint answers 401 with {error, error_description} and WWW-Authenticate, and sends nothing.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

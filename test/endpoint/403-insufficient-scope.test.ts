@@ -1,4 +1,4 @@
-// Issue 4, Credentials: a token must carry the scope update; one with only create gets 403
+// Decision 0002: a token must carry the scope update; one with only create gets 403
 // insufficient_scope, and a signed-in browser's change without its CSRF token is refused too.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

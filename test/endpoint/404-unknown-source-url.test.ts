@@ -1,4 +1,4 @@
-// Issue 4, Errors: 404 not_found when no post is at source_url (never published here, or deleted).
+// Decision 0009: 404 not_found when no post is at source_url (never published here, or deleted).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";

@@ -1,4 +1,4 @@
-// Issue 4, Requests: only one run without source_url at a time. A second batch request during a
+// Decision 0007: only one run without source_url at a time. A second batch request during a
 // run is told 409 syndication_in_progress with Retry-After, and the run in progress sends each post
 // to each target once. Once it has ended a new batch may start.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 4, Errors: 413 for a body over the server's limit (100 kB), 415 for a body that is neither
+// Decision 0009: 413 for a body over the server's limit (100 kB), 415 for a body that is neither
 // form-encoded nor JSON. Nothing is sent.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// Issue 29 item 7: the public copies routes read the database for anyone, so every request counts
+// Decision 0039: the public copies routes read the database for anyone, so every request counts
 // against its address (option copies.limit per copies.windowMs), answered or refused. Past it: 429
 // with Retry-After, as JSON. A stranger's flood spends only the stranger's budget: the owner's site
 // build from another address still gets copies.json, and the owner's own credential its requests.

@@ -1,4 +1,4 @@
-// Issue 4, Errors: the endpoint's routes are authenticated plug-in routes, so the host's rate limit
+// Decision 0006: the endpoint's routes are authenticated plug-in routes, so the host's rate limit
 // (application.rateLimit.authenticated, per credential) applies: over it, 429 with Retry-After, and
 // nothing runs.
 import assert from "node:assert/strict";

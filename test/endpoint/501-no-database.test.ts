@@ -1,4 +1,4 @@
-// Issue 4, The plug-in: without a database the plug-in still mounts, and its endpoint answers 501
+// Decision 0009: without a database the plug-in still mounts, and its endpoint answers 501
 // with a message that says why, to requests, to signed webhooks and to the public copies routes alike.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

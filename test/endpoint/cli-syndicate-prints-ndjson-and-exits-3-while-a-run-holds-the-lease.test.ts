@@ -1,4 +1,4 @@
-// Issue 4, Also: `possekit syndicate [--url URL]` runs the same core from the command line (cron),
+// Decision 0007: `possekit syndicate [--url URL]` runs the same core from the command line (cron),
 // printing a JSON line per post as it finishes and then a summary line, and exiting 0; while a
 // batch lease is held by another process it exits 3 and sends nothing.
 

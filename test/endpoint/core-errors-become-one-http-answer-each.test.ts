@@ -1,4 +1,4 @@
-// Issue 33: the syndication core's errors become HTTP answers in one place (core-errors.ts), which
+// Decision 0052: the syndication core's errors become HTTP answers in one place (core-errors.ts), which
 // the endpoint's routers mount after their routes; the routes throw and never call next().
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// Issue 13, item 5: an EventSource ends a line at CR, LF or CRLF. A target that answers with an
+// Decision 0017: an EventSource ends a line at CR, LF or CRLF. A target that answers with an
 // error containing bare CRs must not be able to end the row's
 // message early and add an event of its own to the Syndicate page's stream. Reproduced over HTTP: a
 // fake Micropub target refuses with such an error, and the page's stream is read as a browser would.

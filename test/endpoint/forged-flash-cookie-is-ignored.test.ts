@@ -1,4 +1,4 @@
-// Issue 13, item 8: the flash message (the outcome shown after a form post) lived in an unsigned
+// Decision 0018: the flash message (the outcome shown after a form post) lived in an unsigned
 // cookie, so anything able to set a cookie for the site (a sibling subdomain, a script on a shared
 // host) could make the admin page announce whatever it liked: "Syndicated", or a link to follow. The
 // cookie is now signed with the server's secret; one the server did not write is ignored.

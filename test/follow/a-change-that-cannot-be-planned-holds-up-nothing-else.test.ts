@@ -1,4 +1,4 @@
-// Issue 17: working out what a changed post's copies need can fail for one post (its target's
+// Decision 0028: working out what a changed post's copies need can fail for one post (its target's
 // preview throws on what the post now holds). That post's change is kept for the next run; the
 // other changed posts are followed, and the posts awaiting their first send are sent, in the same run.
 import assert from "node:assert/strict";

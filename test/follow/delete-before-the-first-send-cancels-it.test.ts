@@ -1,4 +1,4 @@
-// Issue 17: a post deleted before its copies went out is never sent, whatever its sends were
+// Decision 0028: a post deleted before its copies went out is never sent, whatever its sends were
 // waiting for (nothing yet, a retry after a failure), even by a user's "retry everything", and even
 // by a run that listed the post just before the delete: the claim itself refuses a deleted post.
 // A send already in flight when the delete arrives lands, and its copy is then deleted.

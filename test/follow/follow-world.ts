@@ -36,6 +36,8 @@ export interface FollowWorld {
 export async function startFollowWorld(
   engine: Engine,
   pluginOptions: Record<string, unknown> = { schedule: { enabled: true, whenLive: false } },
+  /** More of the config file, beside fetch.allowPrivate. */
+  config: Record<string, unknown> = {},
 ): Promise<FollowWorld> {
   const clock = new ServerClock();
   const target = await startTarget();
@@ -47,7 +49,7 @@ export async function startFollowWorld(
     engine,
     targets: [target],
     pluginOptions,
-    config: { fetch: { allowPrivate: true } },
+    config: { fetch: { allowPrivate: true }, ...config },
     clock,
   });
   const token = await app.server.token("create update delete");

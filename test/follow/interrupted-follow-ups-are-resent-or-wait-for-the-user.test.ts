@@ -1,4 +1,4 @@
-// Issue 17: a follow-up left `sending` by a process that died is resolved like a send: carried out
+// Decision 0028: a follow-up left `sending` by a process that died is resolved like a send: carried out
 // again (with its key) where the target honours idempotency, else marked unknown, never repeated
 // without the user, and its history says so.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 17: a post with copies on Mastodon, Bluesky (the PDS fake) and another site's Micropub
+// Decision 0028: a post with copies on Mastodon, Bluesky (the PDS fake) and another site's Micropub
 // endpoint, deleted through Micropub: the scheduler alone deletes each copy once (Mastodon's
 // status, Bluesky's record with deleteRecord, the other site's post with action=delete), and the
 // links leave the post.

@@ -1,4 +1,4 @@
-// Issue 17: a post deleted through Micropub has its Mastodon copy deleted by the scheduler alone
+// Decision 0028: a post deleted through Micropub has its Mastodon copy deleted by the scheduler alone
 // (no click, no webhook): the target answers 503 first, a retry after its backoff (2 minutes, on
 // the test's clock) deletes it, exactly once. The copy's
 // link leaves the post. Restored (undelete), the post is sent again as a new copy, with a new

@@ -1,4 +1,4 @@
-// Issue 17: a Micropub update of a syndicated post reaches its Mastodon copy by itself (the
+// Decision 0028: a Micropub update of a syndicated post reaches its Mastodon copy by itself (the
 // scheduler, nobody clicking): exactly one PUT with the new text, the photo kept with the new alt
 // text. The same update again sends nothing, nor does a change of only the links we write back.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 17: the post's results page lists what its copies did after the post changed, in English,
+// Decision 0028: the post's results page lists what its copies did after the post changed, in English,
 // German and French: updated on Mastodon, kept as sent where the target has no edits; after the
 // delete, a refused deletion with a retry that deletes the copy, and the other copy kept. The history
 // calls a done edit "Edit: Updated", never "Edit: Syndicated"; a deleted copy is named, never offered

@@ -1,4 +1,4 @@
-// Issue 17: two instances sharing one PostgreSQL database, both asked at the same moment to carry
+// Decision 0028: two instances sharing one PostgreSQL database, both asked at the same moment to carry
 // out the same updates and deletes of copies (a user's retry reaching each of them), send each
 // once: the follow-up is claimed by one conditional statement, like a send.
 import assert from "node:assert/strict";

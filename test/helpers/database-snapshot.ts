@@ -52,7 +52,7 @@ export function snapshotPath(folder = join(tmpdir(), "possekit-test-snapshots"))
   return join(folder, `pglite-${pgliteVersion()}-${key}.tar`);
 }
 
-/** PGlite as the migrations see it (the Database interface of src/server/database/types.ts). */
+/** PGlite as the migrations see it (the Database interface of src/contract/database.ts). */
 function asDatabase(pglite: PGlite): Database {
   const wrap = (target: Pick<PGlite, "query" | "exec">): Queryable => ({
     exec: async (sql) => void (await target.exec(sql)),

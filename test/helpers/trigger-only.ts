@@ -1,4 +1,4 @@
-// Tests written before the scheduler (issue 12) prove what one trigger does: a server that sent
+// Tests written before the scheduler (decision 0014) prove what one trigger does: a server that sent
 // posts by itself meanwhile would race them. Their servers run trigger-only (schedule.enabled
 // false), as a user may configure it; tests of the scheduler give `schedule` themselves. Nor do they
 // check their targets at start (targets.checkAtStart false): those requests would mingle with the

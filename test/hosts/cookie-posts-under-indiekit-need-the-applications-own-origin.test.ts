@@ -1,4 +1,4 @@
-// Issue 30, CSRF: inside Indiekit, a browser signed in to Indiekit carries its session cookie to the
+// Decision 0041, CSRF: inside Indiekit, a browser signed in to Indiekit carries its session cookie to the
 // plug-in's routes from any site, and Indiekit checks no CSRF token. A change riding on that cookie
 // is refused (403) unless it comes from the application's own origin (Sec-Fetch-Site, Origin, or
 // the CSRF token our page sends); a request carrying its own token (Bearer) is taken from anywhere.

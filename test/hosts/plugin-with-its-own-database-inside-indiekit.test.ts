@@ -1,4 +1,4 @@
-// Issue 30, item 2: inside Indiekit (a host offering only addEndpoint, its endpoints and its
+// Decision 0042: inside Indiekit (a host offering only addEndpoint, its endpoints and its
 // publication), the plug-in's `database` option gives it a database of its own: the core is built
 // on it, the navigation item no longer needs Indiekit's database, the targets are ours (from the
 // `syndicators` option) and Indiekit's own syndicators, and a folder another process holds is

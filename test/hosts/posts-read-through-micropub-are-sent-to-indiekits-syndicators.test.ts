@@ -1,4 +1,4 @@
-// Issue 30, item 2, with nobody watching: the plug-in inside an Indiekit-shaped host, on its own
+// Decision 0042, with nobody watching: the plug-in inside an Indiekit-shaped host, on its own
 // database folder, reads the posts through a Micropub endpoint (the remote-Micropub source), sends
 // each to the target its mp-syndicate-to names, here one of Indiekit's own syndicators, and writes
 // the link back there with a Micropub update. Indiekit without MongoDB keeps no posts (its q=source

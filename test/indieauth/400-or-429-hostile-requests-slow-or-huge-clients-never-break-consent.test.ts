@@ -82,7 +82,7 @@ describe("hostile requests, rate limits and slow or huge client pages", () => {
     assert.equal(slow.status, 200);
     assert.match(await slow.text(), /Let 127\.0\.0\.1:\d+ sign you in\?/);
     // It waited for the client's page, then gave up. The upper bound only tells a give-up from a
-    // hang (the page never answers): a loaded machine is late by seconds, never by thirty (issue 33).
+    // hang (the page never answers): a loaded machine is late by seconds, never by thirty (decision 0053).
     assert.ok(
       took >= CLIENT_METADATA_TIMEOUT_MS - 200 && took < CLIENT_METADATA_TIMEOUT_MS + 30_000,
       `took ${took} ms`,

@@ -1,4 +1,4 @@
-// Issue 31, point 5: /auth was an open redirect. A request naming any client_id and a redirect_uri on
+// Decision 0045: /auth was an open redirect. A request naming any client_id and a redirect_uri on
 // its host, with an error in it (response_type=token), answered 303 to that redirect_uri, straight
 // after sign-in too. RFC 6749 §4.1.2.1: an error goes back to the redirect URI only once the client
 // and its redirect URI are verified (here: the client's own page, fetched from its client_id, answers

@@ -60,7 +60,7 @@ describe("micropub-helper against the IndieAuth server", () => {
     session = await server.signIn();
     // As the library builds it, without PKCE: refused with invalid_request. The loopback client's
     // page is not fetched here (no fetch.allowPrivate), so it is not verified: an error page, not a
-    // redirect to it (issue 31: no open redirect).
+    // redirect to it (decision 0045: no open redirect).
     const withoutPkce = await fetch(authUrl, {
       headers: { cookie: session.cookie, accept: "application/json" },
       redirect: "manual",

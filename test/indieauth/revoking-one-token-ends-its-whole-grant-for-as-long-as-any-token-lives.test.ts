@@ -1,4 +1,4 @@
-// Issue 31, points 1 and 2: revoking any token of a grant on the status page ends the whole grant
+// Decision 0043: revoking any token of a grant on the status page ends the whole grant
 // (every access token and the refresh token), and the revocation is kept as long as the grant's
 // longest-lived token, so purging expired rows never brings a grant back. Also: a refresh that asks
 // for more (a wider scope, another client_id) is refused without spending the refresh token.

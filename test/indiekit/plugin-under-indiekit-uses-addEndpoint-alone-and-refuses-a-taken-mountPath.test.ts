@@ -1,4 +1,4 @@
-// Issue 30, items 1, 4 and 5: one package, two hosts. Under a host that offers only what Indiekit's
+// Decision 0041: one package, two hosts. Under a host that offers only what Indiekit's
 // contract promises (addEndpoint, its endpoints so far, its publication), init() adds the endpoint
 // and touches nothing else; a mountPath another endpoint holds is refused with one line saying what
 // to write; the name tells ours from Indiekit's own endpoint; Indiekit's session scope is the

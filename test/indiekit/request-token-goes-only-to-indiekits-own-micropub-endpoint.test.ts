@@ -1,4 +1,4 @@
-// Issue 30, item 2: inside Indiekit, the work a request starts (a run, its write-backs, even those
+// Decision 0042: inside Indiekit, the work a request starts (a run, its write-backs, even those
 // finishing in the background) reads and writes Indiekit's posts with that request's own token;
 // a scheduled run has none (the source's tokenEnv then), and a Micropub server on another origin
 // never gets Indiekit's token.

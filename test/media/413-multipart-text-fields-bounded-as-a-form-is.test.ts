@@ -1,4 +1,4 @@
-// Issue 31, point 3: multipart text fields were limited only to 1,000 fields of 1 MB each, so a
+// Decision 0044: multipart text fields were limited only to 1,000 fields of 1 MB each, so a
 // token with the media or draft scope could make the server hold (and store) 20 MB where the same
 // body form-encoded is a 413. The text fields of a multipart body now count against the form-encoded
 // limit (application.bodyLimit) in total, and a body over it is refused with 413 and a JSON error as

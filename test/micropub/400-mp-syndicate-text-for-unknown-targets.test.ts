@@ -1,4 +1,4 @@
-// Issue 17: a Micropub client gives the text for some targets with mp-syndicate-text, an object
+// Decision 0026: a Micropub client gives the text for some targets with mp-syndicate-text, an object
 // keyed by target uid (JSON, or mp-syndicate-text[<uid>]=… in a form). It is kept with the post; a
 // text for a uid the server does not have is refused with 400 naming it.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 13, item 6: what an attack pass sent to the Micropub endpoint. Form fields named after
+// Decision 0017: what an attack pass sent to the Micropub endpoint. Form fields named after
 // Object.prototype's members answered 500; a JSON create or update stored nulls; an mf2 item nested
 // 1,500 deep overflowed the stack (500). Each is now an ordinary property or a 400 that says why.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 31, point 6: the private-address list had gaps (the documentation ranges, IPv4-translated and
+// Decision 0045: the private-address list had gaps (the documentation ranges, IPv4-translated and
 // local-use NAT64 counted as public). The list is now the IANA IPv4 and IPv6 Special-Purpose Address
 // Registries, row by row. This table is written apart from the code's, so that a row dropped there
 // fails here: one test per range, with its first and last address, and public neighbours that stay

@@ -1,4 +1,4 @@
-// Issue 28, the demo closes the loop by itself: `npm run demo` (dev/run-demo.ts) publishes its sample
+// Decision 0032, the demo closes the loop by itself: `npm run demo` (dev/run-demo.ts) publishes its sample
 // posts with the pages store, so each is live at once at its URL on the demo server; the scheduler
 // sends them to the sandbox Mastodon with nobody clicking; each post's page then shows its copy's
 // link (u-syndication), and the Syndicate page waits for nothing to be live. What the demo prints

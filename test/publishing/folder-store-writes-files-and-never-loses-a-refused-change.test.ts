@@ -1,4 +1,4 @@
-// Issue 28, the folder store with the hugo preset: a Micropub create writes the post's file at the
+// Decision 0032, the folder store with the hugo preset: a Micropub create writes the post's file at the
 // preset's path with YAML front matter; a title cannot inject front matter; a draft is written as
 // a draft; a delete removes the file. A store that refuses a new post fails the request with a JSON
 // error and keeps nothing; one that refuses a change to a recorded post fails the request too, but

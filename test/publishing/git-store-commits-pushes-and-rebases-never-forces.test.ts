@@ -1,4 +1,4 @@
-// Issue 28, the git store with the hugo preset, against a bare repository on disk: a Micropub create
+// Decision 0032, the git store with the hugo preset, against a bare repository on disk: a Micropub create
 // is a commit on the remote (author and message as configured, the message naming the post) with
 // the file at the preset's path and valid front matter; a push refused because the remote moved on
 // is fetched, rebased and pushed again (both commits there, nothing forced); a remote that cannot be

@@ -1,4 +1,4 @@
-// Issue 28: the server is SIGKILLed between the commit of a new post and its push (the remote holds
+// Decision 0032: the server is SIGKILLed between the commit of a new post and its push (the remote holds
 // the push up, then refuses it). Nothing is lost: the next start of the server pushes the commit,
 // and the remote then has the post's file. Real processes: the server as a child, git, a bare
 // repository whose pre-receive hook holds pushes while a file says so.

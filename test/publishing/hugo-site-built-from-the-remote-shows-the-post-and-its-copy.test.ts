@@ -1,4 +1,4 @@
-// Issue 28, end to end with real software and no mock of our own code: possekit with the git store
+// Decision 0032, end to end with real software and no mock of our own code: possekit with the git store
 // and the hugo preset pushes a Micropub post to a bare repository on disk; the test deploys as a
 // host would (a clone of the remote built by Debian's Hugo, served on 127.0.0.1); the scheduler,
 // with nobody watching, waits until the post is live there, sends the copy to the sandbox Mastodon

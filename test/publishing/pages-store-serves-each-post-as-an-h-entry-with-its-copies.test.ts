@@ -1,4 +1,4 @@
-// Issue 28, the pages store (the embedded default): a post made through Micropub is live at its URL
+// Decision 0032, the pages store (the embedded default): a post made through Micropub is live at its URL
 // at once, as an h-entry page; the scheduler, with nobody watching, finds it live, sends the copy to
 // the sandbox Mastodon, writes the link back, and the page shows it as u-syndication. The home page
 // is an h-feed of recent posts; the Atom feed and JSON Feed list them. Drafts are not shown, a

@@ -1,4 +1,4 @@
-// Issue 28, bad input: a slug with "/" or a control character, a path template that leaves the
+// Decision 0032, bad input: a slug with "/" or a control character, a path template that leaves the
 // repository or the site's folder: each refused when a file would be written, never cleaned up into
 // some other path. Front matter is YAML written by the yaml package: no value can end it early.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 28: publication.store, .preset and .postTypes are validated at start like every option:
+// Decision 0032: publication.store, .preset and .postTypes are validated at start like every option:
 // one line per mistake, naming the option and what to write instead. A path template that leaves
 // the repository, a token in a remote's URL, a missing token variable: each refused.
 import assert from "node:assert/strict";

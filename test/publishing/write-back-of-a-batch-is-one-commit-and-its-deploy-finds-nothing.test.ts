@@ -1,4 +1,4 @@
-// Issue 28, write-back without a deploy storm: a batch run syndicating 20 posts writes their copies'
+// Decision 0033, write-back without a deploy storm: a batch run syndicating 20 posts writes their copies'
 // links into the posts' front matter (syndication:) as ONE commit, not one per post or per target;
 // the run a deploy webhook starts after that commit finds nothing to do and commits nothing.
 import assert from "node:assert/strict";

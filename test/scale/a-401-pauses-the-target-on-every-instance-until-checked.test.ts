@@ -1,4 +1,4 @@
-// Issue 32, item 3: after a 401 the banner says "Posts wait until it takes them again", and they
+// Decision 0048: after a 401 the banner says "Posts wait until it takes them again", and they
 // must: two instances on one PostgreSQL schema (a pool each, as two processes have) both leave the
 // refused target alone, in every later run, and the scheduler of neither finds anything due for it,
 // until a check succeeds: the scheduler's own check, when its backoff says, or the user's Check now.

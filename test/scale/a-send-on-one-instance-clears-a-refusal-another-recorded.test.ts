@@ -1,7 +1,7 @@
-// Target health is shared by every instance (issue 16): a refusal that one instance recorded is
+// Target health is shared by every instance (decision 0020): a refusal that one instance recorded is
 // cleared by the next send that succeeds on any instance, even one that last saw the target well
 // and has not read the target list since. The target here cannot be checked (no verify()), so the
-// refusal pauses it (issue 32) until the user's retry sends, as its check: that send's success, not
+// refusal pauses it (decision 0048) until the user's retry sends, as its check: that send's success, not
 // a check, must end the refusal for every instance. Two servers on one PostgreSQL schema, each with its own
 // syndication core and its own pool, as separate processes have (an embedded PGlite database
 // belongs to one process, so only PostgreSQL has several instances).

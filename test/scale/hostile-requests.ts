@@ -367,12 +367,12 @@ function micropubJson(random: Random, context: FuzzContext): unknown {
   ]);
 }
 
-/** Object.prototype's own names as Micropub fields, which once answered 500 (issue 13). */
+/** Object.prototype's own names as Micropub fields, which once answered 500 (decision 0017). */
 const PROTOTYPE_NAMES = ["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__"];
 
 /**
  * An h-entry whose author is an h-card nested up to thousands of items deep (an mf2 item 1,500 deep
- * once overflowed the stack: issue 13). Written as text: JSON.stringify itself overflows at that depth.
+ * once overflowed the stack: decision 0017). Written as text: JSON.stringify itself overflows at that depth.
  */
 function deeplyNestedEntry(random: Random): string {
   const depth = random.pick([31, 33, 100, 1_500, 3_000]);

@@ -1,4 +1,4 @@
-// Issue 12, schedule.whenLive: a new post on a static site is sent automatically only once its URL
+// Decision 0015, schedule.whenLive: a new post on a static site is sent automatically only once its URL
 // answers 2xx. While the page answers 404 it is checked again with backoff (check n waits 2^n
 // minutes, at the defaults) and nothing is sent; at the first check after the deploy it is sent,
 // once. A request (here POST {mountPath}) sends at once, live or not, as before. The server's core

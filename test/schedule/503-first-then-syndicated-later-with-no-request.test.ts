@@ -1,4 +1,4 @@
-// Issue 12: a target that answers 503 to the first send gets the post later from the scheduler,
+// Decision 0014: a target that answers 503 to the first send gets the post later from the scheduler,
 // with no further request to the server (no click, webhook or POST), and exactly once: after its
 // backoff (2 minutes for a first failure, at the defaults), not a millisecond before. The server's
 // core and scheduler tell time by the test's clock, so the two minutes take no time.

@@ -1,4 +1,4 @@
-// Issue 12, attention: /health reports the scheduler (state, next due moment, last run, posts
+// Decision 0014, attention: /health reports the scheduler (state, next due moment, last run, posts
 // needing the user), and the Syndicate navigation item carries an accessible count of the posts
 // that need the user — here one refused for good by its target — which a retry in backoff is not.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 12: with nothing due the scheduler sleeps for its whole bound (a minute by default; 200 ms
+// Decision 0014: with nothing due the scheduler sleeps for its whole bound (a minute by default; 200 ms
 // here) between looks: it never busy-polls, and it does wake up so that work written by other
 // instances is found. Its sleeps are on the test clock, so ten of them take no time at all.
 import assert from "node:assert/strict";

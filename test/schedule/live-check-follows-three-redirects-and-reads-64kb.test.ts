@@ -1,4 +1,4 @@
-// Issue 12, schedule.whenLive: the check that a post is live is a GET under the outgoing-fetch
+// Decision 0015, schedule.whenLive: the check that a post is live is a GET under the outgoing-fetch
 // rules that follows at most 3 redirects and reads at most 64 KB: a page behind 3 redirects is
 // live, one behind 4 is not; a 2xx page of a megabyte is live without being read whole; 404 and
 // an unreachable site are not live and say why.

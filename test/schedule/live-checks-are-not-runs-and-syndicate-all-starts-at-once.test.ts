@@ -1,4 +1,4 @@
-// Issue 32, item 4: with 1,000 posts waiting for their pages to be live, the scheduler's live-check
+// Decision 0049: with 1,000 posts waiting for their pages to be live, the scheduler's live-check
 // sweep held the single-run lease for 15–99 s, disabled Syndicate all, then announced "1,000 posts
 // processed … 1,000 skipped" with a link to posts that "need attention". Now the sweep takes no
 // lease, records no run and announces nothing; a user's Syndicate all starts while it is under way;

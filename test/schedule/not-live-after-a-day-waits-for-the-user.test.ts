@@ -1,4 +1,4 @@
-// Issue 12, schedule.whenLive: a post whose page is still not live a day after its first check is
+// Decision 0015, schedule.whenLive: a post whose page is still not live a day after its first check is
 // no longer checked or sent by itself: it waits for the user, is counted among the posts that need
 // them, and the page says why. A click then sends it. The server's core and scheduler tell time by
 // the test's clock, so the day passes at once.

@@ -1,4 +1,4 @@
-// Issue 12, options: schedule and retry are validated like the other options of the endpoint, with
+// Decision 0014, options: schedule and retry are validated like the other options of the endpoint, with
 // one line naming the option and what to write; absent, they take the documented defaults.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

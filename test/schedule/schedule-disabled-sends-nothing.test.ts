@@ -1,4 +1,4 @@
-// Issue 12: schedule.enabled false restores trigger-only behaviour: a new post, a failed send due
+// Decision 0014: schedule.enabled false restores trigger-only behaviour: a new post, a failed send due
 // again, nothing goes out until a request asks; then the request sends it.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

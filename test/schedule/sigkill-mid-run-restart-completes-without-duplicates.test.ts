@@ -1,4 +1,4 @@
-// Issue 12: a server killed with SIGKILL in the middle of a scheduled run — mid-send: both targets
+// Decision 0013: a server killed with SIGKILL in the middle of a scheduled run — mid-send: both targets
 // have created the fourth post but their answers never arrived — is restarted, and with no
 // request at all the restarted server completes the run's remaining posts and resolves the
 // interrupted sends: Mastodon, which honours the Idempotency-Key, gets the post again with the

@@ -1,4 +1,4 @@
-// Issue 12: two server processes on one PostgreSQL database, both scheduling. Posts created on
+// Decision 0014: two server processes on one PostgreSQL database, both scheduling. Posts created on
 // either (each wakes only its own scheduler; the other finds them at its next wake-up) are all
 // sent by scheduled runs under the shared lease, each exactly once.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Signing in (issue 16, item 7) brings the user back to the page they came from: the page that sent
+// Signing in (decision 0024) brings the user back to the page they came from: the page that sent
 // them to sign in (?redirect=), else the page of this server they were on (the Referer). Never to
 // another site, however the address is dressed up; and the sign-in page reminds where a generated
 // password is kept.

@@ -1,4 +1,4 @@
-// Issue 31, also: a token with only the media or draft scope could read every post, drafts included
+// Decision 0045: a token with only the media or draft scope could read every post, drafts included
 // (Micropub q=source, q=category) and the syndication page's data. Such a token may upload (media) or
 // create drafts (draft), and read the endpoint's configuration it needs for that (q=config,
 // q=syndicate-to, q=post-types); reading posts needs create, update or delete (docs/security.md).

@@ -1,4 +1,4 @@
-// Missing or invalid credentials (issue 2): 401 {"error":"unauthorized","error_description":…}
+// Missing or invalid credentials (decision 0002): 401 {"error":"unauthorized","error_description":…}
 // with a description that says what is wrong, for every way a token can be sent.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

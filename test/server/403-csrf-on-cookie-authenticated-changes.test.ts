@@ -1,4 +1,4 @@
-// CSRF (issue 2): a state-changing request authenticated by the session cookie must carry the
+// CSRF (decision 0003): a state-changing request authenticated by the session cookie must carry the
 // session's CSRF token (X-CSRF-Token header or _csrf field) and no foreign Origin; requests
 // authenticated by a bearer, form or query token need neither.
 import assert from "node:assert/strict";

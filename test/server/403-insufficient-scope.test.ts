@@ -1,4 +1,4 @@
-// A valid token whose scope lacks what a route needs (issue 2): 403 insufficient_scope, checked by
+// A valid token whose scope lacks what a route needs (decision 0002): 403 insufficient_scope, checked by
 // the route with hasScope(); a signed-in session has every scope.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

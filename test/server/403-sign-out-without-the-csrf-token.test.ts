@@ -1,4 +1,4 @@
-// Issue 13, item 8: another site's page could sign the user out with a bare form post (a nuisance
+// Decision 0018: another site's page could sign the user out with a bare form post (a nuisance
 // that also hides what that site does next). Sign-out now needs the session's CSRF token, as every
 // other change made with the session cookie does.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Rate limits (issue 2, issue 13): sign-in attempts per address; authenticated routes per credential
+// Rate limits (decision 0006, decision 0006): sign-in attempts per address; authenticated routes per credential
 // (session or token); requests without a valid credential, and those a public route refuses, per
 // address in buckets of their own. Over a limit: 429 with the standard RateLimit headers and Retry-After.
 import assert from "node:assert/strict";

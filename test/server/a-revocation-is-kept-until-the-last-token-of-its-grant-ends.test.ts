@@ -1,4 +1,4 @@
-// Issue 31, point 2, at the registry: a revoked grant's rows are swept only once no token of the grant
+// Decision 0043, at the registry: a revoked grant's rows are swept only once no token of the grant
 // (its refresh token included) can be used, on both engines and in memory. The tokens' dates are set in
 // the past, as the clock would have moved: the purge runs as the next token is recorded.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Configuration (issue 2): possekit.config.json or --config, validated at start; an invalid file
+// Configuration (decision 0005): possekit.config.json or --config, validated at start; an invalid file
 // stops the start with one line per problem naming the field; no file runs defaults; secrets and
 // PORT come from the environment; production refuses to start without SECRET.
 import assert from "node:assert/strict";

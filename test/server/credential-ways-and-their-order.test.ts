@@ -1,4 +1,4 @@
-// Authentication (issue 2, spec §5): the session cookie, Authorization: Bearer, the form field
+// Authentication (decision 0002, spec §5): the session cookie, Authorization: Bearer, the form field
 // access_token and the query parameter token are accepted, in that order: the first one present decides.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

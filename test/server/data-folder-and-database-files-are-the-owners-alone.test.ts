@@ -1,4 +1,4 @@
-// Issue 13, item 8: the data folder holds the generated secret and password and the embedded
+// Decision 0018: the data folder holds the generated secret and password and the embedded
 // database (the targets' ledger, the session revocations). It was made 0755 and PGlite wrote its
 // files 0666, so every user of the machine could read, even change, them. A first start now makes
 // the folder 0700, and the database's folders 0700 and files 0600.

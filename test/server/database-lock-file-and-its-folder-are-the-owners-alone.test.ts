@@ -1,4 +1,4 @@
-// Issue 31, also: the embedded database's lock file (its holder's pid and the server's URL) and the
+// Decision 0018: the embedded database's lock file (its holder's pid and the server's URL) and the
 // folder the lock makes were created with the umask's modes (0644, 0755): readable by every user of
 // the machine. They are made 0600 and 0700, whatever the umask.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Errors (issue 2): API clients get JSON {error, error_description} with the right status; browsers
+// Errors (decision 0004): API clients get JSON {error, error_description} with the right status; browsers
 // get a localised error page; bodies are limited; no stack trace ever reaches a client.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

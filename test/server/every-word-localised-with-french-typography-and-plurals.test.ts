@@ -1,4 +1,4 @@
-// Words and languages (issue 16, item 7): the messages that stayed English on German and French
+// Words and languages (decision 0024): the messages that stayed English on German and French
 // pages ("Nothing is at …", "The access token is not valid", the plug-ins' names) come from the
 // locale files; French has its narrow no-break space before : ; ! ?; no message writes a plural as
 // "(s)"; and every key exists in all three languages. API clients keep the English description.

@@ -1,4 +1,4 @@
-// Issue 18: even in a child process, initdb peaked at 768 MB, more than a 512 MB machine has. The
+// Decision 0030: even in a child process, initdb peaked at 768 MB, more than a 512 MB machine has. The
 // build now makes an empty database once and ships it (dist/pgdata-pglite-<version>.tar.br); a
 // first start copies it into the new folder and runs no initdb at all.
 import assert from "node:assert/strict";

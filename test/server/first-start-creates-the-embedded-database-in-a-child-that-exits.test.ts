@@ -1,4 +1,4 @@
-// Issue 18: the very first start (initdb) grew the server's WebAssembly memory to 700–900 MB, which
+// Decision 0030: the very first start (initdb) grew the server's WebAssembly memory to 700–900 MB, which
 // is never given back: a server installed on a 512 MB machine died, or sat at 880 MB for good. The
 // embedded database is now created by a child process that exits, next to the folder, then moved
 // into place in one rename; the server opens a ready folder and never holds initdb's memory. This
@@ -35,7 +35,7 @@ describe("a first start on an empty folder, without a template", () => {
     assert.equal(existsSync(`${folder}.initdb`), false, "the scratch folder was moved into place");
     assert.match(readFileSync(join(folder, "PG_VERSION"), "utf8"), /^\d+\n$/, "a database, not the leftover");
     assert.equal((statSync(folder).mode & 0o777).toString(8), "700");
-    // initdb in this process peaks at 700–900 MB (issue 18); opening a ready folder at about 250 MB
+    // initdb in this process peaks at 700–900 MB (decision 0030); opening a ready folder at about 250 MB
     // with the TypeScript loader. The bound sits far from both.
     const peak = peakMegabytes();
     assert.ok(peak < 500, `this process peaked at ${peak.toFixed(0)} MB: initdb ran in it`);

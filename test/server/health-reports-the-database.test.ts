@@ -1,4 +1,4 @@
-// GET /health (issue 2): 200 with the database's state, without authentication; the engine (and
+// GET /health (decision 0001): 200 with the database's state, without authentication; the engine (and
 // the plug-ins' reports) only to the owner or a token's holder
 // (test/server/health-tells-a-stranger-only-the-overall-state.test.ts).
 import assert from "node:assert/strict";

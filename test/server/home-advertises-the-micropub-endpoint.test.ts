@@ -1,4 +1,4 @@
-// GET / (issue 2): with the Micropub endpoint plug-in installed (it always is), the home page
+// GET / (decision 0001): with the Micropub endpoint plug-in installed (it always is), the home page
 // advertises it in a Link header and a <link rel="micropub">, at its mountPath.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

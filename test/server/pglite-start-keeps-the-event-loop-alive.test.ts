@@ -1,4 +1,4 @@
-// Issue 18: while PGlite starts, the process often waits on V8 alone (WebAssembly compiled in the
+// Decision 0030: while PGlite starts, the process often waits on V8 alone (WebAssembly compiled in the
 // background, nothing of libuv's pending). Node then finds its event loop empty and, before anything
 // else, waits for every task of V8's worker threads to finish: 150–400 ms of a warm start spent
 // waiting for the optimising compile of one PostgreSQL function. openPglite holds a timer while

@@ -1,4 +1,4 @@
-// Plug-in contract (issue 2): plug-ins named by path in the config file's "plugins" list are
+// Plug-in contract (decision 0001): plug-ins named by path in the config file's "plugins" list are
 // constructed with their options entry, and init() receives the server: its configuration, the
 // publication, the database (or null), the post source (or null), a logger and the syndication targets.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The order of the server (issue 2): static assets; public and well-known routes; sign-in;
+// The order of the server (decision 0001): static assets; public and well-known routes; sign-in;
 // authentication; authenticated routes. Even a plug-in mounted at "/" cannot put the host's own
 // open routes behind its authentication.
 import assert from "node:assert/strict";

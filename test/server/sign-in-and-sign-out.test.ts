@@ -1,4 +1,4 @@
-// Sign-in (issue 2): a page with a password form; a wrong password gets 401 and a localised
+// Sign-in (decision 0002): a page with a password form; a wrong password gets 401 and a localised
 // message; the right one a session cookie (HttpOnly, SameSite=Lax, Secure behind https); sign-out ends it.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

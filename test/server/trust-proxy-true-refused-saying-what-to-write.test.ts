@@ -1,4 +1,4 @@
-// Issue 13, finding 4: `application.trustProxy: true` would take any X-Forwarded-For at its word, so
+// Decision 0006: `application.trustProxy: true` would take any X-Forwarded-For at its word, so
 // a client could pick a new address per request and escape every per-address limit. It is refused
 // at start with one line saying what to write instead: a hop count or the proxies' addresses. By
 // default the header is ignored, so rotating it gains a stranger nothing.

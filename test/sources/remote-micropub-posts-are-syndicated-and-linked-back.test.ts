@@ -1,4 +1,4 @@
-// Issue 30, item 3: posts that live on another Micropub server (here another possekit, whose
+// Decision 0042: posts that live on another Micropub server (here another possekit, whose
 // endpoint passes micropub.rocks) are syndicated by this one with nobody asking, and the copies'
 // links are written back there as Indiekit's own syndicate endpoint does: `syndication` holds the
 // copy, `mp-syndicate-to` no longer names the target done. A remote that is down when the copy is

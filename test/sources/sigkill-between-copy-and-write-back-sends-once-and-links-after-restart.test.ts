@@ -1,4 +1,4 @@
-// Issue 30, item 3: this possekit (a child process, as a user runs it) syndicates a post that lives
+// Decision 0042: this possekit (a child process, as a user runs it) syndicates a post that lives
 // on another possekit's Micropub endpoint, and dies with SIGKILL while the write-back of the copy's
 // link hangs at the remote: the copy exists, the remote never heard of it. Restarted on the same
 // embedded database, with no request at all, it writes the link back there, and never makes a

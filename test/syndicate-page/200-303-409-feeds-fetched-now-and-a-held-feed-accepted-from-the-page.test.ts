@@ -1,4 +1,4 @@
-// Issue 29 item 8 (and item 3's held feed): the Syndicate page lists each configured feed with its
+// Decision 0040 (and decision 0036's held feed): the Syndicate page lists each configured feed with its
 // state, its last and next read, the entries it knows, its last error and a "Fetch now" button that
 // reads it at once and says what the read did: under htmx the Feeds section comes back with the
 // outcome announced, a form without JavaScript is sent back to the page with it as a flash, an API

@@ -1,4 +1,4 @@
-// Issue 29 item 2: the first read of a feed sends nothing; its entries are listed on the page, marked
+// Decision 0035: the first read of a feed sends nothing; its entries are listed on the page, marked
 // with their feed, each with a Send button that asks for the feed's targets and runs the post as the
 // row's Syndicate button does: a form is sent back to the page, htmx gets the run's stream. The ledger
 // rules: Send twice, or twice at once, and one copy is made; a target skipped stays skipped.

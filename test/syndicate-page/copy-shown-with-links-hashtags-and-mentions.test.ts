@@ -1,4 +1,4 @@
-// Issue 32: the preview shows a copy's text as the service does: links shortened and clickable,
+// Decision 0046: the preview shows a copy's text as the service does: links shortened and clickable,
 // hashtags and mentions marked, the rest as typed.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// Issue 32: a raw network code is explained: which kind of failure, and at which address.
+// Decision 0051: a raw network code is explained: which kind of failure, and at which address.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { errorHelp } from "../../src/plugin/page/error-help.ts";

@@ -1,4 +1,4 @@
-// Issue 29 item 8: posts from elsewhere (a feed's entries, a remote Micropub server's posts) appear in
+// Decision 0040: posts from elsewhere (a feed's entries, a remote Micropub server's posts) appear in
 // the Syndicate page's list like the site's own, marked with where they come from in the reader's
 // language, as a link to the list of that source's posts; the results page of such a post says it
 // too. A filter by source lists one source's posts, or the site's own.

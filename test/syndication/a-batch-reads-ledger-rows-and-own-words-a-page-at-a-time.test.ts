@@ -1,5 +1,5 @@
 // A batch reads what the ledger and the page hold for its posts (ledger rows, the user's own words)
-// a page at a time, with the posts, instead of two reads before each post (issue 18: the batch's
+// a page at a time, with the posts, instead of two reads before each post (decision 0029: the batch's
 // per-post cost). Each post still gets its own words, and none of another post's.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

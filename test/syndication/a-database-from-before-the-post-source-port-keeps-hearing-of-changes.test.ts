@@ -1,4 +1,4 @@
-// Issue 33, the post-source port: the core no longer keeps triggers of its own on the host's posts
+// Decision 0052, the post-source port: the core no longer keeps triggers of its own on the host's posts
 // table; it hears of a post's change through the port's trigger functions (host migration 002, core
 // migration 016). A database made before them, with the old triggers, is upgraded in place: after
 // the upgrade an edit of a post is still noticed, and a link written back still marks its copy,

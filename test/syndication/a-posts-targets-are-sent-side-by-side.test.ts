@@ -1,4 +1,4 @@
-// A post's targets are called side by side, not one after another (issue 19): each of three
+// A post's targets are called side by side, not one after another (decision 0031): each of three
 // targets answers only once all three have been called. Side by side they all answer at once; one
 // after another, the first would wait for calls that never come, so it gives up and the post fails.
 // No timing is measured, so a busy machine cannot make it flaky.

@@ -1,4 +1,4 @@
-// The ledger's claim, asked directly (issue 19): a row refused permanently is never claimed by a
+// The ledger's claim, asked directly (decision 0031): a row refused permanently is never claimed by a
 // run, however due it looks, and only a user's retry (force) takes it. The claim's SQL decides this
 // on its own: syndicatePost's pre-check in JavaScript hides it, and only a race would show it.
 import assert from "node:assert/strict";

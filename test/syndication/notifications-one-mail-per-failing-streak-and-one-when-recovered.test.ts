@@ -1,4 +1,4 @@
-// Issue 32, item 5: a failure that needs the user reaches them without opening the page: by e-mail
+// Decision 0050: a failure that needs the user reaches them without opening the page: by e-mail
 // over SMTP (a real SMTP server on 127.0.0.1, smtp-server, the nodemailer project's own) and by a
 // JSON webhook signed with HMAC-SHA256. One message per failing streak, one "recovered" message,
 // never a token in the text, each channel switchable per event, settings that say what to write.
@@ -7,7 +7,6 @@ import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { SMTPServer } from "smtp-server";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import {
   NotificationSettingsError,
@@ -16,6 +15,7 @@ import {
 import { Notifier, SIGNATURE_HEADER, withoutSecrets } from "../../src/notifications/notifier.ts";
 import { Syndication } from "../../src/syndication/syndication.ts";
 import { engines } from "../helpers/databases.ts";
+import { type Mail, startSmtp, textOf } from "../helpers/smtp-server.ts";
 import {
   copyUrl,
   openSyndication,
@@ -27,37 +27,6 @@ import {
 
 const SECRET = "a-webhook-secret-of-32-characters!";
 const TOKEN = "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8";
-
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
-function startSmtp(): Promise<{ server: SMTPServer; port: number; mails: Mail[] }> {
-  const mails: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = "";
-      stream.setEncoding("utf8");
-      stream.on("data", (chunk: string) => {
-        raw += chunk;
-      });
-      stream.on("end", () => {
-        mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
-        callback();
-      });
-    },
-  });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.server.address() as AddressInfo;
-      resolve({ server, port, mails });
-    });
-  });
-}
 
 function startHook(): Promise<{ server: Server; url: string; calls: { body: string; signature: string }[] }> {
   const calls: { body: string; signature: string }[] = [];
@@ -78,12 +47,6 @@ function startHook(): Promise<{ server: Server; url: string; calls: { body: stri
     });
   });
 }
-
-/** A mail's text part, quoted-printable soft breaks undone. */
-const textOf = (mail: Mail) =>
-  mail.raw
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(Number.parseInt(hex, 16)));
 
 for (const engine of engines) {
   describe(`notifications: one message per failing streak, one when recovered (${engine.name})`, () => {

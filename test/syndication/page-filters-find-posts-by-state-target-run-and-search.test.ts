@@ -1,4 +1,4 @@
-// The Syndicate page's filters (issue 16, item 6), against the database: by state (awaiting, needing
+// The Syndicate page's filters (decision 0023), against the database: by state (awaiting, needing
 // attention, waiting, all), by target, by the run that touched a post, and by words of the title or
 // the URL, however the URL is written (no trailing slash, a query string, www.). Summaries count the
 // posts a run skipped (item 4).

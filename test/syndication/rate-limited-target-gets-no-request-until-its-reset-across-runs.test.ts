@@ -1,4 +1,4 @@
-// Issue 32, item 3: a 429 with a reset an hour ahead pauses the target until then, across runs
+// Decision 0048: a 429 with a reset an hour ahead pauses the target until then, across runs
 // (batch, single post, a user's retry) and for the scheduler: not one more request reaches it, and
 // nothing is due for it, until the injected clock passes the reset. Then its posts go out.
 import assert from "node:assert/strict";

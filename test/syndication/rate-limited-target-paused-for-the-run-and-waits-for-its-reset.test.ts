@@ -31,7 +31,7 @@ for (const engine of engines) {
     beforeEach(async () => {
       limited.clearBehaviour();
       other.clearBehaviour();
-      // A pause lasts until the target can take posts (issue 32): the user's "Check now" ends it.
+      // A pause lasts until the target can take posts (decision 0048): the user's "Check now" ends it.
       await fixture.syndication.runs.checkTargets();
     });
     after(async () => {

@@ -1,4 +1,4 @@
-// Issue 32, item 2: one HTML-to-text (src/syndicators/shared/plain-text.ts). A Micropub client that
+// Decision 0047: one HTML-to-text (src/contract/plain-text.ts). A Micropub client that
 // sends HTML only (Quill and most others) must not see its post reach Mastodon as
 // "See this page&hellip; &mdash; ok & more": every entity class becomes its character, in text and
 // in attributes, link addresses stay, and a stored `content.text` made by a worse converter never wins.

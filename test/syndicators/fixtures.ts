@@ -1,4 +1,5 @@
 // What every syndicator test needs: a publication, posts as JF2 properties, and the call options.
+import type { Server } from "../../src/contract/plugin.ts";
 import type { PostProperties, Publication, SyndicateOptions } from "../../src/contract/syndicator.ts";
 
 export const publication: Publication = {
@@ -26,7 +27,7 @@ export function note(fields: Partial<PostProperties> = {}): PostProperties {
 /**
  * Options for one call: a fresh key unless given, and a signal that gives up after `timeoutMs`. The
  * default guards against a hang, not a slow machine: 5 s aborted the first call of a file under
- * load, while it still loaded @atproto/api (issue 33). A test of the timeout itself passes its own.
+ * load, while it still loaded @atproto/api (decision 0053). A test of the timeout itself passes its own.
  */
 export function callOptions(
   idempotencyKey: string = crypto.randomUUID(),
@@ -42,3 +43,13 @@ export function callOptions(
 export function siteServedBy(url: string): Publication {
   return { ...publication, me: `${url}/` };
 }
+
+/**
+ * What a syndicator's init() reads of the host, with the host's explicit permission to reach private
+ * addresses (fetch.allowPrivate): the tests' own servers listen on 127.0.0.1.
+ */
+export const hostAllowingPrivate = {
+  addSyndicator: () => {},
+  config: { fetch: { allowPrivate: true } },
+  media: undefined,
+} as unknown as Server;

@@ -1,4 +1,4 @@
-// Issue 31, point 4: the size check read a PNG's first IHDR while the decoder used its second (100 × 100
+// Decision 0044: the size check read a PNG's first IHDR while the decoder used its second (100 × 100
 // claimed, 7000 × 7000 decoded: 1.4 MB became 1.4 GB). One reader decides the size, and an image whose
 // headers disagree is refused before a byte is decoded: two IHDR chunks, IHDR not first, a JPEG with
 // several frame (SOF) headers. The worker checks again before it decodes: a bomb is a failed photo.

@@ -1,4 +1,4 @@
-// Issue 17: `template` (nunjucks), `appendUrl` and Bluesky's `linkCard` are checked when the server
+// Decision 0027: `template` (nunjucks), `appendUrl` and Bluesky's `linkCard` are checked when the server
 // starts: a template that does not compile stops the start with one line naming the option.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// Issue 17, the Mastodon side: a status is deleted (a second delete finds it gone: 404 counts as
+// Decision 0028, the Mastodon side: a status is deleted (a second delete finds it gone: 404 counts as
 // deleted), a favourite and a boost are undone, a 429 on deletions says when to try again, and an
 // edit keeps the status's media while a like has nothing to edit.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 17: preview(post) shows, without any network call, exactly what syndicate() sends. For every
+// Decision 0025: preview(post) shows, without any network call, exactly what syndicate() sends. For every
 // syndicator, real-looking posts are previewed, then sent to the protocol fake, and the preview is
 // compared with what the fake received: the text, the photos' alt text, the link card.
 import assert from "node:assert/strict";

@@ -109,9 +109,12 @@ describe("The built-in syndicators, by package name", () => {
     "@possekit/syndicator-bluesky": { handle: "alice.bsky.social", password: "p" },
     "@possekit/syndicator-internet-archive": {},
     "@possekit/syndicator-micropub": { micropubEndpoint: "https://micro.blog/micropub", accessToken: "t" },
+    "@possekit/syndicator-linkedin": { author: "urn:li:person:AbC123", accessToken: "t" },
+    "@possekit/syndicator-threads": { userId: "17841400000000001", username: "alice", accessToken: "t" },
+    "@possekit/syndicator-nostr": { secretKey: "7f".repeat(32) },
   };
 
-  it("lists the four packages, each constructed with its options", () => {
+  it("lists the five packages, each constructed with its options", () => {
     assert.deepEqual(Object.keys(builtInSyndicators).sort(), Object.keys(options).sort());
   });
 
@@ -128,7 +131,7 @@ describe("The built-in syndicators, by package name", () => {
       assert.equal(typeof plugin.syndicate, "function");
       assert.ok(plugin.info.service?.name);
     }
-    assert.equal(registered.length, 4);
-    assert.equal(new Set(registered.map((plugin) => plugin.info.uid)).size, 4);
+    assert.equal(registered.length, Object.keys(options).length);
+    assert.equal(new Set(registered.map((plugin) => plugin.info.uid)).size, Object.keys(options).length);
   });
 });

@@ -1,4 +1,4 @@
-// Issue 6, for sites deployed elsewhere: /syndicate/webhook/github takes GitHub's webhook
+// Decision 0012, for sites deployed elsewhere: /syndicate/webhook/github takes GitHub's webhook
 // (X-Hub-Signature-256, the HMAC-SHA256 of the raw body with WEBHOOK_SECRET): ping answers 200, a
 // deployment_status with state success to a configured environment runs the batch, any other state
 // is ignored. /syndicate/webhook takes the same signature from any sender and runs the batch.

@@ -1,4 +1,4 @@
-// Issue 6: a correctly signed Netlify "Deploy succeeded" of the production context, sent to
+// Decision 0012: a correctly signed Netlify "Deploy succeeded" of the production context, sent to
 // {base_url}/syndicate as spec §5 sets it up (or to /syndicate/webhook/netlify), runs the endpoint's
 // own batch (trigger "webhook") and answers every awaiting post's result. Previews, branch deploys
 // and failed deploys are answered 200 "ignored" and send nothing. The run goes on to its end when

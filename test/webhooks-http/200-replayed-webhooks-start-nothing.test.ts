@@ -1,4 +1,4 @@
-// Issue 13, item 7: a captured signed webhook used to work forever. Each attack here sends a
+// Decision 0012: a captured signed webhook used to work forever. Each attack here sends a
 // genuine, correctly signed delivery again, as someone who copied it from a log would: it is
 // answered 200 {"ignored": "replayed"} and starts no run. The signature is verified first (a replay
 // with a broken signature is 401), and ids are kept for a day, then pruned.

@@ -1,4 +1,4 @@
-// Issue 6: the GitHub and generic webhooks verify X-Hub-Signature-256 (HMAC-SHA256 of the raw
+// Decision 0012: the GitHub and generic webhooks verify X-Hub-Signature-256 (HMAC-SHA256 of the raw
 // body with WEBHOOK_SECRET, computed here with node:crypto alone). A missing, malformed or wrong
 // signature, a changed body, or a signature from another body is refused 401 with an
 // error_description, and the targets receive nothing.

@@ -1,4 +1,4 @@
-// Issue 6: X-Webhook-Signature must be a JWS signed HS256 with WEBHOOK_SECRET whose payload has
+// Decision 0012: X-Webhook-Signature must be a JWS signed HS256 with WEBHOOK_SECRET whose payload has
 // iss "netlify" and the SHA-256 of the exact body. Every forgery (signed by an independent
 // node:crypto implementation) is refused 401 with an error_description, and the targets receive
 // nothing. Without WEBHOOK_SECRET no webhook is accepted. A request to /syndicate without a

@@ -1,4 +1,4 @@
-// Issue 6: a webhook's run is the endpoint's own batch run, under the same lease. A webhook that
+// Decision 0012: a webhook's run is the endpoint's own batch run, under the same lease. A webhook that
 // arrives during a run gets the endpoint's 409 "already in progress" (and so does an authenticated
 // batch during a webhook's run), and the run in progress picks up posts that arrived meanwhile.
 import assert from "node:assert/strict";

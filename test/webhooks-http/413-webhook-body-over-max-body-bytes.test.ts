@@ -1,4 +1,4 @@
-// Issue 6: the raw body of a webhook is read once and size-limited (the plug-in option
+// Decision 0012: the raw body of a webhook is read once and size-limited (the plug-in option
 // webhook.maxBodyBytes): a larger body is answered 413, whether its length is declared or it comes
 // chunked, and starts nothing even when it is correctly signed.
 import assert from "node:assert/strict";

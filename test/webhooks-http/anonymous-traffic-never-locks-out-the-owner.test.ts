@@ -1,4 +1,4 @@
-// Issue 13, finding 3: strangers at one address (behind a reverse proxy every client shares one)
+// Decision 0006: strangers at one address (behind a reverse proxy every client shares one)
 // flood the webhook path and the Micropub endpoint past every limit. The owner is untouched: the
 // signed-in page, a script's token and a genuine signed webhook all still work, because
 // authenticated requests count per credential and a request that proves its sender is never

@@ -1,4 +1,4 @@
-// What a network error code means to the person who has to fix it (issue 32): "ECONNREFUSED" alone
+// What a network error code means to the person who has to fix it (decision 0051): "ECONNREFUSED" alone
 // tells a reader nothing, so the page says what happened, which setting names the address, and what
 // to check. The syndicators' messages read "<target>: could not reach <origin>: … (<cause>)".
 

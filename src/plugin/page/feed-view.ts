@@ -1,4 +1,4 @@
-// The Syndicate page's Feeds section (issue 29 item 8): each configured feed as the page shows it,
+// The Syndicate page's Feeds section (decision 0040): each configured feed as the page shows it,
 // with the id its buttons name it by, and the sentence that says what a read the user asked for did.
 import { createHash } from "node:crypto";
 import type { Flash } from "../../contract/flash.ts";

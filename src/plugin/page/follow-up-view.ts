@@ -1,4 +1,4 @@
-// One follow-up of a copy (issue 17) as the post's results page shows it: what happened to the copy
+// One follow-up of a copy (decision 0028) as the post's results page shows it: what happened to the copy
 // after the post was edited or deleted, why, and whether the user can retry it.
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { FollowUp, OperationEntry } from "../../syndication/types.ts";

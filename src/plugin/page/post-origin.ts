@@ -1,4 +1,4 @@
-// Where a post from elsewhere comes from, as the page marks it (issue 29 item 8): the kind of source
+// Where a post from elsewhere comes from, as the page marks it (decision 0040): the kind of source
 // and its name, read from the post's origin (`feed:<key>`, `micropub:<name>`; src/contract/
 // known-posts.ts). The site's own posts carry no origin and no mark.
 

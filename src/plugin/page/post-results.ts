@@ -28,9 +28,9 @@ export interface PostResultsView {
   skippableKinds: TargetStateKind[];
   mountPath: string;
   resultsHref: string;
-  /** The user's own words per target uid (issue 17). */
+  /** The user's own words per target uid (decision 0026). */
   ownTexts: Record<string, { text: string; source: "page" | "micropub" }>;
-  /** What the copies did after the post was edited or deleted (issue 17). */
+  /** What the copies did after the post was edited or deleted (decision 0028). */
   followUps: Array<FollowUpView & { copyDeleted: boolean }>;
   canRetryFollowUps: boolean;
   /** The post is deleted: its page is kept, to show what happened to its copies. */

@@ -1,4 +1,4 @@
-// The preview of a post (issue 17): what each target would receive now, and the form that sets the
+// The preview of a post (decision 0025): what each target would receive now, and the form that sets the
 // user's own words for one target. Shared by the page, its htmx fragments and the JSON answer.
 
 import type { Post } from "../../contract/posts.ts";
@@ -17,6 +17,8 @@ export interface PreviewTargetView extends TargetPreview {
   message?: { kind: "success" | "error" | "warning" | "info"; text: string; href?: string };
   /** The copy's text as the service shows it (links, hashtags, mentions). */
   shown: ShownSegment[];
+  /** A thread (decision 0055): each post as the service shows it, with its length. */
+  shownThread: { shown: ShownSegment[]; count: number; over: boolean }[];
   /** The service's name, for "as Mastodon shows it". */
   service: string;
   /** The service can edit a copy it has: saving changes the live copy. */
@@ -52,6 +54,7 @@ export async function previewPageView(services: PageServices, post: Post): Promi
         ...target,
         anchor: previewAnchor(index),
         shown: shownCopy(target.preview?.text ?? ""),
+        shownThread: shownThread(target.preview),
         service: syndicator?.info.service?.name ?? target.name,
         canEdit: typeof syndicator?.update === "function",
         canSend: syndicator !== undefined && !SENT_OR_UNSURE.has(target.state),
@@ -62,6 +65,15 @@ export async function previewPageView(services: PageServices, post: Post): Promi
     previewHref: `${resultsHref}/preview`,
     resultsHref,
   };
+}
+
+function shownThread(preview: CopyPreview | null): PreviewTargetView["shownThread"] {
+  const limit = preview?.length?.limit;
+  return (preview?.thread ?? []).map((post) => ({
+    shown: shownCopy(post.text),
+    count: post.count,
+    over: limit !== undefined && post.count > limit,
+  }));
 }
 
 /** The site's choices that shape the text, as the page lists them. */
@@ -108,11 +120,15 @@ function copyJson(preview: CopyPreview) {
         }
       : {}),
     over: preview.over,
+    ...(preview.thread
+      ? { thread: preview.thread.map((post) => ({ text: post.text, count: post.count })) }
+      : {}),
     cut: preview.cut,
     permalink: preview.permalink,
     photos: preview.photos,
     ...(preview.linkCard ? { link_card: preview.linkCard } : {}),
     ...(preview.action ? { action: preview.action } : {}),
     own_text: preview.ownText,
+    ...(preview.notSent ? { not_sent: preview.notSent.reason } : {}),
   };
 }

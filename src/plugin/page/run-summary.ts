@@ -15,11 +15,11 @@ export function attentionHref(mountPath: string): string {
 
 /** The counts of a summary, each with its own plural ("1 syndiqué", "2 syndiqués"). */
 export function countsText(t: Translate, summary: RunSummary): string {
-  // "0 partly sent, 0 failed" says nothing (issue 32): only the syndicated count is always told.
+  // "0 partly sent, 0 failed" says nothing (decision 0022): only the syndicated count is always told.
   const parts = (["syndicated", "partial", "failed", "skipped"] as const)
     .filter((part) => part === "syndicated" || summary[part] > 0)
     .map((part) => t(`syndicate.summary.${part}`, { count: summary[part] }));
-  // Copies that followed their post (issue 17) are told apart from sends, when there were any.
+  // Copies that followed their post (decision 0028) are told apart from sends, when there were any.
   if (summary.followed) parts.push(t("syndicate.summary.followed", { count: summary.followed }));
   return parts.join(t("syndicate.summary.separator"));
 }

@@ -1,4 +1,4 @@
-// A copy's text as the service shows it (issue 32): links shortened and clickable, hashtags and
+// A copy's text as the service shows it (decision 0046): links shortened and clickable, hashtags and
 // mentions marked, line breaks kept. The services make the same three kinds of rich text from plain
 // text (Mastodon's formatter, Bluesky's facet detection), so one reading serves both.
 

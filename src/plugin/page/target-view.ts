@@ -5,6 +5,7 @@
 
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { Post } from "../../contract/posts.ts";
+import { readThreadProgress } from "../../contract/thread-progress.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
 import type { TargetPause } from "../../syndication/target-pauses.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
@@ -38,8 +39,10 @@ export interface TargetView {
   updatedAt: Date | null;
   /** An id for the target's element on the results page. */
   anchor: string;
-  /** kind "paused": the target refused our credentials or rate-limits us, and until when (issue 32). */
+  /** kind "paused": the target refused our credentials or rate-limits us, and until when (decision 0048). */
   pause: { kind: TargetPause["kind"]; until: Date | null } | null;
+  /** A thread sent in part (decision 0055): how many of its posts are out; a retry goes on from `next`. */
+  thread: { sent: number; total: number; next: number } | null;
 }
 
 /** The kinds of a target that would be sent the post if it were not paused ("ratelimited" says its wait already). */
@@ -145,6 +148,14 @@ export function targetViews(
       updatedAt: entry?.updatedAt ?? null,
       anchor: anchorOf(uid, index),
       pause: pause ? { kind: pause.kind, until: pause.until ?? pause.checkAt ?? null } : null,
+      thread: kind === "syndicated" ? null : partialThread(entry?.checkpoint),
     };
   });
+}
+
+/** What a thread's checkpoint says of a send that stopped part way. */
+function partialThread(checkpoint: string | null | undefined): TargetView["thread"] {
+  const progress = readThreadProgress(checkpoint);
+  if (!progress || progress.sent.length === 0 || progress.sent.length >= progress.total) return null;
+  return { sent: progress.sent.length, total: progress.total, next: progress.sent.length + 1 };
 }

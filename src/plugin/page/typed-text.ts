@@ -1,4 +1,4 @@
-// The words a user typed into a preview, wherever they are sent from (issue 32): the preview's own
+// The words a user typed into a preview, wherever they are sent from (decision 0046): the preview's own
 // "Send this", or the row's Syndicate button while the preview is open in the row. They are saved
 // with the send when they differ from what the target would receive now, refused like a save when
 // the service would refuse them, and never dropped.

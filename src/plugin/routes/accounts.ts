@@ -19,10 +19,12 @@ import {
   type Accounts,
   type AccountType,
   type ConnectedAccount,
+  NOSTR_DEFAULT_RELAYS,
 } from "../../contract/accounts.ts";
 import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./route-context.ts";
 
@@ -60,6 +62,18 @@ const forms: Record<AccountType, z.ZodType<Record<string, string>>> = {
     accessKey: z.string().max(1024).default(""),
     secretKey: z.string().max(1024).default(""),
   }),
+  linkedin: z.object({ accessToken: z.string().max(4096).default("") }),
+  // Connected by OAuth only (…/accounts/threads/authorize): the form takes nothing.
+  threads: z.object({}),
+  nostr: z.object({
+    secretKey: z.string().max(1024).default(""),
+    relays: z
+      .string()
+      .trim()
+      .max(20 * 300)
+      .default(""),
+    viewerUrl: text(2048),
+  }),
 };
 /** What a refused form shows again (never a secret). */
 const echoed: Record<AccountType, readonly string[]> = {
@@ -67,6 +81,9 @@ const echoed: Record<AccountType, readonly string[]> = {
   bluesky: ["identifier", "entryway", "plcDirectory"],
   micropub: ["micropubEndpoint", "name"],
   "internet-archive": [],
+  linkedin: [],
+  threads: [],
+  nostr: ["relays", "viewerUrl"],
 };
 
 /** Only the signed-in owner: a bearer token of any scope, or a credential in the query or form, is refused. */
@@ -118,6 +135,23 @@ interface AccountRow {
   state: State;
   reason: string | null;
   secretFields: { field: string; setAt: Date }[];
+  /** The service's publishing quota, when it reports one and answered in time. */
+  quota: { used: number; total: number; hours: number } | null;
+}
+
+/** How long the page waits for a service's quota before it is shown without. */
+const QUOTA_TIMEOUT_MS = 5_000;
+
+/** The quota a connected account's target reports now, or null (none, or no answer in time). */
+async function quotaOf(syndicators: readonly SyndicatorPlugin[], uid: string): Promise<AccountRow["quota"]> {
+  const syndicator = syndicators.find((candidate) => candidate.info.uid === uid);
+  if (!syndicator?.publishingQuota) return null;
+  try {
+    const quota = await syndicator.publishingQuota({ signal: AbortSignal.timeout(QUOTA_TIMEOUT_MS) });
+    return { used: quota.used, total: quota.total, hours: Math.round(quota.duration / 3600) };
+  } catch {
+    return null;
+  }
 }
 
 /** The page: the targets of the config file, and per type the connected accounts and a form. */
@@ -133,17 +167,31 @@ async function renderPage(
   const t = translatorOf(res);
   const list = await accounts.list();
   const health = new Map((await services.syndication.reads.targets()).map((target) => [target.uid, target]));
-  const rows: AccountRow[] = list.map((account) => {
-    const target = health.get(account.uid);
-    const refusedNow = target?.state === "refused";
-    const reason = account.needsReconnect?.reason ?? (refusedNow ? (target?.error ?? null) : null);
-    return {
-      account,
-      state: account.needsReconnect || refusedNow ? "needsReconnect" : "connected",
-      reason,
-      secretFields: Object.entries(account.secretsSetAt).map(([field, setAt]) => ({ field, setAt })),
-    };
-  });
+  const rows: AccountRow[] = await Promise.all(
+    list.map(async (account) => {
+      const target = health.get(account.uid);
+      const refusedNow = target?.state === "refused";
+      const reason = account.needsReconnect?.reason ?? (refusedNow ? (target?.error ?? null) : null);
+      return {
+        account,
+        state: account.needsReconnect || refusedNow ? "needsReconnect" : "connected",
+        reason,
+        secretFields: Object.entries(account.secretsSetAt).map(([field, setAt]) => ({ field, setAt })),
+        quota: await quotaOf(services.syndicators, account.uid),
+      };
+    }),
+  );
+  // What each account flow shows in its type's section (LinkedIn, Threads: the owner's app entered,
+  // the redirect URL to list in it).
+  const server = context.server();
+  const flows: Record<string, Record<string, unknown>> = {};
+  for (const flow of context.accountFlows())
+    if (flow.page && server)
+      flows[flow.type] = await flow.page({
+        server,
+        basePath: `${context.mountPath}/accounts/${flow.type}`,
+        accountsPath: `${context.mountPath}/accounts`,
+      });
   const connectedUids = new Set(list.map((account) => account.uid));
   // The targets the page did not connect: each under its own type (by its plug-in's id), any other
   // kind of syndicator in a section of its own.
@@ -180,7 +228,9 @@ async function renderPage(
     managed,
     error,
     fields,
+    nostrDefaultRelays: NOSTR_DEFAULT_RELAYS,
     filledType: refused?.type ?? reconnecting?.type ?? null,
+    flows,
     // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
     mastodonAuthorize:
       options.mastodonAuthorize !== undefined ||
@@ -199,6 +249,11 @@ function reconnectFields(account: ConnectedAccount): Record<string, string> {
       return { identifier: option("handle") };
     case "micropub":
       return { micropubEndpoint: option("micropubEndpoint"), name: option("name") };
+    case "nostr":
+      return {
+        relays: Array.isArray(account.options.relays) ? account.options.relays.map(String).join("\n") : "",
+        viewerUrl: option("viewerUrl"),
+      };
     default:
       return {};
   }

@@ -1,4 +1,4 @@
-// The public copies routes (issue 29 item 7): links back from a site possekit does not write.
+// The public copies routes (decision 0039): links back from a site possekit does not write.
 //   GET {mountPath}/copies?url=<post URL>   one post's copies: {url, copies: [{target, name, url, state, time}]}
 //   GET {mountPath}/copies.json             every post's copies: {posts: {"<post URL>": [copy, …]}}
 // No credentials: they show only what a visitor could see anyway (src/syndication/public-copies.ts).

@@ -1,4 +1,4 @@
-// The Feeds section's buttons (issue 29 items 2, 3 and 8):
+// The Feeds section's buttons (decisions 0035, 0036 and 0040):
 //
 //   POST {mountPath}/feeds/<id>/fetch                reads the feed now, whatever its turn ("Fetch now")
 //   POST {mountPath}/feeds/<id>/accept               a held feed takes its new ids: its entries are

@@ -17,8 +17,19 @@ import { translatorOf } from "../page/services.ts";
 import { coreErrors } from "../responses/core-errors.ts";
 import { accountFlowRoutes } from "./account-flows.ts";
 import { accountsRoutes } from "./accounts.ts";
+import {
+  composePageRoute,
+  composePreviewRoute,
+  deletePageRoute,
+  deleteRoute,
+  editPageRoute,
+  publishRoute,
+  saveEditRoute,
+} from "./compose.ts";
 import { copiesOfPostRoute, everyPostsCopiesRoute } from "./copies.ts";
 import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts";
+import { feedsPageRoutes } from "./feeds-page.ts";
+import { notificationsRoutes } from "./notifications.ts";
 import { syndicatePageRoute } from "./page.ts";
 import {
   confirmRoute,
@@ -81,7 +92,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   const router = express.Router();
   router.use(indiekitAdapters(context));
   router.use(readingNeedsAReadingScope);
-  // Every page and fragment explains network codes the same way (issue 32).
+  // Every page and fragment explains network codes the same way (decision 0051).
   router.use((_req, res, next) => {
     res.locals.errorHelp = errorHelp;
     // How far a batch has got, for a page opened while it runs (the run status).
@@ -95,6 +106,14 @@ export function authenticatedRoutes(context: RouteContext): Router {
     res.locals.feedOrigins = context.feeds()?.feeds.map((feed) => feed.origin) ?? [];
     // The Accounts tab, where possekit's host keeps connected accounts (not under Indiekit).
     res.locals.accountsHref = context.server()?.accounts ? `${context.mountPath}/accounts` : null;
+    // The Feeds tab, where feeds are added without a file (wherever possekit's host runs them).
+    res.locals.feedsHref = context.feeds() && !context.indiekit() ? `${context.mountPath}/feeds` : null;
+    // The Write tab and each own post's Edit and Delete, where the host's Micropub endpoint runs.
+    res.locals.composeHref = context.server()?.micropub ? `${context.mountPath}/compose` : null;
+    // The Notifications tab, where the page's channels can be saved (a database and a secret box).
+    res.locals.notificationsHref = context.notifications()?.store.available
+      ? `${context.mountPath}/notifications`
+      : null;
     next();
   });
   router.post("/", postSyndicateRoute(context));
@@ -109,6 +128,13 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/remove-copy", removeCopyRoute(context));
   router.post("/posts/:id/send-again", sendAgainRoute(context));
   router.post("/posts/:id/follow-ups/retry", retryFollowUpsRoute(context));
+  router.get("/compose", composePageRoute(context));
+  router.post("/compose", publishRoute(context));
+  router.post("/compose/preview", composePreviewRoute(context));
+  router.get("/posts/:id/edit", editPageRoute(context));
+  router.post("/posts/:id/edit", saveEditRoute(context));
+  router.get("/posts/:id/delete", deletePageRoute(context));
+  router.post("/posts/:id/delete", deleteRoute(context));
   router.get("/targets", targetsRoute(context));
   router.post("/targets/check", checkTargetsRoute(context));
   router.get("/preview", previewJsonRoute(context));
@@ -122,6 +148,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/feeds/:id/accept", acceptFeedRoute(context));
   router.use("/accounts/:type", accountFlowRoutes(context));
   router.use(accountsRoutes(context));
+  router.use(feedsPageRoutes(context));
+  router.use(notificationsRoutes(context));
   router.use(coreErrors);
   return router;
 }

@@ -80,7 +80,7 @@ export function syndicatePageRoute(context: RouteContext): RequestHandler {
 
     // Nothing waits: show what happened to the newest posts that were sent somewhere.
     let latest: Awaited<ReturnType<typeof postRows>> = [];
-    // Why nothing waits, when it is not that everything was sent: what to do next (issue 32).
+    // Why nothing waits, when it is not that everything was sent: what to do next (decision 0051).
     let nextSteps: { target: boolean; post: boolean } | null = null;
     if (total === 0 && !filtered) {
       const all = (await posts.list({ limit: LATEST_RESULTS })).posts;

@@ -1,6 +1,6 @@
 // POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself"), …/skip, …/remove-copy and
 // …/send-again ("Undo a copy" and its way back, issue 40 item 5), and
-// …/follow-ups/retry (the copies' edits and deletes, issue 17), from the results page. htmx gets the
+// …/follow-ups/retry (the copies' edits and deletes, decision 0028), from the results page. htmx gets the
 // results section re-rendered with the outcome announced; a form without JavaScript is sent back to
 // the page with the outcome as a flash message.
 import type { Request, RequestHandler, Response } from "express";

@@ -48,7 +48,7 @@ function chooseSink(req: Request, res: Response, context: RouteContext, single: 
 }
 
 /**
- * The row's preview was open with text in it (issue 32): that text is saved with the send when it
+ * The row's preview was open with text in it (decision 0046): that text is saved with the send when it
  * differs from the target's; when the service would refuse it, nothing is sent and the user is told
  * why (true). A post that does not exist is left to the send's own answer.
  */

@@ -1,4 +1,4 @@
-// The preview of a post and the user's own words per target (issue 17):
+// The preview of a post and the user's own words per target (decision 0025):
 //   GET  {mountPath}/preview?url=<post URL>      JSON: what each target would receive now
 //   GET  {mountPath}/posts/<id>/preview          the page (htmx: one target's section, ?target_uid=)
 //   POST {mountPath}/posts/<id>/text/check       htmx, live: the count against the limit (nothing saved)
@@ -126,7 +126,10 @@ async function answer(
       : services.syndication.copies.previewText(post, targetUid, outcome.draft);
   const target: PreviewTargetView = {
     ...found,
-    ...(draftPreview ? { preview: draftPreview, shown: shownCopy(draftPreview.text ?? "") } : {}),
+    // The user's own words are one post, never a thread.
+    ...(draftPreview
+      ? { preview: draftPreview, shown: shownCopy(draftPreview.text ?? ""), shownThread: [] }
+      : {}),
     ...(outcome.draft === undefined ? {} : { draft: outcome.draft }),
     message: { kind: outcome.kind, text: outcome.text, ...(outcome.href ? { href: outcome.href } : {}) },
   };
@@ -216,7 +219,14 @@ export function saveTextRoute(context: RouteContext): RequestHandler {
       });
       return;
     }
-    await services.syndication.copies.saveOwnText(post, targetUid, text);
+    // A thread's first post, saved as shown, is not the user's words for the whole copy: saving it
+    // would send that post alone.
+    const shown = (await services.syndication.copies.preview(post)).find(
+      (target) => target.uid === targetUid,
+    );
+    if (!(shown?.preview?.thread && shown.preview.text === text)) {
+      await services.syndication.copies.saveOwnText(post, targetUid, text);
+    }
     // A copy that is out already follows its post: the save edits it (or the service cannot).
     const view = (await previewPageView(services, post)).targets.find((target) => target.uid === targetUid);
     const live = view?.state === "syndicated";

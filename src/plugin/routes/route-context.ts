@@ -3,6 +3,7 @@
 // it import no router: routes/index.ts imports them all, and a type taken from there closed a circle.
 import type { AccountFlow } from "../../contract/account-flow.ts";
 import type { Server } from "../../contract/plugin.ts";
+import type { Notifications } from "../../notifications/notifications.ts";
 import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
 import type { MicropubSource } from "../../sources/micropub/micropub-source.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
@@ -21,8 +22,10 @@ export interface RouteContext {
   server: () => Server | null;
   /** The post sources of the `sources` option (their errors are shown on the page). */
   sources: () => readonly MicropubSource[];
-  /** The feeds of the `feeds` option; null without feeds or without a database. */
+  /** The feeds of the `feeds` option and of the Feeds page; null without a database. */
   feeds: () => FeedSources | null;
+  /** The notifier and the Notifications page's settings; null without a database. */
+  notifications: () => Notifications | null;
   /** Under Indiekit (init saw a host without possekit's extras): the publication's URL. */
   indiekit: () => { me: string } | null;
   /** Inside Indiekit with a database of its own: what renders the page there. */

@@ -62,7 +62,11 @@ export function passesCsrf(req: Request, csrf: string, origin: string): boolean 
   )
     return false;
   const header = req.headers["x-csrf-token"];
-  const field = (req.body as Record<string, unknown> | undefined)?._csrf;
+  // A multipart body is read by its route, after this check: a form without JavaScript that sends
+  // a file (the compose page) carries the token in its action's query instead (docs/security.md).
+  const field = req.is("multipart/form-data")
+    ? req.query._csrf
+    : (req.body as Record<string, unknown> | undefined)?._csrf;
   const sent = typeof header === "string" ? header : typeof field === "string" ? field : undefined;
   return sent !== undefined && secretsEqual(sent, csrf);
 }

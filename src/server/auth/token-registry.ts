@@ -57,7 +57,7 @@ export const tokenRegistryMigrations: Migration[] = [
     CREATE INDEX access_tokens_expires_at ON access_tokens (expires_at);`,
   },
   {
-    // Issue 31: revoking a token revokes its grant, and the revocation outlives the grant's tokens.
+    // Decision 0043: revoking a token revokes its grant, and the revocation outlives the grant's tokens.
     // IndieAuth tokens get their grant from the refresh tokens (host/007, after their table exists).
     id: "host/006-access-token-grants",
     sql: `ALTER TABLE access_tokens ADD COLUMN grant_id text;

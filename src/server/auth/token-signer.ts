@@ -1,7 +1,7 @@
 // Issuing an access token: a JWT signed HS256 with SECRET (RFC 7515's compact form: two base64url
 // JSON parts and their HMAC-SHA256). Apart from the check (tokens.ts, with jose, which checks the
 // algorithm, the signature in constant time, and the dates) so that `possekit token` loads neither
-// zod nor jose: jose's signer alone costs 25 ms of the command's 150 ms (issue 18: start-up).
+// zod nor jose: jose's signer alone costs 25 ms of the command's 150 ms (decision 0029: start-up).
 import { createHmac, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 
 export interface TokenClaims {

@@ -120,7 +120,7 @@ const gitAuthorSchema = z.strictObject({
   email: noNul('an e-mail address, e.g. "possekit@localhost"').default("possekit@localhost"),
 });
 
-/** Where published posts go (issue 28): served by possekit itself, a folder, or a git repository. */
+/** Where published posts go (decision 0032): served by possekit itself, a folder, or a git repository. */
 export const storeSchema = z.discriminatedUnion(
   "type",
   [

@@ -1,6 +1,6 @@
 // `possekit token` needs three settings: SECRET, the publication's URL ({me}) and the token
 // lifetime. The full loader validates the whole file with zod, whose loading alone costs about
-// 150 ms of CPU, more than the command's whole budget (issue 18). This reads just those settings
+// 150 ms of CPU, more than the command's whole budget (decision 0029). This reads just those settings
 // with plain checks when they are plainly right, deriving them as load.ts does; anything unusual
 // (a value of the wrong kind, production, PORT) returns null, and the full loader then reads,
 // validates and explains. test/cli/token-reads-the-settings-the-server-reads.test.ts compares both.

@@ -1,5 +1,5 @@
 // Only one process may open an embedded (PGlite) database folder: a second one corrupts it or
-// wedges the first (issue 12: the CLI beside `npm start` left the server at 100 % CPU). The
+// wedges the first (decision 0016: the CLI beside `npm start` left the server at 100 % CPU). The
 // holder writes `<folder>.lock` (its pid, and once it listens the server's URL) and removes it on
 // exit; a lock whose pid is dead is taken over with a log line.
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";

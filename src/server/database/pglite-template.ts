@@ -1,7 +1,7 @@
 // An empty embedded database made once, at build time, and shipped in the package: a first start
 // copies it into the new folder instead of running initdb, whose WebAssembly memory (three PGlite
 // instances: the database, initdb's and a bootstrap one) peaked at 700–900 MB even in a child
-// process that exits (issue 18). The copy is an unpacked tarball: no PGlite, no child, a few MB.
+// process that exits (decision 0030). The copy is an unpacked tarball: no PGlite, no child, a few MB.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

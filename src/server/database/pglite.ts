@@ -9,7 +9,7 @@ import { runPgliteChild, templatePath, unpackTemplate } from "./pglite-template.
 /**
  * PostgreSQL's settings for one user on a small machine, over PGlite's own start parameters. The
  * shared buffers live in the WebAssembly memory, which never shrinks: at PostgreSQL's 128 MB the
- * server sat at about 440 MB. Measured one at a time (issue 18; a PGlite process with 20,000 rows,
+ * server sat at about 440 MB. Measured one at a time (decision 0030; a PGlite process with 20,000 rows,
  * idle RSS): PGlite's defaults 317 MB; shared_buffers 32 MB 196, 16 MB 193, 8 MB 182;
  * max_connections 1 (its shared memory is sized for 100) 298; wal_buffers 256 kB, work_mem 1 MB,
  * temp_buffers 1 MB no change (323), so they are left alone; 16 MB with one connection 165. The
@@ -109,7 +109,7 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
   // PostgreSQL's WebAssembly is optimised function by function as it runs hot, by default on up to
   // every V8 worker at once; each worker's malloc arena keeps what the optimiser freed (tens of MB
   // for PostgreSQL's largest functions). One at a time, the server idles about 30 MB lower, in any
-  // host, whatever flags node was started with (issue 18).
+  // host, whatever flags node was started with (decision 0030).
   setFlagsFromString("--wasm-num-compilation-tasks=1");
   const pglite = await keepingTheLoopAlive(() =>
     PGlite.create(

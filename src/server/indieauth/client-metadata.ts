@@ -88,7 +88,7 @@ function fromJson(text: string, clientId: string): Omit<ClientInfo, "fetched"> |
 }
 
 async function fromHtml(html: string, pageUrl: string, clientId: string, linkHeader: string | null) {
-  // Loaded at the first client page, not at start: an idle server needs no parser (issue 18).
+  // Loaded at the first client page, not at start: an idle server needs no parser (decision 0029).
   const { mf2 } = await import("microformats-parser");
   const parsed = mf2(html, { baseUrl: pageUrl });
   const app = parsed.items.find((item) => item.type?.some((type) => type === "h-app" || type === "h-x-app"));

@@ -31,7 +31,10 @@ export const tooLarge = (maxBytes: number) =>
     "payload_too_large",
     `The file is larger than this server accepts (${maxBytes} bytes; media.maxBytes)`,
     { Connection: "close" },
-  );
+  ).localized("error.fileTooLarge", { megabytes: megabytes(maxBytes) });
+
+/** A limit in bytes as people read it: "10" MB, "0.5" MB, "0.001" MB. */
+const megabytes = (bytes: number) => String(Number((bytes / 1_000_000).toPrecision(3)));
 
 /** Counts what passes and fails the moment it passes the limit, so a huge upload is never read whole. */
 function sizeLimit(maxBytes: number): { stream: Transform; seen: () => number } {
@@ -46,7 +49,7 @@ function sizeLimit(maxBytes: number): { stream: Transform; seen: () => number } 
   return { stream, seen: () => seen };
 }
 
-/** The site's repository, when uploads go there too (a folder or git content store, issue 28). */
+/** The site's repository, when uploads go there too (a folder or git content store, decision 0032). */
 export interface MediaSite {
   /** The file's public URL on the site. */
   url(name: string): string;

@@ -46,7 +46,7 @@ export function mediaTypeOfExtension(ext: string): MediaType | undefined {
 
 /** The type of a file by its first bytes, or undefined when it is none the server keeps. */
 export async function detectMediaType(path: string): Promise<MediaType | undefined> {
-  // Loaded at the first upload, not at start: an idle server needs no file-type (issue 18).
+  // Loaded at the first upload, not at start: an idle server needs no file-type (decision 0029).
   const { fileTypeFromFile } = await import("file-type");
   const found = await fileTypeFromFile(path);
   return found ? mediaTypeOfExtension(found.ext) : undefined;

@@ -2,11 +2,12 @@
 // server through it, and the syndication endpoint later finds their mp-syndicate-to targets.
 import { Router } from "express";
 import { z } from "zod";
+import type { MicropubPort } from "../../contract/micropub.ts";
 import type { EndpointPlugin, PluginMeta } from "../../contract/plugin.ts";
 import type { HostServer } from "../host-server.ts";
 import { mediaUpload } from "./media-endpoint.ts";
 import { initialised, micropubConfiguration, micropubContext } from "./micropub-context.ts";
-import { micropubPost } from "./micropub-post.ts";
+import { micropubPost, micropubService } from "./micropub-post.ts";
 import { micropubQuery } from "./micropub-query.ts";
 
 const optionsSchema = z.object({
@@ -25,6 +26,8 @@ export class MicropubEndpoint implements EndpointPlugin {
   readonly mountPath: string;
   /** Behind the host's authentication, which sets req.auth and removes access_token from the body. */
   readonly routes: Router;
+  /** What POST / runs, for the host's own pages (the compose page): PossekitServer.micropub. */
+  readonly service: MicropubPort;
   private server: HostServer | null = null;
 
   constructor(options: Record<string, unknown> = {}) {
@@ -39,7 +42,8 @@ export class MicropubEndpoint implements EndpointPlugin {
       "/",
       micropubQuery(() => micropubConfiguration(this.server, this.mountPath)),
     );
-    this.routes.post("/", micropubPost(context, media));
+    this.service = micropubService(context, media);
+    this.routes.post("/", micropubPost(this.service));
     // The media endpoint keeps no posts: it works without a database.
     this.routes.post("/media", mediaUpload(media));
   }

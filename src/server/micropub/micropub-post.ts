@@ -1,8 +1,9 @@
 // POST /micropub: create (form or JSON), update (JSON), delete and undelete (form or JSON).
-import type { Request, RequestHandler, Response } from "express";
-import { hasScope } from "../../contract/auth.ts";
+import type { Request, RequestHandler } from "express";
+import { type Authenticated, hasScope } from "../../contract/auth.ts";
 import { badRequest, HttpError, insufficientScope } from "../../contract/http-error.ts";
 import { jf2Type, type Mf2Properties, mf2PropertiesToJf2, mf2ValuesToJf2 } from "../../contract/mf2-jf2.ts";
+import type { MicropubFields, MicropubOutcome, MicropubPort } from "../../contract/micropub.ts";
 import type { PostUpdate } from "../../contract/posts.ts";
 import type { MediaLibrary } from "../media/media-store.ts";
 import { acceptedBy, type MediaKind, type MediaType } from "../media/media-types.ts";
@@ -40,9 +41,13 @@ function fileProperty(name: string): ((type: MediaType) => boolean) | undefined 
   return kind ? acceptedBy(kind) : undefined;
 }
 
-async function create(context: MicropubContext, req: Request, res: Response, request: Of<"create">) {
-  const draftOnly = !hasScope(req.auth, "create");
-  if (draftOnly && !hasScope(req.auth, "draft")) throw insufficientScope("create", MICROPUB_SCOPE_STATUS);
+async function create(
+  context: MicropubContext,
+  auth: Authenticated | undefined,
+  request: Of<"create">,
+): Promise<MicropubOutcome> {
+  const draftOnly = !hasScope(auth, "create");
+  if (draftOnly && !hasScope(auth, "draft")) throw insufficientScope("create", MICROPUB_SCOPE_STATUS);
   const { [SYNDICATE_TEXT]: texts, ...mf2 } = request.properties;
   const properties = mf2PropertiesToJf2(mf2);
   if (texts !== undefined) properties[SYNDICATE_TEXT] = readSyndicateText(texts, context.syndicators);
@@ -60,7 +65,7 @@ async function create(context: MicropubContext, req: Request, res: Response, req
       ...(draftOnly ? { status: "draft" as const } : {}),
     }),
   );
-  res.status(201).location(post.url).end();
+  return { status: 201, location: post.url };
 }
 
 function refuseCommands(names: Iterable<string>): void {
@@ -74,8 +79,12 @@ function toJf2Values(values: Mf2Properties): Record<string, unknown[]> {
   return Object.fromEntries(Object.entries(values).map(([name, list]) => [name, mf2ValuesToJf2(name, list)]));
 }
 
-async function update(context: MicropubContext, req: Request, res: Response, request: Of<"update">) {
-  if (!hasScope(req.auth, "update")) throw insufficientScope("update", MICROPUB_SCOPE_STATUS);
+async function update(
+  context: MicropubContext,
+  auth: Authenticated | undefined,
+  request: Of<"update">,
+): Promise<MicropubOutcome> {
+  if (!hasScope(auth, "update")) throw insufficientScope("update", MICROPUB_SCOPE_STATUS);
   const deletion = request.delete;
   refuseCommands([
     ...Object.keys(request.replace ?? {}),
@@ -102,31 +111,34 @@ async function update(context: MicropubContext, req: Request, res: Response, req
     ...(deletion ? { delete: Array.isArray(deletion) ? deletion : toJf2Values(deletion) } : {}),
   };
   await asMicropubErrors(() => context.posts.update(request.url, changes));
-  res.status(204).end();
+  return { status: 204 };
 }
 
 async function setDeleted(
   context: MicropubContext,
-  req: Request,
-  res: Response,
+  auth: Authenticated | undefined,
   request: Of<"delete" | "undelete">,
-) {
-  if (!hasScope(req.auth, "delete")) throw insufficientScope("delete", MICROPUB_SCOPE_STATUS);
+): Promise<MicropubOutcome> {
+  if (!hasScope(auth, "delete")) throw insufficientScope("delete", MICROPUB_SCOPE_STATUS);
   await asMicropubErrors(() =>
     request.action === "delete" ? context.posts.delete(request.url) : context.posts.undelete(request.url),
   );
-  res.status(204).end();
+  return { status: 204 };
 }
 
-function dispatch(found: MicropubContext, req: Request, res: Response, request: MicropubAction) {
+function dispatch(
+  found: MicropubContext,
+  auth: Authenticated | undefined,
+  request: MicropubAction,
+): Promise<MicropubOutcome> {
   switch (request.action) {
     case "create":
-      return create(found, req, res, request);
+      return create(found, auth, request);
     case "update":
-      return update(found, req, res, request);
+      return update(found, auth, request);
     case "delete":
     case "undelete":
-      return setDeleted(found, req, res, request);
+      return setDeleted(found, auth, request);
   }
 }
 
@@ -138,8 +150,8 @@ async function multipartPost(
   context: () => MicropubContext,
   media: MediaLibrary,
   req: Request,
-  res: Response,
-): Promise<void> {
+  rewrite: (sent: MicropubFields) => MicropubFields = (sent) => sent,
+): Promise<MicropubOutcome> {
   let found: MicropubContext;
   let body: Awaited<ReturnType<typeof readMultipart>>;
   try {
@@ -148,25 +160,34 @@ async function multipartPost(
       throw insufficientScope("create", MICROPUB_SCOPE_STATUS);
     body = await readMultipart(req, media, fileProperty, "photo, video or audio");
   } catch (error) {
-    closeIfUnread(req, res);
+    if (req.res) closeIfUnread(req, req.res);
     throw error;
   }
   try {
-    const request = readMicropubRequest("form", asFormBody(body.fields));
+    const request = readMicropubRequest("form", asFormBody(rewrite(body.fields)));
     if (request.action !== "create" && body.files.length > 0)
       throw badRequest("Files come with a new post only; send other actions without files");
-    await dispatch(found, req, res, request);
+    return await dispatch(found, req.auth, request);
   } catch (error) {
     await Promise.all(body.files.map((file) => media.remove(file.media.name)));
     throw error;
   }
 }
 
-export function micropubPost(context: () => MicropubContext, media: () => MediaLibrary): RequestHandler {
+/** The endpoint's work, without Express's answer: POST /micropub and the compose page both run it. */
+export function micropubService(context: () => MicropubContext, media: () => MediaLibrary): MicropubPort {
+  return {
+    postMultipart: (req, fields) => multipartPost(context, media(), req, fields),
+    post: (auth, kind, body) => dispatch(context(), auth, readMicropubRequest(kind, body)),
+  };
+}
+
+export function micropubPost(service: MicropubPort): RequestHandler {
   return async (req, res) => {
     const kind = bodyKind(req);
-    if (kind === "multipart") return multipartPost(context, media(), req, res);
-    const request = readMicropubRequest(kind, req.body);
-    return dispatch(context(), req, res, request);
+    const outcome =
+      kind === "multipart" ? await service.postMultipart(req) : await service.post(req.auth, kind, req.body);
+    if (outcome.status === 201) res.status(201).location(outcome.location).end();
+    else res.status(204).end();
   };
 }

@@ -39,7 +39,7 @@ const textTooLarge = (limit: number) =>
     "payload_too_large",
     `The text fields are over the ${limit.toLocaleString("en")} bytes a form may have; send long text as a file`,
     { Connection: "close" },
-  );
+  ).localized("error.textTooLarge", { limit: limit.toLocaleString("en") });
 
 /**
  * Reads a multipart body. `fileField` says which types a field of that name takes as a file, or
@@ -96,7 +96,12 @@ export function readMultipart(
       );
       return;
     }
-    parser.on("file", (name, stream) => {
+    parser.on("file", (name, stream, filename) => {
+      // A browser sends a file input left empty as a part with no file name and no bytes: no file.
+      if (filename === "") {
+        stream.resume();
+        return;
+      }
       const accepts = fileField(name.endsWith("[]") ? name.slice(0, -2) : name);
       if (failure !== undefined || !accepts) {
         stream.resume();

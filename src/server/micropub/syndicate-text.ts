@@ -1,4 +1,4 @@
-// mp-syndicate-text (issue 17): a Micropub client gives the post's text for some of its targets, as
+// mp-syndicate-text (decision 0026): a Micropub client gives the post's text for some of its targets, as
 // one object keyed by target uid, e.g. {"https://mastodon.social/@me": "Shorter, for Mastodon"}. The
 // syndication endpoint sends it instead of the text the target's template makes. Unlike a target
 // uid in mp-syndicate-to (kept, shown as "not configured"), a text for an unknown uid is refused:

@@ -1,4 +1,4 @@
-// The content-store port (issue 28): where a published post goes so that the site shows it. The
+// The content-store port (decision 0032): where a published post goes so that the site shows it. The
 // host's post service records a post in the database; a content store makes the site agree with it
 // (a page served by possekit, a file in a folder, a commit pushed to the site's repository).
 // Another engineer is creating src/contract/; this port moves there with the other ports.

@@ -1,4 +1,4 @@
-// What each site generator expects (issue 28): where a post's file goes, the URL the generator gives
+// What each site generator expects (decision 0032): where a post's file goes, the URL the generator gives
 // it, how a draft is kept, and the front matter keys its templates read. Each follows the
 // generator's own documentation:
 // - Hugo: content/<section>/<slug>.md is published at /<section>/<slug>/; front matter title, date,

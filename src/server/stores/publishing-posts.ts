@@ -1,4 +1,4 @@
-// Every change made through the post service goes to the content store (issue 28). A new post the
+// Every change made through the post service goes to the content store (decision 0032). A new post the
 // store refuses is not kept (the Micropub request fails and can be sent again, nothing half-written);
 // a change to a post already recorded is kept, queued, retried by itself and shown on the status
 // page, never silently lost. Changes made inside `writeTogether` (a syndication run writing its

@@ -1,4 +1,4 @@
-// What one read of a feed means (issue 29 items 2 and 3), decided without the network or the
+// What one read of a feed means (decisions 0035 and 0036), decided without the network or the
 // database: which entries are posts already known (matched by id, else URL: an entry with neither
 // is keyed by its content's hash by the parser, but cannot become a post without a URL, and the
 // hash covers the URL, so it never matches an entry whose link changed),

@@ -1,4 +1,4 @@
-// Options of one feed, an entry of the endpoint's `feeds` (issue 29, docs/feeds.md):
+// Options of one feed, an entry of the endpoint's `feeds` (decision 0034, docs/sources.md):
 //
 //   feeds: [{ url: "https://blog.example/feed.xml", targets: ["https://mastodon.social/@me"],
 //             categories: ["posse"], backfill: 0, pollSeconds: 300,

@@ -1,4 +1,4 @@
-// One configured feed as a post source (issue 29): each read fetches it politely (fetchFeed), parses
+// One configured feed as a post source (decision 0034): each read fetches it politely (fetchFeed), parses
 // it on the parse thread (FeedParser: never on the server's), keeps its `maxEntries` newest entries,
 // decides what they mean (planRead) and keeps them as posts from elsewhere (KnownPosts, origin
 // `feed:<key>`), whose copies the core then sends, follows and edits as it does the site's own. It

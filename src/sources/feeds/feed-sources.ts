@@ -8,6 +8,11 @@
 // turn. So are the write-backs owed to a site with a Micropub endpoint (feed-write-back.ts): once
 // per feed's interval, sooner with a backoff after the site was down.
 //
+// The feeds are those of the configuration file and those added on the Feeds page (pageFeeds): the
+// latter are read again at each turn and at once when the page changes them (refresh), so that a
+// feed added starts, a feed changed reads by its new options, and a feed removed is unsubscribed
+// from its hub and never renewed, without a restart. The configuration file wins a URL both name.
+//
 // @example
 //   const feeds = new FeedSources({ feeds: options.feeds, database, known: server.knownPosts, logger,
 //                                   policy, callbackUrl: (id) => `${site}${mountPath}/websub/${id}` });
@@ -20,6 +25,7 @@ import type { Logger } from "../../contract/logger.ts";
 import type { PolledSource } from "../../contract/polled-source.ts";
 import type { SecretSealer } from "../../contract/secret-sealer.ts";
 import type { OutgoingFetchPolicy } from "../../net/safe-fetch.ts";
+import { type Discovery, discoverFeeds } from "./discover-feeds.ts";
 import { type FeedOptions, feedKeyOf, feedOrigin } from "./feed-options.ts";
 import { type FeedReport, FeedSource, type ReadSummary } from "./feed-source.ts";
 import { FeedStore } from "./feed-store.ts";
@@ -56,7 +62,10 @@ interface PushState {
 }
 
 export interface FeedSourcesDependencies {
+  /** The feeds of the configuration file. */
   feeds: readonly FeedOptions[];
+  /** The feeds added on the Feeds page, as they are now (read at each turn and at each refresh). */
+  pageFeeds?: () => Promise<readonly FeedOptions[]>;
   database: Database;
   known: KnownPosts;
   logger: Logger;
@@ -84,8 +93,12 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 
 export class FeedSources implements PolledSource {
   readonly origin = "feeds";
-  readonly feeds: readonly FeedSource[];
   readonly #deps: FeedSourcesDependencies;
+  #feeds: readonly FeedSource[];
+  readonly #store: FeedStore;
+  readonly #parser: FeedParser;
+  /** Refreshes one at a time: two page changes in a row never build a feed twice. */
+  #refreshing: Promise<unknown> = Promise.resolve();
   readonly #now: () => number;
   readonly #webSubStore: SqlWebSubSubscriptionStore;
   readonly #subscriber: WebSubSubscriber | undefined;
@@ -93,7 +106,7 @@ export class FeedSources implements PolledSource {
   #nextRenewalCheck: number;
   /** Whether the subscriptions of feeds no longer configured have been ended (once, at the first turn). */
   #removedFeedsEnded = false;
-  readonly #configured: ReadonlySet<string>;
+  #configured: ReadonlySet<string>;
   /** Reads started by a push, awaited at shutdown. */
   readonly #pushed = new Set<Promise<unknown>>();
   readonly #pushes = new Map<string, PushState>();
@@ -111,42 +124,95 @@ export class FeedSources implements PolledSource {
           now: this.#now,
         })
       : undefined;
-    const store = new FeedStore(deps.database);
+    this.#store = new FeedStore(deps.database);
     // One parse thread for every feed; ended at shutdown, which also ends a parse under way.
     const parser = new FeedParser(
       deps.parseTimeLimitMs !== undefined ? { timeLimitMs: deps.parseTimeLimitMs } : {},
     );
+    this.#parser = parser;
     deps.signal?.addEventListener("abort", () => void parser.close(), { once: true });
-    this.feeds = deps.feeds.map(
-      (feed) =>
-        new FeedSource({
-          feed,
-          writeBack: feedWriteBack(feed, {
-            origin: feedOrigin(feedKeyOf(feed.url)),
-            database: deps.database,
-            known: deps.known,
-            logger: deps.logger,
-            policy: deps.policy,
-            env: deps.env ?? {},
-            now: this.#now,
-            ...(deps.signal ? { signal: deps.signal } : {}),
-          }),
-          database: deps.database,
-          store,
-          known: deps.known,
-          logger: deps.logger,
-          policy: deps.policy,
-          subscriber: this.#subscriber,
-          platforms: deps.platforms,
-          parser,
-          now: this.#now,
-          ...(deps.signal ? { signal: deps.signal } : {}),
-        }),
-    );
-    this.#configured = new Set(this.feeds.map((feed) => feed.key));
+    this.#feeds = deps.feeds.map((feed) => this.#sourceOf(feed));
+    this.#configured = new Set(this.#feeds.map((feed) => feed.key));
+  }
+
+  /** Every feed read now: the configuration file's, then the page's. */
+  get feeds(): readonly FeedSource[] {
+    return this.#feeds;
+  }
+
+  #sourceOf(feed: FeedOptions): FeedSource {
+    const deps = this.#deps;
+    return new FeedSource({
+      feed,
+      writeBack: feedWriteBack(feed, {
+        origin: feedOrigin(feedKeyOf(feed.url)),
+        database: deps.database,
+        known: deps.known,
+        logger: deps.logger,
+        policy: deps.policy,
+        env: deps.env ?? {},
+        now: this.#now,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      }),
+      database: deps.database,
+      store: this.#store,
+      known: deps.known,
+      logger: deps.logger,
+      policy: deps.policy,
+      subscriber: this.#subscriber,
+      platforms: deps.platforms,
+      parser: this.#parser,
+      now: this.#now,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+  }
+
+  /**
+   * Reads the page's feeds again and takes them on: a new one is read at its first turn (now), a
+   * changed one by its new options, a removed one is read no more and its WebSub subscription is
+   * ended at its hub before this resolves (retried at the next turn when the hub fails). The keys of
+   * the feeds it stopped reading.
+   */
+  refresh(): Promise<string[]> {
+    const run = () => this.#refresh();
+    const next = this.#refreshing.then(run, run);
+    this.#refreshing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #refresh(): Promise<string[]> {
+    const fromPage = this.#deps.pageFeeds ? await this.#deps.pageFeeds() : [];
+    const fromFile = new Set(this.#deps.feeds.map((feed) => feedKeyOf(feed.url)));
+    const wanted = [...this.#deps.feeds, ...fromPage.filter((feed) => !fromFile.has(feedKeyOf(feed.url)))];
+    const current = new Map(this.#feeds.map((feed) => [feed.key, feed]));
+    const same = (a: FeedOptions, b: FeedOptions) => JSON.stringify(a) === JSON.stringify(b);
+    this.#feeds = wanted.map((options) => {
+      const running = current.get(feedKeyOf(options.url));
+      return running && same(running.feed, options) ? running : this.#sourceOf(options);
+    });
+    this.#configured = new Set(this.#feeds.map((feed) => feed.key));
+    const removed = [...current.keys()].filter((key) => !this.#configured.has(key));
+    for (const key of removed) this.#pushes.delete(key);
+    if (removed.length > 0) {
+      this.#removedFeedsEnded = false;
+      if (this.#subscriber && !this.#deps.signal?.aborted)
+        await this.#endRemovedFeeds(this.#subscriber).then(
+          () => (this.#removedFeedsEnded = true),
+          (error: unknown) =>
+            this.#deps.logger.error("Could not end the WebSub subscriptions of feeds removed", {
+              error: describe(error),
+            }),
+        );
+    }
+    // A feed just added is due now: the scheduler learns it.
+    if (this.#feeds.some((feed) => !current.has(feed.key) || current.get(feed.key) !== feed))
+      this.#deps.wake?.();
+    return removed;
   }
 
   nextPollAt(): Date | null {
+    // No feed left and every removed feed's subscription ended: nothing to read, nothing to renew.
+    if (this.#feeds.length === 0 && this.#removedFeedsEnded && this.#pushes.size === 0) return null;
     let soonest: number | null = this.#subscriber ? this.#nextRenewalCheck : null;
     for (const push of this.#pushes.values())
       if (push.owed && !push.running && (soonest === null || owedAt(push) < soonest)) soonest = owedAt(push);
@@ -158,6 +224,12 @@ export class FeedSources implements PolledSource {
 
   /** Reads each feed whose turn has come, one after another; one that fails never stops the others. */
   async pollIfDue(): Promise<void> {
+    if (this.#deps.pageFeeds)
+      await this.refresh().catch((error: unknown) => {
+        this.#deps.logger.error("Could not read the feeds added on the Feeds page", {
+          error: describe(error),
+        });
+      });
     for (const feed of this.feeds) {
       if (this.#deps.signal?.aborted) return;
       try {
@@ -221,6 +293,18 @@ export class FeedSources implements PolledSource {
       if (this.#deps.signal?.aborted) return;
       this.#deps.logger.error(`Could not write the links of ${feed.key} back`, { error: describe(error) });
     }
+  }
+
+  /**
+   * What the Feeds page finds at an address (discover-feeds.ts): fetched by the feeds' own rules
+   * and parsed on their parse thread.
+   */
+  discover(url: string, signal?: AbortSignal): Promise<Discovery> {
+    return discoverFeeds(url, {
+      policy: this.#deps.policy,
+      parser: this.#parser,
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /** Reads every feed at once (a deploy webhook: the site has just changed). */

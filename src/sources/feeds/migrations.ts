@@ -40,7 +40,19 @@ CREATE INDEX feed_entries_by_url ON feed_entries (feed_key, url);
 CREATE INDEX feed_entries_newest ON feed_entries (feed_key, published DESC);
 `;
 
+// The feeds added on the Feeds page (page-feed-store.ts): their options as the \`feeds\` option
+// holds them. Their reads are rows of feed_sources like any feed's.
+const pageFeeds = `
+CREATE TABLE page_feeds (
+  key text PRIMARY KEY,                 -- the URL as added, normalised (feedKeyOf)
+  options jsonb NOT NULL,               -- url, targets, categories, backfill, pollSeconds, maxEntries
+  added_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+`;
+
 export const feedSourceMigrations: Migration[] = [
   ...webSubMigrations,
   { id: "feed-source/001-feeds", sql: feeds },
+  { id: "feed-source/002-page-feeds", sql: pageFeeds },
 ];

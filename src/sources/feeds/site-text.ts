@@ -1,4 +1,4 @@
-// The site's text choices for one entry, per target (issue 29 item 6), with POSSE Party's meaning
+// The site's text choices for one entry, per target (decision 0038), with POSSE Party's meaning
 // (github.com/searlsco/posse_party: MungesConfig, AppliesFormatString, ComposesCrosspostContent):
 //
 // - A target's choice is the entry's, overridden by `platform_overrides` under each platform tag

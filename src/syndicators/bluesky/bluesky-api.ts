@@ -33,6 +33,11 @@ const recordListSchema = z.object({
   cursor: z.string().optional(),
 });
 
+/** applyWrites' answer: each create's strong reference, in the order of the writes. */
+const appliedSchema = z.object({
+  results: z.array(z.looseObject({ uri: z.string().optional(), cid: z.string().optional() })).optional(),
+});
+
 const didSchema = z.object({ did: z.string().startsWith("did:") });
 
 const xrpcErrorSchema = z.object({ error: z.string().optional(), message: z.string().optional() });
@@ -124,6 +129,29 @@ export class BlueskyApi {
       session.accessJwt,
     );
     return readJson(this.target, response, recordRefSchema, "the new post");
+  }
+
+  /**
+   * Creates `records` in one commit (com.atproto.repo.applyWrites): all of them or none. Answers
+   * each one's uri and cid as the PDS made them, in order.
+   */
+  async createRecords(
+    session: BlueskySession,
+    collection: string,
+    records: { rkey: string; value: Record<string, unknown> }[],
+  ): Promise<{ uri?: string | undefined; cid?: string | undefined }[]> {
+    const writes = records.map(({ rkey, value }) => ({
+      $type: "com.atproto.repo.applyWrites#create",
+      collection,
+      rkey,
+      value,
+    }));
+    const response = await this.json(
+      "com.atproto.repo.applyWrites",
+      { repo: session.did, writes },
+      session.accessJwt,
+    );
+    return (await readJson(this.target, response, appliedSchema, "the new thread")).results ?? [];
   }
 
   /**

@@ -16,6 +16,7 @@ import type { CopyPreview, PostProperties, PreviewOptions, Publication } from ".
 import { cutToFit } from "../shared/fit-text.ts";
 import { hashtags } from "../shared/hashtags.ts";
 import { siteFit } from "../shared/site-text.ts";
+import { threadSettings } from "../shared/thread-options.ts";
 import { previewFacets } from "./bluesky-facets.ts";
 import type { BlueskyOptions } from "./bluesky-options.ts";
 import { blueskyGraphemeLimit, fitBlueskyPostText, fitsBluesky } from "./bluesky-post-text.ts";
@@ -31,7 +32,10 @@ export interface LinkCard {
 }
 
 export interface BlueskyCopy {
+  /** The text, or a thread's first post's. */
   text: string;
+  /** A thread (decision 0055): every post's text in order; the photos or the card go with the first. */
+  thread?: string[];
   photos: Photo[];
   /** Absent with photos, without a permalink, or with `linkCard: false`. */
   card?: LinkCard;
@@ -76,20 +80,24 @@ export function composeBluesky(
           hasImages: !hasCard,
           hashtags: options.includeCategories && site.hashtags ? hashtags(categories(properties)) : "",
           mayCut: site.mayCut,
+          thread: threadSettings(options),
         })
       : { text: ownText ?? "", cut: false, linked: link !== undefined && Boolean(ownText?.includes(link)) };
   const card = hasCard && link ? linkCard(properties, publication, link) : undefined;
   const featured = firstUrl(properties, "featured", publication.me);
   const count = countGraphemes(fitted.text);
   const facets = previewFacets(fitted.text);
+  const thread = "thread" in fitted ? fitted.thread : undefined;
   return {
     text: fitted.text,
+    ...(thread ? { thread } : {}),
     photos: attached,
     ...(card ? { card } : {}),
     preview: {
       text: fitted.text,
       length: { count, limit: blueskyGraphemeLimit, unit: "graphemes" },
       over: !fitsBluesky(fitted.text),
+      ...(thread ? { thread: thread.map((text) => ({ text, count: countGraphemes(text) })) } : {}),
       cut: fitted.cut,
       permalink: fitted.linked ? "text" : card ? "card" : "none",
       photos: attached.map((photo) => ({ url: photo.url, alt: photo.alt ?? "" })),

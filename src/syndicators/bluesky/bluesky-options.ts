@@ -9,6 +9,7 @@ import {
   serviceUrl,
 } from "../../contract/options/option-schemas.ts";
 import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
+import { threadOptionFields } from "../shared/thread-options.ts";
 
 export const blueskyPluginId = "syndicator-bluesky";
 
@@ -37,6 +38,7 @@ const schema = z
       appendUrl: appendUrlOption(),
       /** A post without photos shows a card that links to the original. */
       linkCard: booleanOption(true),
+      ...threadOptionFields(),
     },
     { error: "must be an object" },
   )

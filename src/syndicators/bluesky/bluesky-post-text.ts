@@ -6,6 +6,7 @@ import { countGraphemes, utf8Length } from "../../contract/graphemes.ts";
 import type { PostText } from "../../contract/jf2.ts";
 import { type AppendUrl, linkRule } from "../shared/copy-template.ts";
 import { type FittedCopy, fitCopy } from "../shared/fit-copy.ts";
+import type { ThreadSettings } from "../shared/thread-options.ts";
 
 export const blueskyGraphemeLimit = 300;
 export const blueskyByteLimit = 3000;
@@ -23,6 +24,8 @@ export interface PostTextInput {
   hashtags?: string;
   /** false: the text is never cut (the site's `truncate: false`). */
   mayCut?: boolean;
+  /** Set: a text over the limit becomes a thread. */
+  thread?: ThreadSettings | undefined;
 }
 
 export function fitsBluesky(text: string): boolean {
@@ -42,6 +45,7 @@ export function fitBlueskyPostText(input: PostTextInput): FittedCopy {
     link: rule,
     fits: fitsBluesky,
     mayCut: input.mayCut ?? true,
+    thread: input.thread,
   });
 }
 

@@ -34,6 +34,7 @@ import { cardThumb, type Image, uploadPhotos } from "./bluesky-media.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
 import { BlueskySessions } from "./bluesky-session.ts";
+import { buildThread, writeThread } from "./bluesky-thread.ts";
 import { recordKeyFor, recordKeyRange } from "./record-key.ts";
 
 export class BlueskySyndicator implements SyndicatorPlugin {
@@ -131,13 +132,29 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       const thumb = copy.card
         ? await cardThumb(api, session, target, sources, copy.card.uri, copy.preview.linkCard?.image)
         : undefined;
-      const record = await this.#record(properties, copy, images, api, thumb);
-      if (parent) {
-        // A reply names its parent and the thread's first post (the parent's root, if it has one).
-        const parentRef = { uri: parent.uri, cid: parent.cid };
-        const root = replyRootSchema.safeParse(parent.value?.reply).data?.root ?? parentRef;
-        record.reply = { root: { uri: root.uri, cid: root.cid }, parent: parentRef };
+      const record = await this.#record(properties, copy.text, copy, images, api, thumb);
+      // A reply names its parent and the thread's first post (the parent's root, if it has one).
+      const parentRef = parent ? { uri: parent.uri, cid: parent.cid } : undefined;
+      const root = parentRef
+        ? (replyRootSchema.safeParse(parent?.value?.reply).data?.root ?? parentRef)
+        : undefined;
+      const replyTo =
+        parentRef && root ? { root: { uri: root.uri, cid: root.cid }, parent: parentRef } : undefined;
+      if (copy.thread) {
+        const bodies = [record];
+        for (const text of copy.thread.slice(1))
+          bodies.push(await this.#record(properties, text, undefined, [], api, undefined));
+        for (const body of bodies) delete body.createdAt;
+        const posts = await buildThread({
+          did: session.did,
+          idempotencyKey,
+          bodies,
+          replyTo,
+          createdAt: new Date(),
+        });
+        return writeThread(api, session, posts);
       }
+      if (replyTo) record.reply = replyTo;
       await createOnce(api, session, postCollection, rkey, record);
       return blueskyPostPage(session.did, rkey);
     });
@@ -191,14 +208,16 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     });
   }
 
+  /** A post's record: `text` with its facets, and the photos or the card of `copy` (the first post's). */
   async #record(
     properties: PostProperties,
-    copy: BlueskyCopy,
+    text: string,
+    copy: BlueskyCopy | undefined,
     images: Image[],
     api: BlueskyApi,
     thumb: BlobRef | undefined,
   ): Promise<Record<string, unknown>> {
-    const { text, card } = copy;
+    const card = copy?.card;
     const facets = await detectFacets(text, (handle) => api.resolveHandle(handle));
     const record: Record<string, unknown> = {
       $type: postCollection,

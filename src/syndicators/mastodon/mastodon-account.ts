@@ -13,6 +13,7 @@ import {
   type DisconnectOutcome,
 } from "../../contract/accounts.ts";
 import { accountRequest, hostOf, serviceOrigin } from "../shared/account-fetch.ts";
+import { detectSoftware, softwareLabel } from "./mastodon-software.ts";
 
 interface VerifiedAccount {
   username?: unknown;
@@ -43,9 +44,18 @@ export async function verifyMastodonToken(instance: string, accessToken: string,
       },
     );
   const user = account.username;
+  const software = await detectSoftware(url, async (address) => {
+    try {
+      const found = await accountRequest(address, context);
+      return found.status === 200 ? found.json : undefined;
+    } catch {
+      return undefined;
+    }
+  });
   return {
     url,
     user,
+    software,
     display: {
       name: `@${user}@${host}`,
       url: typeof account.url === "string" ? account.url : `${url}/@${user}`,
@@ -53,6 +63,7 @@ export async function verifyMastodonToken(instance: string, accessToken: string,
         ? { photo: account.avatar }
         : {}),
       instance: host,
+      software: softwareLabel[software],
     },
   };
 }
@@ -65,7 +76,7 @@ export const mastodonAccount: AccountConnector = {
       throw new AccountError("instance and accessToken are required", "invalid", "missing");
     const found = await verifyMastodonToken(instance, accessToken, context);
     return {
-      options: { url: found.url, user: found.user },
+      options: { url: found.url, user: found.user, software: found.software },
       display: found.display,
       secrets: { accessToken },
     };

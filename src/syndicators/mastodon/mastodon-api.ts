@@ -14,11 +14,29 @@ const statusSchema = z.object({
   favourited: z.boolean().nullish(),
   reblogged: z.boolean().nullish(),
   media_attachments: z.array(z.object({ id: z.string(), description: z.string().nullish() })).nullish(),
+  created_at: z.string().nullish(),
+  /** HTML. */
+  content: z.string().nullish(),
+  /** The source text: GoToSocial's and Mastodon's `text` (when given), Pixelfed's `content_text`. */
+  text: z.string().nullish(),
+  content_text: z.string().nullish(),
 });
 export type MastodonStatus = z.output<typeof statusSchema>;
 
 const mediaSchema = z.object({ id: z.string(), url: z.string().nullish() });
 const searchSchema = z.object({ statuses: z.array(statusSchema) });
+
+/**
+ * Pixelfed answers a repeated Idempotency-Key with 400 {"error": "Duplicate idempotency key."}
+ * (ApiV1Controller::statusCreate's abort_if, rendered by app/Exceptions/Handler.php).
+ */
+export function isDuplicateKeyRefusal(error: unknown): boolean {
+  return (
+    error instanceof SyndicationError &&
+    error.status === 400 &&
+    /duplicate idempotency key/i.test(error.message)
+  );
+}
 
 /** Mastodon's error body is {"error": "…"}; some versions add "details". */
 const mastodonMessage = (body: unknown) => {
@@ -47,9 +65,24 @@ export class MastodonApi {
   }
 
   /** The account the token belongs to (GET /api/v1/accounts/verify_credentials): sends nothing. */
-  async verifyCredentials(): Promise<{ username: string }> {
+  async verifyCredentials(): Promise<{ id: string; username: string }> {
     const response = await this.call("GET", "/api/v1/accounts/verify_credentials");
-    return readJson(this.target, response, z.object({ username: z.string() }), "the credentials check");
+    return readJson(
+      this.target,
+      response,
+      z.object({ id: z.coerce.string(), username: z.string() }),
+      "the credentials check",
+    );
+  }
+
+  /** The account's latest statuses, newest first (GET /api/v1/accounts/:id/statuses). */
+  async recentStatuses(accountId: string, limit = 20): Promise<MastodonStatus[]> {
+    const query = new URLSearchParams({ limit: String(limit), exclude_reblogs: "true" });
+    const response = await this.call(
+      "GET",
+      `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?${query}`,
+    );
+    return readJson(this.target, response, z.array(statusSchema), "the account's statuses");
   }
 
   /** Uploads a photo with its alt text and waits until Mastodon has processed it. */
@@ -87,10 +120,12 @@ export class MastodonApi {
     visibility: string;
     language?: string;
     idempotencyKey: string;
+    contentType?: string;
   }): Promise<MastodonStatus> {
     const form = new URLSearchParams();
     form.set("status", fields.status);
     form.set("visibility", fields.visibility);
+    if (fields.contentType) form.set("content_type", fields.contentType);
     if (fields.language) form.set("language", fields.language);
     for (const id of fields.mediaIds) form.append("media_ids[]", id);
     if (fields.inReplyToId) form.set("in_reply_to_id", fields.inReplyToId);
@@ -113,10 +148,16 @@ export class MastodonApi {
    */
   async editStatus(
     id: string,
-    fields: { status: string; media: { id: string; description: string }[]; language?: string },
+    fields: {
+      status: string;
+      media: { id: string; description: string }[];
+      language?: string;
+      contentType?: string;
+    },
   ): Promise<MastodonStatus> {
     const form = new URLSearchParams();
     form.set("status", fields.status);
+    if (fields.contentType) form.set("content_type", fields.contentType);
     if (fields.language) form.set("language", fields.language);
     for (const item of fields.media) {
       form.append("media_ids[]", item.id);

@@ -6,10 +6,12 @@ import { categories, firstUrl, type Photo, permalink, photos, postLanguage } fro
 import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../../contract/syndicator.ts";
 import { hashtags } from "../shared/hashtags.ts";
 import { siteFit } from "../shared/site-text.ts";
+import { threadSettings } from "../shared/thread-options.ts";
 import { cutAltText } from "./mastodon-alt-text.ts";
 import { defaultLimits, type InstanceLimits } from "./mastodon-instance.ts";
 import { mastodonLength } from "./mastodon-length.ts";
 import type { MastodonOptions } from "./mastodon-options.ts";
+import { traitsOf } from "./mastodon-software.ts";
 import { fitStatusText } from "./mastodon-status-text.ts";
 
 export interface MastodonCopy {
@@ -17,7 +19,10 @@ export interface MastodonCopy {
   favourite?: string;
   reblog?: string;
   inReplyTo?: string;
+  /** The status, or a thread's first. */
   status: string;
+  /** A thread (decision 0055): every status in order, each a reply to the one before; `status` is the first. */
+  thread?: string[];
   photos: Photo[];
   language?: string;
   preview: CopyPreview;
@@ -67,6 +72,11 @@ export function composeMastodon(
           characterLimit,
           urlLength,
           mayCut: site.mayCut,
+          // No thread where a chunk could double or be refused: GoToSocial ignores Idempotency-Key (a
+          // later chunk could not be found again after a lost answer), Pixelfed wants a photo on each.
+          ...(traitsOf(options.software).ignoresIdempotencyKey || traitsOf(options.software).photoRequired
+            ? {}
+            : { thread: threadSettings(options) }),
         })
       : { text: ownText ?? "", cut: false, linked: link !== undefined && Boolean(ownText?.includes(link)) };
   const attached = photos(properties, publication.me)
@@ -74,9 +84,12 @@ export function composeMastodon(
     .map((photo) => (photo.alt ? { ...photo, alt: cutAltText(photo.alt, known.altTextLimit) } : photo));
   const language = options.language ?? postLanguage(properties)?.split("-")[0]?.toLowerCase();
   const count = mastodonLength(fitted.text, urlLength);
+  const photoMissing = traitsOf(options.software).photoRequired && attached.length === 0 && !inReplyTo;
+  const thread = "thread" in fitted ? fitted.thread : undefined;
   return {
     ...(inReplyTo ? { inReplyTo } : {}),
     status: fitted.text,
+    ...(thread ? { thread } : {}),
     photos: attached,
     ...(language ? { language } : {}),
     preview: {
@@ -89,11 +102,13 @@ export function composeMastodon(
         ...(limits === undefined && options.characterLimit === undefined ? { assumed: true } : {}),
       },
       over: count > characterLimit,
+      ...(thread ? { thread: thread.map((text) => ({ text, count: mastodonLength(text, urlLength) })) } : {}),
       cut: fitted.cut,
       permalink: fitted.linked ? "text" : "none",
       photos: attached,
       ...(inReplyTo ? { action: { kind: "reply" as const, url: inReplyTo } } : {}),
       ownText: ownText !== undefined,
+      ...(photoMissing ? { notSent: { reason: "photoRequired" as const } } : {}),
     },
   };
 }

@@ -42,12 +42,14 @@ const instanceSchema = z.object({
   configuration: configurationSchema.optional().catch(undefined),
   /** Pleroma, Akkoma and glitch-soc's older field, on v1. */
   max_toot_chars: count,
+  /** Pleroma and Akkoma's alt text limit, on v1 (lib/pleroma/web/mastodon_api/views/instance_view.ex). */
+  description_limit: count,
 });
 
 function limitsFrom(body: unknown): InstanceLimits | undefined {
   const parsed = instanceSchema.safeParse(body);
   if (!parsed.success) return undefined;
-  const { configuration, max_toot_chars } = parsed.data;
+  const { configuration, max_toot_chars, description_limit } = parsed.data;
   const statuses = configuration?.statuses;
   const maxCharacters = statuses?.max_characters ?? max_toot_chars;
   if (maxCharacters === undefined) return undefined;
@@ -55,7 +57,8 @@ function limitsFrom(body: unknown): InstanceLimits | undefined {
     maxCharacters,
     charactersPerUrl: statuses?.characters_reserved_per_url ?? defaultLimits.charactersPerUrl,
     maxMedia: statuses?.max_media_attachments ?? defaultLimits.maxMedia,
-    altTextLimit: configuration?.media_attachments?.description_limit ?? defaultLimits.altTextLimit,
+    altTextLimit:
+      configuration?.media_attachments?.description_limit ?? description_limit ?? defaultLimits.altTextLimit,
     read: true,
   };
 }

@@ -11,6 +11,8 @@ import {
   serviceUrl,
 } from "../../contract/options/option-schemas.ts";
 import { appendUrlOption, templateOption } from "../shared/copy-template.ts";
+import { threadOptionFields } from "../shared/thread-options.ts";
+import { mastodonSoftwareNames } from "./mastodon-software.ts";
 
 export const mastodonPluginId = "syndicator-mastodon";
 
@@ -24,6 +26,15 @@ const schema = z
         .transform((user) => user.replace(/^@/, "").split("@")[0] ?? "")
         .refine((user) => /^\w+$/.test(user), { error: "must be a Mastodon user name such as alice" }),
       accessToken: requiredString("a non-empty string", "is required (or set MASTODON_ACCESS_TOKEN)"),
+      /**
+       * The server software speaking Mastodon's API there: found when the account is connected from
+       * the page; in the configuration file, "mastodon" unless written.
+       */
+      software: z
+        .enum(mastodonSoftwareNames, {
+          error: `must be one of ${mastodonSoftwareNames.map((name) => `"${name}"`).join(", ")}`,
+        })
+        .default("mastodon"),
       /** Overrides the limit the instance announces in /api/v2/instance (500 on most). */
       characterLimit: optionalPositiveInteger(),
       /** Who sees the copies: Mastodon's own visibilities, short of direct messages. */
@@ -45,6 +56,7 @@ const schema = z
       template: templateOption(),
       /** When the status links to the post: "always", "ifCut" or "never". */
       appendUrl: appendUrlOption(),
+      ...threadOptionFields(),
     },
     { error: "must be an object" },
   )

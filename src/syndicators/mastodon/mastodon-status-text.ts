@@ -4,6 +4,7 @@
 import type { PostText } from "../../contract/jf2.ts";
 import { type AppendUrl, linkRule } from "../shared/copy-template.ts";
 import { type FittedCopy, fitCopy } from "../shared/fit-copy.ts";
+import type { ThreadSettings } from "../shared/thread-options.ts";
 import { mastodonLength } from "./mastodon-length.ts";
 
 export interface StatusTextInput {
@@ -20,6 +21,8 @@ export interface StatusTextInput {
   urlLength?: number;
   /** false: the text is never cut (the site's `truncate: false`). */
   mayCut?: boolean;
+  /** Set: a text over the limit becomes a thread. */
+  thread?: ThreadSettings | undefined;
 }
 
 export function fitStatusText(input: StatusTextInput): FittedCopy {
@@ -30,6 +33,7 @@ export function fitStatusText(input: StatusTextInput): FittedCopy {
     link: linkRule(input.appendUrl, input.includePermalink, input.text),
     fits: (text) => mastodonLength(text, input.urlLength) <= input.characterLimit,
     mayCut: input.mayCut ?? true,
+    thread: input.thread,
   });
 }
 

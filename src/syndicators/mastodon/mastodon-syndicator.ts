@@ -16,11 +16,23 @@ import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { fetchPhoto } from "../shared/photos.ts";
 import { mastodonAccount } from "./mastodon-account.ts";
-import { MastodonApi, statusUrl } from "./mastodon-api.ts";
+import { isDuplicateKeyRefusal, MastodonApi, type MastodonStatus, statusUrl } from "./mastodon-api.ts";
 import { composeMastodon } from "./mastodon-compose.ts";
+import { findCopy } from "./mastodon-copy-lookup.ts";
 import { InstanceLimitsCache } from "./mastodon-instance.ts";
 import { type MastodonOptions, mastodonPluginId, parseMastodonOptions } from "./mastodon-options.ts";
+import { type SoftwareTraits, softwareLabel, traitsOf } from "./mastodon-software.ts";
 import { resolveStatusId } from "./mastodon-status-id.ts";
+import { sendMastodonThread } from "./mastodon-thread.ts";
+
+/** What a send saves before POST /api/v1/statuses where a resend must first look for the copy. */
+const postingMark = "posting:";
+
+/** How far back a send looks for its copy on GoToSocial when the host keeps no checkpoint. */
+const lookBackWithoutCheckpointMs = 60 * 60 * 1000;
+
+/** Pixelfed keeps an Idempotency-Key for an hour (Cache::put($key, 1, 3600) in statusCreate). */
+const pixelfedKeySeconds = 3600;
 
 /** Mastodon's documented limit for an image. */
 const maxPhotoBytes = 16 * 1024 * 1024;
@@ -38,9 +50,16 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   /** The options, without the access token. */
   readonly options: Record<string, unknown>;
   readonly info: SyndicatorInfo;
-  /** Mastodon keeps an Idempotency-Key for an hour; favourites and boosts are idempotent anyway. */
+  /**
+   * Mastodon keeps an Idempotency-Key for an hour; favourites and boosts are idempotent anyway.
+   * Where the server does not (GoToSocial, or Pixelfed's 400 to a repeated key), a resend after an
+   * unknown outcome looks for the copy among the account's latest statuses before posting again.
+   */
   readonly honoursIdempotencyKey = true;
   readonly #options: MastodonOptions;
+  readonly #traits: SoftwareTraits;
+  /** "Mastodon", "Pixelfed", …: starts every error message. */
+  readonly #label: string;
   /** The host's rules for fetching photos, read in init(). */
   #host = HOST_NOT_JOINED;
   readonly #limits: InstanceLimitsCache;
@@ -49,6 +68,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMastodonOptions(options, env);
+    this.#traits = traitsOf(this.#options.software);
+    this.#label = softwareLabel[this.#options.software];
     const { url, user, accessToken: _secret, template, ...rest } = this.#options;
     // The template as written, not its compiled form.
     this.options = { url, user, ...rest, ...(template ? { template: options.template } : {}) };
@@ -61,7 +82,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     this.info = {
       uid: `${url}/@${user}`,
       name: `@${user}@${host}`,
-      service: { name: "Mastodon", url: `${url}/` },
+      service: { name: this.#label, url: `${url}/` },
       user: { name: `@${user}@${host}`, url: `${url}/@${user}` },
       // Followers-only statuses are not for visitors: the site does not link to them.
       ...(this.#options.visibility === "private" ? { publicCopies: false } : {}),
@@ -74,12 +95,12 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
   /** The token is accepted, and it is the configured account's: no status is posted. */
   async verify({ signal }: { signal: AbortSignal }): Promise<void> {
-    const target: Target = { name: "Mastodon", signal };
+    const target: Target = { name: this.#label, signal };
     const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
     const { username } = await api.verifyCredentials();
     if (username.toLowerCase() !== this.#options.user.toLowerCase())
       throw new SyndicationError(
-        `Mastodon: the access token belongs to @${username}, not @${this.#options.user}`,
+        `${this.#label}: the access token belongs to @${username}, not @${this.#options.user}`,
         { permanent: true },
       );
   }
@@ -101,7 +122,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     const { url, signal } = options;
     const id = this.#ownStatusId(url);
     if (!id) return;
-    const target: Target = { name: "Mastodon", signal };
+    const target: Target = { name: this.#label, signal };
     const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
     const copy = composeMastodon(
       properties,
@@ -120,6 +141,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       status: copy.status,
       media,
       ...(copy.language ? { language: copy.language } : {}),
+      ...(this.#traits.contentType ? { contentType: this.#traits.contentType } : {}),
     });
   }
 
@@ -133,7 +155,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     publication: Publication,
     { url, signal }: CopyChangeOptions,
   ): Promise<void> {
-    const target: Target = { name: "Mastodon", signal };
+    const target: Target = { name: this.#label, signal };
     const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
     const kind = copyKind(properties, publication);
     const ownId = this.#ownStatusId(url);
@@ -150,7 +172,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     if (!status || (!status.reblogged && !status.favourited)) return;
     if (status.reblogged && status.favourited) {
       throw new SyndicationError(
-        `Mastodon: will not undo ${url}: the post neither likes nor boosts it any more, and @${this.#options.user} both favourited and boosted it; undo the copy on Mastodon`,
+        `${this.#label}: will not undo ${url}: the post neither likes nor boosts it any more, and @${this.#options.user} both favourited and boosted it; undo the copy on Mastodon`,
         { permanent: true },
       );
     }
@@ -161,10 +183,11 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   #ownStatusId(url: string): string | undefined {
     const base = this.#options.url.replace(/\/+$/, "");
     const user = this.#options.user.toLowerCase();
-    for (const prefix of [`${base}/@${user}/`, `${base}/users/${user}/statuses/`]) {
+    for (const path of this.#traits.statusPaths(user)) {
+      const prefix = `${base}${path}`;
       if (url.toLowerCase().startsWith(prefix.toLowerCase())) {
         const id = url.slice(prefix.length).replace(/\/+$/, "");
-        if (/^\d+$/.test(id)) return id;
+        if (this.#traits.statusId.test(id)) return id;
       }
     }
     return undefined;
@@ -176,7 +199,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     options: SyndicateOptions,
   ): Promise<string> {
     const { idempotencyKey, signal } = options;
-    const target: Target = { name: "Mastodon", signal };
+    const target: Target = { name: this.#label, signal };
     const { url: instanceUrl } = this.#options;
     const api = new MastodonApi(instanceUrl, this.#options.accessToken, target);
     // Likes and boosts need no limits; a status is fitted to the limits read now.
@@ -192,23 +215,87 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
     const limits = await this.#limits.get(target);
     const copy = composeMastodon(properties, publication, this.#options, limits, options);
-    const mediaIds: string[] = [];
-    for (const photo of copy.photos) {
-      const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
-        ownSite: publication.me,
-        allowPrivate: this.#host.allowPrivate,
-        media: this.#host.media,
+    if (copy.preview.notSent)
+      // Permanent: the same post will never be taken, so it is never retried by itself.
+      throw new SyndicationError(`${this.#label}: not sent: a photo is required`, {
+        permanent: true,
+        code: "photoRequired",
       });
-      mediaIds.push(await api.uploadMedia(fetched));
+    const uploadMedia = async () => {
+      const mediaIds: string[] = [];
+      for (const photo of copy.photos) {
+        const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
+          ownSite: publication.me,
+          allowPrivate: this.#host.allowPrivate,
+          media: this.#host.media,
+        });
+        mediaIds.push(await api.uploadMedia(fetched));
+      }
+      return mediaIds;
+    };
+    // Never for a server that ignores Idempotency-Key or wants a photo on each status (see compose).
+    if (copy.thread) {
+      return sendMastodonThread(api, {
+        posts: copy.thread,
+        idempotencyKey,
+        inReplyToId,
+        visibility: this.#options.visibility,
+        language: copy.language,
+        uploadMedia,
+        resumeFrom: options.resumeFrom,
+        checkpoint: options.checkpoint,
+      });
     }
-    const created = await api.postStatus({
-      status: copy.status,
-      mediaIds,
-      idempotencyKey,
-      visibility: this.#options.visibility,
-      ...(copy.language ? { language: copy.language } : {}),
-      ...(inReplyToId ? { inReplyToId } : {}),
-    });
+    // GoToSocial ignores Idempotency-Key: after an attempt that may have posted, look first. A host
+    // that keeps no checkpoint cannot say whether one did: then every send looks back an hour.
+    const since = this.#traits.ignoresIdempotencyKey
+      ? options.checkpoint
+        ? earlierAttempt(options.resumeFrom)
+        : Date.now() - lookBackWithoutCheckpointMs
+      : undefined;
+    if (since !== undefined) {
+      const found = await findCopy(api, { text: copy.status, since });
+      if (found) return statusUrl(found);
+    }
+    const mediaIds = await uploadMedia();
+    if (this.#traits.ignoresIdempotencyKey) await options.checkpoint?.(`${postingMark}${Date.now()}`);
+    const attempted = Date.now();
+    let created: MastodonStatus;
+    try {
+      created = await api.postStatus({
+        status: copy.status,
+        mediaIds,
+        idempotencyKey,
+        visibility: this.#options.visibility,
+        ...(copy.language ? { language: copy.language } : {}),
+        ...(inReplyToId ? { inReplyToId } : {}),
+        ...(this.#traits.contentType ? { contentType: this.#traits.contentType } : {}),
+      });
+    } catch (error) {
+      if (!(this.#traits.duplicateKeyRefused && isDuplicateKeyRefusal(error))) throw error;
+      created = await this.#earlierCopy(api, copy.status, attempted);
+    }
     return statusUrl(created);
   }
+
+  /**
+   * Pixelfed refused the key as used: an earlier send with it reached the server within the hour.
+   * Its status is among the account's latest; when it is not there the earlier send failed after
+   * the key was kept, and a send goes through once the key expires.
+   */
+  async #earlierCopy(api: MastodonApi, text: string, attempted: number): Promise<MastodonStatus> {
+    const found = await findCopy(api, { text, since: attempted - pixelfedKeySeconds * 1000 });
+    if (found) return found;
+    throw new SyndicationError(
+      `${this.#label}: an earlier send with this Idempotency-Key reached the server but made no status; sending again once the key expires`,
+      { permanent: false, status: 400, retryAfterSeconds: pixelfedKeySeconds },
+    );
+  }
+}
+
+/** When an earlier attempt of this send began posting, from what it saved; undefined if none did. */
+function earlierAttempt(resumeFrom: string | undefined): number | undefined {
+  if (!resumeFrom?.startsWith(postingMark)) return undefined;
+  const at = Number(resumeFrom.slice(postingMark.length));
+  return Number.isFinite(at) ? at : undefined;
 }

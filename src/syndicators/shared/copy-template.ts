@@ -1,4 +1,4 @@
-// The `template` and `appendUrl` options every text-sending syndicator takes (issue 17): the copy's
+// The `template` and `appendUrl` options every text-sending syndicator takes (decision 0027): the copy's
 // text rendered from the post with a nunjucks template of the user's, as plain text (autoescape off:
 // the services take text, not HTML). Compiled when the plug-in starts, so a broken template stops the
 // start with the option named instead of failing the first post.

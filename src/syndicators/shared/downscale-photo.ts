@@ -8,7 +8,7 @@
 // header first, and a photo with more pixels than `maxPixels` is refused before a byte of it is
 // decoded, so a decompression bomb (a small file that claims to be 100,000 × 100,000 pixels) costs
 // nothing. A file whose headers disagree (two PNG IHDR chunks, several JPEG frame headers) has no
-// size and is refused: the decoder would keep another header than the one read (issue 31). The worker
+// size and is refused: the decoder would keep another header than the one read (decision 0044). The worker
 // reads the header again before it decodes. Its resourceLimits bound its JavaScript heap (Jimp's
 // PNG decoding); the pixels' buffers and MozJPEG's WebAssembly memory are outside V8's heap, which is
 // why the pixel count read from the one header the decoder will use is the real bound.

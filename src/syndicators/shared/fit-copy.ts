@@ -3,6 +3,8 @@
 // the link belongs in the text; the result says what was done, for the preview.
 import type { AppendUrl } from "./copy-template.ts";
 import { cutToFit } from "./fit-text.ts";
+import { fitThread } from "./fit-thread.ts";
+import type { ThreadSettings } from "./thread-options.ts";
 
 export interface FitInput {
   body: string;
@@ -17,10 +19,15 @@ export interface FitInput {
    * returned whole, for the preview to show it over the limit and the service to refuse it.
    */
   mayCut?: boolean;
+  /** Set: a text that does not fit becomes a thread rather than being cut (decision 0055). */
+  thread?: ThreadSettings | undefined;
 }
 
 export interface FittedCopy {
+  /** The text, or a thread's first post. */
   text: string;
+  /** A thread: every post of it in order (two or more; `text` is the first). */
+  thread?: string[];
   cut: boolean;
   /** The permalink is in the text. */
   linked: boolean;
@@ -35,6 +42,7 @@ export function fitCopy({
   link: rule,
   fits,
   mayCut = true,
+  thread,
 }: FitInput): FittedCopy {
   const link = rule === "never" ? "" : (permalink ?? "");
   const always = rule === "always" ? link : "";
@@ -44,6 +52,18 @@ export function fitCopy({
   // Whole text without hashtags beats cut text with them…
   const withoutHashtags = join(body, always);
   if (hashtags && fits(withoutHashtags)) return done(withoutHashtags, false);
+  if (thread) {
+    const posts = fitThread({ body, hashtags, permalink, link: rule, fits, settings: thread });
+    if (posts) {
+      const [first = ""] = posts;
+      return {
+        text: first,
+        cut: false,
+        linked: Boolean(link) && posts.some((post) => post.includes(link)),
+        thread: posts,
+      };
+    }
+  }
   if (!mayCut) return done(whole, false);
   // …but once the text must be cut anyway (the permalink leads to the rest), hashtags stay if they can.
   for (const tags of [hashtags, ""]) {

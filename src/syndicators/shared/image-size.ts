@@ -5,7 +5,7 @@
 //
 // A decoder keeps the last header it meets, this reader the first: a file whose headers disagree
 // (a PNG with two IHDR chunks or whose IHDR is not first, a JPEG with several frame headers) could
-// claim 100 × 100 pixels here and decode to 7000 × 7000 (issue 31). Such a file has no size.
+// claim 100 × 100 pixels here and decode to 7000 × 7000 (decision 0044). Such a file has no size.
 
 export interface ImageSize {
   width: number;

@@ -1,4 +1,4 @@
-// The site's choice for a copy's text (a feed entry's POSSE Party `<posse:post>`, issue 29 item 6)
+// The site's choice for a copy's text (a feed entry's POSSE Party `<posse:post>`, decision 0038)
 // laid over the target's own options: the site's text replaces the template's (and, being the whole
 // text the site wrote, gets no hashtags added), its `append_url` replaces `appendUrl`, and its
 // `truncate: false` forbids the cut. The user's own words win over all of it: a caller that has

@@ -1,4 +1,4 @@
-// Identity (issue 29 item 3): an entry is known by its id (Atom id, RSS guid, rdf:about, JSON Feed
+// Identity (decision 0036): an entry is known by its id (Atom id, RSS guid, rdf:about, JSON Feed
 // id, h-entry uid), else its URL, else a hash of its content; the fields stay apart for the feed
 // source. Two entries with one id are reported and the later one set aside, never both stored
 // under one key. A huge entry is read whole, without a crash.

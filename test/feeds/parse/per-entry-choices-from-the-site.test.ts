@@ -1,4 +1,4 @@
-// Issue 29 item 6: the site chooses per entry, with POSSE Party's <posse:post> (Atom, and RSS),
+// Decision 0038: the site chooses per entry, with POSSE Party's <posse:post> (Atom, and RSS),
 // a JSON Feed `_posse` object, or an h-entry's mp-syndicate-to; each is validated field by field
 // and merged into one `choices` value. A malformed choice is ignored with a reason recorded on the
 // entry (and the feed's problems), never a crash, and never at the cost of the entry itself.

@@ -1,4 +1,4 @@
-// Issue 29 item 1: one site's posts, written as RSS 2.0, RSS 1.0, Atom, JSON Feed and an h-feed,
+// Decision 0034: one site's posts, written as RSS 2.0, RSS 1.0, Atom, JSON Feed and an h-feed,
 // normalise to identical entries: the feed source cannot tell which format a site chose, and a site
 // that moves from one format to another does not look edited (same keys, same hashes).
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 29, item 7: a site that publishes a feed and has a Micropub endpoint of its own (here
+// Decision 0039: a site that publishes a feed and has a Micropub endpoint of its own (here
 // another possekit, behind a gate that can make it look down) gets each copy's link written back
 // to the entry's post with a Micropub update (`add: {syndication}`), exactly once: a new entry in
 // the feed is copied to the sandbox Mastodon, and the site's server receives one update with that

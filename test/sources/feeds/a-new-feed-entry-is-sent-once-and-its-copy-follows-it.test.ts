@@ -1,4 +1,4 @@
-// Issue 29: a site that publishes only a feed, in each format (RSS 2.0, RSS 1.0/RDF, Atom, JSON Feed, h-feed).
+// Decision 0034: a site that publishes only a feed, in each format (RSS 2.0, RSS 1.0/RDF, Atom, JSON Feed, h-feed).
 // The first read sends nothing (every entry known); a new entry is sent once to the sandbox Mastodon
 // with no request to possekit; read again, nothing; edited, the copy is edited once; removed from
 // the feed, the copy stays.

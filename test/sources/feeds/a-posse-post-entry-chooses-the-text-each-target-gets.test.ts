@@ -1,4 +1,4 @@
-// Issue 29 item 6: a site that publishes only a feed chooses, with POSSE Party's <posse:post> (Atom)
+// Decision 0038: a site that publishes only a feed chooses, with POSSE Party's <posse:post> (Atom)
 // or `_posse` (JSON Feed), the text of an entry's copies: a format string, truncate, append_url, and
 // a Mastodon override of them. After the baseline, the sandbox Mastodon receives exactly the text the site chose, cut to the
 // instance's limit with the link kept whole, and the preview (GET {mountPath}/preview?url=) shows

@@ -1,4 +1,4 @@
-// Issue 29, "Prove it": a feed on 127.0.0.1 is refused unless `fetch.allowPrivate`, and a 10 MB feed
+// Decision 0037: a feed on 127.0.0.1 is refused unless `fetch.allowPrivate`, and a 10 MB feed
 // is refused with a clear error, end to end: the feed configured in a running possekit, the reason
 // shown as the feed's error on /health, nothing parsed, recorded or sent. (The fetcher's own tests,
 // polite-feed-fetching.test.ts, prove the rules; these prove the server applies its configuration

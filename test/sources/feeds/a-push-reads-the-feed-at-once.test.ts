@@ -1,4 +1,4 @@
-// Issue 29 item 5: a push reads the feed at once, long before its next poll. The feed names a
+// Decision 0037: a push reads the feed at once, long before its next poll. The feed names a
 // WebSub hub: possekit subscribes at the first read, answers the hub's verification at its public
 // callback, and a notification reads the feed and sends its new entry, the test clock standing
 // still (a poll would need five minutes of it). The hub is on plain http: it gets no secret, and the

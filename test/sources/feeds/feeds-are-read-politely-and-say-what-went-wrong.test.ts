@@ -1,4 +1,4 @@
-// Issue 29, items 2–4: a feed is read politely (a 304 parses nothing; a permanent move is stored;
+// Decisions 0035, 0036 and 0037: a feed is read politely (a 304 parses nothing; a permanent move is stored;
 // 410 stops it and says so) and whatever the site does wrong is a visible reason, never a crash
 // nor a flood: malformed XML, an HTML error page, entries without id or date, duplicate ids, an id
 // changed on every entry, an old entry that turns up late. `backfill` and `categories` choose what

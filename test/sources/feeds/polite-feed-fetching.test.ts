@@ -1,4 +1,4 @@
-// Issue 29, item 4: a feed is fetched the way a well-behaved reader fetches it, from a real HTTP
+// Decision 0037: a feed is fetched the way a well-behaved reader fetches it, from a real HTTP
 // server on 127.0.0.1: validators sent back and a 304 parsing nothing, the site's caching headers and
 // Retry-After honoured within bounds, permanent moves stored and temporary ones not, 410 stopping the
 // feed, compressed bodies decoded, oversized bodies cut off while streaming, private addresses refused.

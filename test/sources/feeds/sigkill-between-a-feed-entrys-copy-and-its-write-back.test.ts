@@ -1,4 +1,4 @@
-// Issue 29, item 7: possekit (a child process, as a user runs it) reads a site's feed, copies its
+// Decision 0039: possekit (a child process, as a user runs it) reads a site's feed, copies its
 // newest entry (backfill 1) to Mastodon, and dies with SIGKILL while the write-back of the copy's
 // link hangs at the site's Micropub endpoint: the copy exists, the site never heard of it.
 // Restarted on the same embedded database, with no request at all, it writes the link back there

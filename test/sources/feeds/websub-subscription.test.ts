@@ -1,4 +1,4 @@
-// Issue 29, item 5: WebSub push, against a hub server in the test and our callback served over real
+// Decision 0037: WebSub push, against a hub server in the test and our callback served over real
 // HTTP through handleWebSubCallback, with subscriptions in the database (PGlite; PostgreSQL too with
 // TEST_DATABASE_URL). Discovered from the feed → subscribed → the hub's verification answered with its
 // challenge → a signed notification used, a badly signed one ignored → verifications we did not ask

@@ -1,4 +1,4 @@
-// Fetching a feed politely (issue 29, item 4): one conditional GET through the outgoing-fetch rules
+// Fetching a feed politely (decision 0037): one conditional GET through the outgoing-fetch rules
 // (src/net/safe-fetch.ts), and a verdict the feed source can store as it is: what came back, which
 // URL and validators to keep, and when to ask again. It decides nothing about the entries.
 import {

@@ -1,4 +1,4 @@
-// The feed source's HTTP side (issue 29, items 4 and 5): polite fetching and WebSub push.
+// The feed source's HTTP side (decision 0037): polite fetching and WebSub push.
 export {
   DEFAULT_FEED_MAX_BYTES,
   DEFAULT_FEED_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-// The site's per-entry choices (issue 29 item 6), validated with zod and merged into one value.
+// The site's per-entry choices (decision 0038), validated with zod and merged into one value.
 // POSSE Party's object (in `<posse:post>` or a JSON Feed `_posse`) has many fields; those that
 // choose where an entry goes and what its text is are read: syndicate, format_string, truncate,
 // append_url, and the same per platform in platform_overrides. An h-entry's `mp-syndicate-to`

@@ -1,4 +1,4 @@
-// What the feed parser hands to the feed source (issue 29): one feed, whatever its format, as our
+// What the feed parser hands to the feed source (decision 0034): one feed, whatever its format, as our
 // own types. Every field is already normalised: URLs absolute, dates parsed (or absent, never
 // "now"), text and HTML both present where the entry has content. The feed source stores an entry
 // as a post with `properties` (JF2, the read model of src/contract/posts.ts) and keys it with the
@@ -39,7 +39,7 @@ export interface TargetChoice {
 }
 
 /**
- * The per-entry choices of the site (issue 29 item 6), from POSSE Party's `<posse:post>`, a JSON
+ * The per-entry choices of the site (decision 0038), from POSSE Party's `<posse:post>`, a JSON
  * Feed `_posse` object or an h-entry's `mp-syndicate-to`, merged into one value. Only valid fields
  * are kept; each one that was ignored is told in `FeedEntry.problems`.
  */
@@ -71,7 +71,7 @@ export interface FeedProblem {
 export interface FeedEntry {
   /**
    * The key the entry is known by: `id:<id>`, else `url:<url>`, else `hash:<contentHash>`
-   * (issue 29 item 3). The separate fields below let the feed source apply its own rules.
+   * (decision 0036). The separate fields below let the feed source apply its own rules.
    */
   key: string;
   /** Atom `id`, RSS `guid`, RSS 1.0 `rdf:about`, JSON Feed `id`, h-entry `uid`: trimmed, as written. */

@@ -1,4 +1,4 @@
-// The feed parser and normaliser (issue 29): a pure module, no network, no database.
+// The feed parser and normaliser (decision 0034): a pure module, no network, no database.
 export type {
   EntryChoices,
   FeedAuthor,

@@ -97,7 +97,7 @@ function authorOf(draft: EntryDraft, base: string): FeedAuthor | undefined {
   return name || url ? { ...(name ? { name } : {}), ...(url ? { url } : {}) } : undefined;
 }
 
-/** The choices that shape a copy's text (issue 29 item 6), or null when the entry makes none. */
+/** The choices that shape a copy's text (decision 0038), or null when the entry makes none. */
 function textChoices(choices: EntryChoices | undefined): unknown {
   if (!choices) return null;
   const text = ({ formatString, truncate, appendUrl }: TargetChoice) => [

@@ -1,4 +1,4 @@
-// parseFeed: a fetched body in, a normalised feed out (issue 29 items 1 and 6). The format is
+// parseFeed: a fetched body in, a normalised feed out (decisions 0034 and 0038). The format is
 // detected from the body; XML must be well-formed (a broken feed is refused with where it breaks,
 // rather than read half and taken for a feed that lost its entries); feedsmith reads RSS, RSS 1.0
 // and Atom, our own reader JSON Feed, microformats-parser an h-feed; one normaliser makes entries

@@ -3,6 +3,8 @@
 // with the one application per (instance, redirect URI, scopes) they share. A new application is
 // registered only when there is none for that key, or once when the instance no longer knows the
 // stored one (invalid_client): never in a loop.
+import type { AccountInput } from "../../../contract/accounts.ts";
+import { softwareLabel } from "../mastodon-software.ts";
 import { parseInstanceAddress } from "./mastodon-instance-address.ts";
 import {
   type ConnectedAccount,
@@ -106,4 +108,23 @@ export class MastodonConnector {
     const account = await this.client.verifyCredentials(instance, token.accessToken);
     return { instance, account, accessToken: token.accessToken, scope: token.scope, app };
   }
+}
+
+/**
+ * What is stored of a connection: the instance, the account and the software found there (options),
+ * what the page shows, and, sealed, the token with the application that can revoke it.
+ */
+export function accountToStore({ instance, account, accessToken, app }: Connection): AccountInput {
+  const software = instance.software ?? "mastodon";
+  return {
+    type: "mastodon",
+    options: { url: instance.origin, user: account.username, software },
+    display: {
+      name: account.handle,
+      url: account.url,
+      instance: new URL(instance.origin).host,
+      software: softwareLabel[software],
+    },
+    secrets: { accessToken, clientId: app.clientId, clientSecret: app.clientSecret },
+  };
 }

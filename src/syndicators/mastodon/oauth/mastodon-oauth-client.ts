@@ -14,6 +14,7 @@ import {
   type SafeFetchOptions,
   safeFetch,
 } from "../../../net/safe-fetch.ts";
+import { detectSoftware, type MastodonSoftware } from "../mastodon-software.ts";
 import { chooseScopes } from "./mastodon-oauth-scopes.ts";
 
 /** Doorkeeper's native redirect: the instance shows the code for the owner to paste. */
@@ -57,6 +58,8 @@ export interface InstanceOAuth {
   scopes: string[];
   /** Whether the instance lists S256 (Mastodon 4.3+): the authorize request then carries PKCE. */
   pkce: boolean;
+  /** The server software speaking Mastodon's API there (absent in a state saved before it was read). */
+  software?: MastodonSoftware;
 }
 
 export interface RegisteredApp {
@@ -131,6 +134,18 @@ export class MastodonOAuthClient {
     };
   }
 
+  /** Which server it is (NodeInfo, /api/v1/instance): an answer that cannot be read names none. */
+  detectSoftware(origin: string): Promise<MastodonSoftware> {
+    return detectSoftware(origin, async (url) => {
+      try {
+        const answer = await this.fetch(url, { headers: { accept: "application/json" }, maxRedirects: 0 });
+        return answer.ok ? parseJson(answer.body) : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+  }
+
   private async fetch(url: string, extra: Partial<SafeFetchOptions>) {
     try {
       return await safeFetch(url, this.fetchOptions(extra));
@@ -167,6 +182,7 @@ export class MastodonOAuthClient {
       ...this.libraryOptions(origin),
     });
     if (response.status === 404) return this.discoverWithoutMetadata(url.origin);
+    const software = await this.detectSoftware(url.origin);
     let server: oauth.AuthorizationServer;
     try {
       server = await oauth.processDiscoveryResponse(url, response);
@@ -198,8 +214,9 @@ export class MastodonOAuthClient {
       origin: url.origin,
       server,
       registrationEndpoint: sameOrigin(registration, url.origin) ?? `${url.origin}/api/v1/apps`,
-      scopes: chooseScopes(server.scopes_supported),
+      scopes: chooseScopes(server.scopes_supported, software),
       pkce: server.code_challenge_methods_supported?.includes("S256") ?? false,
+      software,
     };
   }
 
@@ -214,6 +231,7 @@ export class MastodonOAuthClient {
         "not-mastodon",
         `${origin}: does not answer as a Mastodon server (/api/v1/instance: ${answer.status})`,
       );
+    const software = await this.detectSoftware(origin);
     return {
       origin,
       server: {
@@ -223,8 +241,9 @@ export class MastodonOAuthClient {
         revocation_endpoint: `${origin}/oauth/revoke`,
       },
       registrationEndpoint: `${origin}/api/v1/apps`,
-      scopes: chooseScopes(undefined),
+      scopes: chooseScopes(undefined, software),
       pkce: false,
+      software,
     };
   }
 

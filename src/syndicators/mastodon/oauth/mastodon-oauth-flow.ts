@@ -7,6 +7,7 @@ import express from "express";
 import type { AccountFlow } from "../../../contract/account-flow.ts";
 import { HttpError } from "../../../contract/http-error.ts";
 import { mastodonConnectRoutes } from "./mastodon-connect-routes.ts";
+import { accountToStore } from "./mastodon-connector.ts";
 import { MastodonApps, mastodonOAuthMigrations } from "./mastodon-oauth-store.ts";
 
 export const mastodonOAuthFlow: AccountFlow = {
@@ -39,13 +40,8 @@ export const mastodonOAuthFlow: AccountFlow = {
       redirectUri: `${applicationUrl}${basePath}/callback`,
       accountsPath,
       now,
-      async saveAccount({ instance, account, accessToken, app }) {
-        await accounts.save({
-          type: "mastodon",
-          options: { url: instance.origin, user: account.username },
-          display: { name: account.handle, url: account.url, instance: new URL(instance.origin).host },
-          secrets: { accessToken, clientId: app.clientId, clientSecret: app.clientSecret },
-        });
+      async saveAccount(connection) {
+        await accounts.save(accountToStore(connection));
         // A post already waiting for this account goes out now, by itself: the endpoint wakes the
         // scheduler for every account saved (accounts.onChange).
       },

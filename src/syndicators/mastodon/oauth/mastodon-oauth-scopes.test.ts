@@ -52,4 +52,46 @@ describe("The scopes possekit asks a Mastodon instance for", () => {
       (error: unknown) => error instanceof ScopeChoiceError && /post, edit, delete/.test(error.message),
     );
   });
+
+  it("are read write on Pixelfed, whatever it lists: it checks only tokenCan('read') and tokenCan('write')", () => {
+    assert.deepEqual(chooseScopes(undefined, "pixelfed"), ["read", "write"]);
+    assert.deepEqual(chooseScopes(["read", "write", "follow", "push", "profile"], "pixelfed"), [
+      "read",
+      "write",
+    ]);
+  });
+
+  it("are discovered on GoToSocial, Akkoma and Pleroma, and fall back to read write when unknown", () => {
+    for (const software of ["gotosocial", "akkoma", "pleroma"] as const) {
+      assert.deepEqual(chooseScopes(undefined, software), ["read", "write"], `${software}: no list`);
+      assert.deepEqual(chooseScopes(["read", "write", "follow"], software), ["read", "write"]);
+      // A list that misses a need is not a refusal there: the coarse scopes cover every need.
+      assert.deepEqual(chooseScopes(["read:accounts", "write:statuses", "push"], software), [
+        "read",
+        "write",
+      ]);
+      assert.deepEqual(
+        chooseScopes(
+          [
+            "read:accounts",
+            "write:statuses",
+            "write:media",
+            "write:favourites",
+            "read:statuses",
+            "read:search",
+          ],
+          software,
+        ),
+        [
+          "read:accounts",
+          "write:statuses",
+          "write:media",
+          "write:favourites",
+          "read:statuses",
+          "read:search",
+        ],
+      );
+    }
+    assert.throws(() => chooseScopes(["read:accounts", "push"], "mastodon"), ScopeChoiceError);
+  });
 });

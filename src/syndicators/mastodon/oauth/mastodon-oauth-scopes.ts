@@ -3,6 +3,8 @@
 // first; Mastodon's scopes are hierarchical ("write" covers "write:statuses", docs: api/oauth-scopes).
 // The scopes each call needs are those its controller names (app/controllers/api/v1/…).
 
+import type { MastodonSoftware } from "../mastodon-software.ts";
+
 interface Need {
   what: string;
   /** Narrowest first. */
@@ -44,8 +46,29 @@ export class ScopeChoiceError extends Error {
   }
 }
 
+/**
+ * The coarse scopes every server speaking Mastodon's API knows. Pixelfed checks only these
+ * (ApiV1Controller: tokenCan('read') / tokenCan('write'); its Passport scopes are read, write,
+ * follow, push); GoToSocial, Akkoma and Pleroma get them when they list no scopes, or list scopes
+ * that do not cover each need.
+ */
+const coarse = ["read", "write"];
+
 /** The scopes to register and ask for, in a stable order; the instance's list when it has one. */
-export function chooseScopes(supported: readonly string[] | undefined): string[] {
+export function chooseScopes(
+  supported: readonly string[] | undefined,
+  software: MastodonSoftware = "mastodon",
+): string[] {
+  if (software === "pixelfed") return [...coarse];
+  if (software !== "mastodon") {
+    if (!supported) return [...coarse];
+    try {
+      return chooseScopes(supported);
+    } catch (error) {
+      if (error instanceof ScopeChoiceError) return [...coarse];
+      throw error;
+    }
+  }
   if (!supported) return [...withoutMetadata];
   const chosen: string[] = [];
   const missing: string[] = [];

@@ -163,19 +163,6 @@ export class SqlWebSubSubscriptionStore implements WebSubSubscriptionStore {
     return rows.map(this.#fromRow);
   }
 
-  /**
-   * Whether the database holds a subscription not ended (false when it has no such table: no feed
-   * was ever read from it).
-   */
-  static async anyNotEnded(database: Database): Promise<boolean> {
-    const { rows } = await database.query<{ present: boolean }>(
-      "SELECT to_regclass('websub_subscriptions') IS NOT NULL AS present",
-    );
-    if (!rows[0]?.present) return false;
-    const live = await database.query("SELECT 1 FROM websub_subscriptions WHERE state <> 'ended' LIMIT 1");
-    return live.rows.length > 0;
-  }
-
   async nextRenewalAt(): Promise<number | null> {
     const { rows } = await this.database.query<{ next: number | null }>(
       `SELECT (extract(epoch FROM min(renew_at)) * 1000)::float8 AS next FROM websub_subscriptions

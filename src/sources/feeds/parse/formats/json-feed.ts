@@ -1,6 +1,6 @@
 // JSON Feed 1.0 and 1.1 (https://www.jsonfeed.org/version/1.1/) into drafts. Read here with zod
 // rather than through feedsmith: feedsmith keeps only the fields of the specification and drops
-// extension objects, and the `_posse` extension (issue 29 item 6) is one of them. Every field is
+// extension objects, and the `_posse` extension (decision 0038) is one of them. Every field is
 // read on its own, so that one wrong value costs that value, never the item or the feed.
 import { z } from "zod";
 import type { DraftText, EntryDraft, FeedDraft } from "../entry-draft.ts";

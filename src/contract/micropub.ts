@@ -1,0 +1,23 @@
+// The host's Micropub endpoint as a plug-in's page reaches it (PossekitServer.micropub): the compose
+// page posts, edits and deletes through the very code a Micropub client's request runs through
+// (the same reading, the same scope checks, the same post service and store), never a copy of it.
+import type { Request } from "express";
+import type { Authenticated } from "./auth.ts";
+
+/** What the endpoint answered: 201 with the new post's URL, or 204 for a change. */
+export type MicropubOutcome = { status: 201; location: string } | { status: 204 };
+
+/** The text fields of a multipart post, in arrival order (an uploaded file stands in as its URL). */
+export type MicropubFields = Array<[name: string, value: string]>;
+
+export interface MicropubPort {
+  /**
+   * A multipart/form-data post read from `req` as POST /micropub reads one (files into the media
+   * store, cut off at media.maxBytes; text fields at application.bodyLimit), on behalf of req.auth.
+   * `fields` may rewrite the text fields before they are read as a form (a page's own field
+   * names); an error it throws refuses the post, and the files already stored are removed.
+   */
+  postMultipart(req: Request, fields?: (sent: MicropubFields) => MicropubFields): Promise<MicropubOutcome>;
+  /** A form-encoded or JSON body, as POST /micropub reads it, on behalf of `auth`. */
+  post(auth: Authenticated | undefined, kind: "form" | "json", body: unknown): Promise<MicropubOutcome>;
+}

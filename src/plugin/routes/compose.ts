@@ -1,0 +1,259 @@
+// The compose page (decision 0054): write a note, an article or a photo with its alt text, edit a post,
+// delete one, from the page and without JavaScript.
+//   GET  {mountPath}/compose                  the form
+//   POST {mountPath}/compose?_csrf=…          publish (multipart: the photo); the CSRF token rides in
+//                                             the query because the host checks it before the body is read
+//   POST {mountPath}/compose/preview          the text each ticked target would get (htmx: the section)
+//   GET  {mountPath}/posts/:id/edit           the edit form; POST saves it (a Micropub update)
+//   GET  {mountPath}/posts/:id/delete         "Delete this post?"; POST deletes it (a Micropub delete)
+// Every change goes through the host's Micropub endpoint (Server.micropub): the same reading, scope
+// checks, post service and content store as any client's request; the copies follow by themselves.
+import type { Request, RequestHandler, Response } from "express";
+import { setFlash } from "../../contract/flash.ts";
+import { HttpError } from "../../contract/http-error.ts";
+import type { MicropubFields, MicropubPort } from "../../contract/micropub.ts";
+import type { Post } from "../../contract/posts.ts";
+import {
+  type ComposeForm,
+  ComposeRefusal,
+  checkComposeForm,
+  composeFormOfFields,
+  composeFormOfPost,
+  draftPost,
+  MAX_ALT_CHARS,
+  MAX_CONTENT_CHARS,
+  micropubFieldsOf,
+  micropubUpdateOf,
+  readComposeForm,
+} from "../page/compose-form.ts";
+import { findPostById } from "../page/post-results.ts";
+import { previewPageView } from "../page/preview-view.ts";
+import { renderView } from "../page/render.ts";
+import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
+import type { RouteContext } from "./route-context.ts";
+
+const isHtmx = (req: Request) => req.get("hx-request") === "true";
+const PHOTO_FIELDS = new Set(["photo", "photo[]"]);
+
+function micropubOf(services: PageServices, res: Response): MicropubPort {
+  const port = services.server.micropub;
+  if (!port) throw new HttpError(501, "not_implemented", translatorOf(res)("compose.unavailable"));
+  return port;
+}
+
+const emptyForm = (): ComposeForm => ({
+  kind: "note",
+  name: "",
+  content: "",
+  categories: "",
+  alt: "",
+  targets: [],
+});
+
+interface ComposeView {
+  form: ComposeForm;
+  /** The post being edited; absent on the compose page. */
+  post?: Post;
+  message?: { kind: "success" | "error"; text: string };
+  previews?: Awaited<ReturnType<typeof previewPageView>>["targets"];
+  status?: number;
+}
+
+/** The text a target would get, for each ticked target (the preview's own code). */
+async function previewsOf(services: PageServices, form: ComposeForm, post?: Post) {
+  const url = post?.url ?? services.server.publication.me;
+  const draft = draftPost(form, url, new Date(), post);
+  return (await previewPageView(services, draft)).targets;
+}
+
+async function renderCompose(context: RouteContext, req: Request, res: Response, view: ComposeView) {
+  const services = pageServices(context, res);
+  const t = translatorOf(res);
+  const editing = view.post;
+  const base = `${context.mountPath}`;
+  res.setHeader("Cache-Control", "no-store");
+  res.status(view.status ?? 200).render("syndicate/compose.njk", {
+    mountPath: context.mountPath,
+    title: editing ? t("compose.editTitle") : t("compose.title"),
+    form: view.form,
+    post: editing ?? null,
+    message: view.message ?? null,
+    previews: view.previews ?? null,
+    // The token the host checks for a multipart form, in the action: its body is read after the check.
+    action: editing
+      ? `${base}/posts/${encodeURIComponent(editing.id)}/edit`
+      : `${base}/compose?_csrf=${encodeURIComponent(req.csrfToken ?? "")}`,
+    previewAction: `${base}/compose/preview${editing ? `?post=${encodeURIComponent(editing.id)}` : ""}`,
+    targets: services.syndicators.map((syndicator) => ({
+      uid: syndicator.info.uid,
+      name: syndicator.info.name,
+      service: syndicator.info.service?.name ?? null,
+    })),
+    maxPhotoMegabytes: Number((services.server.media.maxBytes / 1_000_000).toPrecision(3)),
+    maxContent: MAX_CONTENT_CHARS,
+    maxAlt: MAX_ALT_CHARS,
+  });
+}
+
+/** A refusal in the reader's words: the page's own, or the endpoint's (localised where it says how). */
+function refusalText(res: Response, error: unknown): { text: string; status: number } | null {
+  const t = translatorOf(res);
+  if (error instanceof ComposeRefusal)
+    return { text: t(`compose.errors.${error.key}`, error.values), status: 400 };
+  if (error instanceof HttpError && error.status < 500 && error.status !== 401 && error.status !== 403) {
+    const text = error.pageMessage
+      ? t(error.pageMessage.key, error.pageMessage.values)
+      : t("compose.errors.refused", { reason: error.description });
+    return { text, status: error.status };
+  }
+  if (error instanceof HttpError && error.status >= 500)
+    return { text: t("compose.errors.refused", { reason: error.description }), status: error.status };
+  return null;
+}
+
+export function composePageRoute(context: RouteContext): RequestHandler {
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    micropubOf(services, res);
+    await renderCompose(context, req, res, { form: emptyForm() });
+  };
+}
+
+export function publishRoute(context: RouteContext): RequestHandler {
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    const micropub = micropubOf(services, res);
+    const t = translatorOf(res);
+    let form = emptyForm();
+    const knownTargets = services.syndicators.map((syndicator) => syndicator.info.uid);
+    let location: string;
+    try {
+      if (!req.is("multipart/form-data")) throw new ComposeRefusal("notMultipart");
+      const outcome = await micropub.postMultipart(req, (sent: MicropubFields) => {
+        form = composeFormOfFields(sent);
+        const photos = sent
+          .filter(([name, value]) => PHOTO_FIELDS.has(name) && value !== "")
+          .map(([, url]) => url);
+        checkComposeForm(form, photos.length > 0, knownTargets);
+        return micropubFieldsOf(form, photos);
+      });
+      if (outcome.status !== 201) throw new Error("The Micropub endpoint created no post");
+      location = outcome.location;
+    } catch (error) {
+      const refusal = refusalText(res, error);
+      if (!refusal) throw error;
+      await renderCompose(context, req, res, {
+        form,
+        message: { kind: "error", text: refusal.text },
+        status: refusal.status,
+      });
+      return;
+    }
+    const post = await services.posts.findByUrl(location);
+    setFlash(res, { kind: "success", text: t("compose.published", { url: location }) });
+    res.redirect(303, post ? `${context.mountPath}/posts/${encodeURIComponent(post.id)}` : context.mountPath);
+  };
+}
+
+export function composePreviewRoute(context: RouteContext): RequestHandler {
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    micropubOf(services, res);
+    const form = readComposeForm(req.body);
+    const postId = typeof req.query.post === "string" ? req.query.post : undefined;
+    const post = postId ? await findPostById(services, res, postId) : undefined;
+    const previews = await previewsOf(services, form, post);
+    if (isHtmx(req)) {
+      const html = await renderView(res, "syndicate/_compose-preview.njk", { previews });
+      res.setHeader("Cache-Control", "no-store");
+      res.type("html").send(html);
+      return;
+    }
+    await renderCompose(context, req, res, { form, previews, ...(post ? { post } : {}) });
+  };
+}
+
+export function editPageRoute(context: RouteContext): RequestHandler {
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    micropubOf(services, res);
+    const post = await ownPost(services, res, String(req.params.id));
+    await renderCompose(context, req, res, { form: composeFormOfPost(post), post });
+  };
+}
+
+/** Only the site's own posts are Micropub's to change: a feed's entry is changed at its origin. */
+async function ownPost(services: PageServices, res: Response, id: string): Promise<Post> {
+  const post = await findPostById(services, res, id);
+  if (post.origin !== undefined) throw new HttpError(409, "conflict", translatorOf(res)("compose.notOwn"));
+  return post;
+}
+
+export function saveEditRoute(context: RouteContext): RequestHandler {
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    const micropub = micropubOf(services, res);
+    const t = translatorOf(res);
+    const post = await ownPost(services, res, String(req.params.id));
+    const form = readComposeForm(req.body);
+    const hasPhoto = Array.isArray(post.properties.photo) && post.properties.photo.length > 0;
+    try {
+      checkComposeForm(
+        form,
+        hasPhoto,
+        services.syndicators.map((syndicator) => syndicator.info.uid),
+      );
+      const update = micropubUpdateOf(post, form);
+      if (update) await micropub.post(req.auth, "json", update);
+    } catch (error) {
+      const refusal = refusalText(res, error);
+      if (!refusal) throw error;
+      await renderCompose(context, req, res, {
+        form,
+        post,
+        message: { kind: "error", text: refusal.text },
+        status: refusal.status,
+      });
+      return;
+    }
+    setFlash(res, { kind: "success", text: t("compose.saved") });
+    res.redirect(303, `${context.mountPath}/posts/${encodeURIComponent(post.id)}`);
+  };
+}
+
+export function deletePageRoute(context: RouteContext): RequestHandler {
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    micropubOf(services, res);
+    const post = await ownPost(services, res, String(req.params.id));
+    const copies = (await services.syndication.reads.entriesForPost(post.id)).filter((entry) => entry.url);
+    res.setHeader("Cache-Control", "no-store");
+    res.render("syndicate/delete.njk", {
+      mountPath: context.mountPath,
+      title: translatorOf(res)("compose.delete.title"),
+      post: { id: post.id, url: post.url, text: composeFormOfPost(post).content.slice(0, 280) },
+      copies: copies.map((entry) => ({ url: entry.url, uid: entry.targetUid })),
+      resultsHref: `${context.mountPath}/posts/${encodeURIComponent(post.id)}`,
+    });
+  };
+}
+
+export function deleteRoute(context: RouteContext): RequestHandler {
+  return async (req, res) => {
+    const services = pageServices(context, res);
+    const micropub = micropubOf(services, res);
+    const t = translatorOf(res);
+    const post = await ownPost(services, res, String(req.params.id));
+    try {
+      await micropub.post(req.auth, "form", { action: "delete", url: post.url });
+    } catch (error) {
+      const refusal = refusalText(res, error);
+      if (!refusal) throw error;
+      setFlash(res, { kind: "error", text: refusal.text });
+      res.redirect(303, `${context.mountPath}/posts/${encodeURIComponent(post.id)}`);
+      return;
+    }
+    setFlash(res, { kind: "success", text: t("compose.deleted", { url: post.url }) });
+    res.redirect(303, `${context.mountPath}/posts/${encodeURIComponent(post.id)}`);
+  };
+}

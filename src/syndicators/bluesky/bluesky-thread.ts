@@ -1,0 +1,91 @@
+// A thread on Bluesky (decision 0055), written in one commit: every record is built first, each with a
+// record key from the send's idempotency key and its place in the thread, and each reply names its
+// parent and the thread's root by CIDs computed here (record-cid.ts); createdAt one millisecond
+// apart, so that no client can show them out of order. com.atproto.repo.applyWrites then makes them
+// all or none, and the CIDs the PDS answers are checked against ours: a reply that named another
+// CID than its parent's would hang off nothing. A repeat finds the thread there and makes no other.
+import { SyndicationError } from "../../contract/syndication-error.ts";
+import { postCollection } from "./bluesky-actions.ts";
+import type { BlueskyApi, BlueskySession, RecordRef } from "./bluesky-api.ts";
+import { blueskyPostPage } from "./bluesky-post-url.ts";
+import { isSessionError } from "./bluesky-session.ts";
+import { recordCid } from "./record-cid.ts";
+import { recordKeyFor } from "./record-key.ts";
+
+export interface BuiltPost {
+  rkey: string;
+  value: Record<string, unknown>;
+  uri: string;
+  cid: string;
+}
+
+export interface ThreadBuild {
+  did: string;
+  idempotencyKey: string;
+  /** Each post's record without `reply` and `createdAt`: its text, facets, langs, embed. */
+  bodies: Record<string, unknown>[];
+  /** When the post is itself a reply: the thread it joins. */
+  replyTo?: { root: RecordRef; parent: RecordRef } | undefined;
+  /** The first post's createdAt; each next one is a millisecond later. */
+  createdAt: Date;
+}
+
+/** The record key of the post at `index` (0-based): the first is the one a single post would have. */
+export const threadRecordKey = (idempotencyKey: string, index: number) =>
+  recordKeyFor(index === 0 ? idempotencyKey : `${idempotencyKey}:${index + 1}`);
+
+export async function buildThread(build: ThreadBuild): Promise<BuiltPost[]> {
+  const built: BuiltPost[] = [];
+  for (const [index, body] of build.bodies.entries()) {
+    const rkey = threadRecordKey(build.idempotencyKey, index);
+    const previous = built.at(-1);
+    const root = built[0] ? { uri: built[0].uri, cid: built[0].cid } : undefined;
+    const reply = previous
+      ? { root: build.replyTo?.root ?? root, parent: { uri: previous.uri, cid: previous.cid } }
+      : build.replyTo;
+    const value: Record<string, unknown> = {
+      ...body,
+      $type: postCollection,
+      createdAt: new Date(build.createdAt.getTime() + index).toISOString(),
+      ...(reply ? { reply } : {}),
+    };
+    const uri = `at://${build.did}/${postCollection}/${rkey}`;
+    built.push({ rkey, value, uri, cid: await recordCid(value) });
+  }
+  return built;
+}
+
+/** Writes the thread (or finds it written by an earlier attempt); the page of its first post. */
+export async function writeThread(
+  api: BlueskyApi,
+  session: BlueskySession,
+  posts: BuiltPost[],
+): Promise<string> {
+  const [first] = posts;
+  if (!first) throw new Error("a thread has at least one post");
+  let answered: { cid?: string | undefined }[];
+  try {
+    answered = await api.createRecords(
+      session,
+      postCollection,
+      posts.map(({ rkey, value }) => ({ rkey, value })),
+    );
+  } catch (error) {
+    // A taken record key fails the whole commit (today's PDS answers 500): an earlier attempt wrote
+    // the thread, whose answer was lost. The commit was all or nothing, so its first post says.
+    if (api.aborted || isSessionError(error)) throw error;
+    const existing = await api.getRecord(session.did, postCollection, first.rkey).catch(() => undefined);
+    if (!existing) throw error;
+    return blueskyPostPage(session.did, first.rkey);
+  }
+  posts.forEach((post, index) => {
+    const cid = answered[index]?.cid;
+    if (cid !== undefined && cid !== post.cid) {
+      throw new SyndicationError(
+        `Bluesky: the PDS made post ${index + 1} of the thread with CID ${cid}, not ${post.cid} as computed here, so the replies to it may name the wrong post; check the thread on Bluesky`,
+        { permanent: true },
+      );
+    }
+  });
+  return blueskyPostPage(session.did, first.rkey);
+}

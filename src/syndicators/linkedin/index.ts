@@ -1,0 +1,1 @@
+export { LinkedinSyndicator } from "./linkedin-syndicator.ts";

@@ -1,0 +1,2 @@
+export type { ThreadsOptions } from "./threads-options.ts";
+export { ThreadsSyndicator } from "./threads-syndicator.ts";

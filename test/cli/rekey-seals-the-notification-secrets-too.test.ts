@@ -1,0 +1,84 @@
+// `possekit rekey` after a key rotation seals the secrets saved on the Notifications page again
+// too: the SMTP password and the webhook's signing key, sealed under the old key, are afterwards
+// under the new key, which alone opens each, and neither appears in what the command printed.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { notificationMigrations } from "../../src/notifications/migrations.ts";
+import { NotificationSettingsStore } from "../../src/notifications/settings-store.ts";
+import { keyIdOf, SecretBox } from "../../src/server/accounts/secret-box.ts";
+import { migrate } from "../../src/server/database/migrate.ts";
+import { openDatabase } from "../../src/server/database/open.ts";
+import { type ConfigFolder, configFolder } from "../server/start-host.ts";
+import { runCli } from "./run-cli.ts";
+
+describe("possekit rekey and the notification secrets", () => {
+  let folder: ConfigFolder;
+  let location: string;
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+  const password = `smtp-${randomBytes(12).toString("hex")}`;
+  const hookKey = `hook-${randomBytes(12).toString("hex")}`;
+
+  before(async () => {
+    folder = configFolder((dir) => ({
+      application: { port: 0, database: join(dir, "db") },
+      plugins: ["@possekit/endpoint-syndicate"],
+    }));
+    location = join(folder.dir, "db");
+    const database = await openDatabase(location);
+    try {
+      await migrate(database, notificationMigrations);
+      const store = new NotificationSettingsStore(database, () => new SecretBox(oldKey));
+      await store.save(
+        "email",
+        {
+          smtpUrl: "smtp://me@mail.example.org:587",
+          from: "p@example.org",
+          to: ["me@example.org"],
+          events: ["refused"],
+        },
+        { replace: password },
+      );
+      await store.save(
+        "webhook",
+        { url: "https://hooks.example.org/p", events: ["refused"] },
+        { replace: hookKey },
+      );
+    } finally {
+      await database.close();
+    }
+  });
+  after(() => folder?.remove());
+
+  it("seals them again under the new key", async () => {
+    const { code, stdout, stderr } = await runCli(["rekey"], {
+      cwd: folder.dir,
+      env: {
+        ...folder.env,
+        ACCOUNT_SECRETS_KEY: newKey.toString("base64"),
+        ACCOUNT_SECRETS_OLD_KEYS: oldKey.toString("hex"),
+      },
+    });
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, `Sealed 2 secret(s) again under key ${keyIdOf(newKey)}.\n`);
+    assert.ok(![password, hookKey].some((secret) => `${stdout}${stderr}`.includes(secret)));
+
+    const database = await openDatabase(location);
+    try {
+      const { rows } = await database.query<{ secret: string }>(
+        "SELECT secret FROM notification_channels ORDER BY channel",
+      );
+      assert.deepEqual(
+        rows.map((row) => SecretBox.keyIdOf(row.secret)),
+        [keyIdOf(newKey), keyIdOf(newKey)],
+      );
+      const settings = await new NotificationSettingsStore(database, () => new SecretBox(newKey)).settings();
+      assert.equal(settings.email?.smtpUrl, `smtp://me:${password}@mail.example.org:587`);
+      assert.equal(settings.webhook?.secret, hookKey);
+    } finally {
+      await database.close();
+    }
+  });
+});
