@@ -300,12 +300,12 @@ DROP FUNCTION syndication_note_links_written_back();
 // A retry of everything that needed attention is recorded as a retry, not as "Syndicate all" (decision 0021).
 const retryTrigger = triggerChecks(["manual", "batch", "webhook", "cli", "schedule", "retry"]);
 
-// What each attempt sent (issue 40 item 5): text, photos with alt text, link choice (see sent-copy.ts).
+// What each attempt sent (decision 0054): text, photos with alt text, link choice (see sent-copy.ts).
 const sentCopies = `
 ALTER TABLE syndication_attempts ADD COLUMN sent jsonb;
 `;
 
-// Copies the user removed from their service while keeping the post ("Undo a copy", issue 40 item 5):
+// Copies the user removed from their service while keeping the post ("Undo a copy", decision 0054):
 // the target shows "removed by you" and is never sent the post again unless the user asks.
 const removedCopies = `
 CREATE TABLE syndication_removed_copies (

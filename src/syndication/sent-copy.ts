@@ -1,4 +1,4 @@
-// What one attempt sent to its target (issue 40 item 5): the text, the photos with their alt text and
+// What one attempt sent to its target (decision 0054): the text, the photos with their alt text and
 // where the link to the post went, kept on the attempt so that the history still says what a copy
 // said after the post was edited or deleted, or the template changed. Found with the syndicator's
 // preview, which is what its send makes (the same compose functions), and recorded before the send.

@@ -195,7 +195,7 @@ export async function syndicatePost(
 }
 
 /**
- * Keeps with the attempt what it is about to send (issue 40 item 5), so that the history says what
+ * Keeps with the attempt what it is about to send (decision 0054), so that the history says what
  * the copy said whatever happens to the post afterwards. A failure to record it is logged and does
  * not stop the send.
  */

@@ -1,4 +1,4 @@
-// Issue 40 item 5 in Chromium: the results page shows what each copy said; "Remove this copy" asks
+// Decision 0054 in Chromium: the results page shows what each copy said; "Remove this copy" asks
 // first (a disclosure, so without JavaScript too), then deletes only that copy and the target reads
 // "Removed by you"; "Send again" without JavaScript makes a new copy. No axe-core violation in
 // English, German and French at 1280 and 360 px, with the disclosures open.

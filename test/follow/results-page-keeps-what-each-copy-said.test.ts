@@ -1,4 +1,4 @@
-// Issue 40 item 5: every attempt keeps what it sent to its target (the text, the photo with its alt
+// Decision 0054: every attempt keeps what it sent to its target (the text, the photo with its alt
 // text, where the link went), the edit's text too, and the results page shows it (HTML in en, de
 // and fr, and JSON) after the post was edited and even after it was deleted, when the post itself
 // says something else or nothing at all. Against the Mastodon sandbox, nobody clicking.

@@ -1,4 +1,4 @@
-// Issue 40 item 5, "Undo a copy": from the results page (a form with its CSRF token, no
+// Decision 0054, "Undo a copy": from the results page (a form with its CSRF token, no
 // JavaScript), one copy of a post sent to two Mastodon sandboxes is deleted from its service; the
 // other copy is untouched, the post stays published, the target reads "Removed by you" (en, de, fr
 // and JSON), and a run sends it nothing. "Send again" makes a new copy. A forged CSRF token, a

@@ -1,5 +1,5 @@
 // POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself"), …/skip, …/remove-copy and
-// …/send-again ("Undo a copy" and its way back, issue 40 item 5), and
+// …/send-again ("Undo a copy" and its way back, decision 0054), and
 // …/follow-ups/retry (the copies' edits and deletes, decision 0028), from the results page. htmx gets the
 // results section re-rendered with the outcome announced; a form without JavaScript is sent back to
 // the page with the outcome as a flash message.

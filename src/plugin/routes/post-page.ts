@@ -35,7 +35,7 @@ export function postPageRoute(context: RouteContext): RequestHandler {
 
 /**
  * The page as JSON (Accept: application/json): each target's state and the history, each attempt
- * with what it sent (issue 40 item 5).
+ * with what it sent (decision 0054).
  */
 function postResultsJson(post: Post, view: PostResultsView) {
   return {
