@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { type Post, PostNotFoundError } from "../contract/posts.ts";
 import type { CopyPreview, SiteText } from "../contract/syndicator.ts";
-import { TargetNotConfirmableError, TargetNotSkippableError } from "./errors.ts";
+import { CopyNotRemovableError, TargetNotConfirmableError, TargetNotSkippableError } from "./errors.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { type OwnText, wordsFor } from "./own-texts.ts";
 import type { SyndicationParts } from "./parts.ts";
@@ -127,5 +127,37 @@ export class CopyEditing {
     if (requestedTargets(post).includes(targetUid))
       await this.parts.deps.posts.update(url, { delete: { "mp-syndicate-to": [targetUid] } });
     return entry;
+  }
+
+  /**
+   * "Undo a copy": the copy on `targetUid` is to be deleted from its service while the post stays.
+   * The target then shows "removed by you" and is not sent the post again until `sendAgain`. The
+   * deletion itself is a follow-up like a deleted post's (runs carry it out, retried as they are).
+   * Throws PostNotFoundError, or CopyNotRemovableError when the target holds no copy of the post
+   * or cannot delete its copies.
+   */
+  async removeCopy(url: string, targetUid: string): Promise<void> {
+    const post = await this.parts.deps.posts.findByUrl(url);
+    if (!post || post.deleted) throw new PostNotFoundError(url);
+    const syndicator = this.parts.deps.syndicators().find((s) => s.info.uid === targetUid);
+    const entry = (await this.parts.ledger.entriesForPost(post.id)).find((e) => e.targetUid === targetUid);
+    if (!syndicator?.delete || entry?.state !== "syndicated" || !entry.url)
+      throw new CopyNotRemovableError(url, targetUid);
+    if (!(await this.parts.ledger.removeCopy(post.id, targetUid, entry.url)))
+      throw new CopyNotRemovableError(url, targetUid);
+  }
+
+  /**
+   * "Send again" after "Undo a copy": the target is no longer one the user removed the copy from,
+   * and the post names it again, so that the next run (or the caller, now) sends a new copy.
+   * Returns false when the user had removed no copy of the post from the target.
+   */
+  async sendAgain(url: string, targetUid: string): Promise<boolean> {
+    const post = await this.parts.deps.posts.findByUrl(url);
+    if (!post || post.deleted) throw new PostNotFoundError(url);
+    if (!(await this.parts.ledger.forgetRemoval(post.id, targetUid))) return false;
+    if (!requestedTargets(post).includes(targetUid))
+      await this.parts.deps.posts.update(url, { add: { "mp-syndicate-to": [targetUid] } });
+    return true;
   }
 }

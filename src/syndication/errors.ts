@@ -49,3 +49,14 @@ export class TargetNotSkippableError extends Error {
     this.name = "TargetNotSkippableError";
   }
 }
+
+/** "Undo a copy" names a target that holds no copy of the post, or cannot delete its copies (HTTP 409). */
+export class CopyNotRemovableError extends Error {
+  constructor(
+    readonly postUrl: string,
+    readonly targetUid: string,
+  ) {
+    super(`${targetUid} holds no copy of ${postUrl} that can be removed, or cannot delete its copies`);
+    this.name = "CopyNotRemovableError";
+  }
+}

@@ -8,6 +8,7 @@ import type { Post } from "../contract/posts.ts";
 import { visibilityOf } from "../contract/visibility.ts";
 import { callFollowUp } from "./call-syndicator.ts";
 import { copyDigest, previewFor } from "./copy-digest.ts";
+import { idempotencyKey } from "./idempotency-key.ts";
 import { wordsFor } from "./own-texts.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import {
@@ -15,6 +16,7 @@ import {
   type PostSyndicationContext,
   type PostSyndicationRun,
   recordFailed,
+  recordWhatIsSent,
   syndicatorsByUid,
 } from "./syndicate-post.ts";
 import type { FollowUp, LedgerEntry, OperationEntry, PostResult, TargetResult } from "./types.ts";
@@ -29,9 +31,10 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 export async function planFollowUps(context: PostSyndicationContext, post: Post): Promise<void> {
   const { ledger } = context;
   const byUid = syndicatorsByUid(context.syndicators);
-  const [entries, operations] = await Promise.all([
+  const [entries, operations, removed] = await Promise.all([
     ledger.entriesForPost(post.id),
     ledger.operationsForPost(post.id),
+    ledger.removedCopies(post.id),
   ]);
   const find = (uid: string, operation: FollowUp) =>
     operations.find((op) => op.targetUid === uid && op.operation === operation);
@@ -66,6 +69,8 @@ export async function planFollowUps(context: PostSyndicationContext, post: Post)
   const hidden = visibilityOf(post.properties) !== "public";
   const texts = hidden ? undefined : await context.ownTexts?.forPost(post);
   for (const entry of entries) {
+    // A copy the user removed stays on its way out, whatever the post becomes; nothing to edit.
+    if (removed.has(entry.targetUid)) continue;
     // Restored before its copies were deleted: they stay.
     await cancel(find(entry.targetUid, "delete"));
     if (hidden) await cancel(find(entry.targetUid, "update"));
@@ -133,6 +138,8 @@ export async function performFollowUps(
   const byUid = syndicatorsByUid(context.syndicators);
   const texts = await context.ownTexts?.forPost(post);
   const deletePending = new Set(due.filter((op) => op.operation === "delete").map((op) => op.targetUid));
+  // Copies the user removed while keeping the post ("Undo a copy"): deleted though the post is not.
+  const removed = await context.ledger.removedCopies(post.id);
 
   /** Null for a follow-up that turned out pointless: cancelled, and not reported. */
   const followOne = async (op: OperationEntry): Promise<TargetResult | null> => {
@@ -144,7 +151,7 @@ export async function performFollowUps(
     const pointless =
       entry?.state !== "syndicated" ||
       (op.operation === "update" && (post.deleted || deletePending.has(uid))) ||
-      (op.operation === "delete" && !post.deleted);
+      (op.operation === "delete" && !post.deleted && !removed.has(uid));
     if (pointless) {
       if (entry?.state === "sending") return { ...base, status: "skipped", error: IN_FLIGHT_NOTE };
       await context.ledger.requestOperation({ ...op, state: "cancelled" });
@@ -164,11 +171,14 @@ export async function performFollowUps(
       force: run.force,
     });
     if (!claim?.entry.url) return { ...base, status: "skipped", error: BUSY_NOTE };
+    const words = wordsFor(post, texts, uid);
+    // An edit's text is kept as a send's is; a delete sends nothing.
+    if (op.operation === "update") await recordWhatIsSent(context, syndicator, post, claim, words);
     const outcome = await callFollowUp(syndicator, op.operation, post.properties, context.publication, {
       url: claim.entry.url,
       idempotencyKey: claim.entry.idempotencyKey,
       timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
-      words: wordsFor(post, texts, uid),
+      words,
     });
     if (!outcome.ok) {
       const error = await recordFailed(context, syndicator, claim, outcome, run.pauses);
@@ -176,6 +186,9 @@ export async function performFollowUps(
     }
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
     await context.ledger.recordOperationDone(claim);
+    // A copy the user removed is not sent again by itself: the target waits as skipped.
+    if (op.operation === "delete" && removed.has(uid))
+      await context.ledger.markSkipped(post.id, uid, idempotencyKey(post.url, uid));
     return { ...base, status: "syndicated", url: claim.entry.url };
   };
 
@@ -194,7 +207,7 @@ export async function performFollowUps(
   );
   const targets = outcomes.filter((outcome): outcome is TargetResult => outcome !== null);
   if (targets.length === 0) return null;
-  const syndication = await forgetDeletedCopies(context, post, targets);
+  const syndication = await forgetDeletedCopies(context, post, targets, removed);
   const done = targets.some((t) => t.status === "syndicated");
   const failed = targets.some((t) => t.status === "failed");
   return {
@@ -208,18 +221,21 @@ export async function performFollowUps(
 
 /**
  * A deleted copy's link leaves the post, and the post names the target again, so that it is sent
- * as a new copy should the post be restored.
+ * as a new copy should the post be restored; not a copy the user removed, which waits for them.
  */
 async function forgetDeletedCopies(
   context: PostSyndicationContext,
   post: Post,
   targets: readonly TargetResult[],
+  removed: ReadonlyMap<string, Date>,
 ): Promise<string[]> {
   const deleted = targets.filter((t) => t.operation === "delete" && t.status === "syndicated");
   const present = syndicationUrls(post);
   if (deleted.length === 0) return present;
   const urls = deleted.flatMap((t) => (t.url && present.includes(t.url) ? [t.url] : []));
-  const uids = deleted.map((t) => t.uid).filter((uid) => !requestedTargets(post).includes(uid));
+  const uids = deleted
+    .map((t) => t.uid)
+    .filter((uid) => !requestedTargets(post).includes(uid) && !removed.has(uid));
   try {
     const updated = await context.posts.update(post.url, {
       ...(urls.length > 0 ? { delete: { syndication: urls } } : {}),

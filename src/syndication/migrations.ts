@@ -300,6 +300,23 @@ DROP FUNCTION syndication_note_links_written_back();
 // A retry of everything that needed attention is recorded as a retry, not as "Syndicate all" (decision 0021).
 const retryTrigger = triggerChecks(["manual", "batch", "webhook", "cli", "schedule", "retry"]);
 
+// What each attempt sent (decision 0054): text, photos with alt text, link choice (see sent-copy.ts).
+const sentCopies = `
+ALTER TABLE syndication_attempts ADD COLUMN sent jsonb;
+`;
+
+// Copies the user removed from their service while keeping the post ("Undo a copy", decision 0054):
+// the target shows "removed by you" and is never sent the post again unless the user asks.
+const removedCopies = `
+CREATE TABLE syndication_removed_copies (
+  post_id bigint NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+  target_uid text NOT NULL,
+  url text NOT NULL,
+  removed_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (post_id, target_uid)
+);
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -318,4 +335,6 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/015-notification-streaks", sql: notificationStreaks },
   { id: "endpoint-syndicate/016-post-source-events", sql: postSourceEvents },
   { id: "endpoint-syndicate/017-retry-trigger", sql: retryTrigger },
+  { id: "endpoint-syndicate/018-sent-copies", sql: sentCopies },
+  { id: "endpoint-syndicate/019-removed-copies", sql: removedCopies },
 ];

@@ -8,7 +8,7 @@ import type { Post, PostUpdate } from "../contract/posts.ts";
 import type { PreviewOptions, Publication } from "../contract/syndicator.ts";
 import { visibilityOf } from "../contract/visibility.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
-import { digestFor } from "./copy-digest.ts";
+import { digestFor, previewFor } from "./copy-digest.ts";
 import { type FailureNotices, noticeKindOf } from "./failure-notices.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import type { Claim, OperationClaim } from "./ledger/claims.ts";
@@ -17,6 +17,7 @@ import { UNKNOWN_OUTCOME_ERROR } from "./ledger/rows.ts";
 import { type OwnText, type OwnTexts, wordsFor } from "./own-texts.ts";
 import { postStatus } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
+import { sentCopyOf } from "./sent-copy.ts";
 import { isTargetWide, type TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
 import type { LedgerEntry, PostResult, TargetResult, Trigger } from "./types.ts";
@@ -172,6 +173,7 @@ export async function syndicatePost(
     }
     const words = wordsFor(post, ownTexts, uid);
     if (words.text !== undefined) await context.ownTexts?.markAttempt(claim.attemptId, words.text);
+    await recordWhatIsSent(context, syndicator, post, claim, words);
     return send(context, post, syndicator, claim, run.pauses, words);
   };
 
@@ -190,6 +192,30 @@ export async function syndicatePost(
 
   const syndication = await writeBack(context, post, targets, entries);
   return { url: post.url, status: postStatus(targets), syndication, targets };
+}
+
+/**
+ * Keeps with the attempt what it is about to send (decision 0054), so that the history says what
+ * the copy said whatever happens to the post afterwards. A failure to record it is logged and does
+ * not stop the send.
+ */
+export async function recordWhatIsSent(
+  context: PostSyndicationContext,
+  syndicator: SyndicatorPlugin,
+  post: Post,
+  claim: Claim | OperationClaim,
+  words: PreviewOptions,
+): Promise<void> {
+  try {
+    const preview = previewFor(syndicator, post.properties, context.publication, words);
+    if (preview) await context.ledger.recordSent(claim.attemptId, sentCopyOf(preview));
+  } catch (error) {
+    context.logger.warn("Could not record what an attempt sends", {
+      post: post.url,
+      target: syndicator.info.uid,
+      error: describe(error),
+    });
+  }
 }
 
 /** Calls the syndicator for a claimed row and records the outcome in the ledger. */

@@ -14,6 +14,7 @@ import { Runs } from "./runs.ts";
 export type { BatchRun } from "./batch.ts";
 export type { TargetPreview } from "./copy-editing.ts";
 export {
+  CopyNotRemovableError,
   SyndicationInProgressError,
   SyndicationShuttingDownError,
   TargetNotConfirmableError,

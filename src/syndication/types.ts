@@ -1,5 +1,6 @@
 // The syndication core's vocabulary. Nothing here knows HTTP: routes, the command line and the
 // webhooks are adapters that start runs and format what they emit.
+import type { SentCopy } from "./sent-copy.ts";
 
 /** `schedule`: started by the scheduler because something was due, without anyone asking. */
 /** What started a run; "retry": the page's Retry everything (a batch that retries what failed). */
@@ -81,6 +82,8 @@ export interface Attempt {
   /** The user's own words, when this attempt sent them instead of the template's text. */
   ownText: string | null;
   operation: Operation;
+  /** What this attempt sent (a send or an edit), recorded before sending; null when not known. */
+  sent: SentCopy | null;
 }
 
 export interface TargetResult {

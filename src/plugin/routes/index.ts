@@ -31,7 +31,14 @@ import { acceptFeedRoute, fetchFeedRoute, sendFeedEntryRoute } from "./feeds.ts"
 import { feedsPageRoutes } from "./feeds-page.ts";
 import { notificationsRoutes } from "./notifications.ts";
 import { syndicatePageRoute } from "./page.ts";
-import { confirmRoute, retryFollowUpsRoute, retryRoute, skipRoute } from "./post-actions.ts";
+import {
+  confirmRoute,
+  removeCopyRoute,
+  retryFollowUpsRoute,
+  retryRoute,
+  sendAgainRoute,
+  skipRoute,
+} from "./post-actions.ts";
 import { postByUrlRoute, postPageRoute } from "./post-page.ts";
 import { postSyndicateRoute } from "./post-syndicate.ts";
 import {
@@ -118,6 +125,8 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/retry", retryRoute(context));
   router.post("/posts/:id/confirm", confirmRoute(context));
   router.post("/posts/:id/skip", skipRoute(context));
+  router.post("/posts/:id/remove-copy", removeCopyRoute(context));
+  router.post("/posts/:id/send-again", sendAgainRoute(context));
   router.post("/posts/:id/follow-ups/retry", retryFollowUpsRoute(context));
   router.get("/compose", composePageRoute(context));
   router.post("/compose", publishRoute(context));

@@ -1,4 +1,5 @@
-// POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself"), …/skip and
+// POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself"), …/skip, …/remove-copy and
+// …/send-again ("Undo a copy" and its way back, decision 0054), and
 // …/follow-ups/retry (the copies' edits and deletes, decision 0028), from the results page. htmx gets the
 // results section re-rendered with the outcome announced; a form without JavaScript is sent back to
 // the page with the outcome as a flash message.
@@ -9,7 +10,11 @@ import { type Flash, setFlash } from "../../contract/flash.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
 import type { Post } from "../../contract/posts.ts";
-import { TargetNotConfirmableError, TargetNotSkippableError } from "../../syndication/syndication.ts";
+import {
+  CopyNotRemovableError,
+  TargetNotConfirmableError,
+  TargetNotSkippableError,
+} from "../../syndication/syndication.ts";
 import { findPostById, postResultsView } from "../page/post-results.ts";
 import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
@@ -184,6 +189,55 @@ export function retryFollowUpsRoute(context: RouteContext): RequestHandler {
       const key = failed ? "flashFailed" : done ? "flashDone" : "flashNone";
       return {
         flash: { kind: failed ? "error" : done ? "success" : "info", text: t(`syndicate.followUps.${key}`) },
+      };
+    },
+  });
+}
+
+/**
+ * "Undo a copy": the copy on one target is deleted from its service now (retried by the runs if it
+ * fails), the post stays, and the target waits as "removed by you".
+ */
+export function removeCopyRoute(context: RouteContext): RequestHandler {
+  return postAction(context, {
+    schema: skipSchema,
+    invalid: invalidTarget,
+    async act({ services, post, body, t }) {
+      try {
+        await services.syndication.copies.removeCopy(post.url, body.target_uid);
+      } catch (error) {
+        if (!(error instanceof CopyNotRemovableError)) throw error;
+        return { flash: { kind: "error", text: t("syndicate.flash.notRemovable") }, status: 409 };
+      }
+      const result = await services.syndication.runs.followPost(post.url, "manual", {
+        targetUids: [body.target_uid],
+      });
+      const done = result.targets.some(
+        (target) => target.uid === body.target_uid && target.status === "syndicated",
+      );
+      const target = nameOf(services, body.target_uid);
+      return done
+        ? { flash: { kind: "success", text: t("syndicate.flash.copyRemoved", { target }) } }
+        : { flash: { kind: "error", text: t("syndicate.flash.copyRemovalWaits", { target }) } };
+    },
+  });
+}
+
+/** "Send again" after "Undo a copy": the post is sent to the target as a new copy, now. */
+export function sendAgainRoute(context: RouteContext): RequestHandler {
+  return postAction(context, {
+    schema: skipSchema,
+    invalid: invalidTarget,
+    async act({ services, post, body, t }) {
+      if (!(await services.syndication.copies.sendAgain(post.url, body.target_uid)))
+        return { flash: { kind: "error", text: t("syndicate.flash.notRemoved") }, status: 409 };
+      const result = await services.syndication.runs.retry(post.url, [body.target_uid], "manual");
+      const failed = result.status === "failed" || result.status === "partial";
+      return {
+        flash: {
+          kind: failed ? "error" : "success",
+          text: t(`syndicate.flash.single.${result.status}`, { url: result.url }),
+        },
       };
     },
   });

@@ -3,7 +3,8 @@
 import type { RequestHandler } from "express";
 import { z } from "zod";
 import { HttpError } from "../../contract/http-error.ts";
-import { findPostById, postResultsView } from "../page/post-results.ts";
+import type { Post } from "../../contract/posts.ts";
+import { findPostById, type PostResultsView, postResultsView } from "../page/post-results.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
 import type { RouteContext } from "./route-context.ts";
 
@@ -17,6 +18,11 @@ export function postPageRoute(context: RouteContext): RequestHandler {
     const view = await postResultsView(services, post);
     const t = translatorOf(res);
     res.setHeader("Cache-Control", "no-store");
+    res.vary("Accept");
+    if (req.accepts(["html", "json"]) === "json") {
+      res.json(postResultsJson(post, view));
+      return;
+    }
     res.render("syndicate/post.njk", {
       ...view,
       title: view.row.title ?? t("syndicate.post.untitled"),
@@ -24,6 +30,38 @@ export function postPageRoute(context: RouteContext): RequestHandler {
       formatPrecise: res.locals.formatPreciseDate,
       formatDate: res.locals.formatPreciseDate,
     });
+  };
+}
+
+/**
+ * The page as JSON (Accept: application/json): each target's state and the history, each attempt
+ * with what it sent (decision 0054).
+ */
+function postResultsJson(post: Post, view: PostResultsView) {
+  return {
+    url: post.url,
+    deleted: post.deleted,
+    targets: view.row.targets.map((target) => ({
+      uid: target.uid,
+      name: target.name,
+      // "removed": the user deleted the copy and keeps the post ("Undo a copy").
+      state: view.removedCopies[target.uid] && target.kind !== "syndicated" ? "removed" : target.kind,
+      removed_at: view.removedCopies[target.uid]?.toISOString() ?? null,
+      url: target.url ?? null,
+    })),
+    attempts: view.attempts.map((attempt) => ({
+      target: attempt.targetUid,
+      operation: attempt.operation,
+      trigger: attempt.trigger,
+      outcome: attempt.outcome,
+      started_at: attempt.startedAt.toISOString(),
+      finished_at: attempt.finishedAt?.toISOString() ?? null,
+      url: attempt.url,
+      copy_deleted: attempt.copyDeleted,
+      error: attempt.error,
+      own_text: attempt.ownText,
+      sent: attempt.sent,
+    })),
   };
 }
 

@@ -10,6 +10,49 @@ import { freshKey, OPERATION_COLUMNS, type OperationRow, toOperation } from "./r
 
 export class LedgerFollowUps extends LedgerReads {
   /**
+   * The user removes the copy at `url` from its service, keeping the post ("Undo a copy"): noted as
+   * removed by them, and its deletion asked for. Returns false when the target holds no such copy.
+   */
+  async removeCopy(postId: string, targetUid: string, url: string): Promise<boolean> {
+    const noted = await this.database.query(
+      `INSERT INTO syndication_removed_copies (post_id, target_uid, url, removed_at)
+       SELECT post_id, target_uid, url, ${sqlNow(3)} FROM syndication_targets
+        WHERE post_id = $1::bigint AND target_uid = $2 AND state = 'syndicated' AND url = $4
+       ON CONFLICT (post_id, target_uid) DO UPDATE SET url = EXCLUDED.url, removed_at = EXCLUDED.removed_at
+       RETURNING target_uid`,
+      [postId, targetUid, this.now(), url],
+    );
+    if (noted.rows.length === 0) return false;
+    await this.requestOperation({
+      postId,
+      targetUid,
+      operation: "delete",
+      state: "pending",
+      url,
+      digest: null,
+    });
+    return true;
+  }
+
+  /** The targets whose copy of the post the user removed, with when. */
+  async removedCopies(postId: string): Promise<Map<string, Date>> {
+    const result = await this.database.query<{ target_uid: string; removed_at: Date }>(
+      "SELECT target_uid, removed_at FROM syndication_removed_copies WHERE post_id = $1::bigint",
+      [postId],
+    );
+    return new Map(result.rows.map((row) => [row.target_uid, new Date(row.removed_at)]));
+  }
+
+  /** "Send again": the target is no longer one the user removed the copy from. */
+  async forgetRemoval(postId: string, targetUid: string): Promise<boolean> {
+    const result = await this.database.query(
+      "DELETE FROM syndication_removed_copies WHERE post_id = $1::bigint AND target_uid = $2 RETURNING target_uid",
+      [postId, targetUid],
+    );
+    return result.rows.length > 0;
+  }
+
+  /**
    * Asks for a follow-up of a copy, or says there is none to make (cancelled, kept). An existing
    * row being carried out is left alone; one already asked for the same copy and digest keeps its
    * backoff, refusal and key; anything else starts afresh with a new key.
@@ -63,7 +106,12 @@ export class LedgerFollowUps extends LedgerReads {
            FROM syndication_targets c, post_source p
           WHERE o.post_id = $1::bigint AND o.target_uid = $2 AND o.operation = $3
             AND c.post_id = o.post_id AND c.target_uid = o.target_uid AND c.state = 'syndicated'
-            AND p.id = o.post_id AND (p.deleted_at IS NOT NULL) = (o.operation = 'delete')
+            AND p.id = o.post_id
+            -- A copy is deleted with its post, or alone when the user removed it ("Undo a copy").
+            AND ((p.deleted_at IS NOT NULL) = (o.operation = 'delete')
+                 OR (o.operation = 'delete' AND EXISTS (
+                       SELECT 1 FROM syndication_removed_copies r
+                        WHERE r.post_id = o.post_id AND r.target_uid = o.target_uid AND r.url = c.url)))
             AND ((o.state IN ('pending', 'failed') AND NOT o.permanent
                   AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ${sqlNow(8)}))
                  OR ($5::boolean AND o.state IN ('pending', 'failed', 'unknown')))

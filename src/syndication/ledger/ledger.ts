@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { Database } from "../../contract/database.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
+import type { SentCopy } from "../sent-copy.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
 import { claimRow, FOLLOW_UPS, failureSql, held, heldSql, SENDS, staleSql, unknownSql } from "./books.ts";
 import {
@@ -93,6 +94,14 @@ export class Ledger extends LedgerFollowUps {
     );
     const row = result.rows[0];
     return row ? toEntry(row) : null;
+  }
+
+  /** What an attempt (a send or an edit) is about to send: kept with it for the history. */
+  async recordSent(attemptId: string, sent: SentCopy): Promise<void> {
+    await this.database.query("UPDATE syndication_attempts SET sent = $2::jsonb WHERE id = $1::bigint", [
+      attemptId,
+      JSON.stringify(sent),
+    ]);
   }
 
   /**

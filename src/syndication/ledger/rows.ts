@@ -1,6 +1,7 @@
 // The ledger's rows as the database holds them, and as the core sees them: columns, mapping, and the
 // two things every row's text goes through (a fresh key, a clipped error).
 import { randomBytes } from "node:crypto";
+import { readSentCopy } from "../sent-copy.ts";
 import type {
   Attempt,
   FollowUp,
@@ -67,6 +68,7 @@ export interface AttemptRow {
   error: string | null;
   own_text: string | null;
   operation: Operation;
+  sent: unknown;
 }
 
 // Ids are bigint: PGlite returns them as numbers and pg as strings, so they are cast to text.
@@ -76,7 +78,7 @@ export const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url,
 export const OPERATION_COLUMNS = `post_id::text AS post_id, target_uid, operation, state, url, digest, attempts, last_error,
   permanent, last_status, idempotency_key, next_attempt_at, created_at, updated_at`;
 export const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
-  started_at, finished_at, outcome, url, error, own_text, operation`;
+  started_at, finished_at, outcome, url, error, own_text, operation, sent`;
 
 export function toEntry(row: TargetRow): LedgerEntry {
   return {
@@ -136,6 +138,7 @@ export function toAttempt(row: AttemptRow): Attempt {
     error: row.error,
     ownText: row.own_text,
     operation: row.operation,
+    sent: readSentCopy(row.sent),
   };
 }
 
