@@ -120,3 +120,72 @@ describe("a new entry's date", () => {
     assert.ok(plan.notes.includes(`"Undated" has no date: it is dated by when it was first seen`));
   });
 });
+
+describe("a site that starts giving ids to entries it had none for", () => {
+  it("keeps the new ids of every entry known by its link, without holding the read", () => {
+    const plan = planRead({
+      entries: [entry(3), entry(2), entry(1)],
+      // Known by URL only: the site gave no ids until now.
+      known: [known(3, { entryId: null }), known(2, { entryId: null }), known(1, { entryId: null })],
+      routing,
+      baseline: false,
+      newestKnown: new Date(Date.UTC(2026, 0, 3)),
+      now: Date.UTC(2026, 0, 4),
+    });
+    assert.equal(plan.held, undefined, "ids given where there were none are no mass change");
+    assert.deepEqual(
+      plan.entries.map((planned) => [
+        planned.kind,
+        planned.entry.id,
+        planned.kind === "rekeyed" && planned.known.postId,
+      ]),
+      [
+        ["rekeyed", "3", "103"],
+        ["rekeyed", "2", "102"],
+        ["rekeyed", "1", "101"],
+      ],
+    );
+  });
+});
+
+describe("the window for a late new entry", () => {
+  const newest = Date.UTC(2026, 0, 10);
+  const sentTo = (published: number) => {
+    const plan = planRead({
+      entries: [entry(20, { published: new Date(published) })],
+      known: [],
+      routing,
+      baseline: false,
+      newestKnown: new Date(newest),
+      now: newest + 86_400_000,
+    });
+    const planned = plan.entries[0];
+    return { targets: planned?.kind === "new" ? planned.targets : undefined, notes: plan.notes };
+  };
+
+  it("sends an entry dated up to 3 days before the newest known, and records an older one unsent", () => {
+    assert.deepEqual(sentTo(newest - 3 * 86_400_000).targets, [MASTODON, BLUESKY], "exactly 3 days: sent");
+    assert.deepEqual(sentTo(newest - 2 * 86_400_000).targets, [MASTODON, BLUESKY]);
+    const late = sentTo(newest - 3 * 86_400_000 - 1);
+    assert.deepEqual(late.targets, [], "a millisecond past 3 days: recorded, not sent");
+    assert.deepEqual(late.notes, [
+      `"Post 20" is new but dated more than 3 days before the newest entry known: recorded, not sent (send it from the Syndicate page)`,
+    ]);
+    assert.deepEqual(sentTo(newest - 4 * 86_400_000).targets, []);
+  });
+
+  it("is not applied at all when nothing was known before", () => {
+    const plan = planRead({
+      entries: [entry(1, { published: new Date(Date.UTC(2020, 0, 1)) })],
+      known: [],
+      routing,
+      baseline: false,
+      newestKnown: null,
+      now: newest,
+    });
+    assert.deepEqual(plan.entries[0]?.kind === "new" ? plan.entries[0].targets : undefined, [
+      MASTODON,
+      BLUESKY,
+    ]);
+  });
+});
