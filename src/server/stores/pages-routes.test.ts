@@ -26,7 +26,13 @@ const site = {
 
 describe("the Atom feed", () => {
   it("is well-formed XML whatever the names, URLs, categories and contents hold", () => {
-    const xml = atomFeed([view({ name: HOSTILE }), view({ url: "https://blog.example/notes/2", html: "<p>A <em>short</em> note</p>" })], site);
+    const xml = atomFeed(
+      [
+        view({ name: HOSTILE }),
+        view({ url: "https://blog.example/notes/2", html: "<p>A <em>short</em> note</p>" }),
+      ],
+      site,
+    );
     assert.equal(XMLValidator.validate(xml), true, xml);
     const feed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml).feed;
     assert.equal(feed.title, site.name);
