@@ -260,29 +260,39 @@ for (const engine of engines) {
       await before.runs.shutdown();
       assert.equal(smtp.mails.length, mails + 1, "the streak's first failure is mailed");
       // A restart: a new notifier and core over the same database, nothing carried over in memory.
-      const restarted = new Notifier({
-        database: fixture.database,
-        settings: notificationSettings(
-          { NOTIFY_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, NOTIFY_EMAIL_TO: "me@example.org" },
-          publication.me,
-        ),
-        logger: silent,
-        fetchPolicy: { allowPrivate: true },
-        pageUrl: "https://example.org/syndicate",
-      });
-      const after = core(restarted);
-      try {
-        await send(after, restarted, 2);
+      const restart = () =>
+        new Notifier({
+          database: fixture.database,
+          settings: notificationSettings(
+            { NOTIFY_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, NOTIFY_EMAIL_TO: "me@example.org" },
+            publication.me,
+          ),
+          logger: silent,
+          fetchPolicy: { allowPrivate: true },
+          pageUrl: "https://example.org/syndicate",
+        });
+      const life = async (work: (through: Syndication, notices: Notifier) => Promise<void>) => {
+        const notices = restart();
+        const through = core(notices);
+        try {
+          await work(through, notices);
+        } finally {
+          await through.runs.shutdown();
+          await notices.idle();
+          notices.close();
+        }
+      };
+      await life(async (through, notices) => {
+        await send(through, notices, 2);
         assert.equal(smtp.mails.length, mails + 1, "the same streak: nothing new after the restart");
-        other.behaviour = (call, count) => copyUrl(other.info.uid, call.postUrl, count);
-        await send(after, restarted, 3);
+      });
+      // Another restart, and the first thing the target does is take a post.
+      other.behaviour = (call, count) => copyUrl(other.info.uid, call.postUrl, count);
+      await life(async (through, notices) => {
+        await send(through, notices, 3);
         assert.equal(smtp.mails.length, mails + 2);
         assert.match(textOf(smtp.mails.at(-1) as Mail), /Subject: possekit: Other works again/);
-      } finally {
-        await after.runs.shutdown();
-        await restarted.idle();
-        restarted.close();
-      }
+      });
     });
   });
 }
