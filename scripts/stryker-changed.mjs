@@ -100,13 +100,17 @@ for (const [file, tests] of testsOf) {
   if (tests.length === 0) console.log("  (no test file imports it: every mutant will survive as NoCoverage)");
 }
 if (listOnly) process.exit(0);
+if (testFiles.length === 0) {
+  console.error("No test file imports these files: every mutant would survive. Write their tests first.");
+  process.exit(1);
+}
 
 mkdirSync(REPORT_DIR, { recursive: true });
 const config = join(REPORT_DIR, "run.config.mjs");
 writeFileSync(
   config,
   `import base from "../../stryker.config.mjs";
-export default { ...base, mutate: ${JSON.stringify(files)}, tap: { ...base.tap, testFiles: ${JSON.stringify(testFiles.length > 0 ? testFiles : files.map((file) => file.replace(/\.ts$/, ".test.ts")))} } };
+export default { ...base, mutate: ${JSON.stringify(files)}, tap: { ...base.tap, testFiles: ${JSON.stringify(testFiles)} } };
 `,
 );
 const started = Date.now();

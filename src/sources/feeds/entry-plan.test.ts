@@ -301,3 +301,58 @@ describe("a read's other rules", () => {
     );
   });
 });
+
+describe("a read's edges", () => {
+  const later = {
+    routing,
+    baseline: false,
+    newestKnown: new Date(Date.UTC(2026, 0, 3)),
+    now: Date.UTC(2026, 0, 4),
+  };
+
+  it("takes a site that stops giving ids: entries matched by link, nothing rekeyed, nothing held", () => {
+    const plan = planRead({
+      ...later,
+      entries: [entry(3, { id: undefined }), entry(2, { id: undefined }), entry(1, { id: undefined })],
+      known: [known(3), known(2), known(1)],
+    });
+    assert.equal(plan.held, undefined);
+    assert.deepEqual(plan.entries, []);
+  });
+
+  it("says nothing of a known entry that lost its link", () => {
+    const plan = planRead({ ...later, entries: [entry(1, { url: undefined })], known: [known(1)] });
+    assert.deepEqual(plan, { entries: [], notes: [] });
+  });
+
+  it("at the first read never sends an undated entry, even when `backfill` asks for more", () => {
+    const plan = planRead({
+      ...later,
+      routing: { ...routing, backfill: 5 },
+      baseline: true,
+      newestKnown: null,
+      entries: [entry(1), entry(9, { published: undefined })],
+      known: [],
+    });
+    assert.deepEqual(
+      plan.entries.map((planned) => [planned.entry.id, planned.kind === "new" ? planned.targets.length : -1]),
+      [
+        ["1", 2],
+        ["9", 0],
+      ],
+    );
+  });
+
+  it("quotes at most 60 characters of a date it cannot read", () => {
+    const date = `${"x".repeat(60)}TAIL`;
+    const plan = planRead({
+      ...later,
+      entries: [entry(5, { published: undefined, unreadableDate: date })],
+      known: [],
+    });
+    assert.ok(
+      plan.notes.some((note) => note.includes(`"${"x".repeat(60)}" could not be read`)),
+      plan.notes.join("\n"),
+    );
+  });
+});
