@@ -15,8 +15,8 @@
 // Exit status: 0 when every folder mutated is at or over its threshold (or nothing was to mutate),
 // 1 below a threshold, 2 when Stryker itself failed.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, relative } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { FOLDERS, REPORT_DIR } from "../stryker.config.mjs";
 
 const root = join(import.meta.dirname, "..");
@@ -40,11 +40,15 @@ const mutable = (file) =>
   existsSync(file);
 
 function changedFiles() {
-  const git = spawnSync("git", ["diff", "--name-only", "--diff-filter=AMR", base], { encoding: "utf8" });
-  if (git.status !== 0) {
-    console.error(`git diff against ${base} failed: ${git.stderr.trim()} (name a commit with --base)`);
+  // Against the point where this branch left the base: what others merged since is not this change.
+  const fork = spawnSync("git", ["merge-base", base, "HEAD"], { encoding: "utf8" });
+  if (fork.status !== 0) {
+    console.error(`No common commit with ${base}: ${fork.stderr.trim()} (name a commit with --base)`);
     process.exit(2);
   }
+  const git = spawnSync("git", ["diff", "--name-only", "--diff-filter=AMR", fork.stdout.trim()], {
+    encoding: "utf8",
+  });
   const untracked = spawnSync("git", ["ls-files", "--others", "--exclude-standard"], { encoding: "utf8" });
   return [...git.stdout.split("\n"), ...untracked.stdout.split("\n")].filter(Boolean);
 }
@@ -61,36 +65,29 @@ if (files.length === 0) {
   process.exit(0);
 }
 
-function walk(folder) {
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(folder, entry.name);
-    return entry.isDirectory() ? walk(path) : entry.name.endsWith(".test.ts") ? [path] : [];
+/** The unit and integration test files, as scripts/test.mjs lists them (system tests are left out). */
+function unitAndIntegration() {
+  const listed = spawnSync(process.execPath, ["scripts/test.mjs", "--list", "--tier=unit,integration"], {
+    encoding: "utf8",
   });
+  return listed.stdout
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((words) => words.length === 2 && (words[0] === "unit" || words[0] === "integration"))
+    .map(([, file]) => file);
 }
 
-/** The tier of each test file, as scripts/test.mjs decides it. */
-function tiers() {
-  const listed = spawnSync(process.execPath, ["scripts/test.mjs", "--list"], { encoding: "utf8" });
-  return new Map(
-    listed.stdout
-      .split("\n")
-      .map((line) => line.trim().split(/\s+/))
-      .filter((words) => words.length === 2)
-      .map(([tier, file]) => [file, tier]),
-  );
-}
-
-const tierOf = tiers();
-const candidates = [...walk("src"), ...walk("test")].filter((file) => tierOf.get(file) !== "system");
-/** A test file that imports the module by its file name (`…/entry-plan.ts"`). */
-const importsOf = (file) => {
-  const name = basename(file);
-  return candidates.filter((test) => {
-    const text = readFileSync(test, "utf8");
-    return text.includes(`/${name}"`) && text.match(new RegExp(`from "[^"]*/${name.replace(/\./g, "\\.")}"`));
-  });
-};
+const candidates = unitAndIntegration().map((test) => ({
+  test,
+  // Every module the test file imports by a relative path, resolved to a path from the root.
+  imports: new Set(
+    [...readFileSync(test, "utf8").matchAll(/(?:from|import\()\s*"(\.{1,2}\/[^"]+)"/g)].map((match) =>
+      relative(root, join(root, dirname(test), match[1])),
+    ),
+  ),
+}));
+/** The test files that import the module itself. */
+const importsOf = (file) => candidates.filter(({ imports }) => imports.has(file)).map(({ test }) => test);
 const testsOf = new Map(files.map((file) => [file, [...new Set(importsOf(file))].sort()]));
 const testFiles = [...new Set([...testsOf.values()].flat())].sort();
 
