@@ -1,7 +1,8 @@
 // Decision 0041, CSRF: inside Indiekit, a browser signed in to Indiekit carries its session cookie to the
 // plug-in's routes from any site, and Indiekit checks no CSRF token. A change riding on that cookie
 // is refused (403) unless it comes from the application's own origin (Sec-Fetch-Site, Origin, or
-// the CSRF token our page sends); a request carrying its own token (Bearer) is taken from anywhere.
+// the CSRF token our page sends); a request carrying its own token (Bearer, a form's access_token) is
+// taken from anywhere.
 // The host is Indiekit-shaped: a session read from a cookie (cookie-session's `isNew`: false) or a new
 // one its authentication fills from a verified Bearer token, then the plug-in's routers, in
 // Indiekit's order (packages/indiekit/lib/routes.js, lib/indieauth.js). Without a database the
@@ -49,7 +50,10 @@ describe("inside Indiekit, a POST riding on Indiekit's session cookie", () => {
     app.use((req, res, next) => {
       const session = (req as Request & { session: { access_token?: string; scope: string } }).session;
       if (session.access_token) return next();
-      if (req.headers.authorization === `Bearer ${TOKEN}`) {
+      const body = req.body as Record<string, unknown> | undefined;
+      if (req.headers.authorization === `Bearer ${TOKEN}` || body?.access_token === TOKEN) {
+        // A form's access_token is verified and taken out of the body, as Indiekit does.
+        if (body) delete body.access_token;
         session.access_token = TOKEN;
         session.scope = "create update";
         return next();
@@ -153,6 +157,16 @@ describe("inside Indiekit, a POST riding on Indiekit's session cookie", () => {
       "sec-fetch-site": "cross-site",
     });
     assert.equal(withCookieToo.status, 501, "the cookie's token, sent as Bearer, is known to the sender");
+  });
+
+  it("does not stop a form that carries its own access_token, from anywhere", async () => {
+    const form = await post(
+      { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+      `access_token=${encodeURIComponent(TOKEN)}`,
+    );
+    assert.equal(form.status, 501, "Indiekit verified the form's token into a new session");
+    const wrong = await post({ origin: "https://evil.example" }, "access_token=made-up");
+    assert.equal(wrong.status, 401, "a made-up form token is Indiekit's to refuse");
   });
 
   it("lets a cross-site GET show the page: reading changes nothing", async () => {

@@ -92,4 +92,35 @@ for (const engine of engines) {
       assert.equal(status, 413);
     });
   });
+
+  // application.bodyLimit set, below and above its default: the multipart text limit follows it.
+  for (const bodyLimit of [5_000, 150_000])
+    describe(`multipart text fields follow application.bodyLimit: ${bodyLimit} (${engine.name})`, () => {
+      let mp: MediaServer;
+      before(async () => {
+        mp = await startMediaServer(
+          engine,
+          { maxBytes: 1_000_000 },
+          { config: { application: { bodyLimit } } },
+        );
+      });
+      after(() => mp.close());
+
+      const send = async (length: number) => {
+        const form = new FormData();
+        form.append("h", "entry");
+        form.append("content", "y".repeat(length));
+        return mp.upload(form, await mp.server.token("create"), mp.micropub);
+      };
+
+      it("takes text fields up to the limit and refuses them past it, naming the limit", async () => {
+        // The field's name and the other field count too: well under the limit is taken.
+        const taken = await send(bodyLimit - 100);
+        assert.ok([201, 202].includes(taken.status), `${taken.status} ${await taken.text()}`);
+        const refused = await send(bodyLimit + 1);
+        assert.equal(refused.status, 413);
+        const body = (await refused.json()) as { error_description: string };
+        assert.match(body.error_description, new RegExp(`over the ${bodyLimit.toLocaleString("en")} bytes`));
+      });
+    });
 }

@@ -195,6 +195,68 @@ for (const engine of engines) {
       assert.match(textOf(smtp.mails.at(-1) as Mail), /Subject: possekit: Social refused the credentials/);
       assert.equal(hook.calls.length, 2, "refused is not among NOTIFY_WEBHOOK_EVENTS");
     });
+
+    it("a streak open at a restart is not mailed again, and its recovery is mailed by the new process", async () => {
+      const other = new TestTarget("https://other.example/@me", { name: "Other" });
+      other.behaviour = () => {
+        throw new SyndicationError("Other: 422 Validation failed", { status: 422, permanent: true });
+      };
+      const core = (notices: Notifier) =>
+        new Syndication({
+          database: fixture.database,
+          posts: fixture.posts,
+          syndicators: () => [other],
+          publication,
+          logger: silent,
+          notices,
+        });
+      const send = async (through: Syndication, notices: Notifier, day: number) => {
+        const post = await fixture.createPost(`2024-07-${String(day).padStart(2, "0")}T00:00:00Z`, [
+          other.info.uid,
+        ]);
+        await through.runs.syndicatePost(post.url, "manual");
+        await notices.idle();
+      };
+      const mails = smtp.mails.length;
+      const before = core(notifier);
+      await send(before, notifier, 1);
+      await before.runs.shutdown();
+      assert.equal(smtp.mails.length, mails + 1, "the streak's first failure is mailed");
+      // A restart: a new notifier and core over the same database, nothing carried over in memory.
+      const restart = () =>
+        new Notifier({
+          database: fixture.database,
+          settings: notificationSettings(
+            { NOTIFY_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, NOTIFY_EMAIL_TO: "me@example.org" },
+            publication.me,
+          ),
+          logger: silent,
+          fetchPolicy: { allowPrivate: true },
+          pageUrl: "https://example.org/syndicate",
+        });
+      const life = async (work: (through: Syndication, notices: Notifier) => Promise<void>) => {
+        const notices = restart();
+        const through = core(notices);
+        try {
+          await work(through, notices);
+        } finally {
+          await through.runs.shutdown();
+          await notices.idle();
+          notices.close();
+        }
+      };
+      await life(async (through, notices) => {
+        await send(through, notices, 2);
+        assert.equal(smtp.mails.length, mails + 1, "the same streak: nothing new after the restart");
+      });
+      // Another restart, and the first thing the target does is take a post.
+      other.behaviour = (call, count) => copyUrl(other.info.uid, call.postUrl, count);
+      await life(async (through, notices) => {
+        await send(through, notices, 3);
+        assert.equal(smtp.mails.length, mails + 2);
+        assert.match(textOf(smtp.mails.at(-1) as Mail), /Subject: possekit: Other works again/);
+      });
+    });
   });
 }
 

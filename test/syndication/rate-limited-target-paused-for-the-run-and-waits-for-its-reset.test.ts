@@ -1,6 +1,7 @@
 // A 429 from Mastodon with X-RateLimit-Reset: the next attempt waits for the service's reset time
 // (later than the backoff), and the run's next posts are not sent to that target (the account is
-// limited, not the post); the other target goes on. A 401 pauses the target the same way.
+// limited, not the post); the other target goes on. A 401 or a 403 pauses the target the same way,
+// and a refusal outlasts the run.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
@@ -86,6 +87,35 @@ for (const engine of engines) {
         second?.targets[0]?.error ?? "",
         /^Paused: \S+ refused the credentials \(.*\), until a check succeeds/,
       );
+    });
+
+    it("a 403 pauses the target as a 401 does, for the rest of the run and for the next run", async () => {
+      limited.setFailure(403, "This action is outside the authorized scopes");
+      const mine = new Set<string>();
+      for (const day of ["01", "02"])
+        mine.add((await fixture.createPost(`2024-04-${day}T00:00:00Z`, [limitedUid])).url);
+      const before = statusPosts(limited).length;
+      const { results } = await collect(await fixture.syndication.runs.startBatch("batch"));
+      // Posts left over by the tests above may be in the run too: only this test's two count.
+      const [first, second] = results.filter((result) => mine.has(result.url));
+      assert.equal(statusPosts(limited).length - before, 1, "one refusal, not one per post");
+      assert.match(first?.targets[0]?.error ?? "", /403/);
+      assert.match(
+        second?.targets[0]?.error ?? "",
+        /^Paused: \S+ refused the credentials \(.*\), until a check succeeds/,
+      );
+      // The refusal is kept in the target's health: the next run starts with the target paused and
+      // checks it first; the check is refused too, so nothing is sent (the service would take posts).
+      limited.setFailure(
+        403,
+        "This action is outside the authorized scopes",
+        "GET /api/v1/accounts/verify_credentials",
+      );
+      const third = await fixture.createPost("2024-04-03T00:00:00Z", [limitedUid]);
+      const next = await collect(await fixture.syndication.runs.startBatch("batch"));
+      assert.equal(statusPosts(limited).length - before, 1, "nothing sent while the refusal lasts");
+      const thirdResult = next.results.find((result) => result.url === third.url);
+      assert.match(thirdResult?.targets[0]?.error ?? "", /^Paused: \S+ refused the credentials/);
     });
   });
 }

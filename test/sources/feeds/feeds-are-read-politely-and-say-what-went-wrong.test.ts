@@ -134,6 +134,11 @@ for (const engine of engines) {
       world.clock.advance(3600_000);
       await world.feeds.pollIfDue();
       assert.equal(site.requests.length, asked, "never asked again");
+      // A push (a WebSub notification, a deploy webhook) reads a feed at once, due or not: never a
+      // stopped one.
+      const pushed = await readNow(world);
+      assert.equal(site.requests.length, asked, "a push does not read a stopped feed");
+      assert.equal(pushed.state, "stopped");
     });
   });
 
