@@ -29,5 +29,15 @@ describe("a notification's error text", () => {
       "Social: 401 The access token is invalid",
     );
     assert.equal(withoutSecrets(`a ${"b".repeat(31)} c`), `a ${"b".repeat(31)} c`);
+    // A long URL stays whole (a Reconnect link, a post's address): its parts are not one long run.
+    const long = "https://social.example/syndicate/accounts?reconnect=acc-1234#accounts-mastodon";
+    assert.equal(withoutSecrets(`Reconnect: ${long}`), `Reconnect: ${long}`);
+  });
+
+  it("hides a long token inside a URL, keeping the rest of it", () => {
+    assert.equal(
+      withoutSecrets(`POST https://hooks.example/services/${LONG}/x answered 404`),
+      "POST https://hooks.example/services/[hidden]/x answered 404",
+    );
   });
 });

@@ -41,8 +41,15 @@ export function withoutSecrets(text: string): string {
       /\b(access_token|token|password|secret|apikey|api_key|key)(["']?\s*[=:]\s*["']?)[^\s"'&,;]+/gi,
       "$1$2[hidden]",
     )
-    .replace(/[A-Za-z0-9_\-+/=.]{32,}/g, (run) => (/^https?:/.test(run) ? run : "[hidden]"));
+    .replace(URL_OR_RUN, (found, url: string | undefined) =>
+      // A URL says where the failure was: it stays, but a long token inside one of its segments (a
+      // webhook's secret path) does not; `/` is kept out of the run, so an ordinary path survives.
+      url ? url.replace(/[A-Za-z0-9_\-+=.]{32,}/g, "[hidden]") : "[hidden]",
+    );
 }
+
+/** A URL (group 1), or else a run of 32 or more characters a token is made of. */
+const URL_OR_RUN = /(https?:\/\/[^\s"'<>]+)|[A-Za-z0-9_\-+/=.]{32,}/g;
 
 const WHAT: Record<FailureNotice["kind"], (notice: FailureNotice) => string> = {
   refused: (n) => `${n.targetName} refused the credentials`,
