@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generated mutants (StrykerJS, issue 44) on the files a change touches: the TypeScript files of the
+// Generated mutants (StrykerJS, decision 0057) on the files a change touches: the TypeScript files of the
 // folders stryker.config.mjs names that differ from a base commit are mutated, each tested by the
 // test files that reach it (its own *.test.ts beside it, and the unit and integration test files that
 // import it by name; system tests start processes whose coverage Stryker cannot see). The report

@@ -41,7 +41,7 @@ export function withoutSecrets(text: string): string {
       /\b(access_token|token|password|secret|apikey|api_key|key)(["']?\s*[=:]\s*["']?)[^\s"'&,;]+/gi,
       "$1$2[hidden]",
     )
-    .replace(URL_OR_RUN, (found, url: string | undefined) =>
+    .replace(URL_OR_RUN, (_run, url: string | undefined) =>
       // A URL says where the failure was: it stays, but a long token inside one of its segments (a
       // webhook's secret path) does not; `/` is kept out of the run, so an ordinary path survives.
       url ? url.replace(/[A-Za-z0-9_\-+=.]{32,}/g, "[hidden]") : "[hidden]",
