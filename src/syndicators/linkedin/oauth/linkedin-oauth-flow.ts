@@ -4,9 +4,8 @@
 // token and the app are kept sealed with it, so that Disconnect can revoke the token, and the
 // token's end is among its options, for the warnings before it (linkedin-token-expiry.ts), which
 // its watch sends by itself.
-import express from "express";
 import type { AccountFlow } from "../../../contract/account-flow.ts";
-import { HttpError } from "../../../contract/http-error.ts";
+import { flowRedirectUri, routesWithDatabase } from "../../shared/oauth-flow-routes.ts";
 import { LINKEDIN_API_URL, linkedinAccountFields } from "../linkedin-account.ts";
 import { linkedinConnectRoutes } from "./linkedin-connect-routes.ts";
 import { LinkedinApps, linkedinOAuthMigrations } from "./linkedin-oauth-store.ts";
@@ -41,47 +40,33 @@ export function linkedinOAuthFlowFor(apiUrl = LINKEDIN_API_URL): AccountFlow {
       const { database, secretSealer } = server;
       if (!database || !secretSealer) return {};
       const setAt = await new LinkedinApps(database, secretSealer).setAt();
-      const applicationUrl = server.config.application.url.replace(/\/+$/, "");
-      return { appSetAt: setAt ?? null, redirectUri: `${applicationUrl}${basePath}/callback` };
+      return { appSetAt: setAt ?? null, redirectUri: flowRedirectUri(server, basePath) };
     },
     routes({ server, basePath, accountsPath, now }) {
-      const { database, accounts, secretSealer } = server;
-      if (!database || !accounts || !secretSealer) {
-        const router = express.Router();
-        router.use((_req, _res, next) =>
-          next(
-            new HttpError(
-              501,
-              "not_implemented",
-              "Connecting an account needs the server's database",
-            ).localized("accounts.oauth.noDatabase"),
-          ),
-        );
-        return router;
-      }
-      const applicationUrl = server.config.application.url.replace(/\/+$/, "");
-      return linkedinConnectRoutes({
-        database,
-        sealer: secretSealer,
-        policy: { allowPrivate: server.config.fetch.allowPrivate, ownSite: server.publication.me },
-        apiUrl,
-        redirectUri: `${applicationUrl}${basePath}/callback`,
-        accountsPath,
-        now,
-        async saveAccount(token, app) {
-          const fields = linkedinAccountFields(token.member, apiUrl);
-          await accounts.save({
-            type: "linkedin",
-            options: { ...fields.options, tokenExpiresAt: token.expiresAt.toISOString() },
-            display: fields.display,
-            secrets: {
-              accessToken: token.accessToken,
-              clientId: app.clientId,
-              clientSecret: app.clientSecret,
-            },
-          });
-        },
-      });
+      return routesWithDatabase(server, ({ database, accounts, sealer }) =>
+        linkedinConnectRoutes({
+          database,
+          sealer,
+          policy: { allowPrivate: server.config.fetch.allowPrivate, ownSite: server.publication.me },
+          apiUrl,
+          redirectUri: flowRedirectUri(server, basePath),
+          accountsPath,
+          now,
+          async saveAccount(token, app) {
+            const fields = linkedinAccountFields(token.member, apiUrl);
+            await accounts.save({
+              type: "linkedin",
+              options: { ...fields.options, tokenExpiresAt: token.expiresAt.toISOString() },
+              display: fields.display,
+              secrets: {
+                accessToken: token.accessToken,
+                clientId: app.clientId,
+                clientSecret: app.clientSecret,
+              },
+            });
+          },
+        }),
+      );
     },
   };
 }

@@ -2,9 +2,8 @@
 // the pending states, the refreshed tokens) and its routes on the running server. The Graph API's
 // and the Authorization Window's addresses are Meta's; threadsOAuthFlowFor names others (a
 // stand-in such as dev/sandbox/threads-server.ts).
-import express from "express";
 import type { AccountFlow } from "../../../contract/account-flow.ts";
-import { HttpError } from "../../../contract/http-error.ts";
+import { flowRedirectUri, routesWithDatabase } from "../../shared/oauth-flow-routes.ts";
 import { THREADS_API_URL } from "../threads-options.ts";
 import { DatabaseTokenStore } from "../threads-tokens.ts";
 import { threadsConnectRoutes } from "./threads-connect-routes.ts";
@@ -23,41 +22,27 @@ export const threadsOAuthFlowFor = (endpoints: ThreadsEndpoints): AccountFlow =>
   },
   /** Whether the Meta app is set (never its id or secret) and the redirect URI it must list. */
   async page({ server, basePath }) {
-    const applicationUrl = server.config.application.url.replace(/\/+$/, "");
     const { database, secretSealer } = server;
     const app = database && secretSealer ? await new ThreadsApps(database, secretSealer).find() : undefined;
     return {
       appSetAt: app?.setAt ?? null,
-      redirectUri: `${applicationUrl}${basePath}/callback`,
+      redirectUri: flowRedirectUri(server, basePath),
     };
   },
   routes({ server, basePath, accountsPath, now }) {
-    const { database, accounts, secretSealer } = server;
-    if (!database || !accounts || !secretSealer) {
-      const router = express.Router();
-      router.use((_req, _res, next) =>
-        next(
-          new HttpError(
-            501,
-            "not_implemented",
-            "Connecting an account needs the server's database",
-          ).localized("accounts.oauth.noDatabase"),
-        ),
-      );
-      return router;
-    }
-    const applicationUrl = server.config.application.url.replace(/\/+$/, "");
-    return threadsConnectRoutes({
-      database,
-      sealer: secretSealer,
-      endpoints,
-      redirectUri: `${applicationUrl}${basePath}/callback`,
-      accountsPath,
-      now,
-      async saveAccount(account) {
-        await accounts.save(account);
-      },
-    });
+    return routesWithDatabase(server, ({ database, accounts, sealer }) =>
+      threadsConnectRoutes({
+        database,
+        sealer,
+        endpoints,
+        redirectUri: flowRedirectUri(server, basePath),
+        accountsPath,
+        now,
+        async saveAccount(account) {
+          await accounts.save(account);
+        },
+      }),
+    );
   },
 });
 
