@@ -47,6 +47,12 @@ describe("the Atom feed", () => {
     // Without a name, the title is the content's text.
     assert.equal(feed.entry[1].title, "A short note");
   });
+
+  it("titles a note without a name with its text as read, not as HTML escapes it", () => {
+    const xml = atomFeed([view({ html: "<p>Tom &amp; Jerry &lt;3 &quot;cheese&quot;</p>" })], site);
+    const feed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml).feed;
+    assert.equal(feed.entry.title, `Tom & Jerry <3 "cheese"`);
+  });
 });
 
 describe("plain-text content on the page", () => {

@@ -6,6 +6,7 @@
 // listed nowhere; a private post only to the signed-in owner, and to anyone else exactly as a URL
 // with no post (404, never 403 or 410), so that its existence is not given away.
 import express, { type Request, type RequestHandler, type Router } from "express";
+import { decodeEntities } from "../../contract/plain-text.ts";
 import type { Post } from "../../contract/posts.ts";
 import type { SyndicatorInfo } from "../../contract/syndicator.ts";
 import { visibilityOf } from "../../contract/visibility.ts";
@@ -84,10 +85,11 @@ const xml = (text: string) =>
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c] ?? c,
   );
 
+// A note's title in the Atom feed is the start of its text: tags dropped and entities decoded, so
+// that "Tom &amp; Jerry" in the HTML reads "Tom & Jerry" (xml() escapes it once, for the feed).
 const plainTitle = (view: PostView) =>
   view.name ??
-  view.html
-    .replace(/<[^>]*>/g, " ")
+  decodeEntities(view.html.replace(/<[^>]*>/g, " "))
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, 80);
