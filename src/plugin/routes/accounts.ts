@@ -11,7 +11,6 @@ import express, {
   type Response,
   type Router,
 } from "express";
-import { rateLimit } from "express-rate-limit";
 import { z } from "zod";
 import {
   ACCOUNT_TYPE_NAMES,
@@ -26,6 +25,7 @@ import { HttpError } from "../../contract/http-error.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
+import { ownerActionLimiter } from "./owner-action-limiter.ts";
 import type { RouteContext } from "./route-context.ts";
 
 /** Connect and disconnect attempts per session and window. */
@@ -100,25 +100,10 @@ function ownerOnly(req: Request, _res: Response, next: NextFunction): void {
 }
 
 function connectLimiter(): RequestHandler {
-  return rateLimit({
-    ...CONNECT_LIMIT,
-    standardHeaders: "draft-8",
-    legacyHeaders: false,
-    keyGenerator: (req) => req.auth?.credentialId ?? "unknown",
-    handler: (_req, _res, next, settings) => {
-      const seconds = Math.ceil(settings.windowMs / 1000);
-      next(
-        new HttpError(
-          429,
-          "too_many_requests",
-          `Too many attempts to connect accounts; try again in ${seconds} seconds`,
-          {
-            "Retry-After": String(seconds),
-          },
-        ),
-      );
-    },
-  });
+  return ownerActionLimiter(
+    CONNECT_LIMIT,
+    (seconds) => `Too many attempts to connect accounts; try again in ${seconds} seconds`,
+  );
 }
 
 function accountsOf(context: RouteContext, res: Response): Accounts {

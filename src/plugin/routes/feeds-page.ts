@@ -19,7 +19,6 @@ import express, {
   type Response,
   type Router,
 } from "express";
-import { rateLimit } from "express-rate-limit";
 import { z } from "zod";
 import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
@@ -38,6 +37,7 @@ import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
 import { PageFeedStore } from "../../sources/feeds/page-feed-store.ts";
 import { feedIdOf, feedPostsHref } from "../page/feed-view.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
+import { ownerActionLimiter } from "./owner-action-limiter.ts";
 import type { RouteContext } from "./route-context.ts";
 
 /** Discover and add attempts per session and window: each one fetches a stranger's address. */
@@ -53,20 +53,9 @@ function ownerOnly(req: Request, res: Response, next: NextFunction): void {
 }
 
 function lookupLimiter(): RequestHandler {
-  return rateLimit({
-    ...FEED_LOOKUP_LIMIT,
-    standardHeaders: "draft-8",
-    legacyHeaders: false,
-    keyGenerator: (req) => req.auth?.credentialId ?? "unknown",
-    handler: (_req, res, next, settings) => {
-      const seconds = Math.ceil(settings.windowMs / 1000);
-      next(
-        new HttpError(429, "too_many_requests", translatorOf(res)("feedsPage.errors.tooMany", { seconds }), {
-          "Retry-After": String(seconds),
-        }),
-      );
-    },
-  });
+  return ownerActionLimiter(FEED_LOOKUP_LIMIT, (seconds, res) =>
+    translatorOf(res)("feedsPage.errors.tooMany", { seconds }),
+  );
 }
 
 interface Running {

@@ -12,7 +12,6 @@ import express, {
   type Response,
   type Router,
 } from "express";
-import { rateLimit } from "express-rate-limit";
 import { z } from "zod";
 import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
@@ -37,6 +36,7 @@ import {
   testMessage,
 } from "../../notifications/test-message.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
+import { ownerActionLimiter } from "./owner-action-limiter.ts";
 import type { RouteContext } from "./route-context.ts";
 
 /** Saves and tests per session and window: each one connects to a server the owner named. */
@@ -96,25 +96,10 @@ function ownerOnly(req: Request, _res: Response, next: NextFunction): void {
 }
 
 function limiter(): RequestHandler {
-  return rateLimit({
-    ...NOTIFICATIONS_LIMIT,
-    standardHeaders: "draft-8",
-    legacyHeaders: false,
-    keyGenerator: (req) => req.auth?.credentialId ?? "unknown",
-    handler: (_req, _res, next, settings) => {
-      const seconds = Math.ceil(settings.windowMs / 1000);
-      next(
-        new HttpError(
-          429,
-          "too_many_requests",
-          `Too many saves and tests of notifications; try again in ${seconds} seconds`,
-          {
-            "Retry-After": String(seconds),
-          },
-        ),
-      );
-    },
-  });
+  return ownerActionLimiter(
+    NOTIFICATIONS_LIMIT,
+    (seconds) => `Too many saves and tests of notifications; try again in ${seconds} seconds`,
+  );
 }
 
 function notificationsOf(context: RouteContext, res: Response): Notifications {
