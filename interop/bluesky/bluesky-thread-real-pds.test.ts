@@ -179,7 +179,9 @@ describe("Bluesky threads against a real PDS", () => {
     const refusalsBefore = proxy.answers.filter((a) => a.nsid === "com.atproto.repo.applyWrites").length;
     const first = await syndicate(`?source_url=${encodeURIComponent(post)}`);
     assert.equal(first.status, "failed", JSON.stringify(first));
-    const refused = proxy.answers.filter((a) => a.nsid === "com.atproto.repo.applyWrites").slice(refusalsBefore);
+    const refused = proxy.answers
+      .filter((a) => a.nsid === "com.atproto.repo.applyWrites")
+      .slice(refusalsBefore);
     assert.equal(refused.length, 1, "one applyWrites, refused");
     assert.equal(refused[0]?.status, 400);
     assert.match(
