@@ -133,6 +133,23 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
     await assertNoThreadSettings(account?.id ?? "");
 
     const created = await app.createPost({ content: "Hello GoToSocial", targets: [account?.uid ?? ""] });
+    // Nor a thread choice for one post: refused in the reader's language, nothing kept.
+    const id = (await app.server.host.posts?.findByUrl(created))?.id;
+    const choice = await fetch(`${app.url}/syndicate/posts/${id}/thread`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${app.token}`,
+        accept: "application/json",
+        "accept-language": "fr",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ target_uid: account?.uid, thread: "on" }),
+    });
+    assert.equal(choice.status, 400);
+    assert.match(
+      ((await choice.json()) as { error_description: string }).error_description,
+      /n’envoie pas de fils/,
+    );
     const result = (await (
       await app.syndicate(`?source_url=${encodeURIComponent(created)}`)
     ).json()) as PostResult;

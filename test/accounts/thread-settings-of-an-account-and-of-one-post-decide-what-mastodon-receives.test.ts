@@ -297,13 +297,28 @@ for (const engine of engines) {
       const other = await form(
         `/posts/${id}/thread`,
         { target_uid: "https://nowhere.example/@x", thread: "on" },
-        { "accept-language": "fr", accept: "application/json" },
+        { accept: "application/json" },
       );
       assert.equal(other.status, 400);
       assert.match(
         ((await other.json()) as { error_description: string }).error_description,
-        /n’envoie pas de fils/,
+        /This post has no such target/,
       );
+      // A target that can make threads, but one this post does not name: nothing kept unseen.
+      // The page is shown again with "This post has no such target", as for its text.
+      const unnamed = await form(`/posts/${id}/thread`, { target_uid: configured.uid, thread: "on" });
+      assert.equal(unnamed.status, 303);
+      assert.equal(unnamed.headers.get("location"), `/syndicate/posts/${id}/preview`);
+      assert.equal(
+        (
+          await app.server.host.database?.query(
+            "SELECT 1 FROM syndication_thread_choices WHERE post_id = $1",
+            [id],
+          )
+        )?.rows.length,
+        0,
+      );
+
       const createOnly = await fetch(`${app.endpoint}/posts/${id}/thread`, {
         method: "POST",
         headers: {

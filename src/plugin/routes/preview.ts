@@ -272,11 +272,17 @@ export function threadChoiceRoute(context: RouteContext): RequestHandler {
     const syndicator = services.syndicators.find((s) => s.info.uid === targetUid);
     const json = !isHtmx(req) && !prefersHtml(req);
     const name = syndicator?.info.name ?? targetUid;
+    // A choice for a target the post does not name would be kept unseen.
+    const named = (await services.syndication.copies.preview(post)).some(
+      (target) => target.uid === targetUid,
+    );
     const refusal = !parsed.success
       ? t("syndicate.preview.threadChoice.invalid")
-      : !syndicator?.threads
-        ? t("syndicate.preview.threadChoice.cannot", { target: name })
-        : undefined;
+      : !named
+        ? t("syndicate.preview.unknownTarget")
+        : !syndicator?.threads
+          ? t("syndicate.preview.threadChoice.cannot", { target: name })
+          : undefined;
     if (refusal || !parsed.success) {
       if (json) return jsonError(res, 400, "invalid_request", refusal ?? "");
       await answer(req, res, services, post, targetUid, { kind: "error", text: refusal ?? "", status: 400 });
