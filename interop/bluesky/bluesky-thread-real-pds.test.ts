@@ -1,7 +1,8 @@
 // Decision 0055: a long post sent as a thread to a real Bluesky PDS, in one applyWrites. `possekit
 // serve` runs with the Bluesky target's `thread: true`; the records are read back from the PDS: one
 // chain (each post's reply names its parent and the root by the CIDs the PDS gave them), createdAt
-// one millisecond apart, and after an answer lost and a retry exactly as many records as posts.
+// one millisecond apart, after an answer lost and a retry exactly as many records as posts, and
+// after a write the PDS refused (one record of three spoiled on the way) none at all.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
@@ -161,5 +162,40 @@ describe("Bluesky threads against a real PDS", () => {
     assert.equal(records.length, 3, "the resend made no second thread");
     assertOneChain(records);
     assert.equal(retried?.targets[0]?.url?.split("/").pop(), records[0]?.uri.split("/").pop());
+  });
+
+  it("a thread the PDS refuses for one bad record leaves no record of it, and the retry writes exactly three", async () => {
+    const tag = `R${Date.now()}`;
+    const post = await createPost(threeParagraphs(tag));
+    // The third record made too long for app.bsky.feed.post (300 graphemes): the PDS checks every
+    // record of the applyWrites before it commits any, so the two good ones must not be written.
+    proxy.spoilNext("com.atproto.repo.applyWrites", (body) => {
+      const writes = (body as { writes: { value: { text: string } }[] }).writes;
+      const third = writes[2];
+      assert.ok(third, "the applyWrites carries the third post");
+      third.value.text = `${third.value.text} ${"x".repeat(400)}`;
+      return body;
+    });
+    const refusalsBefore = proxy.answers.filter((a) => a.nsid === "com.atproto.repo.applyWrites").length;
+    const first = await syndicate(`?source_url=${encodeURIComponent(post)}`);
+    assert.equal(first.status, "failed", JSON.stringify(first));
+    const refused = proxy.answers
+      .filter((a) => a.nsid === "com.atproto.repo.applyWrites")
+      .slice(refusalsBefore);
+    assert.equal(refused.length, 1, "one applyWrites, refused");
+    assert.equal(refused[0]?.status, 400);
+    assert.match(
+      refused[0]?.message ?? "",
+      /Invalid app\.bsky\.feed\.post record/,
+      `the PDS itself refused the record: ${JSON.stringify(refused[0])}`,
+    );
+    assert.equal((await threadRecords(tag)).length, 0, "no post of the refused thread is in the repo");
+
+    const batch = await syndicate("/retry");
+    const retried = batch.results?.find((result) => result.url === post);
+    assert.equal(retried?.status, "syndicated", `${JSON.stringify(batch)}\n${server.output()}`);
+    const records = await threadRecords(tag);
+    assert.equal(records.length, 3, "the retry wrote the thread once, whole");
+    assertOneChain(records);
   });
 });

@@ -120,8 +120,13 @@ export interface ConnectedAccount {
   type: AccountType;
   /** The target uid its syndicator has: what posts name in mp-syndicate-to. */
   uid: string;
-  /** The syndicator's options without the secrets. */
+  /** The syndicator's options without the secrets, as connecting found them. */
   options: Record<string, unknown>;
+  /**
+   * Options the owner set on the Accounts page (the thread options, decision 0058): they win over
+   * `options`, and a reconnect keeps them.
+   */
+  settings: Record<string, unknown>;
   display: AccountDisplay;
   /** Each stored secret's field and when it was set; never its value. */
   secretsSetAt: Record<string, Date>;
@@ -201,6 +206,12 @@ export interface Accounts {
   byUid(uid: string): Promise<ConnectedAccount | null>;
   /** Adds or replaces (same uid) an account and registers its syndicator at once. */
   save(input: AccountInput): Promise<ConnectedAccount>;
+  /**
+   * Sets options of the account from the page (merged into its settings) and registers its
+   * syndicator built with them at once; other instances pick them up when they sync. Throws an
+   * AccountError ("not_found", or "invalid" when the syndicator refuses them).
+   */
+  saveSettings(id: string, settings: Record<string, unknown>): Promise<ConnectedAccount>;
   /** Unregisters the account's syndicator at once and deletes it with its secrets; null if unknown. */
   remove(id: string): Promise<ConnectedAccount | null>;
   /** The account's secrets, opened. For revoking them; never log or render them. */

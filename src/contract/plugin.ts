@@ -18,6 +18,7 @@ import type {
   Publication,
   SyndicateOptions,
   SyndicatorInfo,
+  ThreadOptions,
 } from "./syndicator.ts";
 
 export interface NavigationItem {
@@ -96,6 +97,11 @@ export interface SyndicatorPlugin extends Plugin {
    * page); absent: it fails and waits for the user's retry.
    */
   holdWhileRefused?: boolean;
+  /**
+   * The target's thread options (decision 0055), present when it can make a long post a thread:
+   * the Accounts page shows them, and the preview offers a choice per post (decision 0058).
+   */
+  threads?: ThreadOptions;
   /**
    * Keeps an expiring credential alive with nobody watching (Threads refreshes its 60-day token
    * once it is a day old): the scheduler calls it at each wake-up. Resolves to when the credential

@@ -32,6 +32,8 @@ export interface SyndicateOptions {
   text?: string;
   /** The site's choice for this post and target (see SiteText); `text` wins over it. */
   site?: SiteText;
+  /** The user's thread choice for this post and target (PreviewOptions.thread). */
+  thread?: boolean;
 }
 
 /**
@@ -115,6 +117,23 @@ export interface PreviewOptions {
   text?: string;
   /** The site's choice for this post and target; `text` wins over it. */
   site?: SiteText;
+  /**
+   * The user's choice for this post and target (decision 0058): true, a long text becomes a thread;
+   * false, it is cut and linked. Absent: the target's own `thread` option. Own words are one post.
+   */
+  thread?: boolean;
+}
+
+/** A target's thread options (decision 0055): its configuration's, or its account's page's. */
+export interface ThreadOptions {
+  /** A post longer than the limit becomes a thread instead of being cut. */
+  thread: boolean;
+  /** At most this many posts; a longer text is cut and linked. */
+  threadMax: number;
+  /** Each post ends with " 1/3". */
+  threadNumbering: boolean;
+  /** The post that links to the original. */
+  threadPermalink: "first" | "last";
 }
 
 export interface Publication {
@@ -141,4 +160,6 @@ export interface CopyChangeOptions {
   text?: string;
   /** update: the site's choice for this post and target; `text` wins over it. */
   site?: SiteText;
+  /** update: the user's thread choice for this post and target (PreviewOptions.thread). */
+  thread?: boolean;
 }

@@ -73,6 +73,15 @@ export interface SendOptions {
   words?: PreviewOptions | undefined;
 }
 
+/** What a send or an edit is told of the post's words for the target: each only when there is one. */
+function told(words: PreviewOptions | undefined): PreviewOptions {
+  return {
+    ...(words?.text === undefined ? {} : { text: words.text }),
+    ...(words?.site === undefined ? {} : { site: words.site }),
+    ...(words?.thread === undefined ? {} : { thread: words.thread }),
+  };
+}
+
 export async function callSyndicator(
   syndicator: SyndicatorPlugin,
   properties: PostProperties,
@@ -86,8 +95,7 @@ export async function callSyndicator(
         signal,
         ...(resumeFrom ? { resumeFrom } : {}),
         ...(checkpoint ? { checkpoint } : {}),
-        ...(words?.text === undefined ? {} : { text: words.text }),
-        ...(words?.site === undefined ? {} : { site: words.site }),
+        ...told(words),
       })
       .then((returned): SyndicatorOutcome => {
         const parsed = copyUrl.safeParse(returned);
@@ -120,8 +128,7 @@ export function callFollowUp(
       if (!syndicator.update) throw new Error(`${syndicator.info.name} cannot edit its copies`);
       await syndicator.update(properties, publication, {
         ...options,
-        ...(copy.words?.text === undefined ? {} : { text: copy.words.text }),
-        ...(copy.words?.site === undefined ? {} : { site: copy.words.site }),
+        ...told(copy.words),
       });
     } else {
       if (!syndicator.delete) throw new Error(`${syndicator.info.name} cannot delete its copies`);

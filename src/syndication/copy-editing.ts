@@ -19,6 +19,8 @@ export interface TargetPreview {
   /** The copy, once sent. */
   url?: string;
   ownText?: OwnText;
+  /** The user's thread choice for this post and target (decision 0058); absent: the target's option. */
+  threadChoice?: boolean;
   /** The site's choice for this target's text (a feed entry's), used where there is no ownText. */
   siteText?: SiteText;
   preview: CopyPreview | null;
@@ -35,15 +37,17 @@ export class CopyEditing {
    */
   async preview(post: Post): Promise<TargetPreview[]> {
     const syndicators = this.parts.deps.syndicators();
-    const [entries, texts] = await Promise.all([
+    const [entries, texts, threadChoices] = await Promise.all([
       this.parts.ledger.entriesForPost(post.id),
       this.parts.ownTexts.forPost(post),
+      this.parts.threadChoices.forPost(post),
     ]);
     const uids = [...new Set([...requestedTargets(post), ...entries.map((entry) => entry.targetUid)])];
     return uids.map((uid): TargetPreview => {
       const syndicator = syndicators.find((s) => s.info.uid === uid);
       const own = texts.get(uid);
-      const words = wordsFor(post, texts, uid);
+      const words = wordsFor(post, texts, uid, threadChoices);
+      const threadChoice = threadChoices.get(uid);
       const entry = entries.find((e) => e.targetUid === uid);
       const base = {
         uid,
@@ -52,6 +56,7 @@ export class CopyEditing {
         ...(entry?.url ? { url: entry.url } : {}),
         ...(own ? { ownText: own } : {}),
         ...(words.site ? { siteText: words.site } : {}),
+        ...(threadChoice === undefined ? {} : { threadChoice }),
       };
       if (!syndicator?.preview) return { ...base, preview: null };
       const preview = syndicator.preview(post.properties, this.parts.deps.publication, words);
@@ -60,17 +65,23 @@ export class CopyEditing {
   }
 
   /**
-   * What one target would receive with `text` as the user's own words (nothing is saved); without
-   * one, what it receives with no own words: the site's choice, else the template.
+   * What one target would receive with `text` as the user's own words (nothing is saved): one post,
+   * whatever the thread choice.
    */
-  previewText(post: Post, targetUid: string, text: string | undefined): CopyPreview | null {
+  previewText(post: Post, targetUid: string, text: string): CopyPreview | null {
     const syndicator = this.parts.deps.syndicators().find((s) => s.info.uid === targetUid);
     if (!syndicator?.preview) return null;
-    return syndicator.preview(
-      post.properties,
-      this.parts.deps.publication,
-      text === undefined ? wordsFor(post, undefined, targetUid) : { text },
-    );
+    return syndicator.preview(post.properties, this.parts.deps.publication, { text });
+  }
+
+  /** The user chose a thread (true) or one cut post (false) for this post and target. */
+  saveThreadChoice(post: Post, targetUid: string, thread: boolean): Promise<void> {
+    return this.parts.threadChoices.save(post, targetUid, thread);
+  }
+
+  /** Back to the target's own `thread` option for this post. */
+  resetThreadChoice(post: Post, targetUid: string): Promise<void> {
+    return this.parts.threadChoices.reset(post, targetUid);
   }
 
   saveOwnText(post: Post, targetUid: string, text: string): Promise<void> {

@@ -68,13 +68,15 @@ export async function planFollowUps(context: PostSyndicationContext, post: Post)
   // written since, words meant for fewer readers, to copies anyone can read.
   const hidden = visibilityOf(post.properties) !== "public";
   const texts = hidden ? undefined : await context.ownTexts?.forPost(post);
+  const threadChoices = hidden ? undefined : await context.threadChoices?.forPost(post);
   for (const entry of entries) {
     // A copy the user removed stays on its way out, whatever the post becomes; nothing to edit.
     if (removed.has(entry.targetUid)) continue;
     // Restored before its copies were deleted: they stay.
     await cancel(find(entry.targetUid, "delete"));
     if (hidden) await cancel(find(entry.targetUid, "update"));
-    else if (entry.state === "syndicated") await planUpdate(context, post, entry, byUid, texts, find);
+    else if (entry.state === "syndicated")
+      await planUpdate(context, post, entry, byUid, { texts, threadChoices }, find);
   }
 }
 
@@ -83,13 +85,17 @@ async function planUpdate(
   post: Post,
   entry: LedgerEntry,
   byUid: ReadonlyMap<string, SyndicatorPlugin>,
-  texts: Map<string, { text: string }> | undefined,
+  choices: {
+    texts: Map<string, { text: string }> | undefined;
+    threadChoices: Map<string, boolean> | undefined;
+  },
   find: (uid: string, operation: FollowUp) => OperationEntry | undefined,
 ): Promise<void> {
   const uid = entry.targetUid;
   const syndicator = byUid.get(uid);
   if (!syndicator) return;
-  const preview = previewFor(syndicator, post.properties, context.publication, wordsFor(post, texts, uid));
+  const words = wordsFor(post, choices.texts, uid, choices.threadChoices);
+  const preview = previewFor(syndicator, post.properties, context.publication, words);
   if (!preview) return;
   // A like or a boost has nothing to edit.
   if (syndicator.update && preview.text === undefined) return;
@@ -137,6 +143,7 @@ export async function performFollowUps(
   const entries = await context.ledger.entriesForPost(post.id);
   const byUid = syndicatorsByUid(context.syndicators);
   const texts = await context.ownTexts?.forPost(post);
+  const threadChoices = await context.threadChoices?.forPost(post);
   const deletePending = new Set(due.filter((op) => op.operation === "delete").map((op) => op.targetUid));
   // Copies the user removed while keeping the post ("Undo a copy"): deleted though the post is not.
   const removed = await context.ledger.removedCopies(post.id);
@@ -171,7 +178,7 @@ export async function performFollowUps(
       force: run.force,
     });
     if (!claim?.entry.url) return { ...base, status: "skipped", error: BUSY_NOTE };
-    const words = wordsFor(post, texts, uid);
+    const words = wordsFor(post, texts, uid, threadChoices);
     // An edit's text is kept as a send's is; a delete sends nothing.
     if (op.operation === "update") await recordWhatIsSent(context, syndicator, post, claim, words);
     const outcome = await callFollowUp(syndicator, op.operation, post.properties, context.publication, {

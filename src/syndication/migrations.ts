@@ -317,6 +317,21 @@ CREATE TABLE syndication_removed_copies (
 );
 `;
 
+// The user's choice for one post on one target (decision 0058): a long text as a thread, or cut and
+// linked, whatever the target's `thread` option says. A change is noticed as an own text's is: a copy
+// that is out follows it.
+const threadChoices = `
+CREATE TABLE syndication_thread_choices (
+  post_id bigint NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+  target_uid text NOT NULL,
+  thread boolean NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (post_id, target_uid)
+);
+CREATE TRIGGER syndication_thread_choice_changed AFTER INSERT OR UPDATE OR DELETE ON syndication_thread_choices
+  FOR EACH ROW EXECUTE FUNCTION syndication_note_text_change();
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -337,4 +352,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/017-retry-trigger", sql: retryTrigger },
   { id: "endpoint-syndicate/018-sent-copies", sql: sentCopies },
   { id: "endpoint-syndicate/019-removed-copies", sql: removedCopies },
+  { id: "endpoint-syndicate/021-thread-choices", sql: threadChoices },
 ];

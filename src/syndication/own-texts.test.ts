@@ -27,11 +27,26 @@ const post = (extra: Partial<Post> = {}): Post => ({
 describe("the words of a copy", () => {
   it("are the user's own words first, then the site's choice, then none (the template)", () => {
     const own = new Map([[UID, { text: "My words" }]]);
-    assert.deepEqual(wordsFor(post(), own, UID), { text: "My words" });
-    assert.deepEqual(wordsFor(post(), undefined, UID), {
+    assert.deepEqual(wordsFor(post(), own, UID, undefined), { text: "My words" });
+    assert.deepEqual(wordsFor(post(), undefined, UID, undefined), {
       site: { text: "New: Hello", truncate: false, appendUrl: true },
     });
-    assert.deepEqual(wordsFor(post(), undefined, "https://other.example/"), {});
+    assert.deepEqual(wordsFor(post(), undefined, "https://other.example/", undefined), {});
+  });
+
+  it("carry the user's thread choice for that target, on or off, beside whichever words apply", () => {
+    const choices = new Map([
+      [UID, false],
+      ["https://other.example/", true],
+    ]);
+    const own = new Map([[UID, { text: "My words" }]]);
+    assert.deepEqual(wordsFor(post(), own, UID, choices), { text: "My words", thread: false });
+    assert.deepEqual(wordsFor(post(), undefined, UID, choices), {
+      site: { text: "New: Hello", truncate: false, appendUrl: true },
+      thread: false,
+    });
+    assert.deepEqual(wordsFor(post(), undefined, "https://other.example/", choices), { thread: true });
+    assert.deepEqual(wordsFor(post(), undefined, "https://third.example/", choices), {});
   });
 
   it("take the site's choice only from a post from elsewhere, and only a well-formed one", () => {

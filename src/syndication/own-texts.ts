@@ -4,7 +4,8 @@
 // Below them, the site's choice for a post read from its feed (decision 0038: POSSE Party's
 // `<posse:post>` text, truncate and append_url per target), kept by the feed source in the post
 // property `mp-syndicate-site-text`: used where the user has no own words for that target.
-// `wordsFor` is that order, for the preview, the send, the edit and the copy's digest alike.
+// `wordsFor` is that order, with the user's thread choice (thread-choices.ts), for the preview, the
+// send, the edit and the copy's digest alike.
 
 import { z } from "zod";
 import type { Database } from "../contract/database.ts";
@@ -65,17 +66,20 @@ export function siteTexts(post: Post): Map<string, SiteText> {
 
 /**
  * How the text of the post's copy on `uid` is made: the user's own words, else the site's choice,
- * else (empty) the target's template.
+ * else (empty) the target's template; and the user's thread choice for it, when there is one.
  */
 export function wordsFor(
   post: Post,
   ownTexts: ReadonlyMap<string, { text: string }> | undefined,
   uid: string,
+  threadChoices: ReadonlyMap<string, boolean> | undefined,
 ): PreviewOptions {
+  const thread = threadChoices?.get(uid);
+  const choice = thread === undefined ? {} : { thread };
   const own = ownTexts?.get(uid);
-  if (own) return { text: own.text };
+  if (own) return { text: own.text, ...choice };
   const site = siteTexts(post).get(uid);
-  return site ? { site } : {};
+  return site ? { site, ...choice } : choice;
 }
 
 export class OwnTexts {

@@ -24,6 +24,7 @@ import { RunLog } from "./run-log.ts";
 import type { ScheduleRules } from "./schedule-gate.ts";
 import { TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
+import { ThreadChoices } from "./thread-choices.ts";
 
 export interface SyndicationOptions {
   /** How long one target may take before it counts as failed (default 30 s). */
@@ -80,6 +81,7 @@ export class SyndicationParts {
   readonly runLog: RunLog;
   readonly lease: Lease;
   readonly ownTexts: OwnTexts;
+  readonly threadChoices: ThreadChoices;
   readonly changes: PostChanges;
 
   constructor(readonly deps: SyndicationDependencies) {
@@ -100,6 +102,7 @@ export class SyndicationParts {
       every: options.every,
     });
     this.ownTexts = new OwnTexts(deps.database, deps.posts);
+    this.threadChoices = new ThreadChoices(deps.database);
     this.changes = new PostChanges(deps.database);
   }
 

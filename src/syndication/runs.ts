@@ -282,6 +282,7 @@ export class Runs {
       targetTimeoutMs: this.parts.targetTimeoutMs,
       health: this.parts.health,
       ownTexts: this.parts.ownTexts,
+      threadChoices: this.parts.threadChoices,
       ...(this.parts.deps.notices ? { notices: this.parts.deps.notices } : {}),
       now: this.parts.clock,
     };
@@ -306,12 +307,20 @@ export class Runs {
   /** The ledger rows and own words of a page of posts, in two reads (a batch's walk). */
   private async knownOf(posts: readonly Post[]): Promise<Map<string, KnownOfPost>> {
     const ids = posts.map((post) => post.id);
-    const [entries, ownTexts] = await Promise.all([
+    const [entries, ownTexts, threadChoices] = await Promise.all([
       this.parts.ledger.summaryForPosts(ids),
       this.parts.ownTexts.forPosts(posts),
+      this.parts.threadChoices.forPosts(posts),
     ]);
     return new Map(
-      ids.map((id) => [id, { entries: entries.get(id) ?? [], ownTexts: ownTexts.get(id) ?? new Map() }]),
+      ids.map((id) => [
+        id,
+        {
+          entries: entries.get(id) ?? [],
+          ownTexts: ownTexts.get(id) ?? new Map(),
+          threadChoices: threadChoices.get(id) ?? new Map(),
+        },
+      ]),
     );
   }
 

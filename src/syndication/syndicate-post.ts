@@ -20,6 +20,7 @@ import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import { sentCopyOf } from "./sent-copy.ts";
 import { isTargetWide, type TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
+import type { ThreadChoices } from "./thread-choices.ts";
 import type { LedgerEntry, PostResult, TargetResult, Trigger } from "./types.ts";
 
 export const DRAFT_NOTE = "The post is a draft; it is syndicated once published";
@@ -43,6 +44,8 @@ export interface PostSyndicationContext {
   health?: TargetHealthStore;
   /** The user's own words per target, sent instead of the template's text. */
   ownTexts?: OwnTexts;
+  /** The user's thread choice per target (decision 0058). */
+  threadChoices?: ThreadChoices;
   /** Where failures that need the user are told (e-mail, webhook), and recoveries. */
   notices?: FailureNotices;
   /** The time in milliseconds: the core's clock (Date.now unless a test gives its own). */
@@ -66,6 +69,7 @@ export interface PostSyndicationRun {
 export interface KnownOfPost {
   entries: readonly LedgerEntry[];
   ownTexts: ReadonlyMap<string, OwnText>;
+  threadChoices: ReadonlyMap<string, boolean>;
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -137,6 +141,7 @@ export async function syndicatePost(
     (known?.entries ?? (await context.ledger.entriesForPost(post.id))).map((e) => [e.targetUid, e]),
   );
   const ownTexts = known ? known.ownTexts : await context.ownTexts?.forPost(post);
+  const threadChoices = known ? known.threadChoices : await context.threadChoices?.forPost(post);
   // Targets the ledger says are syndicated but the post no longer names are reported too, so that
   // the result describes the whole post, and repaired if their URL never reached the post.
   const uids = [
@@ -171,7 +176,7 @@ export async function syndicatePost(
       const now = (await context.ledger.entriesForPost(post.id)).find((e) => e.targetUid === uid);
       return notClaimed(now, uid, name);
     }
-    const words = wordsFor(post, ownTexts, uid);
+    const words = wordsFor(post, ownTexts, uid, threadChoices);
     if (words.text !== undefined) await context.ownTexts?.markAttempt(claim.attemptId, words.text);
     await recordWhatIsSent(context, syndicator, post, claim, words);
     return send(context, post, syndicator, claim, run.pauses, words);

@@ -4,7 +4,8 @@
 // a connected account is a target at once and its first copy goes out through POST /syndicate;
 // disconnecting ends the Bluesky session (deleteSession) and takes the target out at once. Only a
 // signed-in session may connect: a bearer token of any scope gets 403, a POST without the CSRF
-// token 403. The log of the whole exchange holds none of the secrets.
+// token 403. The log of the whole exchange holds none of the secrets. A connected Bluesky account's
+// thread settings, saved on the page, make a long post's preview a thread (decision 0058).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
@@ -259,6 +260,25 @@ describe("the Accounts page", () => {
 
     const account = await app.server.host.accounts?.byUid(uid);
     assert.ok(account);
+    // Its thread settings (decision 0058): saved on the page, the preview of a long post is a thread.
+    const threads = await post(`/${account.id}/thread`, {
+      thread: "on",
+      threadMax: "3",
+      threadPermalink: "first",
+    });
+    assert.equal(threads.status, 303);
+    const paragraph = "Herons on the canal, cormorants on the posts, a kingfisher on the lock gate. ".repeat(
+      3,
+    );
+    const long = await app.createPost({
+      content: [1, 2, 3].map((n) => `${n}: ${paragraph}`).join("\n\n"),
+      targets: [uid],
+    });
+    const preview = await fetch(`${app.url}/syndicate/preview?url=${encodeURIComponent(long)}`, {
+      headers: { authorization: `Bearer ${app.token}`, accept: "application/json" },
+    });
+    const shown = (await preview.json()) as { targets: { preview: { thread?: unknown[] } }[] };
+    assert.equal(shown.targets[0]?.preview.thread?.length, 3, "a thread of three posts on Bluesky");
     const gone = await post(`/${account.id}/disconnect`, {});
     assert.equal(gone.status, 303);
     assert.equal(pds.deletedSessions.length, 1);

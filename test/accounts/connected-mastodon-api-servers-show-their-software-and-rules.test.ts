@@ -3,7 +3,8 @@
 // the Accounts page says it, and its rules follow. A Pixelfed account connected with a pasted token
 // refuses a post without a photo for good, in the preview and the row, and no run sends it again;
 // a GoToSocial account connected by OAuth gets the coarse scopes "read write" (it publishes no
-// scope list) and its first copy.
+// scope list) and its first copy. Neither gets thread settings (decision 0058): Pixelfed wants a
+// photo on each status, GoToSocial ignores Idempotency-Key.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
@@ -56,6 +57,13 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
     assert.equal(response.status, 200);
     return response.text();
   };
+  /** The account has no thread settings form, and its route refuses them (404). */
+  const assertNoThreadSettings = async (id: string) => {
+    assert.ok(id);
+    assert.doesNotMatch(await html("/syndicate/accounts"), new RegExp(`/accounts/${id}/thread`));
+    const refused = await post(`/${id}/thread`, { thread: "on", threadMax: "5", threadPermalink: "last" });
+    assert.equal(refused.status, 404);
+  };
   const accountAt = async (url: string) =>
     ((await app.server.host.accounts?.list()) ?? []).find((account) => account.options.url === url);
 
@@ -67,6 +75,7 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
     const page = await html("/syndicate/accounts");
     const row = page.slice(page.indexOf(`data-uid="${pixelfed.url}/@alice"`));
     assert.match(row.slice(0, row.indexOf("</li>")), /runs Pixelfed/);
+    await assertNoThreadSettings(account?.id ?? "");
   });
 
   it("Pixelfed: a post without a photo is 'not sent: a photo is required' in the preview and the row, and never sent", async () => {
@@ -121,8 +130,26 @@ describe("Accounts on Pixelfed and GoToSocial", () => {
     const account = await accountAt(gotosocial.url);
     assert.equal(account?.options.software, "gotosocial");
     assert.match(await html("/syndicate/accounts"), /runs GoToSocial/);
+    await assertNoThreadSettings(account?.id ?? "");
 
     const created = await app.createPost({ content: "Hello GoToSocial", targets: [account?.uid ?? ""] });
+    // Nor a thread choice for one post: refused in the reader's language, nothing kept.
+    const id = (await app.server.host.posts?.findByUrl(created))?.id;
+    const choice = await fetch(`${app.url}/syndicate/posts/${id}/thread`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${app.token}`,
+        accept: "application/json",
+        "accept-language": "fr",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ target_uid: account?.uid, thread: "on" }),
+    });
+    assert.equal(choice.status, 400);
+    assert.match(
+      ((await choice.json()) as { error_description: string }).error_description,
+      /n’envoie pas de fils/,
+    );
     const result = (await (
       await app.syndicate(`?source_url=${encodeURIComponent(created)}`)
     ).json()) as PostResult;

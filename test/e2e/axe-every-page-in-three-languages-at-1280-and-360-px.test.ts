@@ -87,6 +87,14 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
   });
 
   it("the Syndicate page with nothing to send, the Accounts page, and the status page", async () => {
+    // A connected account, for its thread settings form (decision 0058) beside the configured
+    // targets' values, shown as managed by the file.
+    await world.server.host.accounts?.save({
+      type: "mastodon",
+      options: { url: world.social.url, user: "carol" },
+      display: { name: "@carol@social" },
+      secrets: { accessToken: "social-token" },
+    });
     await check(
       {
         "syndicate (empty)": "/syndicate",
@@ -115,7 +123,8 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
         "syndicate (posts)": "/syndicate",
         "syndicate (needs attention)": "/syndicate?state=attention",
         results: pages.results,
-        // Decision 0046: the copy as the service shows it, beside the text and its buttons.
+        // Decision 0046: the copy as the service shows it, beside the text and its buttons; and the
+        // post's thread choice (decision 0058).
         preview: `${pages.results}/preview`,
         // Decision 0054: the edit form and the question before a delete.
         edit: `${pages.results}/edit`,

@@ -2,7 +2,7 @@
 // user's own words for one target. Shared by the page, its htmx fragments and the JSON answer.
 
 import type { Post } from "../../contract/posts.ts";
-import type { CopyPreview, SiteText } from "../../contract/syndicator.ts";
+import type { CopyPreview, SiteText, ThreadOptions } from "../../contract/syndicator.ts";
 import type { TargetPreview } from "../../syndication/syndication.ts";
 import { postTitle } from "./post-title.ts";
 import type { PageServices } from "./services.ts";
@@ -27,6 +27,11 @@ export interface PreviewTargetView extends TargetPreview {
   canSend: boolean;
   /** What the site's choice does to the text (locale keys under syndicate.preview.siteHow). */
   siteHow: string[];
+  /**
+   * The thread choice for this post (decision 0058), where the target can make threads of it:
+   * what its account is set to, and what this post asks for.
+   */
+  threads: { account: boolean; choice: "account" | "on" | "off" } | null;
 }
 
 export interface PreviewPageView {
@@ -59,12 +64,25 @@ export async function previewPageView(services: PageServices, post: Post): Promi
         canEdit: typeof syndicator?.update === "function",
         canSend: syndicator !== undefined && !SENT_OR_UNSURE.has(target.state),
         siteHow: target.siteText ? siteHow(target.siteText) : [],
+        threads: threadsView(target, syndicator?.threads),
       };
     }),
     mountPath: services.mountPath,
     previewHref: `${resultsHref}/preview`,
     resultsHref,
   };
+}
+
+/** The choice offered for a copy with a text of its own making: not a like, a repost or a capture. */
+function threadsView(
+  target: TargetPreview,
+  threads: ThreadOptions | undefined,
+): PreviewTargetView["threads"] {
+  const preview = target.preview;
+  if (!threads || preview?.text === undefined || (preview.action && preview.action.kind !== "reply"))
+    return null;
+  const choice = target.threadChoice === undefined ? "account" : target.threadChoice ? "on" : "off";
+  return { account: threads.thread, choice };
 }
 
 function shownThread(preview: CopyPreview | null): PreviewTargetView["shownThread"] {
@@ -94,6 +112,7 @@ export function previewJson(target: TargetPreview) {
     ...(target.url ? { url: target.url } : {}),
     own_text: target.ownText ? { text: target.ownText.text, source: target.ownText.source } : null,
     site_text: target.siteText && !target.ownText ? siteJson(target.siteText) : null,
+    thread_choice: target.threadChoice ?? null,
     preview: target.preview ? copyJson(target.preview) : null,
   };
 }

@@ -24,6 +24,7 @@ import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
+import type { ThreadOptions } from "../../contract/syndicator.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
 import { ownerActionLimiter } from "./owner-action-limiter.ts";
 import type { RouteContext } from "./route-context.ts";
@@ -122,6 +123,15 @@ interface AccountRow {
   secretFields: { field: string; setAt: Date }[];
   /** The service's publishing quota, when it reports one and answered in time. */
   quota: { used: number; total: number; hours: number } | null;
+  /** Its thread options (decision 0058), where its target can make threads. */
+  threads: ThreadOptions | null;
+}
+
+/** A thread settings form the page refused: which account's, why, and what was typed. */
+interface SettingsRefusal {
+  id: string;
+  text: string;
+  fields: Record<string, string>;
 }
 
 /** How long the page waits for a service's quota before it is shown without. */
@@ -146,6 +156,7 @@ async function renderPage(
   res: Response,
   options: AccountsRouteOptions,
   refused?: { type: AccountType; error: AccountError; fields: Record<string, string> },
+  settingsRefused?: SettingsRefusal,
 ): Promise<void> {
   const services = pageServices(context, res);
   const accounts = accountsOf(context, res);
@@ -163,6 +174,7 @@ async function renderPage(
         reason,
         secretFields: Object.entries(account.secretsSetAt).map(([field, setAt]) => ({ field, setAt })),
         quota: await quotaOf(services.syndicators, account.uid),
+        threads: threadsOf(services.syndicators, account.uid),
       };
     }),
   );
@@ -187,6 +199,7 @@ async function renderPage(
       name: syndicator.info.name,
       service: syndicator.info.service?.name,
       type: ACCOUNT_TYPE_NAMES.find((type) => syndicator.id === `syndicator-${type}`) ?? null,
+      threads: syndicator.threads ?? null,
     }));
   const managed = managedTargets.filter((target) => target.type === null);
   const error = refused
@@ -201,7 +214,7 @@ async function renderPage(
   // Reconnect: the account's form, filled in with what it was connected with (never a secret).
   const reconnecting = refused ? undefined : list.find((account) => account.id === req.query.reconnect);
   const fields = refused?.fields ?? (reconnecting ? reconnectFields(reconnecting) : {});
-  res.status(refused ? (refused.error.code === "managed" ? 409 : 400) : 200);
+  res.status(refused ? (refused.error.code === "managed" ? 409 : 400) : settingsRefused ? 400 : 200);
   res.setHeader("Cache-Control", "no-store");
   res.render("syndicate/accounts.njk", {
     mountPath: context.mountPath,
@@ -215,12 +228,19 @@ async function renderPage(
     fields,
     nostrDefaultRelays: NOSTR_DEFAULT_RELAYS,
     filledType: refused?.type ?? reconnecting?.type ?? null,
+    settingsError: settingsRefused ?? null,
+    threadMaxLimit: PAGE_THREAD_MAX,
     flows,
     // The OAuth flow's routes (account-flows.ts) are mounted before this page's.
     mastodonAuthorize:
       options.mastodonAuthorize !== undefined ||
       context.accountFlows().some((flow) => flow.type === "mastodon"),
   });
+}
+
+/** The thread options of the registered target with this uid, where it can make threads. */
+function threadsOf(syndicators: readonly SyndicatorPlugin[], uid: string): ThreadOptions | null {
+  return syndicators.find((candidate) => candidate.info.uid === uid)?.threads ?? null;
 }
 
 /** The non-secret fields an account was connected with, as its form names them. */
@@ -326,6 +346,72 @@ function disconnectRoute(context: RouteContext): RequestHandler {
   };
 }
 
+/** The most posts a thread may have, as the page takes it (the configuration file takes any). */
+export const PAGE_THREAD_MAX = 50;
+
+/** The thread settings form: a checkbox sends "on" when ticked and nothing when not. */
+const threadForm = z.object({
+  thread: z.literal("on").optional(),
+  threadMax: z
+    .string()
+    .trim()
+    .regex(/^\d{1,3}$/)
+    .transform(Number)
+    .pipe(z.number().int().min(2).max(PAGE_THREAD_MAX)),
+  threadNumbering: z.literal("on").optional(),
+  threadPermalink: z.enum(["first", "last"]),
+});
+
+/** Which field of the thread settings form was refused, as a locale key under accounts.thread.invalid. */
+function refusedField(issues: readonly { path: readonly PropertyKey[] }[]): string {
+  const field = issues[0]?.path[0];
+  return field === "threadMax" || field === "threadPermalink" ? field : "form";
+}
+
+/** "Long posts": the thread settings of a connected account, saved and in use at once (decision 0058). */
+function threadSettingsRoute(context: RouteContext, options: AccountsRouteOptions): RequestHandler {
+  return async (req, res) => {
+    const accounts = accountsOf(context, res);
+    const t = translatorOf(res);
+    const id = idSchema.safeParse(req.params.id);
+    const account = id.success ? await accounts.get(id.data) : null;
+    if (!account || !threadsOf(pageServices(context, res).syndicators, account.uid))
+      throw new HttpError(404, "not_found", t("accounts.unknown"));
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const parsed = threadForm.safeParse(body);
+    if (!parsed.success) {
+      const text = t(`accounts.thread.invalid.${refusedField(parsed.error.issues)}`, {
+        max: PAGE_THREAD_MAX,
+      });
+      if (!prefersHtml(req)) {
+        res.status(400).json({ error: "invalid_request", error_description: text });
+        return;
+      }
+      const fields = Object.fromEntries(
+        ["thread", "threadMax", "threadNumbering", "threadPermalink"].map((name) => [
+          name,
+          typeof body[name] === "string" ? String(body[name]).slice(0, 20) : "",
+        ]),
+      );
+      await renderPage(context, req, res, options, undefined, { id: account.id, text, fields });
+      return;
+    }
+    const settings: ThreadOptions = {
+      thread: parsed.data.thread === "on",
+      threadMax: parsed.data.threadMax,
+      threadNumbering: parsed.data.threadNumbering === "on",
+      threadPermalink: parsed.data.threadPermalink,
+    };
+    const saved = await accounts.saveSettings(account.id, { ...settings });
+    if (!prefersHtml(req)) {
+      res.json({ id: saved.id, uid: saved.uid, threads: settings });
+      return;
+    }
+    setFlash(res, { kind: "success", text: t("accounts.thread.saved", { name: saved.display.name }) });
+    res.redirect(303, `${context.mountPath}/accounts#account-${saved.id}`);
+  };
+}
+
 export function accountsRoutes(context: RouteContext, options: AccountsRouteOptions = {}): Router {
   const router = express.Router();
   const limited = connectLimiter();
@@ -336,5 +422,6 @@ export function accountsRoutes(context: RouteContext, options: AccountsRouteOpti
   for (const type of ACCOUNT_TYPE_NAMES)
     router.post(`/accounts/${type}`, limited, connectRoute(context, type, options));
   router.post("/accounts/:id/disconnect", limited, disconnectRoute(context));
+  router.post("/accounts/:id/thread", threadSettingsRoute(context, options));
   return router;
 }

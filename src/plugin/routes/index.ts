@@ -48,6 +48,7 @@ import {
   resetTextRoute,
   saveTextRoute,
   sendTextRoute,
+  threadChoiceRoute,
 } from "./preview.ts";
 import type { RouteContext } from "./route-context.ts";
 import { runStatusRoute } from "./run-status.ts";
@@ -143,6 +144,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/text/reset", resetTextRoute(context));
   router.post("/posts/:id/text", saveTextRoute(context));
   router.post("/posts/:id/send", sendTextRoute(context));
+  router.post("/posts/:id/thread", threadChoiceRoute(context));
   router.post("/posts/:id/send-to-feed-targets", sendFeedEntryRoute(context));
   router.post("/feeds/:id/fetch", fetchFeedRoute(context));
   router.post("/feeds/:id/accept", acceptFeedRoute(context));

@@ -5,6 +5,7 @@
 //   POST {mountPath}/posts/<id>/text             save the text for one target (refused when over)
 //   POST {mountPath}/posts/<id>/text/reset       back to the target's template
 //   POST {mountPath}/posts/<id>/send             save the text shown (when it differs) and send it now
+//   POST {mountPath}/posts/<id>/thread           a thread, one cut post, or the account's setting (decision 0058)
 // htmx gets the target's section re-rendered; a form without JavaScript is sent back to the page, or
 // shown it again with the refusal and the text as typed.
 import type { Request, RequestHandler, Response } from "express";
@@ -13,6 +14,7 @@ import { hasScope } from "../../contract/auth.ts";
 import { setFlash } from "../../contract/flash.ts";
 import { insufficientScope } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
+import { prefersHtml } from "../../contract/negotiate.ts";
 import type { Post } from "../../contract/posts.ts";
 import { MAX_OWN_TEXT_LENGTH, siteTexts } from "../../syndication/own-texts.ts";
 import type { TargetResult } from "../../syndication/types.ts";
@@ -34,6 +36,7 @@ const targetQuery = z.object({ target_uid: z.string().min(1).max(2048).optional(
 const uid = z.string().min(1).max(2048);
 const textForm = typedTextForm;
 const resetForm = z.object({ target_uid: uid });
+const threadForm = z.object({ target_uid: uid, thread: z.enum(["account", "on", "off"]) });
 
 const isHtmx = (req: Request) => req.get("hx-request") === "true";
 
@@ -254,6 +257,52 @@ export function resetTextRoute(context: RouteContext): RequestHandler {
     await answer(req, res, services, current, targetUid, {
       kind: "success",
       text: t(`syndicate.preview.${done}`, { target: name }),
+    });
+  });
+}
+
+/**
+ * The thread choice for one target of this post: "on" or "off" saved, "account" removed, and the
+ * section shown again as the target now sends it. A client asking for JSON gets the target's preview.
+ */
+export function threadChoiceRoute(context: RouteContext): RequestHandler {
+  return ownTextRoute(context, async (req, res, { services, t, post }) => {
+    const parsed = threadForm.safeParse(req.body ?? {});
+    const targetUid = parsed.success ? parsed.data.target_uid : String(req.body?.target_uid ?? "");
+    const syndicator = services.syndicators.find((s) => s.info.uid === targetUid);
+    const json = !isHtmx(req) && !prefersHtml(req);
+    const name = syndicator?.info.name ?? targetUid;
+    // A choice for a target the post does not name would be kept unseen.
+    const named = (await services.syndication.copies.preview(post)).some(
+      (target) => target.uid === targetUid,
+    );
+    const refusal = !parsed.success
+      ? t("syndicate.preview.threadChoice.invalid")
+      : !named
+        ? t("syndicate.preview.unknownTarget")
+        : !syndicator?.threads
+          ? t("syndicate.preview.threadChoice.cannot", { target: name })
+          : undefined;
+    if (refusal || !parsed.success) {
+      if (json) return jsonError(res, 400, "invalid_request", refusal ?? "");
+      await answer(req, res, services, post, targetUid, { kind: "error", text: refusal ?? "", status: 400 });
+      return;
+    }
+    const choice = parsed.data.thread;
+    if (choice === "account") await services.syndication.copies.resetThreadChoice(post, targetUid);
+    else await services.syndication.copies.saveThreadChoice(post, targetUid, choice === "on");
+    if (json) {
+      const now = (await services.syndication.copies.preview(post)).find(
+        (target) => target.uid === targetUid,
+      );
+      res.setHeader("Cache-Control", "no-store");
+      res.json(now ? previewJson(now) : null);
+      return;
+    }
+    const key = { account: "savedAccount", on: "savedOn", off: "savedOff" }[choice];
+    await answer(req, res, services, post, targetUid, {
+      kind: "success",
+      text: t(`syndicate.preview.threadChoice.${key}`, { target: name }),
     });
   });
 }

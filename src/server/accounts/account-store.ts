@@ -16,6 +16,7 @@ interface AccountRow {
   type: AccountType;
   uid: string;
   options: Record<string, unknown>;
+  settings: Record<string, unknown>;
   display: AccountDisplay;
   secrets: Record<string, SealedField>;
   needs_reconnect_reason: string | null;
@@ -25,7 +26,7 @@ interface AccountRow {
 }
 
 const COLUMNS =
-  "id, type, uid, options, display, secrets, needs_reconnect_reason, needs_reconnect_since, connected_at, updated_at";
+  "id, type, uid, options, settings, display, secrets, needs_reconnect_reason, needs_reconnect_since, connected_at, updated_at";
 
 /** What binds a sealed value to its place: moved to another account or field, it does not open. */
 export const associatedData = (accountId: string, field: string) => `connected-account:${accountId}/${field}`;
@@ -37,6 +38,7 @@ function toAccount(row: AccountRow): ConnectedAccount {
     type: row.type,
     uid: row.uid,
     options: row.options,
+    settings: row.settings,
     display: row.display,
     secretsSetAt: Object.fromEntries(
       Object.entries(row.secrets).map(([field, value]) => [field, new Date(value.set_at)]),
@@ -112,6 +114,15 @@ export class AccountStore {
       );
       return toAccount(rows[0] as AccountRow);
     });
+  }
+
+  /** Replaces the settings the owner set on the page; null when there is no such account. */
+  async saveSettings(id: string, settings: Record<string, unknown>): Promise<ConnectedAccount | null> {
+    const { rows } = await this.database.query<AccountRow>(
+      `UPDATE connected_accounts SET settings = $2::jsonb, updated_at = $3 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, JSON.stringify(settings), new Date(this.now())],
+    );
+    return rows[0] ? toAccount(rows[0]) : null;
   }
 
   async remove(id: string): Promise<ConnectedAccount | null> {

@@ -87,7 +87,7 @@ export class ConnectedAccounts implements Accounts {
         try {
           const syndicator = await this.#build(
             account.type,
-            account.options,
+            optionsOf(account),
             await this.store.secrets(account.id),
           );
           this.#register(account.id, syndicator);
@@ -155,19 +155,44 @@ export class ConnectedAccounts implements Accounts {
 
   save(input: AccountInput): Promise<ConnectedAccount> {
     return this.#serially(async () => {
-      const syndicator = await this.#build(input.type, input.options, input.secrets);
-      const uid = syndicator.info.uid;
+      const built = await this.#build(input.type, input.options, input.secrets);
+      const uid = built.info.uid;
       if (this.isManaged(uid))
         throw new AccountError(
           `${uid} is defined in the configuration file, which wins: change it there, or remove it there to connect it here`,
           "managed",
         );
       const account = await this.store.save(input, uid);
+      // A reconnect keeps what the owner set on the page.
+      const syndicator =
+        Object.keys(account.settings).length === 0
+          ? built
+          : await this.#build(account.type, optionsOf(account), input.secrets);
       this.#unregister(account.id);
       this.#register(account.id, syndicator);
       this.#fingerprints.set(account.id, fingerprintOf(account));
       this.#tell("saved", account);
       return account;
+    });
+  }
+
+  saveSettings(id: string, settings: Record<string, unknown>): Promise<ConnectedAccount> {
+    return this.#serially(async () => {
+      const account = await this.store.get(id);
+      if (!account) throw new AccountError(`No connected account has the id ${id}`, "not_found");
+      const merged = { ...account.settings, ...settings };
+      // Built before it is stored: settings the syndicator refuses are never saved.
+      const syndicator = await this.#build(
+        account.type,
+        { ...account.options, ...merged },
+        await this.store.secrets(id),
+      );
+      const saved = await this.store.saveSettings(id, merged);
+      if (!saved) throw new AccountError(`No connected account has the id ${id}`, "not_found");
+      this.#unregister(id);
+      this.#register(id, syndicator);
+      this.#fingerprints.set(id, fingerprintOf(saved));
+      return saved;
     });
   }
 
@@ -311,8 +336,13 @@ export class ConnectedAccounts implements Accounts {
   }
 }
 
-/** What an account's syndicator is built from: a change of either means building it again. */
+/** The options an account's syndicator is built with: what connecting found, and the page's settings. */
+function optionsOf(account: ConnectedAccount): Record<string, unknown> {
+  return { ...account.options, ...account.settings };
+}
+
+/** What an account's syndicator is built from: a change of any means building it again. */
 function fingerprintOf(account: ConnectedAccount): string {
   const setAt = Object.entries(account.secretsSetAt).map(([field, at]) => [field, at.getTime()]);
-  return JSON.stringify([account.type, account.options, setAt]);
+  return JSON.stringify([account.type, account.options, account.settings, setAt]);
 }

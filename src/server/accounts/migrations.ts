@@ -20,4 +20,10 @@ CREATE TABLE connected_accounts (
 );
 `,
   },
+  {
+    // What the owner set on the Accounts page beside what connecting found (decision 0058): kept
+    // apart from `options`, which a reconnect replaces.
+    id: "host/014-connected-account-settings",
+    sql: "ALTER TABLE connected_accounts ADD COLUMN settings jsonb NOT NULL DEFAULT '{}'::jsonb;",
+  },
 ];

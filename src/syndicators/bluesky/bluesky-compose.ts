@@ -80,7 +80,7 @@ export function composeBluesky(
           hasImages: !hasCard,
           hashtags: options.includeCategories && site.hashtags ? hashtags(categories(properties)) : "",
           mayCut: site.mayCut,
-          thread: threadSettings(options),
+          thread: threadSettings(options, words.thread),
         })
       : { text: ownText ?? "", cut: false, linked: link !== undefined && Boolean(ownText?.includes(link)) };
   const card = hasCard && link ? linkCard(properties, publication, link) : undefined;

@@ -12,10 +12,12 @@ import type {
   Publication,
   SyndicateOptions,
   SyndicatorInfo,
+  ThreadOptions,
 } from "../../contract/syndicator.ts";
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
+import { threadOptionsOf } from "../shared/thread-options.ts";
 import { blueskyAccount } from "./bluesky-account.ts";
 import {
   actionsOn,
@@ -59,12 +61,14 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   readonly #sessions: BlueskySessions;
   readonly credentialSetting: string;
   readonly addressSetting = `"${BlueskySyndicator.packageName}".serviceUrl`;
+  readonly threads: ThreadOptions;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseBlueskyOptions(options, env);
     this.#sessions = new BlueskySessions(this.#options.handle, this.#options.password);
     const { password: _secret, ...rest } = this.#options;
     this.options = rest;
+    this.threads = threadOptionsOf(this.#options);
     this.credentialSetting = credentialSetting(BlueskySyndicator.packageName, options, {
       options: ["password"],
       environment: ["BLUESKY_PASSWORD"],

@@ -76,7 +76,7 @@ export function composeMastodon(
           // later chunk could not be found again after a lost answer), Pixelfed wants a photo on each.
           ...(traitsOf(options.software).ignoresIdempotencyKey || traitsOf(options.software).photoRequired
             ? {}
-            : { thread: threadSettings(options) }),
+            : { thread: threadSettings(options, words.thread) }),
         })
       : { text: ownText ?? "", cut: false, linked: link !== undefined && Boolean(ownText?.includes(link)) };
   const attached = photos(properties, publication.me)

@@ -10,11 +10,13 @@ import type {
   Publication,
   SyndicateOptions,
   SyndicatorInfo,
+  ThreadOptions,
 } from "../../contract/syndicator.ts";
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { fetchPhoto } from "../shared/photos.ts";
+import { threadOptionsOf } from "../shared/thread-options.ts";
 import { mastodonAccount } from "./mastodon-account.ts";
 import { isDuplicateKeyRefusal, MastodonApi, type MastodonStatus, statusUrl } from "./mastodon-api.ts";
 import { composeMastodon } from "./mastodon-compose.ts";
@@ -65,6 +67,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   readonly #limits: InstanceLimitsCache;
   readonly credentialSetting: string;
   readonly addressSetting = `"${MastodonSyndicator.packageName}".url`;
+  /** Absent where the server allows no thread (see composeMastodon). */
+  readonly threads?: ThreadOptions;
 
   constructor(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env) {
     this.#options = parseMastodonOptions(options, env);
@@ -74,6 +78,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     // The template as written, not its compiled form.
     this.options = { url, user, ...rest, ...(template ? { template: options.template } : {}) };
     this.#limits = new InstanceLimitsCache(url);
+    if (!(this.#traits.ignoresIdempotencyKey || this.#traits.photoRequired))
+      this.threads = threadOptionsOf(this.#options);
     this.credentialSetting = credentialSetting(MastodonSyndicator.packageName, options, {
       options: ["accessToken"],
       environment: ["MASTODON_ACCESS_TOKEN"],

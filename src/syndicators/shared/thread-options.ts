@@ -2,8 +2,9 @@
 // to itself: off by default (a long post is cut, with a link to the rest, as it always was).
 import { z } from "zod";
 import { booleanOption, positiveInteger } from "../../contract/options/option-schemas.ts";
+import type { ThreadOptions } from "../../contract/syndicator.ts";
 
-export type ThreadPermalink = "first" | "last";
+export type ThreadPermalink = ThreadOptions["threadPermalink"];
 
 export interface ThreadSettings {
   /** More chunks than this: the post is cut and linked instead. */
@@ -28,13 +29,17 @@ export const threadOptionFields = () => ({
   threadPermalink: z.enum(["first", "last"], { error: 'must be "first" or "last"' }).default("last"),
 });
 
-/** The settings when threads are on, else undefined. */
-export function threadSettings(options: {
-  thread: boolean;
-  threadMax: number;
-  threadNumbering: boolean;
-  threadPermalink: ThreadPermalink;
-}): ThreadSettings | undefined {
-  if (!options.thread) return undefined;
+/** The thread options of a target's parsed options, as the page shows them. */
+export function threadOptionsOf(options: ThreadOptions): ThreadOptions {
+  const { thread, threadMax, threadNumbering, threadPermalink } = options;
+  return { thread, threadMax, threadNumbering, threadPermalink };
+}
+
+/**
+ * The settings when threads are on, else undefined: on by the user's choice for this post when
+ * there is one (decision 0058), else by the target's `thread` option.
+ */
+export function threadSettings(options: ThreadOptions, choice?: boolean): ThreadSettings | undefined {
+  if (!(choice ?? options.thread)) return undefined;
   return { max: options.threadMax, numbering: options.threadNumbering, permalink: options.threadPermalink };
 }
