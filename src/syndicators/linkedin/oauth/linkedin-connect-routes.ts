@@ -50,6 +50,12 @@ const linkedinCallbackQuery = callbackQuery.extend({
   error_description: z.string().max(2000).optional(),
 });
 
+/** Connecting needs the owner's developer app, saved on the Accounts page first. */
+const appFirst = () =>
+  new HttpError(400, "invalid_request", "Enter your LinkedIn app's client id and secret first").localized(
+    "accounts.linkedin.appFirst",
+  );
+
 function asRefusal(error: unknown): unknown {
   if (error instanceof LinkedinOAuthError) {
     const status = error.kind === "invalid-grant" || error.kind === "invalid-client" ? 400 : 502;
@@ -94,12 +100,7 @@ export function linkedinConnectRoutes(deps: LinkedinConnectDeps): Router {
     try {
       const sessionId = ownerSession(req);
       const app = await apps.find();
-      if (!app)
-        throw new HttpError(
-          400,
-          "invalid_request",
-          "Enter your LinkedIn app's client id and secret first",
-        ).localized("accounts.linkedin.appFirst");
+      if (!app) throw appFirst();
       const state = await states.create(sessionId, deps.redirectUri);
       const url = client.authorizeUrl(app, deps.redirectUri, state);
       if (!prefersHtml(req)) {
@@ -126,12 +127,7 @@ export function linkedinConnectRoutes(deps: LinkedinConnectDeps): Router {
         states.take(state, sessionId),
       );
       const app = await apps.find();
-      if (!app)
-        throw new HttpError(
-          400,
-          "invalid_request",
-          "Enter your LinkedIn app's client id and secret first",
-        ).localized("accounts.linkedin.appFirst");
+      if (!app) throw appFirst();
       let token: LinkedinToken;
       try {
         token = await client.finish(app, redirectUri, callback, state, {
