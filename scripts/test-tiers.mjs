@@ -1,6 +1,7 @@
-// Which tier a test file belongs to, by where it lives (docs/testing.md, "Tiers"), and the check that
-// keeps a unit test from living where the unit tier would not find it. scripts/test.mjs runs both;
-// test/lint/unit-tests-live-beside-their-code.test.ts shows the check refuses a misplaced file.
+// Which tier a test file belongs to, by where it lives (decision 0058, docs/testing.md "Tiers"), and
+// the check that keeps a unit test from living where the unit tier would not find it.
+// scripts/test.mjs runs both; test/lint/unit-tests-live-beside-their-code.test.ts shows the check
+// refuses a misplaced file.
 //
 //   src/**/*.test.ts   unit: beside the module it tests; no database, socket or child process
 //   SYSTEM below       system: the possekit command, the browser, several instances
