@@ -15,9 +15,11 @@
 // Test files share processes, each file a suite named by its path: unit and integration files eight
 // to one (GROUP_SIZE below), system files four (SYSTEM_GROUP_SIZE): starting a process and loading
 // the host's modules was most of what npm test cost, and a good part of the system tier.
-// A file's tier: SYSTEM and UNIT below (folders or files, by path prefix); any other file under
-// test/ is integration, so a new test always runs. A name in a list that matches no file fails the
-// run: a list that silently names nothing would let a tier shrink unseen.
+// A file's tier comes from where it lives (scripts/test-tiers.mjs): every test under src/ is unit,
+// beside the module it tests; under test/, the files and folders SYSTEM names are system, and any
+// other is integration, so a new test always runs. A test under test/ that is a unit test by what it
+// imports stops the run, naming where it belongs; a name in SYSTEM that matches no file does too: a
+// list that silently names nothing would let a tier shrink unseen.
 // Browser tests need Chromium: found at CHROMIUM_PATH or /usr/bin/chromium, else installed from
 // Debian's packages when we are root (never downloaded by Playwright, which cannot work offline).
 // The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way;
@@ -27,65 +29,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-
-/** Processes: the command as a user runs it, a real browser, several server instances. */
-const SYSTEM = [
-  "test/backup/backup-mid-batch-restored-sends-nothing-twice.test.ts",
-  "test/backup/connected-account-secrets-open-after-restore.test.ts",
-  "test/cli/",
-  "test/deploy/behind-nginx-with-https.test.ts",
-  "test/e2e/",
-  "test/lint/",
-  "test/scale/",
-  "test/copies/copies-json-examples-build-the-links-into-hugo-and-eleventy-pages.test.ts",
-  "test/endpoint/cli-syndicate-prints-ndjson-and-exits-3-while-a-run-holds-the-lease.test.ts",
-  "test/schedule/sigkill-mid-run-restart-completes-without-duplicates.test.ts",
-  "test/schedule/two-instances-on-postgresql-send-each-due-post-once.test.ts",
-  "test/follow/two-instances-on-postgresql-carry-out-each-follow-up-once.test.ts",
-  "test/publishing/demo-posts-go-live-and-show-their-copies-with-nobody-clicking.test.ts",
-  "test/publishing/git-store-pushes-at-start-what-a-killed-process-committed.test.ts",
-  "test/publishing/hugo-site-built-from-the-remote-shows-the-post-and-its-copy.test.ts",
-  "test/sources/sigkill-between-copy-and-write-back-sends-once-and-links-after-restart.test.ts",
-];
-
-/**
- * Pure modules: no database, no listening socket, no connection, no child process. The unit tier
- * runs them with test/helpers/unit-tier-guard.mjs, which makes any of those throw, so a file that
- * needs more fails here instead of slowing the tier down.
- */
-const UNIT = [
-  "src/",
-  "test/cli/serve-config-mistakes-checked-in-process.test.ts",
-  "test/deploy/container-and-service-files-agree-with-the-server.test.ts",
-  "test/docs/",
-  "test/feeds/parse/",
-  "test/indiekit/",
-  "test/micropub/mf2-jf2-conversion.test.ts",
-  "test/micropub/request-parsing.test.ts",
-  "test/net/every-iana-special-purpose-range-is-private.test.ts",
-  "test/publishing/paths-stay-inside-the-repository-and-front-matter-cannot-be-injected.test.ts",
-  "test/publishing/publication-store-options-say-what-to-write.test.ts",
-  "test/sources/micropub-source-options-say-what-to-write.test.ts",
-  "test/sources/feeds/feed-options-say-what-to-write.test.ts",
-  "test/schedule/schedule-and-retry-options-say-what-to-write.test.ts",
-  "test/server/config-validated-at-start.test.ts",
-  "test/server/database-lock-file-and-its-folder-are-the-owners-alone.test.ts",
-  "test/syndicate-page/copy-shown-with-links-hashtags-and-mentions.test.ts",
-  "test/syndicate-page/network-errors-are-explained.test.ts",
-  "test/syndicate-page/target-states-on-the-page.test.ts",
-  "test/syndication/idempotency-key-is-stable-per-post-and-target.test.ts",
-  "test/syndicators/area-resize-averages-what-each-pixel-covers.test.ts",
-  "test/syndicators/image-size-from-header.test.ts",
-  "test/syndicators/invalid-template-fails-at-start-naming-the-option.test.ts",
-  "test/syndicators/plain-text-from-html.test.ts",
-  "test/syndicators/syndicator-options-and-registry.test.ts",
-  "test/webhooks/forged-webhooks-never-start-a-run.test.ts",
-  "test/webhooks/github-deployment-status-decision.test.ts",
-  "test/webhooks/hub-signature-256-verification.test.ts",
-  "test/webhooks/netlify-deploy-decision.test.ts",
-  "test/webhooks/netlify-jws-verification.test.ts",
-  "test/webhooks/webhook-options-errors.test.ts",
-];
+import { misplacedUnitTests, SYSTEM, tierOf } from "./test-tiers.mjs";
 
 /**
  * What PostgreSQL decides itself (CI runs these with TEST_DATABASE_URL and TEST_ENGINES=postgres):
@@ -187,17 +131,6 @@ function findStray(folder) {
   });
 }
 
-function tierOf(file) {
-  // A file named in a list wins over a folder named in another (test/cli/ is system, but its
-  // in-process file is unit); a file named in two lists is a mistake.
-  const named = [SYSTEM, UNIT].map((list) => list.includes(file));
-  if (named[0] && named[1]) throw new Error(`${file} is listed in two tiers (scripts/test.mjs)`);
-  if (named[0]) return "system";
-  if (named[1]) return "unit";
-  const inFolder = (list) => list.some((entry) => entry.endsWith("/") && file.startsWith(entry));
-  return inFolder(SYSTEM) ? "system" : inFolder(UNIT) ? "unit" : "integration";
-}
-
 /**
  * A program the tests need (Chromium for the browser tests, Hugo for the publishing test): found at
  * its path, else installed from Debian's package when we are root.
@@ -273,14 +206,22 @@ const main = () => {
     process.exit(2);
   }
   // Every name in the lists must still match a file: a renamed file would leave its tier silently.
-  // (A folder need only exist: src/ holds no test yet.)
-  for (const entry of [...SYSTEM, ...UNIT, ...ALONE]) {
+  for (const entry of [...SYSTEM, ...ALONE]) {
     if (entry.endsWith("/") ? !existsSync(entry) : !all.includes(entry)) {
       console.error(
-        `scripts/test.mjs names ${entry}, which matches no test file or folder: update the list.`,
+        `scripts/test-tiers.mjs or scripts/test.mjs names ${entry}, which matches no test file or folder: update the list.`,
       );
       process.exit(2);
     }
+  }
+  // A unit test under test/ would run in the integration tier, unguarded and at its cost.
+  const misplaced = misplacedUnitTests(".", all);
+  if (misplaced.length > 0) {
+    console.error(
+      "Unit tests outside src/ (they import only pure modules): move each beside the module it tests in " +
+        `src/, where the unit tier finds it (docs/testing.md, "Tiers"):\n  ${misplaced.join("\n  ")}`,
+    );
+    process.exit(2);
   }
   const tierOfFile = new Map(all.map((file) => [file, tierOf(file)]));
   // Words name files in every tier (a mutant's tests, `npm test -- test/cli`); without words,

@@ -7,46 +7,34 @@
 // whole log holds neither password.
 // Run with `npm run test:interop` after `npm install --prefix interop/bluesky --no-audit --no-fund`.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { TokenIssuer } from "../../src/server/auth/tokens.ts";
-import type { PostResult } from "../../src/syndication/types.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
 import { postAccountsForm } from "../../test/helpers/accounts-form.ts";
-import { type ChildServer, startChildServer } from "../../test/helpers/child-server.ts";
+import type { ChildServer } from "../../test/helpers/child-server.ts";
 import { type Account, type RealPds, startRealPds } from "./pds.ts";
+import { createPostAt, type Possekit, startPossekit, syndicateAt } from "./possekit-beside-the-pds.ts";
 
 const WRONG = "aaaa-bbbb-cccc-dddd";
 
 describe("the Accounts page against a real PDS", () => {
   let pds: RealPds;
   let photos: PhotoServer;
+  let possekit: Possekit;
   let server: ChildServer;
   let account: Account;
-  let token: string;
   let session: { cookie: string; csrf: string };
 
   before(async () => {
     pds = await startRealPds();
     account = await pds.createAccount("carol");
     photos = await startPhotoServer();
-    const secret = randomBytes(24).toString("base64url");
-    server = await startChildServer({
-      secret,
-      config: {
-        plugins: ["@possekit/endpoint-syndicate"],
-        fetch: { allowPrivate: true },
-        publication: { me: photos.url },
-      },
-      // Everything the server says, so that the log is searched for the passwords in full.
-      env: { LOG_LEVEL: "debug" },
-      startTimeoutMs: 180_000,
-    });
-    token = await new TokenIssuer(secret, `${photos.url}/`).issue({
-      scope: ["create", "update"],
-      clientId: "interop",
-      lifetimeDays: 1,
-    });
+    // Everything the server says, so that the log is searched for the passwords in full.
+    possekit = await startPossekit(
+      photos,
+      { plugins: ["@possekit/endpoint-syndicate"] },
+      { LOG_LEVEL: "debug" },
+    );
+    server = possekit.server;
     session = await server.signIn();
   });
   after(async () => {
@@ -64,7 +52,7 @@ describe("the Accounts page against a real PDS", () => {
     });
   const syndicateTo = async () => {
     const response = await fetch(`${server.url}/micropub?q=syndicate-to`, {
-      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      headers: { authorization: `Bearer ${possekit.token}`, accept: "application/json" },
     });
     return ((await response.json()) as { "syndicate-to": { uid: string }[] })["syndicate-to"].map(
       (t) => t.uid,
@@ -84,25 +72,8 @@ describe("the Accounts page against a real PDS", () => {
     assert.equal(answer.status, 303, server.output());
     assert.deepEqual(await syndicateTo(), [uid()]);
 
-    const created = await fetch(`${server.url}/micropub`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json",
-      },
-      body: JSON.stringify({
-        type: ["h-entry"],
-        properties: { content: ["Connected from the Accounts page"], "mp-syndicate-to": [uid()] },
-      }),
-    });
-    assert.equal(created.status, 201, await created.text());
-    const post = created.headers.get("location") ?? "";
-    const sent = await fetch(`${server.url}/syndicate?source_url=${encodeURIComponent(post)}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
-    });
-    const result = (await sent.json()) as PostResult;
+    const post = await createPostAt(possekit, { content: ["Connected from the Accounts page"] }, uid());
+    const result = await syndicateAt(possekit, `?source_url=${encodeURIComponent(post)}`);
     assert.equal(result.status, "syndicated", JSON.stringify(result.targets));
     const records = await pds.listRecords(account.did, "app.bsky.feed.post");
     assert.equal(records.length, 1);

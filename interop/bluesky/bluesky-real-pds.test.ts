@@ -8,14 +8,18 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { createJimp } from "@jimp/core";
 import jpeg from "@jimp/js-jpeg";
-import { TokenIssuer } from "../../src/server/auth/tokens.ts";
-import type { PostResult } from "../../src/syndication/types.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
 import { noisyPngBytes, pngBytes } from "../../test/fakes/png.ts";
-import { type ChildServer, startChildServer } from "../../test/helpers/child-server.ts";
 import { type LosingProxy, startLosingProxy } from "./losing-proxy.ts";
 import { type Account, type PostRecord, type RealPds, startRealPds } from "./pds.ts";
+import {
+  createPostAt,
+  type Instance,
+  type Possekit,
+  startPossekit,
+  syndicateAt,
+} from "./possekit-beside-the-pds.ts";
 
 const collection = "app.bsky.feed.post";
 
@@ -23,10 +27,9 @@ describe("Bluesky syndicator against a real PDS", () => {
   let pds: RealPds;
   let proxy: LosingProxy;
   let photos: PhotoServer;
-  let server: ChildServer;
+  let alices: Possekit;
   let account: Account;
   let bob: Account;
-  let token: string;
   const uid = () => `https://bsky.app/profile/${account.handle}`;
 
   before(async () => {
@@ -36,72 +39,33 @@ describe("Bluesky syndicator against a real PDS", () => {
     bob = await pds.createAccount("bob");
     proxy = await startLosingProxy(pds.url);
     photos = await startPhotoServer();
-    const secret = randomBytes(24).toString("base64url");
-    server = await startChildServer({
-      secret,
-      config: {
+    alices = await startPossekit(
+      photos,
+      {
         plugins: ["@possekit/endpoint-syndicate", "@possekit/syndicator-bluesky"],
         "@possekit/syndicator-bluesky": { handle: account.handle, serviceUrl: proxy.url },
-        // The photos and post pages are served from 127.0.0.1 in this test: the site is the photo server.
-        fetch: { allowPrivate: true },
-        publication: { me: photos.url },
       },
-      env: { BLUESKY_PASSWORD: account.appPassword },
-      startTimeoutMs: 180_000,
-    });
-    // Tokens name the site they are for, here the photo server (the child's own helper assumes another).
-    token = await new TokenIssuer(secret, `${photos.url}/`).issue({
-      scope: ["create", "update"],
-      clientId: "interop",
-      lifetimeDays: 1,
-    });
+      { BLUESKY_PASSWORD: account.appPassword },
+    );
   });
   after(async () => {
-    await server?.stop();
+    await alices?.server.stop();
     await photos?.close();
     await proxy?.close();
     await pds?.stop();
   });
 
-  async function createPost(
-    properties: Record<string, unknown>,
-    on: Instance = alices(),
-    target = uid(),
-  ): Promise<string> {
-    const response = await fetch(`${on.url}/micropub`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${on.token}`,
-        "content-type": "application/json",
-        accept: "application/json",
-      },
-      body: JSON.stringify({ type: ["h-entry"], properties: { ...properties, "mp-syndicate-to": [target] } }),
-    });
-    assert.equal(response.status, 201, await response.text());
-    const location = response.headers.get("location");
-    assert.ok(location);
-    return location;
-  }
-
-  /** Which possekit a request goes to, with a token it accepts: Alice's unless told. */
-  type Instance = { url: string; token: string };
-  const alices = (): Instance => ({ url: server.url, token });
-
-  async function syndicate(path: string, on = alices()): Promise<PostResult & { results?: PostResult[] }> {
-    const response = await fetch(`${on.url}/syndicate${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${on.token}`, accept: "application/json" },
-    });
-    assert.equal(response.status, 200, await response.clone().text());
-    return (await response.json()) as PostResult;
-  }
+  /** On Alice's possekit unless told, naming her account. */
+  const createPost = (properties: Record<string, unknown>, on: Instance = alices, target = uid()) =>
+    createPostAt(on, properties, target);
+  const syndicate = (path: string, on: Instance = alices) => syndicateAt(on, path);
 
   /** Creates and syndicates a post; returns the record the PDS holds for the copy. */
   async function publish(properties: Record<string, unknown>, beforeSending?: (post: string) => void) {
     const post = await createPost(properties);
     beforeSending?.(post);
     const result = await syndicate(`?source_url=${encodeURIComponent(post)}`);
-    assert.equal(result.status, "syndicated", `${JSON.stringify(result.targets)}\n${server.output()}`);
+    assert.equal(result.status, "syndicated", `${JSON.stringify(result.targets)}\n${alices.server.output()}`);
     const copy = result.targets[0]?.url ?? "";
     const rkey = /\/post\/([^/]+)$/.exec(copy)?.[1];
     assert.ok(rkey, copy);
@@ -280,29 +244,21 @@ describe("Bluesky syndicator against a real PDS", () => {
         assert.equal(attempt.status, 401, await attempt.text());
       }
     };
-    const secret = randomBytes(24).toString("base64url");
     // Her own possekit (the other one is Alice's), started meanwhile; it signs in only when it sends.
-    const [carolsServer] = await Promise.all([
-      startChildServer({
-        secret,
-        config: {
+    const [carols] = await Promise.all([
+      startPossekit(
+        photos,
+        {
           plugins: ["@possekit/endpoint-syndicate", "@possekit/syndicator-bluesky"],
           "@possekit/syndicator-bluesky": { handle: carol.handle, serviceUrl: proxy.url },
-          fetch: { allowPrivate: true },
-          publication: { me: photos.url },
         },
-        env: { BLUESKY_PASSWORD: carol.appPassword },
-        startTimeoutMs: 180_000,
-      }),
+        { BLUESKY_PASSWORD: carol.appPassword },
+      ),
       useUpSignIns(),
     ]);
+    const carolsServer = carols.server;
     try {
       const carolsUid = `https://bsky.app/profile/${carol.handle}`;
-      const issuer = new TokenIssuer(secret, `${photos.url}/`);
-      const carols: Instance = {
-        url: carolsServer.url,
-        token: await issuer.issue({ scope: ["create", "update"], clientId: "interop", lifetimeDays: 1 }),
-      };
       const post = await createPost({ content: ["Limited"] }, carols, carolsUid);
       const mark = proxy.answers.length;
       const result = await syndicate(`?source_url=${encodeURIComponent(post)}`, carols);

@@ -4,14 +4,11 @@
 // one millisecond apart, after an answer lost and a retry exactly as many records as posts, and
 // after a write the PDS refused (one record of three spoiled on the way) none at all.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { TokenIssuer } from "../../src/server/auth/tokens.ts";
-import type { PostResult } from "../../src/syndication/types.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
-import { type ChildServer, startChildServer } from "../../test/helpers/child-server.ts";
 import { type LosingProxy, startLosingProxy } from "./losing-proxy.ts";
 import { type Account, type PostRecord, type RealPds, startRealPds } from "./pds.ts";
+import { createPostAt, type Possekit, startPossekit, syndicateAt } from "./possekit-beside-the-pds.ts";
 
 const collection = "app.bsky.feed.post";
 
@@ -26,9 +23,8 @@ describe("Bluesky threads against a real PDS", () => {
   let pds: RealPds;
   let proxy: LosingProxy;
   let photos: PhotoServer;
-  let server: ChildServer;
+  let possekit: Possekit;
   let account: Account;
-  let token: string;
   const uid = () => `https://bsky.app/profile/${account.handle}`;
 
   before(async () => {
@@ -36,10 +32,9 @@ describe("Bluesky threads against a real PDS", () => {
     account = await pds.createAccount("heron");
     proxy = await startLosingProxy(pds.url);
     photos = await startPhotoServer();
-    const secret = randomBytes(24).toString("base64url");
-    server = await startChildServer({
-      secret,
-      config: {
+    possekit = await startPossekit(
+      photos,
+      {
         plugins: ["@possekit/endpoint-syndicate", "@possekit/syndicator-bluesky"],
         "@possekit/syndicator-bluesky": {
           handle: account.handle,
@@ -49,50 +44,19 @@ describe("Bluesky threads against a real PDS", () => {
           includeCategories: false,
           appendUrl: "never",
         },
-        fetch: { allowPrivate: true },
-        publication: { me: photos.url },
       },
-      env: { BLUESKY_PASSWORD: account.appPassword },
-      startTimeoutMs: 180_000,
-    });
-    token = await new TokenIssuer(secret, `${photos.url}/`).issue({
-      scope: ["create", "update"],
-      clientId: "interop",
-      lifetimeDays: 1,
-    });
+      { BLUESKY_PASSWORD: account.appPassword },
+    );
   });
   after(async () => {
-    await server?.stop();
+    await possekit?.server.stop();
     await photos?.close();
     await proxy?.close();
     await pds?.stop();
   });
 
-  async function createPost(content: string): Promise<string> {
-    const response = await fetch(`${server.url}/micropub`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json",
-      },
-      body: JSON.stringify({
-        type: ["h-entry"],
-        properties: { content: [content], "mp-syndicate-to": [uid()] },
-      }),
-    });
-    assert.equal(response.status, 201, await response.text());
-    return response.headers.get("location") ?? "";
-  }
-
-  async function syndicate(path: string): Promise<PostResult & { results?: PostResult[] }> {
-    const response = await fetch(`${server.url}/syndicate${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
-    });
-    assert.equal(response.status, 200, await response.clone().text());
-    return (await response.json()) as PostResult;
-  }
+  const createPost = (content: string) => createPostAt(possekit, { content: [content] }, uid());
+  const syndicate = (path: string) => syndicateAt(possekit, path);
 
   /** The records of the thread tagged `tag`, root first, with the CIDs the PDS holds. */
   async function threadRecords(tag: string) {
@@ -133,7 +97,11 @@ describe("Bluesky threads against a real PDS", () => {
     const tag = `T${Date.now()}`;
     const post = await createPost(threeParagraphs(tag));
     const result = await syndicate(`?source_url=${encodeURIComponent(post)}`);
-    assert.equal(result.status, "syndicated", `${JSON.stringify(result.targets)}\n${server.output()}`);
+    assert.equal(
+      result.status,
+      "syndicated",
+      `${JSON.stringify(result.targets)}\n${possekit.server.output()}`,
+    );
     const records = await threadRecords(tag);
     assert.equal(records.length, 3);
     assert.deepEqual(
@@ -157,7 +125,7 @@ describe("Bluesky threads against a real PDS", () => {
 
     const batch = await syndicate("/retry");
     const retried = batch.results?.find((result) => result.url === post);
-    assert.equal(retried?.status, "syndicated", `${JSON.stringify(batch)}\n${server.output()}`);
+    assert.equal(retried?.status, "syndicated", `${JSON.stringify(batch)}\n${possekit.server.output()}`);
     const records = await threadRecords(tag);
     assert.equal(records.length, 3, "the resend made no second thread");
     assertOneChain(records);
@@ -193,7 +161,7 @@ describe("Bluesky threads against a real PDS", () => {
 
     const batch = await syndicate("/retry");
     const retried = batch.results?.find((result) => result.url === post);
-    assert.equal(retried?.status, "syndicated", `${JSON.stringify(batch)}\n${server.output()}`);
+    assert.equal(retried?.status, "syndicated", `${JSON.stringify(batch)}\n${possekit.server.output()}`);
     const records = await threadRecords(tag);
     assert.equal(records.length, 3, "the retry wrote the thread once, whole");
     assertOneChain(records);

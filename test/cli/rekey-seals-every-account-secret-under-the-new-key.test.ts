@@ -3,31 +3,22 @@
 // under the old key id, and the new key alone then opens them all.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { AccountStore } from "../../src/server/accounts/account-store.ts";
 import { accountMigrations } from "../../src/server/accounts/migrations.ts";
 import { keyIdOf, SecretBox } from "../../src/server/accounts/secret-box.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
-import { openDatabase } from "../../src/server/database/open.ts";
-import { type ConfigFolder, configFolder } from "../server/start-host.ts";
-import { runCli } from "./run-cli.ts";
+import { type RekeyFolder, rekeyFolder } from "./rekey-folder.ts";
 
 const TOKEN = `token-${randomBytes(8).toString("hex")}`;
 
 describe("possekit rekey", () => {
-  let folder: ConfigFolder;
-  const oldKey = randomBytes(32);
-  const newKey = randomBytes(32);
-  let location: string;
+  let world: RekeyFolder;
   let id = "";
   before(async () => {
-    folder = configFolder((dir) => ({ application: { port: 0, database: join(dir, "db") }, plugins: [] }));
-    location = join(folder.dir, "db");
-    const database = await openDatabase(location);
-    try {
+    world = await rekeyFolder(async (database, oldBox) => {
       await migrate(database, accountMigrations);
-      const store = new AccountStore(database, new SecretBox(oldKey));
+      const store = new AccountStore(database, oldBox);
       id = (
         await store.save(
           {
@@ -39,38 +30,26 @@ describe("possekit rekey", () => {
           "https://social.example/@alice",
         )
       ).id;
-    } finally {
-      await database.close();
-    }
+    }, []);
   });
-  after(() => folder?.remove());
+  after(() => world?.remove());
 
   it("seals every secret again under the new key, leaving none under the old key id", async () => {
-    const { code, stdout, stderr } = await runCli(["rekey"], {
-      cwd: folder.dir,
-      env: {
-        ...folder.env,
-        ACCOUNT_SECRETS_KEY: newKey.toString("base64"),
-        ACCOUNT_SECRETS_OLD_KEYS: oldKey.toString("hex"),
-      },
-    });
+    const { code, stdout, stderr } = await world.rekey();
     assert.equal(code, 0, stderr);
-    assert.equal(stdout, `Sealed 2 secret(s) again under key ${keyIdOf(newKey)}.\n`);
+    assert.equal(stdout, `Sealed 2 secret(s) again under key ${keyIdOf(world.newKey)}.\n`);
     assert.ok(!`${stdout}${stderr}`.includes(TOKEN));
 
-    const database = await openDatabase(location);
-    try {
+    await world.read(async (database) => {
       const { rows } = await database.query<{ secrets: Record<string, { sealed: string }> }>(
         "SELECT secrets FROM connected_accounts",
       );
       const ids = rows.flatMap((row) =>
         Object.values(row.secrets).map((value) => SecretBox.keyIdOf(value.sealed)),
       );
-      assert.deepEqual(ids, [keyIdOf(newKey), keyIdOf(newKey)]);
-      const alone = new AccountStore(database, new SecretBox(newKey));
+      assert.deepEqual(ids, [keyIdOf(world.newKey), keyIdOf(world.newKey)]);
+      const alone = new AccountStore(database, new SecretBox(world.newKey));
       assert.deepEqual(await alone.secrets(id), { accessToken: TOKEN, clientSecret: "client-secret" });
-    } finally {
-      await database.close();
-    }
+    });
   });
 });

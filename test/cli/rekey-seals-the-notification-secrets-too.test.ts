@@ -3,34 +3,22 @@
 // under the new key, which alone opens each, and neither appears in what the command printed.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { notificationMigrations } from "../../src/notifications/migrations.ts";
 import { NotificationSettingsStore } from "../../src/notifications/settings-store.ts";
 import { keyIdOf, SecretBox } from "../../src/server/accounts/secret-box.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
-import { openDatabase } from "../../src/server/database/open.ts";
-import { type ConfigFolder, configFolder } from "../server/start-host.ts";
-import { runCli } from "./run-cli.ts";
+import { type RekeyFolder, rekeyFolder } from "./rekey-folder.ts";
 
 describe("possekit rekey and the notification secrets", () => {
-  let folder: ConfigFolder;
-  let location: string;
-  const oldKey = randomBytes(32);
-  const newKey = randomBytes(32);
+  let world: RekeyFolder;
   const password = `smtp-${randomBytes(12).toString("hex")}`;
   const hookKey = `hook-${randomBytes(12).toString("hex")}`;
 
   before(async () => {
-    folder = configFolder((dir) => ({
-      application: { port: 0, database: join(dir, "db") },
-      plugins: ["@possekit/endpoint-syndicate"],
-    }));
-    location = join(folder.dir, "db");
-    const database = await openDatabase(location);
-    try {
+    world = await rekeyFolder(async (database, oldBox) => {
       await migrate(database, notificationMigrations);
-      const store = new NotificationSettingsStore(database, () => new SecretBox(oldKey));
+      const store = new NotificationSettingsStore(database, () => oldBox);
       await store.save(
         "email",
         {
@@ -46,39 +34,30 @@ describe("possekit rekey and the notification secrets", () => {
         { url: "https://hooks.example.org/p", events: ["refused"] },
         { replace: hookKey },
       );
-    } finally {
-      await database.close();
-    }
+    });
   });
-  after(() => folder?.remove());
+  after(() => world?.remove());
 
   it("seals them again under the new key", async () => {
-    const { code, stdout, stderr } = await runCli(["rekey"], {
-      cwd: folder.dir,
-      env: {
-        ...folder.env,
-        ACCOUNT_SECRETS_KEY: newKey.toString("base64"),
-        ACCOUNT_SECRETS_OLD_KEYS: oldKey.toString("hex"),
-      },
-    });
+    const { code, stdout, stderr } = await world.rekey();
     assert.equal(code, 0, stderr);
-    assert.equal(stdout, `Sealed 2 secret(s) again under key ${keyIdOf(newKey)}.\n`);
+    assert.equal(stdout, `Sealed 2 secret(s) again under key ${keyIdOf(world.newKey)}.\n`);
     assert.ok(![password, hookKey].some((secret) => `${stdout}${stderr}`.includes(secret)));
 
-    const database = await openDatabase(location);
-    try {
+    await world.read(async (database) => {
       const { rows } = await database.query<{ secret: string }>(
         "SELECT secret FROM notification_channels ORDER BY channel",
       );
       assert.deepEqual(
         rows.map((row) => SecretBox.keyIdOf(row.secret)),
-        [keyIdOf(newKey), keyIdOf(newKey)],
+        [keyIdOf(world.newKey), keyIdOf(world.newKey)],
       );
-      const settings = await new NotificationSettingsStore(database, () => new SecretBox(newKey)).settings();
+      const settings = await new NotificationSettingsStore(
+        database,
+        () => new SecretBox(world.newKey),
+      ).settings();
       assert.equal(settings.email?.smtpUrl, `smtp://me:${password}@mail.example.org:587`);
       assert.equal(settings.webhook?.secret, hookKey);
-    } finally {
-      await database.close();
-    }
+    });
   });
 });

@@ -5,11 +5,9 @@
 // in what the command printed.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { keyIdOf, SecretBox } from "../../src/server/accounts/secret-box.ts";
 import { migrate } from "../../src/server/database/migrate.ts";
-import { openDatabase } from "../../src/server/database/open.ts";
 import { webSubMigrations } from "../../src/sources/feeds/http/websub/migrations.ts";
 import { SqlWebSubSubscriptionStore } from "../../src/sources/feeds/http/websub/sql-subscription-store.ts";
 import type { WebSubSubscription } from "../../src/sources/feeds/http/websub/subscription-store.ts";
@@ -18,8 +16,7 @@ import {
   MastodonApps,
   mastodonOAuthMigrations,
 } from "../../src/syndicators/mastodon/oauth/mastodon-oauth-store.ts";
-import { type ConfigFolder, configFolder } from "../server/start-host.ts";
-import { runCli } from "./run-cli.ts";
+import { type RekeyFolder, rekeyFolder } from "./rekey-folder.ts";
 
 const NOW = Date.UTC(2026, 10, 1);
 const subscription = (id: string, secret: string): WebSubSubscription => ({
@@ -37,9 +34,7 @@ const subscription = (id: string, secret: string): WebSubSubscription => ({
 });
 
 describe("possekit rekey and the plug-ins' own secrets", () => {
-  let folder: ConfigFolder;
-  const oldKey = randomBytes(32);
-  const newKey = randomBytes(32);
+  let world: RekeyFolder;
   const sealed = randomBytes(32).toString("base64url");
   const clear = randomBytes(32).toString("base64url");
   const app = {
@@ -51,57 +46,36 @@ describe("possekit rekey and the plug-ins' own secrets", () => {
     redirectUri: "https://me.example/syndicate/accounts/mastodon/callback",
     scopes: "read:accounts write:statuses write:media",
   };
-  let location: string;
   before(async () => {
     // The endpoint is installed with no feed left: the subscriptions' rows stay, and are its to keep.
-    folder = configFolder((dir) => ({
-      application: { port: 0, database: join(dir, "db") },
-      plugins: ["@possekit/endpoint-syndicate"],
-    }));
-    location = join(folder.dir, "db");
-    const database = await openDatabase(location);
-    try {
+    world = await rekeyFolder(async (database, oldBox) => {
       await migrate(database, [...webSubMigrations, ...mastodonOAuthMigrations]);
-      await new MastodonApps(database, new SecretBox(oldKey)).keep(appKey, app);
-      await new SqlWebSubSubscriptionStore(database, () => new SecretBox(oldKey)).save(
-        subscription("a", sealed),
-      );
+      await new MastodonApps(database, oldBox).keep(appKey, app);
+      await new SqlWebSubSubscriptionStore(database, () => oldBox).save(subscription("a", sealed));
       await new SqlWebSubSubscriptionStore(database).save(subscription("b", clear));
-    } finally {
-      await database.close();
-    }
+    });
   });
-  after(() => folder?.remove());
+  after(() => world?.remove());
 
   it("seals them again under the new key", async () => {
-    const { code, stdout, stderr } = await runCli(["rekey"], {
-      cwd: folder.dir,
-      env: {
-        ...folder.env,
-        ACCOUNT_SECRETS_KEY: newKey.toString("base64"),
-        ACCOUNT_SECRETS_OLD_KEYS: oldKey.toString("hex"),
-      },
-    });
+    const { code, stdout, stderr } = await world.rekey();
     assert.equal(code, 0, stderr);
-    assert.equal(stdout, `Sealed 4 secret(s) again under key ${keyIdOf(newKey)}.\n`);
+    assert.equal(stdout, `Sealed 4 secret(s) again under key ${keyIdOf(world.newKey)}.\n`);
     for (const secret of [sealed, clear, app.clientId, app.clientSecret])
       assert.ok(!`${stdout}${stderr}`.includes(secret));
 
-    const database = await openDatabase(location);
-    try {
+    await world.read(async (database) => {
       const { rows } = await database.query<{ secret: string }>(
         "SELECT secret FROM websub_subscriptions ORDER BY id",
       );
       assert.deepEqual(
         rows.map((row) => SecretBox.keyIdOf(row.secret)),
-        [keyIdOf(newKey), keyIdOf(newKey)],
+        [keyIdOf(world.newKey), keyIdOf(world.newKey)],
       );
-      const alone = new SqlWebSubSubscriptionStore(database, () => new SecretBox(newKey));
+      const alone = new SqlWebSubSubscriptionStore(database, () => new SecretBox(world.newKey));
       assert.equal((await alone.get("a"))?.secret, sealed);
       assert.equal((await alone.get("b"))?.secret, clear);
-      assert.deepEqual(await new MastodonApps(database, new SecretBox(newKey)).find(appKey), app);
-    } finally {
-      await database.close();
-    }
+      assert.deepEqual(await new MastodonApps(database, new SecretBox(world.newKey)).find(appKey), app);
+    });
   });
 });

@@ -3,7 +3,7 @@
 // you mean" for a misspelt key, line and column for broken JSON; plug-ins' options and a busy port
 // are in the same list. Never a stack trace. The command runs here for real in the cases only a
 // process shows (the exit code and stderr, a busy port, a warning while it starts); the other
-// mistakes are checked in process: serve-config-mistakes-checked-in-process.test.ts.
+// mistakes are checked in process: src/serve-config-mistakes-checked-in-process.test.ts.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";

@@ -8,52 +8,32 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import * as nip19 from "nostr-tools/nip19";
 import { generateSecretKey, getPublicKey, verifyEvent } from "nostr-tools/pure";
-import type { Browser, Page } from "playwright";
 import { type SandboxRelay, startNostrRelay } from "../../dev/sandbox/nostr-relay.ts";
-import { EndpointSyndicate } from "../../src/index.ts";
-import { launchChromium } from "../helpers/chromium.ts";
-import { pgliteEngine } from "../helpers/databases.ts";
 import { until } from "../helpers/eventually.ts";
-import { createPostAt } from "../helpers/micropub-create.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { type AccountsPageWorld, startAccountsPageWorld } from "./accounts-page-world.ts";
 import { SCREENSHOTS } from "./syndicate-world.ts";
 
 describe("Connecting Nostr in the browser", () => {
   let relay: SandboxRelay;
-  let server: TestServer;
-  let browser: Browser;
+  let world: AccountsPageWorld;
   const secretKey = generateSecretKey();
   const publicKey = getPublicKey(secretKey);
   const nsec = nip19.nsecEncode(secretKey);
 
   before(async () => {
     relay = await startNostrRelay();
-    server = await startTestServer({
-      engine: pgliteEngine,
-      config: { plugins: [], fetch: { allowPrivate: true } },
-      plugins: [new EndpointSyndicate({}, { env: process.env })],
-    });
-    browser = await launchChromium();
+    world = await startAccountsPageWorld();
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await world?.close();
     await relay?.close();
   });
 
   it("pastes the key, edits the relays, connects, and the waiting post arrives as a signed note", async () => {
     const uid = `nostr:${nip19.npubEncode(publicKey)}`;
-    await createPostAt(server.url, await server.token("create update"), {
-      content: "My first post for Nostr",
-      targets: [uid],
-    });
+    await world.postWaitingFor(uid, "My first post for Nostr");
 
-    const page: Page = await browser.newPage();
-    await page.goto(`${server.url}/syndicate/accounts`);
-    await page.waitForURL((url) => url.pathname === "/session/login");
-    await page.getByLabel("Password").fill(server.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL((url) => url.pathname === "/syndicate/accounts");
+    const page = await world.signIn();
 
     const form = page.locator("#connect-nostr");
     const relays = form.getByLabel("Relays");
@@ -89,6 +69,6 @@ describe("Connecting Nostr in the browser", () => {
     assert.ok(note && verifyEvent({ ...note }), "signed and verifiable");
     assert.equal(note.pubkey, publicKey);
     assert.equal(note.kind, 1);
-    assert.ok(server.host.syndicators.some((syndicator) => syndicator.info.uid === uid));
+    assert.ok(world.server.host.syndicators.some((syndicator) => syndicator.info.uid === uid));
   });
 });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { netlifyDeployBody, netlifySignature, SECRET } from "../webhooks/independent-signers.ts";
+import { netlifyDeployBody, netlifySignature, SECRET } from "../helpers/webhook-signers.ts";
 import { assertError, PLUGIN_PACKAGE } from "./endpoint-server.ts";
 
 describe("without a database the endpoint answers 501", () => {

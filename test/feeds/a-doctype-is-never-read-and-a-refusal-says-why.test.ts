@@ -9,7 +9,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { FeedParseError, parseFeed } from "../../src/sources/feeds/parse/index.ts";
-import { fixture } from "./parse/helpers.ts";
+import { fixture } from "../helpers/feed-fixtures.ts";
 
 const URL = "https://subset.example/feed";
 

@@ -9,8 +9,8 @@ import net from "node:net";
 if (process.env.NODE_TEST_CONTEXT) {
   const refuse = (what) => () => {
     throw new Error(
-      `${what} in a unit test: the unit tier runs pure modules only. List the file as integration or ` +
-        "system in scripts/test.mjs (or take it out of UNIT), or test the module without it.",
+      `${what} in a unit test: the unit tier (every src/**/*.test.ts) runs pure modules only. Move ` +
+        "the file under test/ (integration; system if scripts/test-tiers.mjs lists it), or test the module without it.",
     );
   };
   net.Server.prototype.listen = refuse("Listening on a socket");

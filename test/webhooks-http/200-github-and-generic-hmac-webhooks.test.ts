@@ -14,7 +14,7 @@ import {
   texts,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { deploymentStatusBody, hubSignature256, SECRET } from "../webhooks/independent-signers.ts";
+import { deploymentStatusBody, hubSignature256, SECRET } from "../helpers/webhook-signers.ts";
 import { recentRuns, sendWebhook } from "./webhook-requests.ts";
 
 for (const engine of engines) {

@@ -15,7 +15,7 @@ import {
   until,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { netlifyDeployBody, netlifySignature, SECRET } from "../webhooks/independent-signers.ts";
+import { netlifyDeployBody, netlifySignature, SECRET } from "../helpers/webhook-signers.ts";
 import { recentRuns, sendWebhook } from "./webhook-requests.ts";
 
 const netlify = (app: EndpointServer, path: string, body: string, init: RequestInit = {}) =>

@@ -20,7 +20,7 @@ import {
   netlifyDeployBody,
   netlifySignature,
   SECRET,
-} from "../webhooks/independent-signers.ts";
+} from "../helpers/webhook-signers.ts";
 import { recentRuns, sendWebhook, type WebhookAnswer } from "./webhook-requests.ts";
 
 /** The generic webhook's signature with X-Webhook-Timestamp: HMAC of "<timestamp>.<body>". */

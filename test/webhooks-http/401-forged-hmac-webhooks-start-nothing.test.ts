@@ -12,12 +12,7 @@ import {
   type Target,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import {
-  deploymentStatusBody,
-  hubSignature256,
-  OTHER_SECRET,
-  SECRET,
-} from "../webhooks/independent-signers.ts";
+import { deploymentStatusBody, hubSignature256, OTHER_SECRET, SECRET } from "../helpers/webhook-signers.ts";
 import { recentRuns, sendWebhook } from "./webhook-requests.ts";
 
 const BODY = deploymentStatusBody();

@@ -22,7 +22,7 @@ import {
   rsaSha256,
   SECRET,
   sha256Hex,
-} from "../webhooks/independent-signers.ts";
+} from "../helpers/webhook-signers.ts";
 import { recentRuns, sendWebhook } from "./webhook-requests.ts";
 
 const BODY = netlifyDeployBody();

@@ -14,7 +14,7 @@ import {
   until,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { netlifyDeployBody, netlifySignature, SECRET } from "../webhooks/independent-signers.ts";
+import { netlifyDeployBody, netlifySignature, SECRET } from "../helpers/webhook-signers.ts";
 import { recentRuns, sendWebhook } from "./webhook-requests.ts";
 
 const IN_PROGRESS = {

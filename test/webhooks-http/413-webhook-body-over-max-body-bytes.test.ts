@@ -11,12 +11,7 @@ import {
   type Target,
 } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import {
-  hubSignature256,
-  netlifyDeployBody,
-  netlifySignature,
-  SECRET,
-} from "../webhooks/independent-signers.ts";
+import { hubSignature256, netlifyDeployBody, netlifySignature, SECRET } from "../helpers/webhook-signers.ts";
 import { recentRuns, sendWebhook } from "./webhook-requests.ts";
 
 const LIMIT = 2_000;

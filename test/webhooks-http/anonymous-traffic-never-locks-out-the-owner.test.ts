@@ -13,7 +13,7 @@ import {
   type Target,
 } from "../endpoint/endpoint-server.ts";
 import { pgliteEngine } from "../helpers/databases.ts";
-import { netlifyDeployBody, netlifySignature, SECRET } from "../webhooks/independent-signers.ts";
+import { netlifyDeployBody, netlifySignature, SECRET } from "../helpers/webhook-signers.ts";
 import { sendWebhook } from "./webhook-requests.ts";
 
 const PUBLIC = 5;

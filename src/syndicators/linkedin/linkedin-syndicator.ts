@@ -16,6 +16,7 @@ import type {
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
 import type { Target } from "../shared/http.ts";
 import { fetchPhoto } from "../shared/photos.ts";
+import { shownOptions } from "../shared/shown-options.ts";
 import { linkedinAccount } from "./linkedin-account.ts";
 import { LinkedinApi, postUrl, postUrnOf } from "./linkedin-api.ts";
 import { composeLinkedin } from "./linkedin-compose.ts";
@@ -53,8 +54,7 @@ export class LinkedinSyndicator implements SyndicatorPlugin {
   ) {
     this.#options = parseLinkedinOptions(options, env);
     this.#now = now;
-    const { accessToken: _secret, template, ...rest } = this.#options;
-    this.options = { ...rest, ...(template ? { template: options.template } : {}) };
+    this.options = shownOptions(this.#options, options, ["accessToken"]);
     this.credentialSetting = credentialSetting(LinkedinSyndicator.packageName, options, {
       options: ["accessToken"],
       environment: ["LINKEDIN_ACCESS_TOKEN"],

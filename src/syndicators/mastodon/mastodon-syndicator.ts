@@ -16,6 +16,7 @@ import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syn
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { fetchPhoto } from "../shared/photos.ts";
+import { shownOptions } from "../shared/shown-options.ts";
 import { threadOptionsOf } from "../shared/thread-options.ts";
 import { mastodonAccount } from "./mastodon-account.ts";
 import { isDuplicateKeyRefusal, MastodonApi, type MastodonStatus, statusUrl } from "./mastodon-api.ts";
@@ -74,9 +75,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     this.#options = parseMastodonOptions(options, env);
     this.#traits = traitsOf(this.#options.software);
     this.#label = softwareLabel[this.#options.software];
-    const { url, user, accessToken: _secret, template, ...rest } = this.#options;
-    // The template as written, not its compiled form.
-    this.options = { url, user, ...rest, ...(template ? { template: options.template } : {}) };
+    const { url, user } = this.#options;
+    this.options = shownOptions(this.#options, options, ["accessToken"]);
     this.#limits = new InstanceLimitsCache(url);
     if (!(this.#traits.ignoresIdempotencyKey || this.#traits.photoRequired))
       this.threads = threadOptionsOf(this.#options);

@@ -20,6 +20,7 @@ import type {
   SyndicatorInfo,
 } from "../../contract/syndicator.ts";
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
+import { shownOptions } from "../shared/shown-options.ts";
 import { nostrAccount } from "./nostr-account.ts";
 import { ARTICLE_KIND, composeNostr, type UnsignedContent } from "./nostr-compose.ts";
 import { copyAddress, copyUrl } from "./nostr-copy-url.ts";
@@ -64,13 +65,11 @@ export class NostrSyndicator implements SyndicatorPlugin {
   ) {
     this.#options = parseNostrOptions(options, env);
     this.#now = now;
-    const { signing, template, publicKey, ...rest } = this.#options;
+    const { signing, publicKey } = this.#options;
     // Never a key: the remote signer's address (without its secret) at most.
     this.options = {
-      ...rest,
-      publicKey,
+      ...shownOptions(this.#options, options, ["signing"]),
       ...(signing.kind === "remote" ? { bunker: bunkerUri(signing.bunker) } : {}),
-      ...(template ? { template: options.template } : {}),
     };
     this.#signer =
       signing.kind === "key"

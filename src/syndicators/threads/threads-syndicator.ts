@@ -18,6 +18,7 @@ import type {
 } from "../../contract/syndicator.ts";
 import { credentialSetting, joinHost } from "../../contract/syndicator-kit.ts";
 import type { Target } from "../shared/http.ts";
+import { shownOptions } from "../shared/shown-options.ts";
 import { threadsAccount } from "./threads-account.ts";
 import { LINK_ERROR_CODE, type PublishingQuota, ThreadsApi } from "./threads-api.ts";
 import { composeThreads } from "./threads-compose.ts";
@@ -74,8 +75,7 @@ export class ThreadsSyndicator implements SyndicatorPlugin {
     clock: ThreadsClock = { now: Date.now },
   ) {
     this.#options = parseThreadsOptions(options, env);
-    const { accessToken: _secret, template, ...rest } = this.#options;
-    this.options = { ...rest, ...(template ? { template: options.template } : {}) };
+    this.options = shownOptions(this.#options, options, ["accessToken"]);
     this.credentialSetting = credentialSetting(ThreadsSyndicator.packageName, options, {
       options: ["accessToken"],
       environment: ["THREADS_ACCESS_TOKEN"],

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { PostResult } from "../../../src/syndication/types.ts";
 import { engines } from "../../helpers/databases.ts";
-import { hubSignature256, SECRET } from "../../webhooks/independent-signers.ts";
+import { hubSignature256, SECRET } from "../../helpers/webhook-signers.ts";
 import { sendWebhook } from "../../webhooks-http/webhook-requests.ts";
 import type { SiteEntry } from "./feed-site.ts";
 import { eventually, type FeedWorld, startFeedWorld } from "./feed-world.ts";

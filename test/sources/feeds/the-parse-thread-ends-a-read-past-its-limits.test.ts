@@ -4,7 +4,8 @@
 // Integration tier: each case starts a worker_thread.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { FeedParseError, FeedParser } from "../../../src/sources/feeds/parse/index.ts";
+import { FeedParser } from "../../../src/sources/feeds/parse/feed-parser.ts";
+import { FeedParseError } from "../../../src/sources/feeds/parse/index.ts";
 
 const url = "https://blog.example/";
 const nested = (depth: number) =>

@@ -4,16 +4,23 @@
 // account (token and app sealed, the token's end among its options) and says whose it is. Only the
 // signed-in owner may use them: the endpoint's authentication, CSRF check and budget of connections
 // (src/plugin/routes/account-flows.ts) run first, and any access token is refused here (403).
-import express, { type Request, type Response, type Router } from "express";
+import express, { type Router } from "express";
 import { z } from "zod";
 import { AccountError } from "../../../contract/accounts.ts";
 import type { Queryable } from "../../../contract/database.ts";
 import { setFlash } from "../../../contract/flash.ts";
 import { HttpError } from "../../../contract/http-error.ts";
-import type { Translate } from "../../../contract/i18n.ts";
 import { prefersHtml } from "../../../contract/negotiate.ts";
 import type { SecretSealer } from "../../../contract/secret-sealer.ts";
 import type { OutgoingFetchPolicy } from "../../../net/safe-fetch.ts";
+import {
+  callbackQuery,
+  onlyTheOwner,
+  ownerSession,
+  saidNo,
+  takeCallbackState,
+  translatorOf,
+} from "../../shared/connect-route-state.ts";
 import { LinkedinOAuthClient, LinkedinOAuthError, type LinkedinToken } from "./linkedin-oauth-client.ts";
 import { type LinkedinApp, LinkedinApps, LinkedinConnectStates } from "./linkedin-oauth-store.ts";
 
@@ -39,28 +46,15 @@ const appForm = z.object({
     .regex(/^[\w.-]+$/),
   clientSecret: z.string().min(1).max(500),
 });
-const callbackQuery = z.object({
-  state: z.string().max(200).optional(),
-  code: z.string().max(2000).optional(),
-  error: z.string().max(200).optional(),
+const linkedinCallbackQuery = callbackQuery.extend({
   error_description: z.string().max(2000).optional(),
 });
 
-const translatorOf = (res: Response): Translate => {
-  const t: unknown = res.locals.t;
-  return typeof t === "function" ? (t as Translate) : (key) => key;
-};
-
-function sessionOf(req: Request): string {
-  const credential = req.auth?.credentialId ?? "";
-  if (req.auth?.method !== "session" || !credential.startsWith("session:"))
-    throw new HttpError(
-      403,
-      "forbidden",
-      "Accounts are connected by the signed-in owner in a browser, not with an access token",
-    ).localized("accounts.oauth.sessionOnly");
-  return credential.slice("session:".length);
-}
+/** Connecting needs the owner's developer app, saved on the Accounts page first. */
+const appFirst = () =>
+  new HttpError(400, "invalid_request", "Enter your LinkedIn app's client id and secret first").localized(
+    "accounts.linkedin.appFirst",
+  );
 
 function asRefusal(error: unknown): unknown {
   if (error instanceof LinkedinOAuthError) {
@@ -85,14 +79,7 @@ export function linkedinConnectRoutes(deps: LinkedinConnectDeps): Router {
   const states = new LinkedinConnectStates(deps.database, deps.now);
   const client = new LinkedinOAuthClient(deps.apiUrl, deps.policy, deps.now);
   const router = express.Router();
-  router.use((req, _res, next) => {
-    try {
-      sessionOf(req);
-      next();
-    } catch (error) {
-      next(error);
-    }
-  });
+  router.use(onlyTheOwner);
 
   router.post("/app", async (req, res, next) => {
     try {
@@ -111,14 +98,9 @@ export function linkedinConnectRoutes(deps: LinkedinConnectDeps): Router {
 
   router.post("/authorize", async (req, res, next) => {
     try {
-      const sessionId = sessionOf(req);
+      const sessionId = ownerSession(req);
       const app = await apps.find();
-      if (!app)
-        throw new HttpError(
-          400,
-          "invalid_request",
-          "Enter your LinkedIn app's client id and secret first",
-        ).localized("accounts.linkedin.appFirst");
+      if (!app) throw appFirst();
       const state = await states.create(sessionId, deps.redirectUri);
       const url = client.authorizeUrl(app, deps.redirectUri, state);
       if (!prefersHtml(req)) {
@@ -137,26 +119,15 @@ export function linkedinConnectRoutes(deps: LinkedinConnectDeps): Router {
   router.get("/callback", async (req, res, next) => {
     const t = translatorOf(res);
     try {
-      const sessionId = sessionOf(req);
-      const query = callbackQuery.safeParse(req.query);
-      const state = query.success ? (query.data.state ?? "") : "";
-      const redirectUri = query.success ? await states.take(state, sessionId) : undefined;
-      if (!redirectUri)
-        throw new HttpError(
-          400,
-          "invalid_request",
-          "This authorization is unknown, expired or was already used: start again from the Accounts page",
-        ).localized("accounts.oauth.stateRefused");
-      const app = await apps.find();
-      if (!app)
-        throw new HttpError(
-          400,
-          "invalid_request",
-          "Enter your LinkedIn app's client id and secret first",
-        ).localized("accounts.linkedin.appFirst");
-      const callback = new URLSearchParams(
-        Object.entries(query.data ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      const {
+        kept: redirectUri,
+        state,
+        params: callback,
+      } = await takeCallbackState(req, linkedinCallbackQuery, (state, sessionId) =>
+        states.take(state, sessionId),
       );
+      const app = await apps.find();
+      if (!app) throw appFirst();
       let token: LinkedinToken;
       try {
         token = await client.finish(app, redirectUri, callback, state, {
@@ -165,8 +136,7 @@ export function linkedinConnectRoutes(deps: LinkedinConnectDeps): Router {
         });
       } catch (error) {
         if (error instanceof LinkedinOAuthError && error.kind === "denied") {
-          setFlash(res, { kind: "warning", text: t("accounts.oauth.denied", { instance: "LinkedIn" }) });
-          res.redirect(303, deps.accountsPath);
+          saidNo(res, deps.accountsPath, "LinkedIn");
           return;
         }
         throw asRefusal(error);

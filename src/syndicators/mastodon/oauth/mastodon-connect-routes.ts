@@ -3,15 +3,22 @@
 // Only the signed-in owner may use them: the endpoint's authentication, CSRF check and budget of
 // connections (src/plugin/routes/account-flows.ts) run first, and any token, whatever its
 // scopes, is refused here (403): connecting an account is the owner's act in a browser, not an API's.
-import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import express, { type Router } from "express";
 import { z } from "zod";
 import type { Queryable } from "../../../contract/database.ts";
-import { type Flash, setFlash } from "../../../contract/flash.ts";
+import { setFlash } from "../../../contract/flash.ts";
 import { HttpError } from "../../../contract/http-error.ts";
-import type { Translate } from "../../../contract/i18n.ts";
 import { prefersHtml } from "../../../contract/negotiate.ts";
 import type { SecretSealer } from "../../../contract/secret-sealer.ts";
 import type { OutgoingFetchPolicy } from "../../../net/safe-fetch.ts";
+import {
+  callbackQuery,
+  onlyTheOwner,
+  ownerSession,
+  saidNo,
+  takeCallbackState,
+  translatorOf,
+} from "../../shared/connect-route-state.ts";
 import { type Connection, MastodonConnector } from "./mastodon-connector.ts";
 import { InstanceAddressError } from "./mastodon-instance-address.ts";
 import { MastodonOAuthClient, MastodonOAuthError } from "./mastodon-oauth-client.ts";
@@ -33,28 +40,6 @@ export interface MastodonConnectDeps {
 }
 
 const authorizeForm = z.object({ instance: z.string().max(300) });
-const callbackQuery = z.object({
-  state: z.string().max(200).optional(),
-  code: z.string().max(2000).optional(),
-  error: z.string().max(200).optional(),
-});
-
-const translatorOf = (res: Response): Translate => {
-  const t: unknown = res.locals.t;
-  return typeof t === "function" ? (t as Translate) : (key) => key;
-};
-
-/** The signed-in session's id; any other credential is refused. */
-function sessionOf(req: Request): string {
-  const credential = req.auth?.credentialId ?? "";
-  if (req.auth?.method !== "session" || !credential.startsWith("session:"))
-    throw new HttpError(
-      403,
-      "forbidden",
-      "Accounts are connected by the signed-in owner in a browser, not with an access token",
-    ).localized("accounts.oauth.sessionOnly");
-  return credential.slice("session:".length);
-}
 
 /**
  * A failure of the connection as the owner's page says it (the JSON keeps the English); anything
@@ -86,15 +71,6 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
   const apps = new MastodonApps(deps.database, deps.sealer);
   const states = new MastodonConnectStates(deps.database, deps.sealer, deps.now);
   const connector = new MastodonConnector(client, apps);
-  const onlyTheOwner = (req: Request, _res: Response, next: NextFunction) => {
-    try {
-      sessionOf(req);
-      next();
-    } catch (error) {
-      next(error);
-    }
-  };
-
   const router = express.Router();
   router.use(onlyTheOwner);
 
@@ -102,7 +78,7 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
     const parsed = authorizeForm.safeParse(req.body ?? {});
     const instance = parsed.success ? parsed.data.instance.trim() : "";
     try {
-      const sessionId = sessionOf(req);
+      const sessionId = ownerSession(req);
       if (!parsed.success)
         throw new InstanceAddressError("Type your instance", "accounts.oauth.error.instance");
       const lang = typeof res.locals.locale === "string" ? res.locals.locale : undefined;
@@ -131,32 +107,21 @@ export function mastodonConnectRoutes(deps: MastodonConnectDeps): Router {
   router.get("/callback", async (req, res, next) => {
     const t = translatorOf(res);
     try {
-      const sessionId = sessionOf(req);
-      const query = callbackQuery.safeParse(req.query);
-      const taken = query.success ? await states.take(query.data.state ?? "", sessionId) : undefined;
-      if (!taken?.ok)
-        throw new HttpError(
-          400,
-          "invalid_request",
-          "This authorization is unknown, expired or was already used: start again from the Accounts page",
-        ).localized("accounts.oauth.stateRefused");
-      const { pending } = taken;
+      const { kept: pending, params: callback } = await takeCallbackState(
+        req,
+        callbackQuery,
+        async (state, sessionId) => {
+          const taken = await states.take(state, sessionId);
+          return taken?.ok ? taken.pending : undefined;
+        },
+      );
       const host = new URL(pending.instance.origin).host;
       let connection: Connection;
       try {
-        connection = await connector.finish({
-          ...pending,
-          callback: new URLSearchParams(
-            Object.entries(query.data ?? {}).filter(
-              (entry): entry is [string, string] => entry[1] !== undefined,
-            ),
-          ),
-        });
+        connection = await connector.finish({ ...pending, callback });
       } catch (error) {
         if (error instanceof MastodonOAuthError && error.kind === "denied") {
-          const flash: Flash = { kind: "warning", text: t("accounts.oauth.denied", { instance: host }) };
-          setFlash(res, flash);
-          res.redirect(303, deps.accountsPath);
+          saidNo(res, deps.accountsPath, host);
           return;
         }
         throw asRefusal(error, host);

@@ -4,14 +4,22 @@
 // stores the account. Only the signed-in owner may use them: the endpoint's authentication, CSRF
 // check and budget of connections (src/plugin/routes/account-flows.ts) run first, and any access
 // token, whatever its scopes, is refused here (403).
-import express, { type Request, type Response, type Router } from "express";
+import express, { type Router } from "express";
 import { z } from "zod";
 import type { AccountInput } from "../../../contract/accounts.ts";
 import type { Queryable } from "../../../contract/database.ts";
 import { setFlash } from "../../../contract/flash.ts";
 import { HttpError } from "../../../contract/http-error.ts";
-import type { Translate } from "../../../contract/i18n.ts";
 import type { SecretSealer } from "../../../contract/secret-sealer.ts";
+import {
+  callbackQuery,
+  onlyTheOwner,
+  ownerSession,
+  saidNo,
+  stateRefused,
+  takeCallbackState,
+  translatorOf,
+} from "../../shared/connect-route-state.ts";
 import { THREADS_API_URL } from "../threads-options.ts";
 import {
   type ThreadsConnection,
@@ -40,43 +48,17 @@ const appForm = z.object({
     .regex(/^\d{5,32}$/),
   appSecret: z.string().trim().min(8).max(200),
 });
-const callbackQuery = z.object({
-  state: z.string().max(200).optional(),
-  code: z.string().max(2000).optional(),
-  error: z.string().max(200).optional(),
+const threadsCallbackQuery = callbackQuery.extend({
   error_reason: z.string().max(200).optional(),
   error_description: z.string().max(500).optional(),
 });
-
-const translatorOf = (res: Response): Translate => {
-  const t: unknown = res.locals.t;
-  return typeof t === "function" ? (t as Translate) : (key) => key;
-};
-
-function sessionOf(req: Request): string {
-  const credential = req.auth?.credentialId ?? "";
-  if (req.auth?.method !== "session" || !credential.startsWith("session:"))
-    throw new HttpError(
-      403,
-      "forbidden",
-      "Accounts are connected by the signed-in owner in a browser, not with an access token",
-    ).localized("accounts.oauth.sessionOnly");
-  return credential.slice("session:".length);
-}
 
 export function threadsConnectRoutes(deps: ThreadsConnectDeps): Router {
   const client = new ThreadsOAuthClient(deps.endpoints);
   const apps = new ThreadsApps(deps.database, deps.sealer);
   const states = new ThreadsConnectStates(deps.database, deps.now);
   const router = express.Router();
-  router.use((req, _res, next) => {
-    try {
-      sessionOf(req);
-      next();
-    } catch (error) {
-      next(error);
-    }
-  });
+  router.use(onlyTheOwner);
 
   router.post("/app", async (req, res) => {
     const parsed = appForm.safeParse(req.body ?? {});
@@ -97,7 +79,7 @@ export function threadsConnectRoutes(deps: ThreadsConnectDeps): Router {
       throw new HttpError(400, "invalid_request", "Save the Meta app's id and secret first").localized(
         "accounts.types.threads.appMissing",
       );
-    const url = client.authorizeUrl(app, deps.redirectUri, await states.create(sessionOf(req)));
+    const url = client.authorizeUrl(app, deps.redirectUri, await states.create(ownerSession(req)));
     res.setHeader("Cache-Control", "no-store");
     // A page that moves on by itself: the Accounts page's form may not lead to another site.
     res.render("syndicate/accounts-continue.njk", { authorizeUrl: url.href, instance: "Threads" });
@@ -105,25 +87,19 @@ export function threadsConnectRoutes(deps: ThreadsConnectDeps): Router {
 
   router.get("/callback", async (req, res) => {
     const t = translatorOf(res);
-    const query = callbackQuery.safeParse(req.query);
-    const taken = query.success ? await states.take(query.data.state ?? "", sessionOf(req)) : false;
-    const app = await apps.find();
-    if (!taken || !app || !query.success)
-      throw new HttpError(
-        400,
-        "invalid_request",
-        "This authorization is unknown, expired or was already used: start again from the Accounts page",
-      ).localized("accounts.oauth.stateRefused");
-    const callback = new URLSearchParams(
-      Object.entries(query.data).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    const { params: callback } = await takeCallbackState(
+      req,
+      threadsCallbackQuery,
+      async (state, sessionId) => ((await states.take(state, sessionId)) ? true : undefined),
     );
+    const app = await apps.find();
+    if (!app) throw stateRefused();
     let connection: ThreadsConnection;
     try {
       connection = await client.connect(app, callback, deps.redirectUri);
     } catch (error) {
       if (error instanceof ThreadsOAuthError && error.kind === "denied") {
-        setFlash(res, { kind: "warning", text: t("accounts.oauth.denied", { instance: "Threads" }) });
-        res.redirect(303, deps.accountsPath);
+        saidNo(res, deps.accountsPath, "Threads");
         return;
       }
       if (error instanceof ThreadsOAuthError)
