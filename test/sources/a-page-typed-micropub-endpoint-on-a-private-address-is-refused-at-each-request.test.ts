@@ -19,7 +19,7 @@ describe("a page-typed Micropub endpoint on a private address", () => {
     new MicropubClient({
       endpoint: remote.endpoint,
       token: () => remote.token,
-      tokenSetting: "the token saved for this feed on the Feeds page",
+      tokenSetting: "this feed's token field on the Feeds page",
       fetchPolicy: allowPrivate ? { allowPrivate: true } : {},
       ...(trustEndpoint !== undefined ? { trustEndpoint } : {}),
     });

@@ -33,7 +33,7 @@ export interface FeedWriteBackDependencies {
 }
 
 /** Where a page feed's token is set, as a missing or refused token's message names it. */
-export const PAGE_TOKEN_SETTING = "the token saved for this feed on the Feeds page";
+export const PAGE_TOKEN_SETTING = "this feed's token field on the Feeds page";
 
 /** The write-back of a feed with a `micropub` option; undefined for one without. */
 export function feedWriteBack(feed: FeedOptions, deps: FeedWriteBackDependencies): LinkWriteBack | undefined {
