@@ -100,6 +100,38 @@ for (const engine of engines) {
       assert.equal(removed.sandbox.statuses.length, copies + 1, "Send again made one copy only");
     });
 
+    it("answers 202 when the service could not delete the copy yet: recorded, and retried by the runs", async () => {
+      assert.ok(app);
+      const [target] = targets;
+      assert.ok(target);
+      const url = await app.createPost({ content: "Its deletion waits", targets: [target.uid] });
+      assert.equal((await app.syndicate()).status, 200);
+      const post = await app.server.host.posts?.findByUrl(url);
+      assert.ok(post);
+      const copy = target.sandbox.statuses.at(-1);
+      assert.ok(copy);
+      target.sandbox.setFailure(503, "Service Unavailable", "DELETE /api/v1/statuses/:id");
+      try {
+        const waiting = await call(post.id, "remove-copy", { target_uid: target.uid });
+        assert.equal(waiting.status, 202);
+        const body = (await waiting.json()) as ActionJson;
+        assert.equal(body.target?.state, "syndicated", "the copy still exists");
+        assert.ok(body.target?.removed_at, "its removal is recorded");
+        assert.match(body.message, /could not be deleted yet/);
+        assert.equal(copy.deletedAt, null);
+      } finally {
+        target.sandbox.clearBehaviour();
+      }
+      const retried = await fetch(`${app.endpoint}/posts/${post.id}/follow-ups/retry`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { authorization: `Bearer ${app.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ target_uid: target.uid }),
+      });
+      assert.equal(retried.status, 303);
+      assert.ok(copy.deletedAt, "the deletion is carried out afterwards");
+    });
+
     it("refuses bad input, strangers, a missing scope and unknown posts or targets, changing nothing", async () => {
       assert.ok(app);
       const [target] = targets;
