@@ -169,13 +169,18 @@ for (const engine of engines)
       const id = (await page()).match(/id="feed-([^"]+)" class="feed"/)?.[1];
       assert.ok(id);
       const [before] = await rawRow(server.host.database);
-      const kept = await post(id, {
-        targets: [target.uid],
-        pollSeconds: "600",
-        micropubEndpoint: remote.endpoint,
-        micropubToken: "",
+      // As an API client (the session, JSON): the answer names the endpoint, never a token.
+      const kept = await post(
+        id,
+        { targets: [target.uid], pollSeconds: "600", micropubEndpoint: remote.endpoint, micropubToken: "" },
+        { accept: "application/json" },
+      );
+      assert.equal(kept.status, 200);
+      const text = await kept.text();
+      assert.ok(!text.includes(remote.token));
+      assert.deepEqual((JSON.parse(text) as { options: { micropub?: unknown } }).options.micropub, {
+        endpoint: remote.endpoint,
       });
-      assert.equal(kept.status, 303);
       const [after] = await rawRow(server.host.database);
       assert.equal(after?.micropub_token, before?.micropub_token, "the saved token is kept");
       assert.match(after?.options ?? "", /"pollSeconds": ?600/);
