@@ -13,7 +13,7 @@ import { SqlWebSubSubscriptionStore } from "../sources/feeds/http/index.ts";
 import { feedSourceMigrations } from "../sources/feeds/migrations.ts";
 import { PageFeedStore } from "../sources/feeds/page-feed-store.ts";
 import { platformTags } from "../sources/feeds/site-text.ts";
-import type { LinkWriteBackReport } from "../sources/micropub/link-write-back.ts";
+import type { LinkWriteBack, LinkWriteBackReport } from "../sources/micropub/link-write-back.ts";
 import { addMicropubSourceTables } from "./post-sources.ts";
 
 interface FeedSourcesStart {
@@ -44,7 +44,9 @@ export function startFeedSources(
   });
   server.onRekey?.(() => secrets.sealAtRest());
   server.addMigrations(feedSourceMigrations);
-  if (feeds.some((feed) => feed.micropub)) addMicropubSourceTables(server);
+  // A feed's write-back keeps its turns in the Micropub source's tables: a feed of the file, or one
+  // the Feeds page may add at any time.
+  addMicropubSourceTables(server);
   // Before the first read: a feed naming a target nobody installed would record posts that wait forever.
   server.onStart(() => {
     const problems = unknownFeedTargets(
@@ -69,15 +71,29 @@ function runFeedSources(
   const { database, knownPosts } = server;
   if (!database || !knownPosts) throw new Error("The feeds need the host's database and posts");
   const stopping = new AbortController();
-  const pageFeeds = new PageFeedStore(database);
-  const sources = new FeedSources({
+  const pageFeeds = new PageFeedStore(database, () => server.secretSealer ?? null);
+  // A key rotation's `possekit rekey` seals the page feeds' Micropub tokens again.
+  server.onRekey?.(() => pageFeeds.rekey());
+  // Each feed origin with a write-back is told of the copies' links once, whichever of its feed's
+  // write-backs runs now (a page feed is made anew when its options or token change).
+  const told = new Set<string>();
+  const tellOfLinks = (writeBack: LinkWriteBack) => {
+    if (told.has(writeBack.origin)) return;
+    told.add(writeBack.origin);
+    const { origin } = writeBack;
+    knownPosts.addOrigin({
+      origin,
+      writeBack: async (post, update) =>
+        sources.feeds.find((feed) => feed.writeBack?.origin === origin)?.writeBack?.writeBack(post, update),
+    });
+  };
+  const sources: FeedSources = new FeedSources({
     feeds,
-    pageFeeds: async () =>
-      (
-        await pageFeeds.list((key, problem) =>
-          server.logger.warn("A feed added on the Feeds page is left out", { feed: key, problem }),
-        )
-      ).map((feed) => feed.options),
+    pageFeeds: () =>
+      pageFeeds.running((key, problem) =>
+        server.logger.warn("A feed added on the Feeds page is left out", { feed: key, problem }),
+      ),
+    onWriteBack: tellOfLinks,
     database,
     known: knownPosts,
     logger: server.logger,
@@ -94,8 +110,6 @@ function runFeedSources(
     ...(wake ? { wake } : {}),
     ...(parseTimeLimitMs !== undefined ? { parseTimeLimitMs } : {}),
   });
-  // Told of each copy's link the core writes to one of the feed's posts, to carry it to the site.
-  for (const feed of sources.feeds) if (feed.writeBack) knownPosts.addOrigin(feed.writeBack);
   server.onShutdown(async () => {
     stopping.abort(new Error("The server is shutting down"));
     await sources.idle();

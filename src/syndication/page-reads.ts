@@ -86,11 +86,6 @@ export class PageReads {
     return this.parts.ledger.operationsForPost(postId);
   }
 
-  /** The targets whose copy of the post the user removed ("Undo a copy"), with when. */
-  removedCopies(postId: string): Promise<Map<string, Date>> {
-    return this.parts.ledger.removedCopies(postId);
-  }
-
   /** The live checks of new posts (schedule.whenLive), keyed by post id, for the page. */
   liveChecksForPosts(postIds: readonly string[]): Promise<Map<string, LiveCheck>> {
     return this.parts.liveChecks.forPosts(postIds);

@@ -66,6 +66,11 @@ export interface LedgerEntry {
   createdAt: Date;
   /** What the copy holds (a digest of the text and photos sent), to tell whether an edit changes it. */
   digest: string | null;
+  /**
+   * When the user removed the copy while keeping the post ("Undo a copy", decision 0054); null when
+   * they did not. Read by the page's reads (entriesForPost, summaryForPosts) only.
+   */
+  removedAt?: Date | null;
 }
 
 export interface Attempt {

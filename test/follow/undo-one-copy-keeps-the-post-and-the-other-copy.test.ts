@@ -107,7 +107,8 @@ for (const engine of engines) {
 
       // A run, forced or not, sends it nothing; a second undo has no copy to remove.
       await batch();
-      const forcedRun = await app.syndicate("force=true");
+      const forcedRun = await app.syndicate("?force=true");
+      assert.equal(forcedRun.status, 200, "a forced run");
       await forcedRun.body?.cancel();
       assert.equal(
         removed.sandbox.statuses.length,

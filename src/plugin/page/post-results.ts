@@ -35,8 +35,6 @@ export interface PostResultsView {
   canRetryFollowUps: boolean;
   /** The post is deleted: its page is kept, to show what happened to its copies. */
   deleted: boolean;
-  /** Targets whose copy the user removed ("Undo a copy"), by uid: shown "removed by you". */
-  removedCopies: Record<string, Date>;
   /** Targets whose copy can be removed now: syndicated, not removed, and able to delete copies. */
   removableUids: string[];
 }
@@ -58,13 +56,12 @@ export async function findPostById(
 }
 
 export async function postResultsView(services: PageServices, post: Post): Promise<PostResultsView> {
-  const [entries, attempts, ownTexts, operations, paused, removed] = await Promise.all([
+  const [entries, attempts, ownTexts, operations, paused] = await Promise.all([
     services.syndication.reads.entriesForPost(post.id),
     services.syndication.reads.attemptsForPost(post.id, HISTORY_LIMIT),
     services.syndication.copies.ownTextsForPost(post),
     services.syndication.reads.operationsForPost(post.id),
     services.syndication.reads.pausedTargets(),
-    services.syndication.reads.removedCopies(post.id),
   ]);
   const followUpViews = operations.map((entry) => followUpView(entry, services.syndicators));
   const row = postRow(
@@ -108,11 +105,10 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     followUps,
     canRetryFollowUps: followUps.some((followUp) => followUp.retryable),
     deleted: post.deleted,
-    removedCopies: Object.fromEntries(removed),
     removableUids: post.deleted
       ? []
       : row.targets
-          .filter((target) => target.kind === "syndicated" && !removed.has(target.uid))
+          .filter((target) => target.kind === "syndicated" && !target.removedAt)
           .filter((target) => services.syndicators.some((s) => s.info.uid === target.uid && s.delete))
           .map((target) => target.uid),
   };

@@ -47,7 +47,7 @@ function liveWait(check: LiveCheck | undefined, entries: readonly LedgerEntry[],
 
 const NEEDS_USER = new Set(["failed", "backoff", "ratelimited", "refused", "unknown"]);
 /** Nothing more will happen for these, and nothing needs to: the post does not wait for them. */
-const SETTLED = new Set(["syndicated", "skipped", "unconfigured"]);
+const SETTLED = new Set(["syndicated", "skipped", "removed", "unconfigured"]);
 
 export function postRow(
   post: Post,

@@ -21,6 +21,7 @@ export type TargetStateKind =
   | "unknown"
   | "unconfigured"
   | "skipped"
+  | "removed"
   | "paused";
 
 export interface TargetView {
@@ -41,6 +42,8 @@ export interface TargetView {
   anchor: string;
   /** kind "paused": the target refused our credentials or rate-limits us, and until when (decision 0048). */
   pause: { kind: TargetPause["kind"]; until: Date | null } | null;
+  /** When the user removed the copy ("Undo a copy"); null when they did not. */
+  removedAt: Date | null;
   /** A thread sent in part (decision 0055): how many of its posts are out; a retry goes on from `next`. */
   thread: { sent: number; total: number; next: number } | null;
 }
@@ -79,6 +82,9 @@ export function httpUrlOrNull(value: string | null | undefined): string | null {
 
 function kindOf(entry: LedgerEntry | undefined, configured: boolean, now: Date): TargetStateKind {
   if (!entry) return configured ? "pending" : "unconfigured";
+  // The user deleted the copy and keeps the post ("Undo a copy", decision 0054): not skipped, and
+  // not waiting. While its deletion is on its way the copy still exists, and reads as syndicated.
+  if (entry.removedAt && entry.state !== "syndicated") return "removed";
   if (entry.state === "skipped") return "skipped";
   // A target removed from the configuration is shown as such whatever it last did, unless it has the post.
   if (!configured && entry.state !== "syndicated") return "unconfigured";
@@ -148,6 +154,7 @@ export function targetViews(
       updatedAt: entry?.updatedAt ?? null,
       anchor: anchorOf(uid, index),
       pause: pause ? { kind: pause.kind, until: pause.until ?? pause.checkAt ?? null } : null,
+      removedAt: entry?.removedAt ?? null,
       thread: kind === "syndicated" ? null : partialThread(entry?.checkpoint),
     };
   });

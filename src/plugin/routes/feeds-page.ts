@@ -9,6 +9,10 @@
 //   POST {mountPath}/feeds/<id>            changes a page feed's targets and options
 //   POST {mountPath}/feeds/<id>/remove     removes a page feed: unsubscribed from its hub, never renewed
 //
+// A feed's site with a Micropub endpoint of its own gets the copies' links written back there (the
+// `micropub` option): its endpoint is typed on the form, never on a private address unless
+// fetch.allowPrivate, and its token is sealed at rest and never shown again (page-feed-store.ts).
+//
 // Only a signed-in session (CSRF-checked by the host) may use it, as on the Accounts page: a feed
 // decides what is posted to the owner's accounts. Discovering and adding fetch a stranger's
 // address: through the feeds' fetch rules (never a private address) and rate-limited per session.
@@ -24,6 +28,7 @@ import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
+import { privateAddressOf } from "../../net/private-host.ts";
 import type { DiscoveredFeed, Discovery } from "../../sources/feeds/discover-feeds.ts";
 import {
   DEFAULT_FEED_POLL_SECONDS,
@@ -34,7 +39,7 @@ import {
   MAX_BACKFILL,
 } from "../../sources/feeds/feed-options.ts";
 import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
-import { PageFeedStore } from "../../sources/feeds/page-feed-store.ts";
+import { PageFeedStore, type TokenChange } from "../../sources/feeds/page-feed-store.ts";
 import { feedIdOf, feedPostsHref } from "../page/feed-view.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
 import { ownerActionLimiter } from "./owner-action-limiter.ts";
@@ -71,7 +76,8 @@ function running(context: RouteContext, res: Response): Running {
   const database = services.server.database;
   if (!feeds || !database)
     throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
-  return { services, feeds, store: new PageFeedStore(database), t: translatorOf(res) };
+  const sealer = () => services.server.secretSealer ?? null;
+  return { services, feeds, store: new PageFeedStore(database, sealer), t: translatorOf(res) };
 }
 
 /** A form field that may come once, many times (checkboxes) or not at all. */
@@ -88,8 +94,17 @@ const optionsForm = z.object({
   pollSeconds: field(10),
   maxEntries: field(10),
   categories: field(2000),
+  /** The site's Micropub endpoint: the copies' links are written back there. Empty: none. */
+  micropubEndpoint: field(2048),
+  /** Its token; empty keeps the saved one. Never shown again. */
+  micropubToken: field(4096),
+  /** "yes": the saved token is forgotten, and links are no longer written back. */
+  forgetMicropubToken: z.literal("yes").optional(),
 });
 type OptionsFields = z.output<typeof optionsForm>;
+
+/** The form as shown again after a refusal: never the token typed. */
+const shownAgain = (fields: OptionsFields): OptionsFields => ({ ...fields, micropubToken: "" });
 
 /** What a refused form shows again, and why (the field the message is about, when one). */
 interface Refusal {
@@ -126,6 +141,7 @@ function feedOptionsOf(
     .split(",")
     .map((category) => category.trim())
     .filter(Boolean);
+  const writesBack = fields.micropubEndpoint !== "" && fields.forgetMicropubToken !== "yes";
   const parsed = feedOptionsSchema.safeParse({
     url: fields.url,
     targets: fields.targets,
@@ -133,11 +149,79 @@ function feedOptionsOf(
     ...(fields.backfill !== "" ? { backfill: asNumber(fields.backfill) } : {}),
     ...(fields.pollSeconds !== "" ? { pollSeconds: asNumber(fields.pollSeconds) } : {}),
     ...(fields.maxEntries !== "" ? { maxEntries: asNumber(fields.maxEntries) } : {}),
+    ...(writesBack ? { micropub: { endpoint: fields.micropubEndpoint } } : {}),
   });
   if (parsed.success) return { options: parsed.data };
-  const name = String(parsed.error.issues[0]?.path[0] ?? "url");
-  const known = ["url", "backfill", "pollSeconds", "maxEntries", "categories"].includes(name) ? name : "url";
+  const path = parsed.error.issues[0]?.path ?? [];
+  const name = path[0] === "micropub" ? "micropubEndpoint" : String(path[0] ?? "url");
+  const known = ["url", "backfill", "pollSeconds", "maxEntries", "categories", "micropubEndpoint"].includes(
+    name,
+  )
+    ? name
+    : "url";
   return { refusal: { status: 400, field: known, text: t(`feedsPage.errors.field.${known}`, LIMITS) } };
+}
+
+/** The form checked whole: the options and what becomes of the token, or the first refusal. */
+async function checkedForm(
+  fields: OptionsFields,
+  savedToken: Date | null,
+  services: PageServices,
+  t: Translate,
+): Promise<{ options: FeedOptions; token: TokenChange } | { refusal: Refusal }> {
+  const installed = new Set(services.syndicators.map((syndicator) => syndicator.info.uid));
+  const checked = feedOptionsOf(fields, installed, t);
+  if ("refusal" in checked) return checked;
+  const allowPrivate = services.server.config.fetch.allowPrivate;
+  const token = await tokenChangeOf(fields, checked.options, savedToken, allowPrivate, t);
+  return "refusal" in token ? token : { options: checked.options, token: token.change };
+}
+
+/**
+ * What the save does with the feed's Micropub token (a page feed's token lives in its own sealed
+ * column, never in the options), or why it cannot: an endpoint needs a token, given now or saved
+ * before; a token needs an endpoint; an endpoint on a private address needs fetch.allowPrivate.
+ */
+async function tokenChangeOf(
+  fields: OptionsFields,
+  options: FeedOptions,
+  saved: Date | null,
+  allowPrivate: boolean,
+  t: Translate,
+): Promise<{ change: TokenChange } | { refusal: Refusal }> {
+  const endpoint = options.micropub?.endpoint;
+  if (!endpoint) {
+    if (fields.micropubToken !== "" && fields.forgetMicropubToken !== "yes")
+      return {
+        refusal: { status: 400, field: "micropubEndpoint", text: t("feedsPage.errors.tokenWithoutEndpoint") },
+      };
+    return { change: { forget: true } };
+  }
+  if (!allowPrivate) {
+    const address = await privateAddressOf(new URL(endpoint));
+    if (address)
+      return {
+        refusal: {
+          status: 400,
+          field: "micropubEndpoint",
+          text: t("feedsPage.errors.micropubPrivate", { url: endpoint, address }),
+        },
+      };
+  }
+  if (fields.micropubToken !== "") return { change: { replace: fields.micropubToken } };
+  if (saved) return { change: { keep: true } };
+  return {
+    refusal: { status: 400, field: "micropubToken", text: t("feedsPage.errors.noToken", { url: endpoint }) },
+  };
+}
+
+/**
+ * A feed's options as an API client is answered: a page feed's write-back names its endpoint only
+ * (its token is saved apart, and `tokenEnv` is the configuration file's, not read here).
+ */
+function shownOptions(options: FeedOptions): Record<string, unknown> {
+  const { micropub, ...rest } = options;
+  return micropub ? { ...rest, micropub: { endpoint: micropub.endpoint } } : rest;
 }
 
 const LIMITS = {
@@ -188,6 +272,9 @@ async function renderPage(
         targetNames: feed.feed.targets.map(nameOf),
         missingTargets: feed.feed.targets.filter((uid) => !installed.has(uid)),
         categories: (feed.feed.categories ?? []).join(", "),
+        micropubEndpoint: feed.feed.micropub?.endpoint ?? "",
+        // Only when it was saved: the token itself is never read for the page.
+        micropubTokenSetAt: fromPage?.micropubTokenSetAt ?? null,
       };
     }),
   );
@@ -279,8 +366,7 @@ function addRoute(context: RouteContext): RequestHandler {
     if (!parsed.success)
       return refuse(context, req, res, { status: 400, text: t("feedsPage.errors.form") }, {}, "add");
     const fields = parsed.data;
-    const installed = new Set(services.syndicators.map((syndicator) => syndicator.info.uid));
-    const checked = feedOptionsOf(fields, installed, t);
+    const checked = await checkedForm(fields, null, services, t);
     // The options are checked before anything is fetched; the feed is read before anything is saved.
     const again = async (refusal: Refusal, discovery?: PageState["discovery"]) =>
       refuse(
@@ -288,7 +374,7 @@ function addRoute(context: RouteContext): RequestHandler {
         req,
         res,
         refusal,
-        { url: fields.url, fields, ...(discovery ? { discovery } : {}) },
+        { url: fields.url, fields: shownAgain(fields), ...(discovery ? { discovery } : {}) },
         "add",
       );
     if ("refusal" in checked) {
@@ -319,7 +405,7 @@ function addRoute(context: RouteContext): RequestHandler {
         { status: 422, field: "url", text: t("feedsPage.errors.pickOne", { url: options.url }) },
         { url: options.url, feeds: found.feeds },
       );
-    if (!(await store.add(options, context.now())))
+    if (!(await store.add(options, context.now(), checked.token)))
       return again({
         status: 409,
         field: "url",
@@ -340,7 +426,13 @@ function addRoute(context: RouteContext): RequestHandler {
         : t("feedsPage.added.notReadYet", { error: report?.lastError ?? "" });
     const text = `${t("feedsPage.added.title", { url: options.url })} ${read}`;
     if (!prefersHtml(req)) {
-      res.status(201).json({ id: feedIdOf(key), url: options.url, options, read: summary, message: text });
+      res.status(201).json({
+        id: feedIdOf(key),
+        url: options.url,
+        options: shownOptions(options),
+        read: summary,
+        message: text,
+      });
       return;
     }
     setFlash(res, {
@@ -381,16 +473,16 @@ function editRoute(context: RouteContext): RequestHandler {
     const parsed = optionsForm.safeParse(req.body ?? {});
     if (!parsed.success)
       return refuse(context, req, res, { status: 400, text: t("feedsPage.errors.form") }, {}, "edit", id);
-    const installed = new Set(services.syndicators.map((syndicator) => syndicator.info.uid));
     // The address stays: another address is another feed (remove this one, add that one).
-    const checked = feedOptionsOf({ ...parsed.data, url: stored.options.url }, installed, t);
+    const fields = { ...parsed.data, url: stored.options.url };
+    const checked = await checkedForm(fields, stored.micropubTokenSetAt, services, t);
     if ("refusal" in checked)
-      return refuse(context, req, res, checked.refusal, { fields: parsed.data }, "edit", id);
-    await store.update(stored.key, checked.options, context.now());
+      return refuse(context, req, res, checked.refusal, { fields: shownAgain(parsed.data) }, "edit", id);
+    await store.update(stored.key, checked.options, context.now(), checked.token);
     await feeds.refresh();
     const text = t("feedsPage.saved", { url: stored.options.url });
     if (!prefersHtml(req)) {
-      res.json({ id, url: stored.options.url, options: checked.options, message: text });
+      res.json({ id, url: stored.options.url, options: shownOptions(checked.options), message: text });
       return;
     }
     setFlash(res, { kind: "success", text });

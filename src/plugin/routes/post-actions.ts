@@ -2,22 +2,27 @@
 // …/send-again ("Undo a copy" and its way back, decision 0054), and
 // …/follow-ups/retry (the copies' edits and deletes, decision 0028), from the results page. htmx gets the
 // results section re-rendered with the outcome announced; a form without JavaScript is sent back to
-// the page with the outcome as a flash message.
+// the page with the outcome as a flash message. Undo a copy and Send again are also the endpoint's
+// JSON API: an API client (a Bearer token or a form's access_token) gets the target's new state as
+// JSON, or {"error", "error_description"} (docs/http-api.md).
 import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 import { hasScope } from "../../contract/auth.ts";
 import { type Flash, setFlash } from "../../contract/flash.ts";
-import { insufficientScope } from "../../contract/http-error.ts";
+import { errorCodeFor, insufficientScope } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
+import { prefersHtml } from "../../contract/negotiate.ts";
 import type { Post } from "../../contract/posts.ts";
 import {
   CopyNotRemovableError,
   TargetNotConfirmableError,
   TargetNotSkippableError,
 } from "../../syndication/syndication.ts";
-import { findPostById, postResultsView } from "../page/post-results.ts";
+import type { PostResult } from "../../syndication/types.ts";
+import { findPostById, type PostResultsView, postResultsView } from "../page/post-results.ts";
 import { renderView } from "../page/render.ts";
 import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
+import { targetJson } from "./post-page.ts";
 import type { RouteContext } from "./route-context.ts";
 
 const uidSchema = z.string().min(1).max(2048);
@@ -42,6 +47,40 @@ const confirmSchema = z.object({
 
 function isHtmx(req: Request): boolean {
   return req.get("hx-request") === "true";
+}
+
+/** An API client of an action that answers JSON: neither htmx nor a browser asking for a page. */
+function wantsJson(req: Request, action: { api?: boolean }): boolean {
+  return action.api === true && !isHtmx(req) && !prefersHtml(req);
+}
+
+/**
+ * The outcome as JSON: a refusal as {"error", "error_description"}, else the target the action was
+ * about, as the results page's JSON shows it, with the run's result when it sent something.
+ */
+async function answerJson(
+  res: Response,
+  services: PageServices,
+  post: Post,
+  outcome: ActionOutcome,
+  targetUid: string | undefined,
+): Promise<void> {
+  res.setHeader("Cache-Control", "no-store");
+  const status = outcome.status ?? 200;
+  if (status >= 400) {
+    // 409 as the feeds' actions answer it: the target is not in the state the action needs.
+    const error = status === 409 ? "conflict" : errorCodeFor(status);
+    res.status(status).json({ error, error_description: outcome.flash.text });
+    return;
+  }
+  const view: PostResultsView = await postResultsView(services, post);
+  const target = view.row.targets.find((candidate) => candidate.uid === targetUid);
+  res.status(status).json({
+    url: post.url,
+    target: target ? targetJson(target) : null,
+    ...(outcome.result ? { result: outcome.result } : {}),
+    message: outcome.flash.text,
+  });
 }
 
 /** The outcome: the results section and an announcement for htmx, a flash and a redirect otherwise. */
@@ -81,6 +120,8 @@ function requireUpdateScope(req: Request): void {
 interface ActionOutcome {
   flash: Flash;
   status?: number;
+  /** What a run the action made answered, for an API client. */
+  result?: PostResult;
 }
 
 interface Action<Body> {
@@ -90,6 +131,8 @@ interface Action<Body> {
   invalid: { text: string; status: number };
   /** Whether the action applies to a deleted post (its copies' follow-ups). */
   deletedPosts?: boolean;
+  /** An API client gets JSON (the endpoint's JSON API), not a redirect. */
+  api?: boolean;
   act(args: { services: PageServices; post: Post; body: Body; t: Translate }): Promise<ActionOutcome>;
 }
 
@@ -109,8 +152,19 @@ function postAction<Body>(context: RouteContext, action: Action<Body>): RequestH
     const outcome: ActionOutcome = parsed.success
       ? await action.act({ services, post, body: parsed.data, t })
       : { flash: { kind: "error", text: t(action.invalid.text) }, status: action.invalid.status };
+    if (wantsJson(req, action)) {
+      const uid = parsed.success ? targetUidOf(parsed.data) : undefined;
+      await answerJson(res, services, post, outcome, uid);
+      return;
+    }
     await answer(req, res, services, post.id, outcome.flash, outcome.status);
   };
+}
+
+/** The one target a body names, for the JSON answer. */
+function targetUidOf(body: unknown): string | undefined {
+  const uid = body && typeof body === "object" && "target_uid" in body ? body.target_uid : undefined;
+  return typeof uid === "string" ? uid : undefined;
 }
 
 const invalidTarget = { text: "syndicate.flash.invalidTarget", status: 400 };
@@ -202,7 +256,10 @@ export function removeCopyRoute(context: RouteContext): RequestHandler {
   return postAction(context, {
     schema: skipSchema,
     invalid: invalidTarget,
+    api: true,
     async act({ services, post, body, t }) {
+      const unknown = await unknownTarget(services, post, body.target_uid, t);
+      if (unknown) return unknown;
       try {
         await services.syndication.copies.removeCopy(post.url, body.target_uid);
       } catch (error) {
@@ -216,9 +273,10 @@ export function removeCopyRoute(context: RouteContext): RequestHandler {
         (target) => target.uid === body.target_uid && target.status === "syndicated",
       );
       const target = nameOf(services, body.target_uid);
+      // Recorded either way: a deletion the service refused now is retried by the runs (202).
       return done
         ? { flash: { kind: "success", text: t("syndicate.flash.copyRemoved", { target }) } }
-        : { flash: { kind: "error", text: t("syndicate.flash.copyRemovalWaits", { target }) } };
+        : { flash: { kind: "error", text: t("syndicate.flash.copyRemovalWaits", { target }) }, status: 202 };
     },
   });
 }
@@ -228,7 +286,10 @@ export function sendAgainRoute(context: RouteContext): RequestHandler {
   return postAction(context, {
     schema: skipSchema,
     invalid: invalidTarget,
+    api: true,
     async act({ services, post, body, t }) {
+      const unknown = await unknownTarget(services, post, body.target_uid, t);
+      if (unknown) return unknown;
       if (!(await services.syndication.copies.sendAgain(post.url, body.target_uid)))
         return { flash: { kind: "error", text: t("syndicate.flash.notRemoved") }, status: 409 };
       const result = await services.syndication.runs.retry(post.url, [body.target_uid], "manual");
@@ -238,7 +299,24 @@ export function sendAgainRoute(context: RouteContext): RequestHandler {
           kind: failed ? "error" : "success",
           text: t(`syndicate.flash.single.${result.status}`, { url: result.url }),
         },
+        result,
       };
     },
   });
+}
+
+/**
+ * 404 for a target that is neither configured nor in the post's record: there is no such target
+ * to undo or send again (a configured one without a copy is a 409: it exists, the copy does not).
+ */
+async function unknownTarget(
+  services: PageServices,
+  post: Post,
+  uid: string,
+  t: Translate,
+): Promise<ActionOutcome | null> {
+  if (services.syndicators.some((syndicator) => syndicator.info.uid === uid)) return null;
+  const entries = await services.syndication.reads.entriesForPost(post.id);
+  if (entries.some((entry) => entry.targetUid === uid)) return null;
+  return { flash: { kind: "error", text: t("syndicate.flash.unknownTarget", { target: uid }) }, status: 404 };
 }

@@ -6,6 +6,7 @@ import { HttpError } from "../../contract/http-error.ts";
 import type { Post } from "../../contract/posts.ts";
 import { findPostById, type PostResultsView, postResultsView } from "../page/post-results.ts";
 import { pageServices, translatorOf } from "../page/services.ts";
+import type { TargetView } from "../page/target-view.ts";
 import type { RouteContext } from "./route-context.ts";
 
 const byUrlSchema = z.object({ url: z.string().min(1).max(2048) });
@@ -41,14 +42,7 @@ function postResultsJson(post: Post, view: PostResultsView) {
   return {
     url: post.url,
     deleted: post.deleted,
-    targets: view.row.targets.map((target) => ({
-      uid: target.uid,
-      name: target.name,
-      // "removed": the user deleted the copy and keeps the post ("Undo a copy").
-      state: view.removedCopies[target.uid] && target.kind !== "syndicated" ? "removed" : target.kind,
-      removed_at: view.removedCopies[target.uid]?.toISOString() ?? null,
-      url: target.url ?? null,
-    })),
+    targets: view.row.targets.map(targetJson),
     attempts: view.attempts.map((attempt) => ({
       target: attempt.targetUid,
       operation: attempt.operation,
@@ -62,6 +56,18 @@ function postResultsJson(post: Post, view: PostResultsView) {
       own_text: attempt.ownText,
       sent: attempt.sent,
     })),
+  };
+}
+
+/** One target of the results page's JSON (and of the JSON API's Undo a copy and Send again). */
+export function targetJson(target: TargetView) {
+  return {
+    uid: target.uid,
+    name: target.name,
+    // "removed": the user deleted the copy and keeps the post ("Undo a copy"), as the list says.
+    state: target.kind,
+    removed_at: target.removedAt?.toISOString() ?? null,
+    url: target.url ?? null,
   };
 }
 

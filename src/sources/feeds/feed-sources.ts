@@ -25,6 +25,7 @@ import type { Logger } from "../../contract/logger.ts";
 import type { PolledSource } from "../../contract/polled-source.ts";
 import type { SecretSealer } from "../../contract/secret-sealer.ts";
 import type { OutgoingFetchPolicy } from "../../net/safe-fetch.ts";
+import type { LinkWriteBack } from "../micropub/link-write-back.ts";
 import { type Discovery, discoverFeeds } from "./discover-feeds.ts";
 import { type FeedOptions, feedKeyOf, feedOrigin } from "./feed-options.ts";
 import { type FeedReport, FeedSource, type ReadSummary } from "./feed-source.ts";
@@ -37,6 +38,7 @@ import {
   type WebSubCallbackResponse,
   WebSubSubscriber,
 } from "./http/index.ts";
+import type { PageFeedRun } from "./page-feed-store.ts";
 import { FeedParser } from "./parse/index.ts";
 
 /**
@@ -64,8 +66,16 @@ interface PushState {
 export interface FeedSourcesDependencies {
   /** The feeds of the configuration file. */
   feeds: readonly FeedOptions[];
-  /** The feeds added on the Feeds page, as they are now (read at each turn and at each refresh). */
-  pageFeeds?: () => Promise<readonly FeedOptions[]>;
+  /**
+   * The feeds added on the Feeds page, as they are now (read at each turn and at each refresh), each
+   * with the Micropub token saved for its write-back.
+   */
+  pageFeeds?: () => Promise<readonly PageFeedRun[]>;
+  /**
+   * Told of each feed's write-back as the feed starts running (a page feed's too, added later), so
+   * that the host tells it of each copy's link written to one of the feed's posts.
+   */
+  onWriteBack?: (writeBack: LinkWriteBack) => void;
   database: Database;
   known: KnownPosts;
   logger: Logger;
@@ -110,6 +120,8 @@ export class FeedSources implements PolledSource {
   /** Reads started by a push, awaited at shutdown. */
   readonly #pushed = new Set<Promise<unknown>>();
   readonly #pushes = new Map<string, PushState>();
+  /** The token each running page feed was made with (undefined for the file's feeds). */
+  readonly #pageTokens = new Map<string, string | null>();
 
   constructor(deps: FeedSourcesDependencies) {
     this.#deps = deps;
@@ -140,20 +152,24 @@ export class FeedSources implements PolledSource {
     return this.#feeds;
   }
 
-  #sourceOf(feed: FeedOptions): FeedSource {
+  /** A running feed; `pageToken` for a page feed (its token as saved there, or null without one). */
+  #sourceOf(feed: FeedOptions, pageToken?: string | null): FeedSource {
     const deps = this.#deps;
+    const writeBack = feedWriteBack(feed, {
+      origin: feedOrigin(feedKeyOf(feed.url)),
+      database: deps.database,
+      known: deps.known,
+      logger: deps.logger,
+      policy: deps.policy,
+      env: deps.env ?? {},
+      now: this.#now,
+      ...(pageToken !== undefined ? { pageToken } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+    if (writeBack) deps.onWriteBack?.(writeBack);
     return new FeedSource({
       feed,
-      writeBack: feedWriteBack(feed, {
-        origin: feedOrigin(feedKeyOf(feed.url)),
-        database: deps.database,
-        known: deps.known,
-        logger: deps.logger,
-        policy: deps.policy,
-        env: deps.env ?? {},
-        now: this.#now,
-        ...(deps.signal ? { signal: deps.signal } : {}),
-      }),
+      writeBack,
       database: deps.database,
       store: this.#store,
       known: deps.known,
@@ -183,12 +199,24 @@ export class FeedSources implements PolledSource {
   async #refresh(): Promise<string[]> {
     const fromPage = this.#deps.pageFeeds ? await this.#deps.pageFeeds() : [];
     const fromFile = new Set(this.#deps.feeds.map((feed) => feedKeyOf(feed.url)));
-    const wanted = [...this.#deps.feeds, ...fromPage.filter((feed) => !fromFile.has(feedKeyOf(feed.url)))];
+    const wanted: Array<{ options: FeedOptions; micropubToken?: string | null }> = [
+      ...this.#deps.feeds.map((options) => ({ options })),
+      ...fromPage.filter((feed) => !fromFile.has(feedKeyOf(feed.options.url))),
+    ];
     const current = new Map(this.#feeds.map((feed) => [feed.key, feed]));
     const same = (a: FeedOptions, b: FeedOptions) => JSON.stringify(a) === JSON.stringify(b);
-    this.#feeds = wanted.map((options) => {
-      const running = current.get(feedKeyOf(options.url));
-      return running && same(running.feed, options) ? running : this.#sourceOf(options);
+    this.#feeds = wanted.map(({ options, micropubToken }) => {
+      const key = feedKeyOf(options.url);
+      const running = current.get(key);
+      // A page feed's token replaced or forgotten makes it anew, as changed options do.
+      const sameToken =
+        micropubToken === undefined
+          ? !this.#pageTokens.has(key)
+          : this.#pageTokens.has(key) && this.#pageTokens.get(key) === micropubToken;
+      if (running && same(running.feed, options) && sameToken) return running;
+      if (micropubToken === undefined) this.#pageTokens.delete(key);
+      else this.#pageTokens.set(key, micropubToken);
+      return this.#sourceOf(options, micropubToken);
     });
     this.#configured = new Set(this.#feeds.map((feed) => feed.key));
     const removed = [...current.keys()].filter((key) => !this.#configured.has(key));

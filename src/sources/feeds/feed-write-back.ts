@@ -23,20 +23,30 @@ export interface FeedWriteBackDependencies {
   policy: OutgoingFetchPolicy;
   /** Where the token is read from, at each request (a new token needs no restart). */
   env: NodeJS.ProcessEnv;
+  /**
+   * A feed added on the Feeds page: its token as saved there (opened from its sealed row), instead
+   * of an environment variable, and its endpoint not trusted on a private address (decision 0054).
+   */
+  pageToken?: string | null;
   now?: () => number;
   signal?: AbortSignal;
 }
+
+/** Where a page feed's token is set, as a missing or refused token's message names it. */
+export const PAGE_TOKEN_SETTING = "this feed's token field on the Feeds page";
 
 /** The write-back of a feed with a `micropub` option; undefined for one without. */
 export function feedWriteBack(feed: FeedOptions, deps: FeedWriteBackDependencies): LinkWriteBack | undefined {
   const micropub = feed.micropub;
   if (!micropub) return undefined;
+  const fromPage = deps.pageToken !== undefined;
   const client = new MicropubClient({
     endpoint: micropub.endpoint,
-    token: () => fromEnv(deps.env, micropub.tokenEnv),
-    tokenSetting: micropub.tokenEnv,
-    // The endpoint's own origin is allowed by the client; the rest is the host's rule.
+    token: fromPage ? () => deps.pageToken ?? undefined : () => fromEnv(deps.env, micropub.tokenEnv),
+    tokenSetting: fromPage ? PAGE_TOKEN_SETTING : micropub.tokenEnv,
+    // The configuration file's endpoint is allowed by the client; the rest is the host's rule.
     fetchPolicy: { ...(deps.policy.allowPrivate ? { allowPrivate: true } : {}) },
+    trustEndpoint: !fromPage,
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
   return new LinkWriteBack({

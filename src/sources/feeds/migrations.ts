@@ -51,8 +51,16 @@ CREATE TABLE page_feeds (
 );
 `;
 
+// The Micropub write-back of a feed added on the Feeds page (decision 0054): its token, sealed with
+// the host's secret box (never in clear, never in \`options\`), and when it was saved.
+const pageFeedMicropubToken = `
+ALTER TABLE page_feeds ADD COLUMN micropub_token text;
+ALTER TABLE page_feeds ADD COLUMN micropub_token_set_at timestamptz;
+`;
+
 export const feedSourceMigrations: Migration[] = [
   ...webSubMigrations,
   { id: "feed-source/001-feeds", sql: feeds },
   { id: "feed-source/002-page-feeds", sql: pageFeeds },
+  { id: "feed-source/003-page-feed-micropub-token", sql: pageFeedMicropubToken },
 ];

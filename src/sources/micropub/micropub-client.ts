@@ -39,8 +39,14 @@ export interface MicropubClientOptions {
   token: () => string | undefined;
   /** Where the token is set, named when it is missing or refused, e.g. "MICROPUB_TOKEN". */
   tokenSetting: string;
-  /** The host's rules (fetch.allowPrivate); the endpoint's own origin is always allowed. */
+  /** The host's rules (fetch.allowPrivate); the endpoint's own origin is allowed unless `trustEndpoint` is false. */
   fetchPolicy: OutgoingFetchPolicy;
+  /**
+   * Whether the endpoint is trusted wherever it runs (the configuration file names it): true by
+   * default. An endpoint typed on a page is not (decision 0054): on a private address only with
+   * fetch.allowPrivate, checked at every request.
+   */
+  trustEndpoint?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
   /** Ends every request under way (the server shutting down); they throw its reason. */
@@ -115,7 +121,10 @@ export class MicropubClient {
     this.endpoint = options.endpoint;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const origin = new URL(options.endpoint).origin;
-    this.#policy = { ...options.fetchPolicy, ownSite: `${origin}/` };
+    this.#policy =
+      options.trustEndpoint === false
+        ? { ...options.fetchPolicy }
+        : { ...options.fetchPolicy, ownSite: `${origin}/` };
   }
 
   /** One page of the newest posts, from the start or from `after` (older posts). */

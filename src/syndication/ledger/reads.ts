@@ -8,6 +8,7 @@ import {
   type AttemptRow,
   OPERATION_COLUMNS,
   type OperationRow,
+  REMOVED_AT_COLUMN,
   TARGET_COLUMNS,
   type TargetRow,
   toAttempt,
@@ -44,22 +45,25 @@ export class LedgerReads {
     return { needingUser: row?.needing_user ?? 0, failedOrUnknown: row?.failed_or_unknown ?? 0 };
   }
 
-  /** The post's rows, in the order they were created. */
+  /** The post's rows, in the order they were created, each with when the user removed its copy. */
   async entriesForPost(postId: string): Promise<LedgerEntry[]> {
     const result = await this.database.query<TargetRow>(
-      `SELECT ${TARGET_COLUMNS} FROM syndication_targets WHERE post_id = $1::bigint
+      `SELECT ${TARGET_COLUMNS}, ${REMOVED_AT_COLUMN} FROM syndication_targets WHERE post_id = $1::bigint
         ORDER BY created_at, target_uid`,
       [postId],
     );
     return result.rows.map(toEntry);
   }
 
-  /** The rows of many posts in one query (for the page listing), keyed by post id. */
+  /**
+   * The rows of many posts in one query (for the page listing), keyed by post id, each with when the
+   * user removed its copy: the list says "removed by you" as the results page does.
+   */
   async summaryForPosts(postIds: readonly string[]): Promise<Map<string, LedgerEntry[]>> {
     const summary = new Map<string, LedgerEntry[]>();
     if (postIds.length === 0) return summary;
     const result = await this.database.query<TargetRow>(
-      `SELECT ${TARGET_COLUMNS} FROM syndication_targets WHERE post_id = ANY($1::bigint[])
+      `SELECT ${TARGET_COLUMNS}, ${REMOVED_AT_COLUMN} FROM syndication_targets WHERE post_id = ANY($1::bigint[])
         ORDER BY post_id, created_at, target_uid`,
       [postIds],
     );

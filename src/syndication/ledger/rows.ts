@@ -36,6 +36,8 @@ export interface TargetRow {
   created_at: Date;
   updated_at: Date;
   digest: string | null;
+  /** Only from the reads that join syndication_removed_copies (REMOVED_AT_JOIN). */
+  removed_at?: Date | string | null;
 }
 
 export interface OperationRow {
@@ -75,6 +77,12 @@ export interface AttemptRow {
 export const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url, attempts, last_error, permanent,
   idempotency_key, next_attempt_at, written_back, checkpoint, last_status, claimed_by, claimed_at, created_at, updated_at,
   digest`;
+/**
+ * When the user removed the row's copy ("Undo a copy"), for the reads the page shows: a removed copy
+ * reads "removed by you" in every place, never "skipped" (decision 0054).
+ */
+export const REMOVED_AT_COLUMN = `(SELECT r.removed_at FROM syndication_removed_copies r
+  WHERE r.post_id = syndication_targets.post_id AND r.target_uid = syndication_targets.target_uid) AS removed_at`;
 export const OPERATION_COLUMNS = `post_id::text AS post_id, target_uid, operation, state, url, digest, attempts, last_error,
   permanent, last_status, idempotency_key, next_attempt_at, created_at, updated_at`;
 export const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
@@ -99,6 +107,7 @@ export function toEntry(row: TargetRow): LedgerEntry {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     digest: row.digest,
+    ...(row.removed_at !== undefined ? { removedAt: row.removed_at ? new Date(row.removed_at) : null } : {}),
   };
 }
 
