@@ -141,4 +141,9 @@ export interface CopyChangeOptions {
   text?: string;
   /** update: the site's choice for this post and target; `text` wins over it. */
   site?: SiteText;
+  /**
+   * update: the photos the copy was last sent, in order, with their alt text, as the ledger recorded
+   * them (decision 0058); absent when no record was kept. Tells a photo the copy holds from a new one.
+   */
+  sentPhotos?: Array<{ url: string; alt: string | null }>;
 }
