@@ -218,21 +218,48 @@ for (const engine of engines) {
       assert.ok(first && second);
       const [firstMedia] = copyMedia();
       const before = puts();
+      const filesBefore = await files();
       const saved = await edit([
         ...text,
         ["photo-slot", first.url],
         ["photo-alt", first.alt],
         ["photo-slot", second.url],
+        // A file chosen for a photo that is removed: not used, so not kept.
+        ["photo", jpeg],
         ["photo-alt", second.alt],
         ["photo-remove", second.url],
       ]);
       assert.equal(saved.status, 303, saved.html);
       assert.deepEqual(await storedPhotos(), [first]);
       const secondName = second.url.slice(second.url.lastIndexOf("/") + 1);
-      assert.ok(!(await files()).includes(secondName), "the removed photo left the media store");
+      const left = await files();
+      assert.ok(!left.includes(secondName), "the removed photo left the media store");
+      assert.equal(left.length, filesBefore.length - 1, "the unused upload was not kept");
       await editedOnce(before);
       assert.deepEqual(copyMedia(), [firstMedia]);
       assert.deepEqual((await latestSent()).photos, [first]);
+    });
+
+    it("keeps a dropped photo in the media store while another post names it", async () => {
+      assert.ok(world);
+      const [first] = await storedPhotos();
+      assert.ok(first);
+      const name = first.url.slice(first.url.lastIndexOf("/") + 1);
+      await world.app.server.host.posts?.create({
+        properties: { content: "The same photo, elsewhere", photo: [first.url] },
+      });
+      const before = puts();
+      const saved = await edit([
+        ...text,
+        ["photo-slot", first.url],
+        ["photo", png],
+        ["photo-alt", "A white cat"],
+      ]);
+      assert.equal(saved.status, 303, saved.html);
+      const [now] = await storedPhotos();
+      assert.ok(now && now.url !== first.url && now.alt === "A white cat");
+      assert.ok((await files()).includes(name), "still named by the other post: kept");
+      await editedOnce(before);
     });
 
     it("refuses bad input in the reader's language and changes nothing", async () => {
