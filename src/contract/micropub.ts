@@ -19,7 +19,7 @@ export interface MicropubPort {
    */
   postMultipart(req: Request, fields?: (sent: MicropubFields) => MicropubFields): Promise<MicropubOutcome>;
   /**
-   * An edit that brings files (a page's edit form, decision 0058): the files are stored as
+   * An edit that brings files (a page's edit form, decision 0060): the files are stored as
    * postMultipart stores them, then `update` makes the JSON update of the text fields (each file
    * standing in as its URL), dispatched as POST /micropub dispatches one, on behalf of req.auth.
    * Null from `update`: nothing to change. Files the update does not name, and every file when it

@@ -122,7 +122,7 @@ export interface SyndicatorPlugin extends Plugin {
   update?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
   /**
    * `update` also gives the copy the post's photos now (added, replaced, removed, each with its alt
-   * text), not only their alt text (decision 0058: Mastodon). Absent: an edit keeps the copy's photos
+   * text), not only their alt text (decision 0060: Mastodon). Absent: an edit keeps the copy's photos
    * as they were sent, and the post's page says so.
    */
   readonly updatesPhotos?: boolean;

@@ -143,7 +143,7 @@ export interface CopyChangeOptions {
   site?: SiteText;
   /**
    * update: the photos the copy was last sent, in order, with their alt text, as the ledger recorded
-   * them (decision 0058); absent when no record was kept. Tells a photo the copy holds from a new one.
+   * them (decision 0060); absent when no record was kept. Tells a photo the copy holds from a new one.
    */
   sentPhotos?: Array<{ url: string; alt: string | null }>;
 }

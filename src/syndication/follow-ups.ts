@@ -29,7 +29,7 @@ const ACTIVE = new Set(["pending", "failed", "unknown"]);
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * The photos the copy holds (decision 0058): those its latest send or edit that went through
+ * The photos the copy holds (decision 0060): those its latest send or edit that went through
  * recorded; undefined when none was recorded (copies sent before records were kept).
  */
 async function photosHeld(

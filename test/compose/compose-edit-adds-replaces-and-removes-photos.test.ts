@@ -1,4 +1,4 @@
-// Decision 0058: the edit form adds a photo with its alt text, replaces one and removes one, through
+// Decision 0060: the edit form adds a photo with its alt text, replaces one and removes one, through
 // the host's Micropub code (a multipart update); each time the post's stored photos are what the form
 // said, the Mastodon sandbox copy's media follow (a kept photo keeps its media id, a new or replaced
 // one is uploaded, a dropped one is detached; descriptions are the alt texts), the attempt records

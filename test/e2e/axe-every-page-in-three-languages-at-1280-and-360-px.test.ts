@@ -110,7 +110,7 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
     const [first] = (await world.server.host.posts?.list({ limit: 1 }))?.posts ?? [];
     assert.ok(first);
     pages.results = `/syndicate/posts/${first.id}`;
-    // Decision 0058: the edit form shows each photo with its alt text, remove and replace.
+    // Decision 0060: the edit form shows each photo with its alt text, remove and replace.
     const withPhotos = await world.publish("Two photos to edit.", []);
     const photoPost = await world.server.host.posts?.update(withPhotos, {
       replace: {

@@ -2,7 +2,7 @@
 // page, with JavaScript (the preview follows the typing, by htmx) and without (a plain multipart form
 // and a Preview button). Each lands on the post's results page, is stored with the photo and its alt
 // text, and is copied to the Mastodon sandbox once, with the alt text as the media's description.
-// Decision 0058: the edit form adds a second photo with its alt text, then removes the first, with
+// Decision 0060: the edit form adds a second photo with its alt text, then removes the first, with
 // JavaScript and without; the copy's media follow each save.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// Decision 0058: a target whose edits cannot change a copy's photos (here GoToSocial's, through the
+// Decision 0060: a target whose edits cannot change a copy's photos (here GoToSocial's, through the
 // Mastodon syndicator, whose edits possekit does not trust with media) keeps the photos it was sent
 // when the post's photos change: its edit sends the text and leaves the media as they are, the
 // attempt records the photos the copy keeps (not the post's new ones), and the post's results page

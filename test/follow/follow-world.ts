@@ -39,7 +39,7 @@ export async function startFollowWorld(
   pluginOptions: Record<string, unknown> = { schedule: { enabled: true, whenLive: false } },
   /** More of the config file, beside fetch.allowPrivate. */
   config: Record<string, unknown> = {},
-  /** The server software the sandbox answers as, and the syndicator is told (decision 0058). */
+  /** The server software the sandbox answers as, and the syndicator is told (decision 0060). */
   software?: SandboxSoftware,
 ): Promise<FollowWorld> {
   const clock = new ServerClock();

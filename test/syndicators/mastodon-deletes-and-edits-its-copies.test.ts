@@ -1,6 +1,6 @@
 // Decision 0028, the Mastodon side: a status is deleted (a second delete finds it gone: 404 counts as
 // deleted), a favourite and a boost are undone, a 429 on deletions says when to try again, and an
-// edit keeps the status's media while a like has nothing to edit. Decision 0058: told the photos the
+// edit keeps the status's media while a like has nothing to edit. Decision 0060: told the photos the
 // copy was sent, an edit keeps the media of a photo still there, uploads a new one first and leaves
 // out one the post dropped; an upload still processing is waited for (the sandbox, as Mastodon's
 // UpdateStatusService, refuses to attach it with a 422).

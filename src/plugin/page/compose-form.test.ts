@@ -1,6 +1,6 @@
 // The compose page's form turned into Micropub: only what changed is sent, an emptied title or
 // categories are deleted (not replaced with nothing), and targets are only ever added. The edit form's
-// photo rows (decision 0058): a file belongs to the row before it; photos are replaced as a whole.
+// photo rows (decision 0060): a file belongs to the row before it; photos are replaced as a whole.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Post } from "../../contract/posts.ts";

@@ -23,7 +23,7 @@ export interface ComposeForm {
   categories: string;
   alt: string;
   targets: string[];
-  /** The edit form's photo rows, in order (decision 0058); empty on the compose page. */
+  /** The edit form's photo rows, in order (decision 0060); empty on the compose page. */
   photos: EditPhoto[];
 }
 
@@ -221,7 +221,7 @@ export function postPhotos(post: Post): PostPhoto[] {
 }
 
 /**
- * The photos the post has once the edit form's rows are applied (decision 0058): a row removed is
+ * The photos the post has once the edit form's rows are applied (decision 0060): a row removed is
  * left out, a file chosen replaces its row's photo, the new row adds its file; a photo no row names
  * (added elsewhere since the form was shown) is kept. Refuses a row naming a photo the post does
  * not have, alt text over the limit, and alt text in the new row without a file.

@@ -1,4 +1,4 @@
-// Decision 0058: an edit of a copy on a target that cannot change photos says so on the post's page
+// Decision 0060: an edit of a copy on a target that cannot change photos says so on the post's page
 // when the post's photos are no longer those the copy holds; Mastodon (updatesPhotos) and a target
 // whose copy holds the same photos say nothing, and a target with no edits says "kept" its own way.
 import assert from "node:assert/strict";

@@ -28,7 +28,7 @@ export interface FollowUpView {
   retryable: boolean;
   /**
    * An edit that cannot change the copy's photos, though the post's photos are no longer those the
-   * copy holds (decision 0058): the page says so rather than letting the two differ silently.
+   * copy holds (decision 0060): the page says so rather than letting the two differ silently.
    */
   photosKept: boolean;
 }

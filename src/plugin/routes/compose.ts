@@ -206,7 +206,7 @@ async function ownPost(services: PageServices, res: Response, id: string): Promi
 }
 
 /**
- * Saves the edit form: multipart when it brings photos (decision 0058; the files are stored as a
+ * Saves the edit form: multipart when it brings photos (decision 0060; the files are stored as a
  * post's, and removed when the edit is refused), form-encoded otherwise. Either way one Micropub
  * update, photos replaced as a whole with their alt text.
  */

@@ -176,7 +176,7 @@ async function multipartPost(
 }
 
 /**
- * An edit that brings files (decision 0058): they are stored as a post's are, the update is made of
+ * An edit that brings files (decision 0060): they are stored as a post's are, the update is made of
  * the fields and dispatched as any client's JSON update. Files the update does not name go at once,
  * all of them when it is refused; the post's former photos that no post names any more go after it.
  */

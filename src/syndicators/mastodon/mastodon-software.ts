@@ -42,7 +42,7 @@ export interface SoftwareTraits {
    */
   contentType?: "text/plain";
   /**
-   * An edit may change a status's media (decision 0058): Mastodon's PUT /api/v1/statuses/:id
+   * An edit may change a status's media (decision 0060): Mastodon's PUT /api/v1/statuses/:id
    * attaches the media_ids it names and detaches the rest (UpdateStatusService#update_media_attachments!).
    * Not relied on for the others, whose edits possekit has not checked: their copies keep the photos
    * they were sent, and the post's page says so.

@@ -111,14 +111,14 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     return composeMastodon(properties, publication, this.#options, this.#limits.peek(), options).preview;
   }
 
-  /** Mastodon's edits change a status's media; the other servers' copies keep theirs (decision 0058). */
+  /** Mastodon's edits change a status's media; the other servers' copies keep theirs (decision 0060). */
   get updatesPhotos(): boolean {
     return this.#traits.editsMedia;
   }
 
   /**
    * Edits the status to what syndicate() would post now. On Mastodon its media follow the post's
-   * photos (decision 0058): a photo the copy holds keeps its media (found by the photos last sent,
+   * photos (decision 0060): a photo the copy holds keeps its media (found by the photos last sent,
    * in order), with its alt text now; a new one is uploaded first; one no longer in the post is
    * left out, which detaches it. Elsewhere, or with no record of what was sent, the media stay,
    * each with the post's alt text photo by photo. A favourite or a boost has nothing to edit.
