@@ -193,6 +193,8 @@ const maxUploadBytes = 40 * 1024 * 1024;
 const maxFormBytes = 1024 * 1024;
 
 const validation = (what: string) => ({ error: `Validation failed: ${what}` });
+/** config/locales/en.yml media_attachments.validations.not_ready, for a post and for an edit. */
+const notProcessed = "Cannot attach files that have not finished processing. Try again in a moment!";
 const recordNotFound = { error: "Record not found" };
 
 export async function startMastodonSandbox(options: MastodonSandboxOptions): Promise<MastodonSandbox> {
@@ -438,7 +440,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (attached.some((item) => processing.has(item.id))) {
       return {
         status: 422,
-        body: { error: "Cannot attach files that have not finished processing. Try again in a moment!" },
+        body: { error: notProcessed },
       };
     }
     const inReplyToId = params.get("in_reply_to_id") || null;
@@ -556,9 +558,11 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   }
 
   /**
-   * PUT /api/v1/statuses/:id (UpdateStatusService): new text, the media it names (this status's own
-   * or unattached uploads; others are left out, those not named are detached) with their
-   * media_attributes descriptions, answered with the edited status.
+   * PUT /api/v1/statuses/:id (app/services/update_status_service.rb): new text, the media it names
+   * in that order (validate_media!: this status's own or unattached uploads, others left out; none
+   * named detaches them all, as the controller always passes media_ids), each with its
+   * media_attributes description (update_media_attachments!), answered with the edited status. An
+   * upload still processing is refused as when posting (validate_media!'s not_ready, a 422).
    */
   async function editStatus(request: IncomingMessage, id: string): Promise<ApiAnswer> {
     const status = ownStatus(id);
@@ -574,6 +578,8 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
         (item): item is SandboxMedia =>
           item !== undefined && (item.statusId === null || item.statusId === id),
       );
+    if (attached.some((item) => processing.has(item.id)))
+      return { status: 422, body: { error: notProcessed } };
     if (!text.trim() && attached.length === 0)
       return { status: 422, body: validation("Text can't be blank") };
     if (statusLength(text) > characterLimit)

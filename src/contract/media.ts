@@ -32,8 +32,10 @@ export interface MediaLibrary {
   readonly maxBytes: number;
   /** Streams a file in: 413 past maxBytes, 415 unless `accepts` takes the type its bytes show. */
   save(source: Readable, accepts: (type: MediaType) => boolean): Promise<StoredMedia>;
-  /** Removes a file saved by a request that then failed. */
+  /** Removes a file saved by a request that then failed, or one that no post names any more. */
   remove(name: string): Promise<void>;
+  /** The stored name behind one of the server's own media URLs; undefined for any other URL. */
+  nameOf(url: string): string | undefined;
   /** The file behind one of the server's own media URLs; undefined for any other URL. */
   read(url: string): Promise<MediaFile | undefined>;
 }

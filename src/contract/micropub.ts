@@ -18,6 +18,18 @@ export interface MicropubPort {
    * names); an error it throws refuses the post, and the files already stored are removed.
    */
   postMultipart(req: Request, fields?: (sent: MicropubFields) => MicropubFields): Promise<MicropubOutcome>;
+  /**
+   * An edit that brings files (a page's edit form, decision 0060): the files are stored as
+   * postMultipart stores them, then `update` makes the JSON update of the text fields (each file
+   * standing in as its URL), dispatched as POST /micropub dispatches one, on behalf of req.auth.
+   * Null from `update`: nothing to change. Files the update does not name, and every file when it
+   * is refused, are removed; so are the post's former photos in the media store that no post names
+   * any more.
+   */
+  updateMultipart(
+    req: Request,
+    update: (sent: MicropubFields) => Record<string, unknown> | null,
+  ): Promise<MicropubOutcome>;
   /** A form-encoded or JSON body, as POST /micropub reads it, on behalf of `auth`. */
   post(auth: Authenticated | undefined, kind: "form" | "json", body: unknown): Promise<MicropubOutcome>;
 }

@@ -127,6 +127,12 @@ export interface SyndicatorPlugin extends Plugin {
    */
   update?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
   /**
+   * `update` also gives the copy the post's photos now (added, replaced, removed, each with its alt
+   * text), not only their alt text (decision 0060: Mastodon). Absent: an edit keeps the copy's photos
+   * as they were sent, and the post's page says so.
+   */
+  readonly updatesPhotos?: boolean;
+  /**
    * Deletes the copy at `options.url` (a status, a record, a like or a boost is undone). A copy
    * that is already gone counts as deleted. Absent: copies are kept (an archive's capture).
    * `properties` are the deleted post's: a like's or a repost's copy URL is the post it is about,

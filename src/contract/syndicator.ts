@@ -162,4 +162,9 @@ export interface CopyChangeOptions {
   site?: SiteText;
   /** update: the user's thread choice for this post and target (PreviewOptions.thread). */
   thread?: boolean;
+  /**
+   * update: the photos the copy was last sent, in order, with their alt text, as the ledger recorded
+   * them (decision 0060); absent when no record was kept. Tells a photo the copy holds from a new one.
+   */
+  sentPhotos?: Array<{ url: string; alt: string | null }>;
 }

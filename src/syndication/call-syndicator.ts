@@ -2,7 +2,12 @@
 // abort signal, return garbage) this settles within the timeout with an outcome, and never rejects.
 import { z } from "zod";
 import type { SyndicatorPlugin } from "../contract/plugin.ts";
-import type { PostProperties, PreviewOptions, Publication } from "../contract/syndicator.ts";
+import type {
+  CopyChangeOptions,
+  PostProperties,
+  PreviewOptions,
+  Publication,
+} from "../contract/syndicator.ts";
 import type { FollowUp } from "./types.ts";
 
 export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
@@ -120,7 +125,13 @@ export function callFollowUp(
   operation: FollowUp,
   properties: PostProperties,
   publication: Publication,
-  copy: { url: string; idempotencyKey: string; timeoutMs: number; words?: PreviewOptions | undefined },
+  copy: {
+    url: string;
+    idempotencyKey: string;
+    timeoutMs: number;
+    words?: PreviewOptions | undefined;
+    sentPhotos?: CopyChangeOptions["sentPhotos"];
+  },
 ): Promise<SyndicatorOutcome> {
   return settleWithin(syndicator, copy.timeoutMs, async (signal): Promise<SyndicatorOutcome> => {
     const options = { url: copy.url, idempotencyKey: copy.idempotencyKey, signal };
@@ -129,6 +140,7 @@ export function callFollowUp(
       await syndicator.update(properties, publication, {
         ...options,
         ...told(copy.words),
+        ...(copy.sentPhotos === undefined ? {} : { sentPhotos: copy.sentPhotos }),
       });
     } else {
       if (!syndicator.delete) throw new Error(`${syndicator.info.name} cannot delete its copies`);

@@ -11,6 +11,7 @@ import { copyDigest, previewFor } from "./copy-digest.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { wordsFor } from "./own-texts.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
+import type { SentCopy } from "./sent-copy.ts";
 import {
   noteHealth,
   type PostSyndicationContext,
@@ -26,6 +27,21 @@ export const BUSY_NOTE = "Being carried out by another run right now";
 const ACTIVE = new Set(["pending", "failed", "unknown"]);
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The photos the copy holds (decision 0060): those its latest send or edit that went through
+ * recorded; undefined when none was recorded (copies sent before records were kept).
+ */
+async function photosHeld(
+  context: PostSyndicationContext,
+  postId: string,
+  uid: string,
+): Promise<SentCopy["photos"] | undefined> {
+  const attempts = await context.ledger.attemptsForPost(postId, 100);
+  return attempts.find(
+    (attempt) => attempt.targetUid === uid && attempt.outcome === "syndicated" && attempt.sent,
+  )?.sent?.photos;
+}
 
 /** Works out what the copies of `post` need after it changed (or was deleted or restored). */
 export async function planFollowUps(context: PostSyndicationContext, post: Post): Promise<void> {
@@ -179,13 +195,23 @@ export async function performFollowUps(
     });
     if (!claim?.entry.url) return { ...base, status: "skipped", error: BUSY_NOTE };
     const words = wordsFor(post, texts, uid, threadChoices);
+    const held = op.operation === "update" ? await photosHeld(context, post.id, uid) : undefined;
     // An edit's text is kept as a send's is; a delete sends nothing.
-    if (op.operation === "update") await recordWhatIsSent(context, syndicator, post, claim, words);
+    if (op.operation === "update")
+      await recordWhatIsSent(
+        context,
+        syndicator,
+        post,
+        claim,
+        words,
+        syndicator.updatesPhotos ? undefined : held,
+      );
     const outcome = await callFollowUp(syndicator, op.operation, post.properties, context.publication, {
       url: claim.entry.url,
       idempotencyKey: claim.entry.idempotencyKey,
       timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
       words,
+      ...(held ? { sentPhotos: held } : {}),
     });
     if (!outcome.ok) {
       const error = await recordFailed(context, syndicator, claim, outcome, run.pauses);

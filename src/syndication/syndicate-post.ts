@@ -17,7 +17,7 @@ import { UNKNOWN_OUTCOME_ERROR } from "./ledger/rows.ts";
 import { type OwnText, type OwnTexts, wordsFor } from "./own-texts.ts";
 import { postStatus } from "./post-result.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
-import { sentCopyOf } from "./sent-copy.ts";
+import { type SentCopy, sentCopyOf } from "./sent-copy.ts";
 import { isTargetWide, type TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
 import type { ThreadChoices } from "./thread-choices.ts";
@@ -210,10 +210,14 @@ export async function recordWhatIsSent(
   post: Post,
   claim: Claim | OperationClaim,
   words: PreviewOptions,
+  keptPhotos?: SentCopy["photos"],
 ): Promise<void> {
   try {
     const preview = previewFor(syndicator, post.properties, context.publication, words);
-    if (preview) await context.ledger.recordSent(claim.attemptId, sentCopyOf(preview));
+    if (!preview) return;
+    const sent = sentCopyOf(preview);
+    // An edit that cannot change photos leaves the copy's as they were: the record says so too.
+    await context.ledger.recordSent(claim.attemptId, keptPhotos ? { ...sent, photos: keptPhotos } : sent);
   } catch (error) {
     context.logger.warn("Could not record what an attempt sends", {
       post: post.url,

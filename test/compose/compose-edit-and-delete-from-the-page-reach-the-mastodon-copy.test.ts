@@ -167,7 +167,7 @@ for (const engine of engines) {
         content: "Seven cats, one sofa.",
       });
       assert.equal(previewed.status, 200);
-      assert.ok(previewed.html.includes(`action="/syndicate/posts/${post.id}/edit"`));
+      assert.ok(previewed.html.includes(`action="/syndicate/posts/${post.id}/edit?_csrf=`));
       assert.match(previewed.html, /class="copy-text">Cats of the fortnight/);
       assert.equal((await world.properties(post.url)).name, "Cats of the week", "a preview changes nothing");
 

@@ -118,6 +118,17 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
     const [first] = (await world.server.host.posts?.list({ limit: 1 }))?.posts ?? [];
     assert.ok(first);
     pages.results = `/syndicate/posts/${first.id}`;
+    // Decision 0060: the edit form shows each photo with its alt text, remove and replace.
+    const withPhotos = await world.publish("Two photos to edit.", []);
+    const photoPost = await world.server.host.posts?.update(withPhotos, {
+      replace: {
+        photo: [
+          { url: `${world.server.url}/media/heron.jpg`, alt: "A heron" },
+          `${world.server.url}/media/pond.jpg`,
+        ],
+      },
+    });
+    assert.ok(photoPost);
     await check(
       {
         "syndicate (posts)": "/syndicate",
@@ -128,6 +139,7 @@ describe("axe finds no violation on any page, in three languages, at 1280 and 36
         preview: `${pages.results}/preview`,
         // Decision 0054: the edit form and the question before a delete.
         edit: `${pages.results}/edit`,
+        "edit (photos)": `/syndicate/posts/${photoPost.id}/edit`,
         delete: `${pages.results}/delete`,
       },
       { signedIn: true },

@@ -2,9 +2,12 @@
 // page, with JavaScript (the preview follows the typing, by htmx) and without (a plain multipart form
 // and a Preview button). Each lands on the post's results page, is stored with the photo and its alt
 // text, and is copied to the Mastodon sandbox once, with the alt text as the media's description.
+// Decision 0060: the edit form adds a second photo with its alt text, then removes the first, with
+// JavaScript and without; the copy's media follow each save.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { jpegBytes } from "../fakes/photo-server.ts";
+import { pngBytes } from "../fakes/png.ts";
 import { until } from "../helpers/eventually.ts";
 import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
@@ -113,4 +116,66 @@ describe("the compose page in Chromium", () => {
     assert.equal(post.properties.photo, undefined, "an empty file input is no photo");
     await page.context().close();
   });
+
+  for (const javaScriptEnabled of [false, true]) {
+    const mode = `JavaScript ${javaScriptEnabled ? "on" : "off"}`;
+    it(`adds a photo with its alt text, then removes the first, on the edit form (${mode})`, async () => {
+      const page = await world.signedInPage({ javaScriptEnabled });
+      await page.goto(`${world.server.url}/syndicate/compose`);
+      await page.getByLabel("Text", { exact: true }).fill(`Two cats (${mode})`);
+      await page.getByLabel("Photo", { exact: true }).setInputFiles(photoFile);
+      await page.getByLabel("Alt text of the photo").fill("The first cat");
+      await page.locator(`input[name="mp-syndicate-to[]"][value="${world.socialUid}"]`).check();
+      const before = world.social.statuses.length;
+      await page.getByRole("button", { name: "Publish" }).click();
+      await page.waitForURL(/\/syndicate\/posts\/\d+$/);
+      await until("the copy is out", async () => world.social.statuses.length === before + 1);
+      const copy = world.social.statuses.at(-1);
+      assert.ok(copy);
+      const edits = () => world.social.requests.filter((r) => r.method === "PUT").length;
+
+      await page.getByRole("link", { name: /^Edit/ }).first().click();
+      await page.waitForURL(/\/syndicate\/posts\/\d+\/edit$/);
+      assert.equal(await page.locator("img.edit-photo-thumb").getAttribute("alt"), "The first cat");
+      const added = page.locator("fieldset.edit-photo").filter({ hasText: "Add a photo" });
+      await added.getByLabel("Photo", { exact: true }).setInputFiles({
+        name: "second.png",
+        mimeType: "image/png",
+        buffer: pngBytes(2, 2),
+      });
+      await added.getByLabel("Alt text of the photo").fill("The second cat");
+      let editsBefore = edits();
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await page.waitForURL(/\/syndicate\/posts\/\d+$/);
+      assert.match(await shownText(page.locator("main > .flash")), /^Saved\./);
+      const post = await storedPost(page.url());
+      assert.deepEqual(
+        (post.properties.photo as Array<{ alt?: string }>).map((photo) => photo.alt),
+        ["The first cat", "The second cat"],
+      );
+      await until("the copy is edited", async () => edits() === editsBefore + 1);
+      assert.deepEqual(
+        copy.media.map((item) => item.description),
+        ["The first cat", "The second cat"],
+      );
+
+      await page.getByRole("link", { name: /^Edit/ }).first().click();
+      await page.waitForURL(/\/syndicate\/posts\/\d+\/edit$/);
+      await page.locator("fieldset.edit-photo").first().getByLabel("Remove this photo").check();
+      editsBefore = edits();
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await page.waitForURL(/\/syndicate\/posts\/\d+$/);
+      await until("the copy is edited again", async () => edits() === editsBefore + 1);
+      assert.deepEqual(
+        copy.media.map((item) => item.description),
+        ["The second cat"],
+      );
+      const after = await storedPost(page.url());
+      assert.deepEqual(
+        (after.properties.photo as Array<{ alt?: string }>).map((photo) => photo.alt),
+        ["The second cat"],
+      );
+      await page.context().close();
+    });
+  }
 });

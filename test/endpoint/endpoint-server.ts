@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
+import type { SandboxSoftware } from "../../dev/sandbox/mastodon-software.ts";
 import type { Database } from "../../src/contract/database.ts";
 import type { SyndicatorPlugin } from "../../src/contract/plugin.ts";
 import { type EndpointEnvironment, EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
@@ -26,14 +27,23 @@ export interface Target {
   syndicator(): MastodonSyndicator;
 }
 
-export async function startTarget(options: { user?: string; latencyMs?: number } = {}): Promise<Target> {
+export async function startTarget(
+  options: { user?: string; latencyMs?: number; software?: SandboxSoftware } = {},
+): Promise<Target> {
   const accessToken = randomBytes(12).toString("hex");
   const sandbox = await startMastodonSandbox({
     accessToken,
     ...(options.user ? { user: options.user } : {}),
     ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}),
+    ...(options.software ? { software: options.software } : {}),
   });
-  const syndicator = () => new MastodonSyndicator({ url: sandbox.url, user: sandbox.user, accessToken });
+  const syndicator = () =>
+    new MastodonSyndicator({
+      url: sandbox.url,
+      user: sandbox.user,
+      accessToken,
+      ...(options.software ? { software: options.software } : {}),
+    });
   return { sandbox, uid: syndicator().info.uid, syndicator };
 }
 

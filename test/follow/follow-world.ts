@@ -4,6 +4,7 @@
 // retry's backoff passes when the test moves it.
 import { listen, type RunningServer } from "../../dev/sandbox/http-kit.ts";
 import type { SandboxRequest } from "../../dev/sandbox/mastodon-server.ts";
+import type { SandboxSoftware } from "../../dev/sandbox/mastodon-software.ts";
 import {
   closeAll,
   type EndpointServer,
@@ -38,9 +39,11 @@ export async function startFollowWorld(
   pluginOptions: Record<string, unknown> = { schedule: { enabled: true, whenLive: false } },
   /** More of the config file, beside fetch.allowPrivate. */
   config: Record<string, unknown> = {},
+  /** The server software the sandbox answers as, and the syndicator is told (decision 0060). */
+  software?: SandboxSoftware,
 ): Promise<FollowWorld> {
   const clock = new ServerClock();
-  const target = await startTarget();
+  const target = await startTarget(software ? { software } : {});
   const photos = await listen((_request, response) => {
     response.writeHead(200, { "content-type": "image/jpeg", "content-length": jpegBytes.length });
     response.end(jpegBytes);

@@ -1,12 +1,15 @@
 // Decision 0028, the Mastodon side: a status is deleted (a second delete finds it gone: 404 counts as
 // deleted), a favourite and a boost are undone, a 429 on deletions says when to try again, and an
-// edit keeps the status's media while a like has nothing to edit.
+// edit keeps the status's media while a like has nothing to edit. Decision 0060: told the photos the
+// copy was sent, an edit keeps the media of a photo still there, uploads a new one first and leaves
+// out one the post dropped; an upload still processing is waited for (the sandbox, as Mastodon's
+// UpdateStatusService, refuses to attach it with a 422).
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
-import { type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
+import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
 import { callOptions, HANG_MS, note, siteServedBy } from "./fixtures.ts";
 
 const change = (url: string) => ({
@@ -99,5 +102,90 @@ describe("Mastodon deletes and edits its copies", () => {
       [[mediaId, "A heron"]],
     );
     assert.ok(status?.editedAt);
+  });
+
+  it("an edit told the photos sent keeps, adds and drops media as the post's photos say", async () => {
+    const site = siteServedBy(photos.url);
+    const [a, b, c] = ["/a.jpg", "/b.jpg", "/c.jpg"].map((path) => photos.add(path, jpegBytes));
+    assert.ok(a && b && c);
+    const url = await syndicator.syndicate(
+      note({
+        content: "Two photos",
+        photo: [
+          { value: a, alt: "A" },
+          { value: b, alt: "B" },
+        ],
+      }),
+      site,
+      callOptions(),
+    );
+    const status = sandbox.statuses.find((s) => s.url === url);
+    assert.ok(status);
+    const [mediaA, mediaB] = status.media.map((m) => m.id);
+    const uploads = sandbox.media.length;
+    await syndicator.update(
+      note({
+        content: "Two photos",
+        photo: [
+          { value: b, alt: "B2" },
+          { value: c, alt: "C" },
+        ],
+      }),
+      site,
+      {
+        ...change(url),
+        sentPhotos: [
+          { url: a, alt: "A" },
+          { url: b, alt: "B" },
+        ],
+      },
+    );
+    assert.equal(status.media[0]?.id, mediaB, "b keeps its media, now first");
+    assert.equal(status.media[0]?.description, "B2");
+    assert.notEqual(status.media[1]?.id, mediaA);
+    assert.equal(status.media[1]?.description, "C");
+    assert.equal(sandbox.media.length, uploads + 1, "only c was uploaded");
+    assert.equal(sandbox.media.find((m) => m.id === mediaA)?.statusId, null, "a is detached");
+  });
+
+  it("waits for a new photo to be processed before the edit attaches it", async () => {
+    const slow = await startMastodonSandbox({ accessToken: "token", mediaProcessing: "async" });
+    try {
+      const slowSyndicator = new MastodonSyndicator({ url: slow.url, user: "demo", accessToken: "token" });
+      const site = siteServedBy(photos.url);
+      const url = await slowSyndicator.syndicate(note({ content: "No photo yet" }), site, callOptions());
+      await slowSyndicator.update(
+        note({ content: "No photo yet", photo: [{ value: photos.add("/new.jpg", jpegBytes), alt: "New" }] }),
+        site,
+        { ...change(url), sentPhotos: [] },
+      );
+      const status = slow.statuses.find((s) => s.url === url);
+      assert.deepEqual(
+        status?.media.map((m) => m.description),
+        ["New"],
+      );
+      // What the sandbox answers an edit naming an upload still processing, as Mastodon does.
+      const upload = new FormData();
+      upload.append(
+        "file",
+        new Blob([new Uint8Array([0xff, 0xd8, 0xff, 0xd9])], { type: "image/jpeg" }),
+        "x.jpg",
+      );
+      const pending = await fetch(`${slow.url}/api/v2/media`, {
+        method: "POST",
+        headers: { authorization: "Bearer token" },
+        body: upload,
+      });
+      const { id } = (await pending.json()) as { id: string };
+      const edit = await fetch(`${slow.url}/api/v1/statuses/${status?.id}`, {
+        method: "PUT",
+        headers: { authorization: "Bearer token", "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ status: "Edited", "media_ids[]": id }),
+      });
+      assert.equal(edit.status, 422);
+      assert.match(((await edit.json()) as { error: string }).error, /not finished processing/);
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -48,6 +48,7 @@ const NO_MEDIA: MediaLibrary = {
   maxBytes: 0,
   save: () => Promise.reject(new Error("Uploads go through Indiekit's media endpoint")),
   remove: () => Promise.resolve(),
+  nameOf: () => undefined,
   read: () => Promise.resolve(undefined),
 };
 

@@ -2,6 +2,7 @@
 // Edit) or from a multipart post's text fields (Publish), checked with the page's own words, and
 // turned into the Micropub fields or update that the host's endpoint reads like any client's.
 import { z } from "zod";
+import { photos as photosOf } from "../../contract/jf2.ts";
 import type { MicropubFields } from "../../contract/micropub.ts";
 import type { Post } from "../../contract/posts.ts";
 
@@ -22,7 +23,31 @@ export interface ComposeForm {
   categories: string;
   alt: string;
   targets: string[];
+  /** The edit form's photo rows, in order (decision 0060); empty on the compose page. */
+  photos: EditPhoto[];
 }
+
+/** One row of the edit form's photos: one the post has, or the row that adds one. */
+export interface EditPhoto {
+  /** The post's photo the row shows; null for the row that adds a photo. */
+  url: string | null;
+  /** The file chosen in the row, by its URL once stored: it replaces the photo, or is the new one. */
+  upload: string | null;
+  alt: string;
+  remove: boolean;
+}
+
+/** A photo as the post will have it: its URL and its alt text ("" for none). */
+export interface PostPhoto {
+  url: string;
+  alt: string;
+}
+
+/** The edit form's photo fields: each row's slot (its photo's URL, or NEW_SLOT), file, alt, remove. */
+export const PHOTO_SLOT = "photo-slot";
+export const NEW_SLOT = "new";
+const PHOTO_ALT = "photo-alt";
+const PHOTO_REMOVE = "photo-remove";
 
 /** Why the page refuses a form: a locale key under compose.errors, and its values. */
 export class ComposeRefusal extends Error {
@@ -47,7 +72,20 @@ const composeSchema = z.object({
   category: text,
   "mp-photo-alt": text,
   "mp-syndicate-to": list.catch([]),
+  [PHOTO_SLOT]: list.catch([]),
+  [PHOTO_ALT]: list.catch([]),
+  [PHOTO_REMOVE]: list.catch([]),
 });
+
+/** The rows of a form-encoded body (the preview): slots and alts pair up; no file comes. */
+function rowsOfLists(slots: string[], alts: string[], removed: string[]): EditPhoto[] {
+  return slots.map((slot, index) => ({
+    url: slot === NEW_SLOT ? null : slot,
+    upload: null,
+    alt: (alts[index] ?? "").trim(),
+    remove: slot !== NEW_SLOT && removed.includes(slot),
+  }));
+}
 
 /** The form from a form-encoded body (the host's parser gives mp-syndicate-to[] as a list). */
 export function readComposeForm(body: unknown): ComposeForm {
@@ -59,7 +97,30 @@ export function readComposeForm(body: unknown): ComposeForm {
     categories: parsed.category,
     alt: parsed["mp-photo-alt"].trim(),
     targets: parsed["mp-syndicate-to"],
+    photos: rowsOfLists(parsed[PHOTO_SLOT], parsed[PHOTO_ALT], parsed[PHOTO_REMOVE]),
   };
+}
+
+/**
+ * The photo rows of a multipart edit, read in arrival order: a file belongs to the row whose slot
+ * came last before it (a browser sends the fields in the form's order; an empty file input sends none).
+ */
+export function editPhotosOfFields(fields: MicropubFields): EditPhoto[] {
+  const rows: EditPhoto[] = [];
+  const removed: string[] = [];
+  for (const [key, value] of fields) {
+    const name = key.endsWith("[]") ? key.slice(0, -2) : key;
+    const row = rows.at(-1);
+    if (name === PHOTO_SLOT)
+      rows.push({ url: value === NEW_SLOT ? null : value, upload: null, alt: "", remove: false });
+    else if (name === "photo" && value !== "" && row && row.upload === null) row.upload = value;
+    else if (name === "photo" && value !== "")
+      rows.push({ url: null, upload: value, alt: "", remove: false });
+    else if (name === PHOTO_ALT && row) row.alt = value.trim();
+    else if (name === PHOTO_REMOVE) removed.push(value);
+  }
+  for (const row of rows) row.remove = row.url !== null && removed.includes(row.url);
+  return rows;
 }
 
 /** The form from a multipart post's text fields (names as sent: mp-syndicate-to[]). */
@@ -69,6 +130,7 @@ export function composeFormOfFields(fields: MicropubFields): ComposeForm {
     const name = key.endsWith("[]") ? key.slice(0, -2) : key;
     const previous = body[name];
     if (name === "mp-syndicate-to") body[name] = [...(Array.isArray(previous) ? previous : []), value];
+    else if (name === PHOTO_SLOT || name === PHOTO_ALT || name === PHOTO_REMOVE) continue;
     else if (previous === undefined) body[name] = value;
   }
   return readComposeForm(body);
@@ -144,26 +206,60 @@ export function composeFormOfPost(post: Post): ComposeForm {
     categories: strings(post.properties.category).join(", "),
     alt: typeof alt === "string" ? alt : "",
     targets: strings(post.properties["mp-syndicate-to"]),
+    photos: postPhotos(post).map((photo) => ({
+      url: photo.url,
+      upload: null,
+      alt: photo.alt,
+      remove: false,
+    })),
   };
 }
 
-/** The post's photos by URL (JF2: strings or {url, alt}). */
-function photoUrls(properties: Record<string, unknown>): string[] {
-  const photos = Array.isArray(properties.photo) ? properties.photo : [];
-  return photos.flatMap((photo) =>
-    typeof photo === "string"
-      ? [photo]
-      : photo && typeof photo === "object" && typeof (photo as { url?: unknown }).url === "string"
-        ? [(photo as { url: string }).url]
-        : [],
-  );
+/** The post's photos, in order, with their alt text. */
+export function postPhotos(post: Post): PostPhoto[] {
+  return photosOf(post.properties, post.url).map((photo) => ({ url: photo.url, alt: photo.alt ?? "" }));
 }
 
 /**
- * The Micropub update (JSON, replace) that makes the post say what the edit form says: only what
- * changed; a title or categories emptied are deleted. Targets are only ever added to.
+ * The photos the post has once the edit form's rows are applied (decision 0060): a row removed is
+ * left out, a file chosen replaces its row's photo, the new row adds its file; a photo no row names
+ * (added elsewhere since the form was shown) is kept. Refuses a row naming a photo the post does
+ * not have, alt text over the limit, and alt text in the new row without a file.
  */
-export function micropubUpdateOf(post: Post, form: ComposeForm): Record<string, unknown> | null {
+export function photosAfterEdit(post: Post, rows: readonly EditPhoto[]): PostPhoto[] {
+  const before = postPhotos(post);
+  const after: PostPhoto[] = [];
+  for (const row of rows) {
+    if (row.url !== null && !before.some((photo) => photo.url === row.url))
+      throw new ComposeRefusal("photoNotOfPost");
+    if ([...row.alt].length > MAX_ALT_CHARS)
+      throw new ComposeRefusal("altTooLong", { max: String(MAX_ALT_CHARS) });
+    if (row.remove) continue;
+    const url = row.upload ?? row.url;
+    if (url === null) {
+      if (row.alt !== "") throw new ComposeRefusal("altWithoutPhoto");
+      continue;
+    }
+    after.push({ url, alt: row.alt });
+  }
+  const named = new Set(rows.map((row) => row.url));
+  return [...after, ...before.filter((photo) => !named.has(photo.url))];
+}
+
+const samePhotos = (a: readonly PostPhoto[], b: readonly PostPhoto[]) =>
+  a.length === b.length &&
+  a.every((photo, index) => photo.url === b[index]?.url && photo.alt === b[index]?.alt);
+
+/**
+ * The Micropub update (JSON, replace) that makes the post say what the edit form says: only what
+ * changed; a title, categories or photos emptied are deleted. Photos are replaced as a whole, each
+ * with its alt text (`photos`: photosAfterEdit). Targets are only ever added to.
+ */
+export function micropubUpdateOf(
+  post: Post,
+  form: ComposeForm,
+  photos: readonly PostPhoto[],
+): Record<string, unknown> | null {
   const before = composeFormOfPost(post);
   const replace: Record<string, unknown[]> = {};
   const remove: string[] = [];
@@ -178,11 +274,13 @@ export function micropubUpdateOf(post: Post, form: ComposeForm): Record<string, 
     if (categories.length === 0) remove.push("category");
     else replace.category = categories;
   }
-  const photos = photoUrls(post.properties);
-  if (form.alt !== before.alt && photos.length > 0)
-    replace.photo = photos.map((url, index) =>
-      index === 0 && form.alt !== "" ? { value: url, alt: form.alt } : url,
-    );
+  if (!samePhotos(photos, postPhotos(post))) {
+    if (photos.length === 0) remove.push("photo");
+    else
+      replace.photo = photos.map((photo) =>
+        photo.alt === "" ? photo.url : { value: photo.url, alt: photo.alt },
+      );
+  }
   const targets = [...new Set([...before.targets, ...form.targets])];
   if (targets.length !== before.targets.length) replace["mp-syndicate-to"] = targets;
   if (Object.keys(replace).length === 0 && remove.length === 0) return null;
@@ -211,6 +309,24 @@ export function draftPost(form: ComposeForm, url: string, now: Date, existing?: 
   else delete properties.name;
   if (categories.length > 0) properties.category = categories;
   else delete properties.category;
+  if (existing && form.photos.length > 0) {
+    // The preview has no file: the photos kept and their alt text as typed, a new row left out; rows
+    // the save would refuse leave the photos as they are (the save says why).
+    let shown = postPhotos(existing);
+    try {
+      shown = photosAfterEdit(
+        existing,
+        form.photos.filter((row) => row.url !== null).map((row) => ({ ...row, upload: null })),
+      );
+    } catch (error) {
+      if (!(error instanceof ComposeRefusal)) throw error;
+    }
+    if (shown.length > 0)
+      properties.photo = shown.map((photo) =>
+        photo.alt === "" ? photo.url : { url: photo.url, alt: photo.alt },
+      );
+    else delete properties.photo;
+  }
   return {
     id: existing?.id ?? "0",
     url,

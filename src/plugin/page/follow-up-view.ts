@@ -26,14 +26,24 @@ export interface FollowUpView {
   updatedAt: Date;
   /** The user may ask for another try. */
   retryable: boolean;
+  /**
+   * An edit that cannot change the copy's photos, though the post's photos are no longer those the
+   * copy holds (decision 0060): the page says so rather than letting the two differ silently.
+   */
+  photosKept: boolean;
 }
 
-export function followUpView(entry: OperationEntry, syndicators: readonly SyndicatorPlugin[]): FollowUpView {
+export function followUpView(
+  entry: OperationEntry,
+  syndicators: readonly SyndicatorPlugin[],
+  photosDiffer: (uid: string) => boolean = () => false,
+): FollowUpView {
+  const syndicator = syndicators.find((s) => s.info.uid === entry.targetUid);
   const kind: FollowUpKind =
     entry.state === "failed" && entry.permanent ? "refused" : entry.state === "done" ? "done" : entry.state;
   return {
     uid: entry.targetUid,
-    name: syndicators.find((s) => s.info.uid === entry.targetUid)?.info.name ?? entry.targetUid,
+    name: syndicator?.info.name ?? entry.targetUid,
     operation: entry.operation,
     kind,
     url: httpUrlOrNull(entry.url),
@@ -41,5 +51,10 @@ export function followUpView(entry: OperationEntry, syndicators: readonly Syndic
     nextAttemptAt: kind === "failed" ? entry.nextAttemptAt : null,
     updatedAt: entry.updatedAt,
     retryable: kind === "failed" || kind === "refused" || kind === "unknown",
+    photosKept:
+      entry.operation === "update" &&
+      syndicator?.update !== undefined &&
+      syndicator.updatesPhotos !== true &&
+      photosDiffer(entry.targetUid),
   };
 }

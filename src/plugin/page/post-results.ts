@@ -1,8 +1,10 @@
 // The results page of one post: its row, each target's state, and the history of attempts, newest
 // first. Shared by the page itself and by the retry and confirm actions, which answer htmx with the
 // same section re-rendered.
+
 import type { Response } from "express";
 import { HttpError } from "../../contract/http-error.ts";
+import { photos } from "../../contract/jf2.ts";
 import type { Post } from "../../contract/posts.ts";
 import type { Attempt } from "../../syndication/types.ts";
 import { type FollowUpView, followUpView } from "./follow-up-view.ts";
@@ -63,7 +65,17 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     services.syndication.reads.operationsForPost(post.id),
     services.syndication.reads.pausedTargets(),
   ]);
-  const followUpViews = operations.map((entry) => followUpView(entry, services.syndicators));
+  // What each copy holds by its latest recorded send or edit, against the post's photos now.
+  const photoUrls = photos(post.properties, post.url).map((photo) => photo.url);
+  const photosDiffer = (uid: string) => {
+    const held = attempts.find((a) => a.targetUid === uid && a.outcome === "syndicated" && a.sent)?.sent;
+    return (
+      held !== undefined &&
+      held !== null &&
+      held.photos.map((photo) => photo.url).join("\n") !== photoUrls.join("\n")
+    );
+  };
+  const followUpViews = operations.map((entry) => followUpView(entry, services.syndicators, photosDiffer));
   const row = postRow(
     post,
     entries,

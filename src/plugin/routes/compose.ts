@@ -20,10 +20,15 @@ import {
   composeFormOfFields,
   composeFormOfPost,
   draftPost,
+  editPhotosOfFields,
   MAX_ALT_CHARS,
   MAX_CONTENT_CHARS,
   micropubFieldsOf,
   micropubUpdateOf,
+  NEW_SLOT,
+  PHOTO_SLOT,
+  photosAfterEdit,
+  postPhotos,
   readComposeForm,
 } from "../page/compose-form.ts";
 import { findPostById } from "../page/post-results.ts";
@@ -48,7 +53,16 @@ const emptyForm = (): ComposeForm => ({
   categories: "",
   alt: "",
   targets: [],
+  photos: [],
 });
+
+/** The edit form's photo rows: each of the post's photos with the alt text and choice as last sent. */
+function photoRowsOf(post: Post, form: ComposeForm) {
+  return postPhotos(post).map((photo, index) => {
+    const row = form.photos.find((each) => each.url === photo.url);
+    return { index, url: photo.url, alt: row ? row.alt : photo.alt, remove: row?.remove ?? false };
+  });
+}
 
 interface ComposeView {
   form: ComposeForm;
@@ -80,9 +94,11 @@ async function renderCompose(context: RouteContext, req: Request, res: Response,
     message: view.message ?? null,
     previews: view.previews ?? null,
     // The token the host checks for a multipart form, in the action: its body is read after the check.
-    action: editing
-      ? `${base}/posts/${encodeURIComponent(editing.id)}/edit`
-      : `${base}/compose?_csrf=${encodeURIComponent(req.csrfToken ?? "")}`,
+    action: `${base}/${editing ? `posts/${encodeURIComponent(editing.id)}/edit` : "compose"}?_csrf=${encodeURIComponent(req.csrfToken ?? "")}`,
+    photoRows: editing ? photoRowsOf(editing, view.form) : [],
+    newPhotoAlt: view.form.photos.find((row) => row.url === null)?.alt ?? "",
+    photoSlot: PHOTO_SLOT,
+    newSlot: NEW_SLOT,
     previewAction: `${base}/compose/preview${editing ? `?post=${encodeURIComponent(editing.id)}` : ""}`,
     targets: services.syndicators.map((syndicator) => ({
       uid: syndicator.info.uid,
@@ -189,22 +205,34 @@ async function ownPost(services: PageServices, res: Response, id: string): Promi
   return post;
 }
 
+/**
+ * Saves the edit form: multipart when it brings photos (decision 0060; the files are stored as a
+ * post's, and removed when the edit is refused), form-encoded otherwise. Either way one Micropub
+ * update, photos replaced as a whole with their alt text.
+ */
 export function saveEditRoute(context: RouteContext): RequestHandler {
   return async (req, res) => {
     const services = pageServices(context, res);
     const micropub = micropubOf(services, res);
     const t = translatorOf(res);
     const post = await ownPost(services, res, String(req.params.id));
-    const form = readComposeForm(req.body);
-    const hasPhoto = Array.isArray(post.properties.photo) && post.properties.photo.length > 0;
+    const knownTargets = services.syndicators.map((syndicator) => syndicator.info.uid);
+    let form = readComposeForm(req.body);
+    const updateOf = (edited: ComposeForm) => {
+      const photos = photosAfterEdit(post, edited.photos);
+      checkComposeForm({ ...edited, alt: "" }, photos.length > 0, knownTargets);
+      return micropubUpdateOf(post, edited, photos);
+    };
     try {
-      checkComposeForm(
-        form,
-        hasPhoto,
-        services.syndicators.map((syndicator) => syndicator.info.uid),
-      );
-      const update = micropubUpdateOf(post, form);
-      if (update) await micropub.post(req.auth, "json", update);
+      if (req.is("multipart/form-data")) {
+        await micropub.updateMultipart(req, (sent: MicropubFields) => {
+          form = { ...composeFormOfFields(sent), photos: editPhotosOfFields(sent) };
+          return updateOf(form);
+        });
+      } else {
+        const update = updateOf(form);
+        if (update) await micropub.post(req.auth, "json", update);
+      }
     } catch (error) {
       const refusal = refusalText(res, error);
       if (!refusal) throw error;

@@ -92,7 +92,7 @@ export class MediaStore implements MediaLibrary {
           415,
           "unsupported_media_type",
           `The file's contents are not ${type ? "of a kind this field takes" : "a kind this server keeps"}; send ${acceptedList(accepts)}`,
-        );
+        ).localized("error.fileNotAccepted", { accepted: acceptedList(accepts) });
       const name = `${id}.${type.ext}`;
       await rename(temporary, join(this.folder, name));
       if (!this.site) return { name, url: `${this.baseUrl}${name}`, type, bytes: limit.seen() };

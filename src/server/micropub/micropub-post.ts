@@ -2,6 +2,7 @@
 import type { Request, RequestHandler } from "express";
 import { type Authenticated, hasScope } from "../../contract/auth.ts";
 import { badRequest, HttpError, insufficientScope } from "../../contract/http-error.ts";
+import { photos } from "../../contract/jf2.ts";
 import { jf2Type, type Mf2Properties, mf2PropertiesToJf2, mf2ValuesToJf2 } from "../../contract/mf2-jf2.ts";
 import type { MicropubFields, MicropubOutcome, MicropubPort } from "../../contract/micropub.ts";
 import type { PostUpdate } from "../../contract/posts.ts";
@@ -174,10 +175,58 @@ async function multipartPost(
   }
 }
 
+/**
+ * An edit that brings files (decision 0060): they are stored as a post's are, the update is made of
+ * the fields and dispatched as any client's JSON update. Files the update does not name go at once,
+ * all of them when it is refused; the post's former photos that no post names any more go after it.
+ */
+async function multipartUpdate(
+  context: () => MicropubContext,
+  media: MediaLibrary,
+  req: Request,
+  build: (sent: MicropubFields) => Record<string, unknown> | null,
+): Promise<MicropubOutcome> {
+  let found: MicropubContext;
+  let body: Awaited<ReturnType<typeof readMultipart>>;
+  try {
+    found = context();
+    if (!hasScope(req.auth, "update")) throw insufficientScope("update", MICROPUB_SCOPE_STATUS);
+    body = await readMultipart(req, media, fileProperty, "photo, video or audio");
+  } catch (error) {
+    if (req.res) closeIfUnread(req, req.res);
+    throw error;
+  }
+  const removeFiles = (files: typeof body.files) =>
+    Promise.all(files.map((file) => media.remove(file.media.name)));
+  let update: Record<string, unknown> | null;
+  let before: string[] = [];
+  try {
+    update = build(body.fields);
+    if (update) {
+      const request = readMicropubRequest("json", update);
+      if (request.action !== "update") throw badRequest("Only an update comes with files here");
+      const existing = await found.posts.findByUrl(request.url);
+      before = existing ? photos(existing.properties, existing.url).map((photo) => photo.url) : [];
+      await dispatch(found, req.auth, request);
+    }
+  } catch (error) {
+    await removeFiles(body.files);
+    throw error;
+  }
+  const named = JSON.stringify(update);
+  await removeFiles(body.files.filter((file) => !named.includes(JSON.stringify(file.media.url))));
+  for (const url of before) {
+    const name = media.nameOf(url);
+    if (name !== undefined && !(await found.posts.namesUrl(url))) await media.remove(name);
+  }
+  return { status: 204 };
+}
+
 /** The endpoint's work, without Express's answer: POST /micropub and the compose page both run it. */
 export function micropubService(context: () => MicropubContext, media: () => MediaLibrary): MicropubPort {
   return {
     postMultipart: (req, fields) => multipartPost(context, media(), req, fields),
+    updateMultipart: (req, update) => multipartUpdate(context, media(), req, update),
     post: (auth, kind, body) => dispatch(context(), auth, readMicropubRequest(kind, body)),
   };
 }

@@ -22,4 +22,6 @@ export interface PostService extends PostSource {
    * h-card is not a category to offer.
    */
   categories(options: { filter?: string; limit: number }): Promise<string[]>;
+  /** Whether any post, deleted or not, names `url` among its properties (a photo still in use). */
+  namesUrl(url: string): Promise<boolean>;
 }

@@ -290,6 +290,15 @@ export function createPostService(
       return rows.map((row) => row.category);
     },
 
+    async namesUrl(url) {
+      // Every post, whoever's and deleted or not: a deleted post may be undeleted with its photos.
+      const { rows } = await database.query<{ found: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM posts WHERE strpos(properties::text, $1) > 0) AS found",
+        [JSON.stringify(url).slice(1, -1)],
+      );
+      return rows[0]?.found === true;
+    },
+
     async countAwaitingSyndication(onlyTargets?) {
       const { rows } = await database.query<{ count: number }>(
         `SELECT count(*)::int AS count FROM posts WHERE ${AWAITING_SYNDICATION_PREDICATE} AND ${PUBLIC}

@@ -224,6 +224,7 @@ export class PublishingPosts implements PostService {
   listAwaitingSyndication: PostService["listAwaitingSyndication"] = (options) =>
     this.inner.listAwaitingSyndication(options);
   categories: PostService["categories"] = (options) => this.inner.categories(options);
+  namesUrl: PostService["namesUrl"] = (url) => this.inner.namesUrl(url);
 }
 
 function asStoreError(error: unknown): StoreError {

@@ -41,6 +41,13 @@ export interface SoftwareTraits {
    * possekit's text is plain, so a Markdown default must not reformat its underscores and asterisks.
    */
   contentType?: "text/plain";
+  /**
+   * An edit may change a status's media (decision 0060): Mastodon's PUT /api/v1/statuses/:id
+   * attaches the media_ids it names and detaches the rest (UpdateStatusService#update_media_attachments!).
+   * Not relied on for the others, whose edits possekit has not checked: their copies keep the photos
+   * they were sent, and the post's page says so.
+   */
+  editsMedia: boolean;
   /** The paths of the account's statuses' pages, before the id: how an own copy is recognised. */
   statusPaths: (user: string) => string[];
   /** What a status id looks like on this server. */
@@ -52,6 +59,7 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     photoRequired: false,
     duplicateKeyRefused: false,
     ignoresIdempotencyKey: false,
+    editsMedia: true,
     statusPaths: (user) => [`/@${user}/`, `/users/${user}/statuses/`],
     statusId: /^\d+$/,
   },
@@ -60,6 +68,7 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     photoRequired: true,
     duplicateKeyRefused: true,
     ignoresIdempotencyKey: false,
+    editsMedia: false,
     statusPaths: (user) => [`/p/${user}/`],
     statusId: /^\d+$/,
   },
@@ -69,6 +78,7 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     duplicateKeyRefused: false,
     ignoresIdempotencyKey: true,
     contentType: "text/plain",
+    editsMedia: false,
     statusPaths: (user) => [`/@${user}/statuses/`],
     statusId: /^[0-9A-Za-z]+$/,
   },
@@ -78,6 +88,7 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     duplicateKeyRefused: false,
     ignoresIdempotencyKey: false,
     contentType: "text/plain",
+    editsMedia: false,
     statusPaths: () => ["/notice/"],
     statusId: /^[0-9A-Za-z]+$/,
   },
@@ -86,6 +97,7 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     duplicateKeyRefused: false,
     ignoresIdempotencyKey: false,
     contentType: "text/plain",
+    editsMedia: false,
     statusPaths: () => ["/notice/"],
     statusId: /^[0-9A-Za-z]+$/,
   },

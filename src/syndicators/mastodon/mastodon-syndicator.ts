@@ -1,5 +1,6 @@
 // @possekit/syndicator-mastodon: posts a status for each post (with up to 4 photos and their alt
 // text), or favourites, boosts or replies to a status when the post likes, reposts or replies to one.
+import type { Photo } from "../../contract/jf2.ts";
 import type { PluginMeta, Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
@@ -116,9 +117,17 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     return composeMastodon(properties, publication, this.#options, this.#limits.peek(), options).preview;
   }
 
+  /** Mastodon's edits change a status's media; the other servers' copies keep theirs (decision 0060). */
+  get updatesPhotos(): boolean {
+    return this.#traits.editsMedia;
+  }
+
   /**
-   * Edits the status to what syndicate() would post now, keeping its media (with the post's alt
-   * text, photo by photo). A favourite or a boost has nothing to edit.
+   * Edits the status to what syndicate() would post now. On Mastodon its media follow the post's
+   * photos (decision 0060): a photo the copy holds keeps its media (found by the photos last sent,
+   * in order), with its alt text now; a new one is uploaded first; one no longer in the post is
+   * left out, which detaches it. Elsewhere, or with no record of what was sent, the media stay,
+   * each with the post's alt text photo by photo. A favourite or a boost has nothing to edit.
    */
   async update(
     properties: PostProperties,
@@ -138,11 +147,22 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       options,
     );
     if (copy.favourite || copy.reblog) return;
-    const current = await api.getStatus(id);
-    const media = (current.media_attachments ?? []).map((item, index) => ({
-      id: item.id,
-      description: copy.photos[index]?.alt ?? item.description ?? "",
-    }));
+    const attachments = (await api.getStatus(id)).media_attachments ?? [];
+    const held = options.sentPhotos;
+    let media: { id: string; description: string }[];
+    if (this.#traits.editsMedia && held && held.length === attachments.length) {
+      media = [];
+      for (const photo of copy.photos) {
+        const attached = attachments[held.findIndex((sent) => sent.url === photo.url)];
+        const mediaId = attached?.id ?? (await this.#upload(api, target, photo, publication));
+        media.push({ id: mediaId, description: photo.alt ?? "" });
+      }
+    } else {
+      media = attachments.map((item, index) => ({
+        id: item.id,
+        description: copy.photos[index]?.alt ?? item.description ?? "",
+      }));
+    }
     await api.editStatus(id, {
       status: copy.status,
       media,
@@ -183,6 +203,16 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       );
     }
     return status.reblogged ? api.unreblog(status.id) : api.unfavourite(status.id);
+  }
+
+  /** Uploads one of the post's photos (read from our own media store when it is ours). */
+  async #upload(api: MastodonApi, target: Target, photo: Photo, publication: Publication): Promise<string> {
+    const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
+      ownSite: publication.me,
+      allowPrivate: this.#host.allowPrivate,
+      media: this.#host.media,
+    });
+    return api.uploadMedia(fetched);
   }
 
   /** The id of a status of the configured account at `url` (its page or its ActivityPub id). */
@@ -229,14 +259,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       });
     const uploadMedia = async () => {
       const mediaIds: string[] = [];
-      for (const photo of copy.photos) {
-        const fetched = await fetchPhoto(target, photo, maxPhotoBytes, {
-          ownSite: publication.me,
-          allowPrivate: this.#host.allowPrivate,
-          media: this.#host.media,
-        });
-        mediaIds.push(await api.uploadMedia(fetched));
-      }
+      for (const photo of copy.photos) mediaIds.push(await this.#upload(api, target, photo, publication));
       return mediaIds;
     };
     // Never for a server that ignores Idempotency-Key or wants a photo on each status (see compose).

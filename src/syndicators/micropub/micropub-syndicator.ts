@@ -46,6 +46,8 @@ export class MicropubSyndicator implements SyndicatorPlugin {
   /** The options, without the access token. */
   readonly options: Record<string, unknown>;
   readonly info: SyndicatorInfo;
+  /** An edit replaces the copy's photos with the post's, each with its alt text (decision 0060). */
+  readonly updatesPhotos = true;
   /** Micropub has no idempotency key: a repeat makes a second copy. */
   readonly honoursIdempotencyKey = false;
   readonly #options: MicropubOptions;

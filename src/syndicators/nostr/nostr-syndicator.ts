@@ -47,6 +47,11 @@ export class NostrSyndicator implements SyndicatorPlugin {
   /** The options, without the private key. */
   readonly options: Record<string, unknown>;
   readonly info: SyndicatorInfo;
+  /**
+   * An article's edit publishes it again, its image tags from the post's photos now (decision 0060);
+   * a note is not edited at all.
+   */
+  readonly updatesPhotos = true;
   /** A retry sends the event saved before the first attempt: the relays see the same id again. */
   readonly honoursIdempotencyKey = true;
   readonly #options: NostrOptions;
