@@ -17,6 +17,7 @@
 //   });
 //   for await (const page of client.pages({ limit: 50 })) console.log(page.posts.map((p) => p.url));
 import { z } from "zod";
+import { retryAfterDelayMs } from "../../net/retry-after.ts";
 import {
   OutgoingFetchError,
   type OutgoingFetchPolicy,
@@ -79,11 +80,8 @@ function passesWithTime(status: number): boolean {
 }
 
 function retryAfterSeconds(response: SafeResponse): number | undefined {
-  const value = response.headers.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  const asked = retryAfterDelayMs(response.headers.get("retry-after"), Date.now());
+  return asked === undefined ? undefined : Math.ceil(asked / 1000);
 }
 
 /** The server's own words for an error answer: error_description, error, or a short text. */
