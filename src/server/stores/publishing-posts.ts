@@ -6,13 +6,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Database } from "../../contract/database.ts";
 import type { Post, PostChange } from "../../contract/posts.ts";
+import { type BackoffRule, backoffMs } from "../../net/backoff.ts";
 import type { Logger } from "../logger.ts";
 import type { PostService } from "../posts/post-service-interface.ts";
 import { type ContentStore, type StoreAction, StoreError } from "./content-store.ts";
 
+const STORE_RETRY: BackoffRule = { baseMs: 30_000, maxMs: 3_600_000 };
+
 /** Waits between retries of a change the store refused: 30 s, doubled each time, at most an hour. */
 export function retryDelayMs(attempts: number): number {
-  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
+  return backoffMs(STORE_RETRY, attempts - 1);
 }
 
 export interface PublishingSummary {
