@@ -24,7 +24,7 @@ import { setFlash } from "../../contract/flash.ts";
 import { HttpError } from "../../contract/http-error.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
-import { pageServices, translatorOf } from "../page/services.ts";
+import { noDatabasePage, pageServices, translatorOf } from "../page/services.ts";
 import { ownerActionLimiter } from "./owner-action-limiter.ts";
 import type { RouteContext } from "./route-context.ts";
 
@@ -109,7 +109,7 @@ function connectLimiter(): RequestHandler {
 function accountsOf(context: RouteContext, res: Response): Accounts {
   pageServices(context, res);
   const accounts = context.server()?.accounts;
-  if (!accounts) throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
+  if (!accounts) throw noDatabasePage(res);
   return accounts;
 }
 
