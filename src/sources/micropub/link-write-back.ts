@@ -21,6 +21,7 @@
 //   server.knownPosts.addOrigin(links);                     // writeBack after each copy
 //   await links.pollIfDue(300_000, async () => ({ writtenBack: await links.writeBackDrifted() }), "write …");
 import type { Database } from "../../contract/database.ts";
+import { databaseNow } from "../../contract/database-now.ts";
 import type { KnownPosts, PostOrigin } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
 import type { PostSource } from "../../contract/post-source.ts";
@@ -112,7 +113,7 @@ export class LinkWriteBack implements PostOrigin {
       deps.database,
       deps.origin,
       CLAIM_LEASE_TIMEOUTS * deps.client.timeoutMs,
-      this.#now,
+      databaseNow(deps.now),
     );
     this.#nextPollAt = new Date(this.#now());
   }
