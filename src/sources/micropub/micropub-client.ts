@@ -17,6 +17,13 @@
 //   });
 //   for await (const page of client.pages({ limit: 50 })) console.log(page.posts.map((p) => p.url));
 import { z } from "zod";
+import {
+  type MicropubUpdate,
+  micropubErrorWords,
+  micropubHeaders,
+  micropubQueryUrl,
+  micropubUpdateBody,
+} from "../../contract/micropub-wire.ts";
 import { retryAfterDelayMs } from "../../net/retry-after.ts";
 import {
   OutgoingFetchError,
@@ -48,13 +55,6 @@ export interface MicropubClientOptions {
   signal?: AbortSignal;
 }
 
-/** A Micropub update's operations, in Micropub's JSON syntax (values are arrays). */
-export interface MicropubUpdate {
-  replace?: Record<string, unknown[]>;
-  add?: Record<string, unknown[]>;
-  delete?: string[] | Record<string, unknown[]>;
-}
-
 export interface RemotePage {
   posts: RemotePost[];
   /** Items that were not posts with a URL (skipped, counted for the log). */
@@ -67,11 +67,6 @@ const cursor = z.union([z.string().min(1), z.number()]).transform(String);
 const listing = z.object({
   items: z.array(z.unknown()),
   paging: z.object({ after: cursor.optional(), before: cursor.optional() }).partial().optional(),
-});
-const oauthError = z.object({
-  error: z.string().optional(),
-  error_description: z.string().optional(),
-  message: z.string().optional(),
 });
 
 /** Statuses after which the same request may pass later. */
@@ -88,12 +83,8 @@ function retryAfterSeconds(response: SafeResponse): number | undefined {
 function serverWords(response: SafeResponse): string {
   const text = new TextDecoder().decode(response.body).trim();
   try {
-    const parsed = oauthError.safeParse(parseUntrustedJson(text));
-    if (parsed.success) {
-      const { error, error_description: description, message } = parsed.data;
-      const words = description ?? message ?? error;
-      if (words) return words.slice(0, 300);
-    }
+    const words = micropubErrorWords(parseUntrustedJson(text))?.message;
+    if (words) return words.slice(0, 300);
   } catch {
     // Not JSON: the status says enough, unless the text is short and plain.
   }
@@ -190,15 +181,13 @@ export class MicropubClient {
 
   /** Sends a Micropub update of the post at `url` (JSON, as Indiekit's own syndicate endpoint does). */
   async update(url: string, update: MicropubUpdate): Promise<void> {
-    const body = JSON.stringify({ action: "update", url, ...update });
+    const body = micropubUpdateBody(url, update);
     const response = await this.#request("POST", this.endpoint, body);
     if (!response.ok) throw this.#failure(response, "the update");
   }
 
   #url(query: Record<string, string>): string {
-    const url = new URL(this.endpoint);
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    return url.href;
+    return micropubQueryUrl(this.endpoint, query);
   }
 
   async #request(method: "GET" | "POST", url: string, body?: string): Promise<SafeResponse> {
@@ -214,11 +203,7 @@ export class MicropubClient {
         method,
         maxBytes: this.#options.maxBytes ?? DEFAULT_MAX_BYTES,
         timeoutMs: this.timeoutMs,
-        headers: {
-          accept: "application/json",
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
+        headers: micropubHeaders(token, body === undefined ? undefined : "application/json"),
         ...(body === undefined ? {} : { body }),
         ...(this.#options.signal ? { signal: this.#options.signal } : {}),
       });
