@@ -88,3 +88,8 @@ export const insufficientScope = (scope: string, status: 401 | 403 = 403) =>
     { scope },
   );
 export const notFound = (description: string) => new HttpError(404, "not_found", description);
+/**
+ * The answer of everything that needs the server's database when it runs without one: 501 (not
+ * implemented here), `description` saying what needs it. One answer for host and plug-ins alike.
+ */
+export const noDatabase = (description: string) => new HttpError(501, "not_implemented", description);

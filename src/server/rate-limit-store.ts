@@ -3,8 +3,10 @@
 // N times the limit by being spread over N instances. One row per (limiter, client); a hit is one
 // atomic upsert that also starts a new window when the old one has passed, so concurrent hits on
 // several instances are all counted and none is lost. Works on PGlite and PostgreSQL alike.
+
 import type { ClientRateLimitInfo, Options, Store } from "express-rate-limit";
 import type { Database, Migration } from "../contract/database.ts";
+import { type DatabaseNow, databaseNow, sqlNow } from "../contract/database-now.ts";
 
 export const rateLimitMigrations: Migration[] = [
   {
@@ -41,9 +43,6 @@ export interface DatabaseRateLimitStoreOptions {
   now?: () => number;
 }
 
-// $n::timestamptz is null unless a clock was given: then the database's clock decides.
-const NOW = (n: number) => `COALESCE($${n}::timestamptz, now())`;
-
 export class DatabaseRateLimitStore implements Store {
   /** Counts live in the shared database: a key counted here is seen by every instance. */
   readonly localKeys = false;
@@ -51,7 +50,8 @@ export class DatabaseRateLimitStore implements Store {
   private windowMs = 60_000;
   private hitsSinceSweep = 0;
   private readonly onSweepError: (error: unknown) => void;
-  private readonly clock: (() => number) | undefined;
+  /** The moment to count at, as a query parameter: null lets the database's clock decide. */
+  private readonly at: DatabaseNow;
 
   constructor(
     private readonly database: Database,
@@ -60,12 +60,7 @@ export class DatabaseRateLimitStore implements Store {
     if (!options.prefix) throw new Error("A database rate-limit store needs a prefix of its own");
     this.prefix = options.prefix;
     this.onSweepError = options.onSweepError ?? (() => {});
-    this.clock = options.now;
-  }
-
-  /** The moment to count at, as a query parameter: null lets the database's clock decide. */
-  private at(): string | null {
-    return this.clock ? new Date(this.clock()).toISOString() : null;
+    this.at = databaseNow(options.now);
   }
 
   /** express-rate-limit passes its options once: the window length is all the store needs. */
@@ -75,7 +70,7 @@ export class DatabaseRateLimitStore implements Store {
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
     const result = await this.database.query<HitsRow>(
-      `SELECT hits, reset_at FROM rate_limit_hits WHERE key = $1 AND reset_at > ${NOW(2)}`,
+      `SELECT hits, reset_at FROM rate_limit_hits WHERE key = $1 AND reset_at > ${sqlNow(2)}`,
       [this.prefix + key, this.at()],
     );
     const row = result.rows[0];
@@ -86,10 +81,10 @@ export class DatabaseRateLimitStore implements Store {
     // The database's clock decides when a window ends, so instances with skewed clocks agree.
     const result = await this.database.query<HitsRow>(
       `INSERT INTO rate_limit_hits AS r (key, hits, reset_at)
-       VALUES ($1, 1, ${NOW(3)} + $2::int * interval '1 millisecond')
+       VALUES ($1, 1, ${sqlNow(3)} + $2::int * interval '1 millisecond')
        ON CONFLICT (key) DO UPDATE
-         SET hits = CASE WHEN r.reset_at <= ${NOW(3)} THEN 1 ELSE r.hits + 1 END,
-             reset_at = CASE WHEN r.reset_at <= ${NOW(3)} THEN EXCLUDED.reset_at ELSE r.reset_at END
+         SET hits = CASE WHEN r.reset_at <= ${sqlNow(3)} THEN 1 ELSE r.hits + 1 END,
+             reset_at = CASE WHEN r.reset_at <= ${sqlNow(3)} THEN EXCLUDED.reset_at ELSE r.reset_at END
        RETURNING hits, reset_at`,
       [this.prefix + key, this.windowMs, this.at()],
     );
@@ -101,7 +96,7 @@ export class DatabaseRateLimitStore implements Store {
 
   async decrement(key: string): Promise<void> {
     await this.database.query(
-      `UPDATE rate_limit_hits SET hits = hits - 1 WHERE key = $1 AND hits > 0 AND reset_at > ${NOW(2)}`,
+      `UPDATE rate_limit_hits SET hits = hits - 1 WHERE key = $1 AND hits > 0 AND reset_at > ${sqlNow(2)}`,
       [this.prefix + key, this.at()],
     );
   }
@@ -120,7 +115,7 @@ export class DatabaseRateLimitStore implements Store {
     if (this.hitsSinceSweep < SWEEP_EVERY) return;
     this.hitsSinceSweep = 0;
     this.database
-      .query(`DELETE FROM rate_limit_hits WHERE reset_at <= ${NOW(1)}`, [this.at()])
+      .query(`DELETE FROM rate_limit_hits WHERE reset_at <= ${sqlNow(1)}`, [this.at()])
       .catch(this.onSweepError);
   }
 }

@@ -4,6 +4,7 @@
 // repeated with the same backoff as a failed send, and after a day it waits for the user.
 
 import type { Database } from "../contract/database.ts";
+import { sqlBackoffMs } from "../net/backoff.ts";
 import { type OutgoingFetchPolicy, safeFetch } from "../net/safe-fetch.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
 import type { Backoff } from "./ledger/claims.ts";
@@ -125,7 +126,7 @@ export class LiveChecks {
       `INSERT INTO syndication_live_checks AS c
          (post_id, url, live_at, checks, last_status, last_error, next_check_at, first_checked_at, checked_at)
        VALUES ($1::bigint, $2, CASE WHEN $3::boolean THEN ${now} END, 1, $4::int, $5,
-               CASE WHEN NOT $3::boolean THEN ${now} + LEAST(2 * $6::float8, $7::float8) * interval '1 millisecond' END,
+               CASE WHEN NOT $3::boolean THEN ${now} + ${sqlBackoffMs("1", "$6::float8", "$7::float8")} * interval '1 millisecond' END,
                ${now}, ${now})
        ON CONFLICT (post_id) DO UPDATE
          SET url = EXCLUDED.url, checks = c.checks + 1, checked_at = ${now},
@@ -133,7 +134,7 @@ export class LiveChecks {
              last_status = EXCLUDED.last_status, last_error = EXCLUDED.last_error,
              gave_up = NOT $3::boolean AND c.first_checked_at < ${now} - $8::int * interval '1 millisecond',
              next_check_at = CASE WHEN $3::boolean THEN NULL
-               ELSE ${now} + LEAST(power(2, LEAST(c.checks + 1, 40)) * $6::float8, $7::float8)
+               ELSE ${now} + ${sqlBackoffMs("c.checks + 1", "$6::float8", "$7::float8")}
                  * interval '1 millisecond' END
        RETURNING ${COLUMNS}`,
       [

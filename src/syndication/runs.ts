@@ -1,3 +1,4 @@
+import { Listeners } from "../contract/listeners.ts";
 import { type Post, PostNotFoundError } from "../contract/posts.ts";
 import { Batch, type BatchRun } from "./batch.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "./errors.ts";
@@ -23,7 +24,12 @@ const FOLLOW_PAGE = 100;
 export class Runs {
   private readonly batches = new Set<Batch>();
   private readonly singles = new Set<Promise<unknown>>();
-  private readonly listeners = new Set<(event: SyndicationEvent) => void>();
+  /** A listener's fault (a closed page stream) must not disturb a run. */
+  private readonly listeners = new Listeners<SyndicationEvent>((error) =>
+    this.parts.deps.logger.warn("A syndication event listener failed", {
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
   private shuttingDown = false;
 
   constructor(private readonly parts: SyndicationParts) {}
@@ -176,8 +182,7 @@ export class Runs {
 
   /** Tells `listener` what runs in this process do. Returns the function that stops it. */
   onEvent(listener: (event: SyndicationEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** Resolves when every run of this process started so far has ended. */
@@ -434,16 +439,7 @@ export class Runs {
   }
 
   private emit(event: SyndicationEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        // A listener's fault (a closed page stream) must not disturb a run.
-        this.parts.deps.logger.warn("A syndication event listener failed", {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
+    this.listeners.tell(event);
   }
 }
 

@@ -2,7 +2,7 @@
 // no post service, and every page answers 501 in the reader's language.
 
 import type { Response } from "express";
-import { HttpError } from "../../contract/http-error.ts";
+import { type HttpError, noDatabase } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
 import type { Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { PostSource } from "../../contract/post-source.ts";
@@ -24,14 +24,18 @@ export function translatorOf(res: Response): Translate {
   return typeof t === "function" ? (t as Translate) : (key) => key;
 }
 
+/** The 501 of a page that needs the server's database, in the reader's language. */
+export function noDatabasePage(res: Response, key = "syndicate.noDatabase"): HttpError {
+  return noDatabase(translatorOf(res)(key));
+}
+
 /** Throws 501 with a localised message when the server runs without a database. */
 export function pageServices(context: RouteContext, res: Response): PageServices {
   const syndication = context.syndication();
   const server = context.server();
   if (!syndication || !server?.postSource) {
     // Under Indiekit the plug-in has no database of its own to use (possekit's is the host's).
-    const why = context.indiekit() ? "syndicate.noDatabaseIndiekit" : "syndicate.noDatabase";
-    throw new HttpError(501, "not_implemented", translatorOf(res)(why));
+    throw noDatabasePage(res, context.indiekit() ? "syndicate.noDatabaseIndiekit" : "syndicate.noDatabase");
   }
   return {
     syndication,

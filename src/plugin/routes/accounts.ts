@@ -25,7 +25,7 @@ import { HttpError } from "../../contract/http-error.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { ThreadOptions } from "../../contract/syndicator.ts";
-import { pageServices, translatorOf } from "../page/services.ts";
+import { noDatabasePage, pageServices, translatorOf } from "../page/services.ts";
 import { ownerActionLimiter } from "./owner-action-limiter.ts";
 import type { RouteContext } from "./route-context.ts";
 
@@ -110,7 +110,7 @@ function connectLimiter(): RequestHandler {
 function accountsOf(context: RouteContext, res: Response): Accounts {
   pageServices(context, res);
   const accounts = context.server()?.accounts;
-  if (!accounts) throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
+  if (!accounts) throw noDatabasePage(res);
   return accounts;
 }
 

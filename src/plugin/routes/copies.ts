@@ -5,10 +5,11 @@
 // Answers carry a strong ETag (If-None-Match → 304), Cache-Control and CORS for a page's script;
 // errors are JSON whatever the client accepts. Rate limited per address (copies-limiter.ts).
 import type { Request, RequestHandler, Response } from "express";
-import { badRequest, HttpError, notFound } from "../../contract/http-error.ts";
+import { badRequest, notFound } from "../../contract/http-error.ts";
 import type { PublicCopy } from "../../syndication/public-copies.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { noneMatchHolds, strongEntityTag } from "../copies/entity-tag.ts";
+import { syndicationOr501 } from "../responses/no-database.ts";
 import { checkSourceUrl } from "../source-url.ts";
 import type { RouteContext } from "./route-context.ts";
 
@@ -26,10 +27,7 @@ interface CopyJson {
 const toJson = (copy: PublicCopy): CopyJson => ({ ...copy, time: copy.time.toISOString() });
 
 function syndicationOf(context: RouteContext): Syndication {
-  const syndication = context.syndication();
-  if (!syndication)
-    throw new HttpError(501, "not_implemented", "Copies need a database; this server runs without one");
-  return syndication;
+  return syndicationOr501(context, "Copies need a database; this server runs without one");
 }
 
 /** Sends `value` as JSON with its tag, or 304 when the client holds it already. */

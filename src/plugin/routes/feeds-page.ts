@@ -41,7 +41,7 @@ import {
 import type { FeedSources } from "../../sources/feeds/feed-sources.ts";
 import { PageFeedStore, type TokenChange } from "../../sources/feeds/page-feed-store.ts";
 import { feedIdOf, feedPostsHref } from "../page/feed-view.ts";
-import { type PageServices, pageServices, translatorOf } from "../page/services.ts";
+import { noDatabasePage, type PageServices, pageServices, translatorOf } from "../page/services.ts";
 import { ownerActionLimiter } from "./owner-action-limiter.ts";
 import type { RouteContext } from "./route-context.ts";
 
@@ -74,8 +74,7 @@ function running(context: RouteContext, res: Response): Running {
   const services = pageServices(context, res);
   const feeds = context.feeds();
   const database = services.server.database;
-  if (!feeds || !database)
-    throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
+  if (!feeds || !database) throw noDatabasePage(res);
   const sealer = () => services.server.secretSealer ?? null;
   return { services, feeds, store: new PageFeedStore(database, sealer), t: translatorOf(res) };
 }

@@ -35,7 +35,7 @@ import {
   sendTestWebhook,
   testMessage,
 } from "../../notifications/test-message.ts";
-import { pageServices, translatorOf } from "../page/services.ts";
+import { noDatabasePage, pageServices, translatorOf } from "../page/services.ts";
 import { ownerActionLimiter } from "./owner-action-limiter.ts";
 import type { RouteContext } from "./route-context.ts";
 
@@ -105,8 +105,7 @@ function limiter(): RequestHandler {
 function notificationsOf(context: RouteContext, res: Response): Notifications {
   pageServices(context, res);
   const notifications = context.notifications();
-  if (!notifications?.store.available)
-    throw new HttpError(501, "not_implemented", translatorOf(res)("syndicate.noDatabase"));
+  if (!notifications?.store.available) throw noDatabasePage(res);
   return notifications;
 }
 

@@ -15,6 +15,7 @@ import { keepTypedText, typedTextOf } from "../page/typed-text.ts";
 import { formRedirectSink } from "../responses/form-redirect.ts";
 import { htmxSseSink } from "../responses/htmx-sse.ts";
 import { jsonSink } from "../responses/json.ts";
+import { syndicationOr501 } from "../responses/no-database.ts";
 import { type ResultSink, summarize } from "../responses/result-sink.ts";
 import { ndjsonSink, sseJsonSink } from "../responses/streams.ts";
 import { sourceUrlOf } from "../source-url.ts";
@@ -82,14 +83,7 @@ async function refusedTypedText(req: Request, res: Response, context: RouteConte
  */
 export function postSyndicateRoute(options: RouteContext, { retryAll = false } = {}): RequestHandler {
   return async (req, res) => {
-    const syndication = options.syndication();
-    if (!syndication) {
-      throw new HttpError(
-        501,
-        "not_implemented",
-        "Syndication needs a database; this server runs without one",
-      );
-    }
+    const syndication = syndicationOr501(options);
     if (!hasScope(req.auth, "update")) throw insufficientScope("update");
     if (hasBody(req) && !req.is(BODY_TYPES)) {
       throw new HttpError(

@@ -5,6 +5,7 @@ import type { RequestHandler } from "express";
 import { HttpError } from "../../contract/http-error.ts";
 import { SyndicationShuttingDownError } from "../../syndication/syndication.ts";
 import type { PostResult } from "../../syndication/types.ts";
+import { syndicationOr501 } from "../responses/no-database.ts";
 import { WebhookDeliveries } from "../webhooks/deliveries.ts";
 import { RawBodyError, readRawBody } from "../webhooks/raw-body.ts";
 import { carriesNetlifySignature, receiveWebhook } from "../webhooks/receive.ts";
@@ -16,14 +17,7 @@ export function webhookRoute(context: RouteContext, provider: WebhookProvider): 
     // At {mountPath} itself only Netlify's signed request is a webhook; the rest goes on to the
     // authenticated endpoint.
     if (provider === "netlify" && req.path === "/" && !carriesNetlifySignature(req.headers)) return next();
-    const syndication = context.syndication();
-    if (!syndication) {
-      throw new HttpError(
-        501,
-        "not_implemented",
-        "Syndication needs a database; this server runs without one",
-      );
-    }
+    const syndication = syndicationOr501(context);
     let rawBody: Buffer;
     try {
       rawBody = await readRawBody(req, { limit: context.options.webhook.maxBodyBytes });

@@ -13,6 +13,7 @@ import {
   type ConnectedAccount,
   type DisconnectOutcome,
 } from "../../contract/accounts.ts";
+import { Listeners } from "../../contract/listeners.ts";
 import type { Logger } from "../../contract/logger.ts";
 import { OptionsError } from "../../contract/options/options-error.ts";
 import type { Server, SyndicatorPlugin } from "../../contract/plugin.ts";
@@ -46,7 +47,9 @@ export class ConnectedAccounts implements Accounts {
   readonly #fingerprints = new Map<string, string>();
   /** Account id → the last problem logged for it, so that a sync logs each problem once. */
   readonly #warned = new Map<string, string>();
-  readonly #listeners = new Set<(change: { kind: "saved" | "removed"; account: ConnectedAccount }) => void>();
+  readonly #listeners = new Listeners<{ kind: "saved" | "removed"; account: ConnectedAccount }>((error) =>
+    this.logger.error("A listener of connected accounts failed", { error: (error as Error).message }),
+  );
 
   constructor(
     private readonly store: AccountStore,
@@ -206,18 +209,11 @@ export class ConnectedAccounts implements Accounts {
   }
 
   onChange(listener: (change: { kind: "saved" | "removed"; account: ConnectedAccount }) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   #tell(kind: "saved" | "removed", account: ConnectedAccount): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener({ kind, account });
-      } catch (error) {
-        this.logger.error("A listener of connected accounts failed", { error: (error as Error).message });
-      }
-    }
+    this.#listeners.tell({ kind, account });
   }
 
   async connect(

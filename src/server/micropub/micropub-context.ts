@@ -1,4 +1,4 @@
-import { HttpError } from "../../contract/http-error.ts";
+import { HttpError, noDatabase } from "../../contract/http-error.ts";
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { HostServer } from "../host-server.ts";
 import type { PostService } from "../posts/post-service-interface.ts";
@@ -40,9 +40,7 @@ export function micropubConfiguration(server: HostServer | null, mountPath: stri
 
 /** Posts need a database; without one the answer is 501, as the syndication endpoint's. */
 export const withoutDatabase = () =>
-  new HttpError(
-    501,
-    "not_implemented",
+  noDatabase(
     "This server runs without a database, and Micropub needs one to keep posts; configure application.database",
   );
 

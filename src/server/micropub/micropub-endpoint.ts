@@ -3,6 +3,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import type { MicropubPort } from "../../contract/micropub.ts";
+import { parseOptions } from "../../contract/options/option-schemas.ts";
 import type { EndpointPlugin, PluginMeta } from "../../contract/plugin.ts";
 import type { HostServer } from "../host-server.ts";
 import { mediaUpload } from "./media-endpoint.ts";
@@ -10,10 +11,11 @@ import { initialised, micropubConfiguration, micropubContext } from "./micropub-
 import { micropubPost, micropubService } from "./micropub-post.ts";
 import { micropubQuery } from "./micropub-query.ts";
 
-const optionsSchema = z.object({
+/** Parsed as every plug-in's options are: each mistake one line naming the option, a misspelt one included. */
+const optionsSchema = z.strictObject({
   mountPath: z
-    .string()
-    .regex(/^\/[A-Za-z0-9._~\-/]*$/, { error: 'mountPath must be a path such as "/micropub"' })
+    .string({ error: 'must be a path such as "/micropub"' })
+    .regex(/^\/[A-Za-z0-9._~\-/]*$/, { error: 'must be a path such as "/micropub"' })
     .default("/micropub"),
 });
 
@@ -31,10 +33,8 @@ export class MicropubEndpoint implements EndpointPlugin {
   private server: HostServer | null = null;
 
   constructor(options: Record<string, unknown> = {}) {
-    const parsed = optionsSchema.safeParse(options);
-    if (!parsed.success) throw new Error(`Micropub endpoint options: ${z.prettifyError(parsed.error)}`);
-    this.options = parsed.data;
-    this.mountPath = parsed.data.mountPath;
+    this.options = parseOptions(this.id, optionsSchema, options);
+    this.mountPath = this.options.mountPath;
     const context = () => micropubContext(this.server);
     const media = () => initialised(this.server).media;
     this.routes = Router();

@@ -9,6 +9,7 @@ import {
   type PostOrigin,
   type RecordedPost,
 } from "../../contract/known-posts.ts";
+import { Listeners } from "../../contract/listeners.ts";
 import type { Post, PostChange } from "../../contract/posts.ts";
 import { InvalidPostError } from "./errors.ts";
 import { normalizeProperties, type Properties } from "./jf2.ts";
@@ -36,7 +37,8 @@ function checkInput(input: KnownPostInput): void {
 
 export class HostKnownPosts implements KnownPosts {
   private readonly origins = new Map<string, PostOrigin>();
-  private readonly listeners = new Set<(change: PostChange) => void>();
+  /** A listener's fault must not fail the change that was recorded. */
+  private readonly listeners = new Listeners<PostChange>();
 
   constructor(private readonly database: Database) {}
 
@@ -53,8 +55,7 @@ export class HostKnownPosts implements KnownPosts {
 
   /** Hears every post recorded new or changed (the scheduler wakes for it). */
   onChange(listener: (change: PostChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   async record(input: KnownPostInput): Promise<RecordedPost> {
@@ -136,12 +137,6 @@ export class HostKnownPosts implements KnownPosts {
   }
 
   private notify(change: PostChange): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(change);
-      } catch {
-        // A listener's fault must not fail the change that was recorded.
-      }
-    }
+    this.listeners.tell(change);
   }
 }

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from "../../contract/database.ts";
+import { Listeners } from "../../contract/listeners.ts";
 import {
   type AwaitingCursor,
   type Post,
@@ -152,22 +153,16 @@ export function createPostService(
     return toPost(saved);
   }
 
-  const listeners = new Set<(change: PostChange) => void>();
+  // A listener's fault must not fail the change that was made.
+  const listeners = new Listeners<PostChange>();
   const notify = (change: PostChange): Post => {
-    for (const listener of listeners) {
-      try {
-        listener(change);
-      } catch {
-        // A listener's fault must not fail the change that was made.
-      }
-    }
+    listeners.tell(change);
     return change.post;
   };
 
   return {
     onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      return listeners.add(listener);
     },
 
     async create(input: CreatePostInput): Promise<Post> {

@@ -5,14 +5,18 @@
 // copies' links back) reach the store together when it ends: one commit per run.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Database } from "../../contract/database.ts";
+import { Listeners } from "../../contract/listeners.ts";
 import type { Post, PostChange } from "../../contract/posts.ts";
+import { type BackoffRule, backoffMs } from "../../net/backoff.ts";
 import type { Logger } from "../logger.ts";
 import type { PostService } from "../posts/post-service-interface.ts";
 import { type ContentStore, type StoreAction, StoreError } from "./content-store.ts";
 
+const STORE_RETRY: BackoffRule = { baseMs: 30_000, maxMs: 3_600_000 };
+
 /** Waits between retries of a change the store refused: 30 s, doubled each time, at most an hour. */
 export function retryDelayMs(attempts: number): number {
-  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
+  return backoffMs(STORE_RETRY, attempts - 1);
 }
 
 export interface PublishingSummary {
@@ -25,7 +29,8 @@ export interface PublishingSummary {
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class PublishingPosts implements PostService {
-  private readonly listeners = new Set<(change: PostChange) => void>();
+  /** A listener's fault must not fail the change that was made. */
+  private readonly listeners = new Listeners<PostChange>();
   /** The posts changed inside the current writeTogether, by id. */
   private readonly together = new AsyncLocalStorage<Set<string>>();
   private opened = false;
@@ -39,18 +44,11 @@ export class PublishingPosts implements PostService {
   ) {}
 
   onChange(listener: (change: PostChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   private notify(change: PostChange): Post {
-    for (const listener of this.listeners) {
-      try {
-        listener(change);
-      } catch {
-        // A listener's fault must not fail the change that was made.
-      }
-    }
+    this.listeners.tell(change);
     return change.post;
   }
 

@@ -102,18 +102,34 @@ const escapeHtml = (text: string) =>
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
   );
 
+/**
+ * A link in plain text: http(s) up to a space or a character no URL holds (<, >, "), its last
+ * character not a punctuation mark that ends the sentence around it.
+ */
+const TEXT_LINK = /https?:\/\/[^\s<>"]+[^\s<>".,;:!?)']/g;
+
+/**
+ * The text escaped, its links made clickable. Links are found in the text as written, before it is
+ * escaped: found in the escaped text, a link directly followed by "<" took in "&lt;".
+ */
+function linkedText(text: string): string {
+  let html = "";
+  let last = 0;
+  for (const match of text.matchAll(TEXT_LINK)) {
+    const url = escapeHtml(match[0]);
+    html += `${escapeHtml(text.slice(last, match.index))}<a href="${url}">${url}</a>`;
+    last = match.index + match[0].length;
+  }
+  return html + escapeHtml(text.slice(last));
+}
+
 /** Plain text as paragraphs, links made clickable. */
 export function textAsHtml(text: string): string {
   return text
     .split(/\n{2,}/)
     .map((paragraph) => paragraph.trim())
     .filter(Boolean)
-    .map(
-      (paragraph) =>
-        `<p>${escapeHtml(paragraph)
-          .replace(/https?:\/\/[^\s<]+[^\s<.,;:!?)'"]/g, (url) => `<a href="${url}">${url}</a>`)
-          .replace(/\n/g, "<br>")}</p>`,
-    )
+    .map((paragraph) => `<p>${linkedText(paragraph).replace(/\n/g, "<br>")}</p>`)
     .join("\n");
 }
 

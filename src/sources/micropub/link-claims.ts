@@ -15,14 +15,17 @@
 // - An embedded database has one process (docs/syndicating.md): the claims it finds from another
 //   opening of the folder were left by a process that stopped, and are cleared at its first claim.
 //
-// The lease is read from the caller's clock, as the turns are (micropub-source-state.ts).
+// The lease is read by the rule every lease of ours follows (src/contract/database-now.ts): the
+// database's clock, so that instances whose clocks are a little apart agree on when it lapses, or
+// a test's clock when one is given.
 //
 // @example
-//   const claims = new LinkClaims(database, "feed:https://blog.example/feed.xml", 120_000, Date.now);
+//   const claims = new LinkClaims(database, "feed:https://blog.example/feed.xml", 120_000, DATABASE_DECIDES);
 //   const claim = await claims.take(url);
 //   if (claim) { if (await claim.renew()) await client.update(url, update); await claim.release(); }
 import { randomUUID } from "node:crypto";
 import type { Database } from "../../contract/database.ts";
+import { type DatabaseNow, sqlNow } from "../../contract/database-now.ts";
 
 /** What letting go of a claim found: done, asked to look again meanwhile, or taken over. */
 export type ClaimRelease = "released" | "asked-again" | "lost";
@@ -59,7 +62,8 @@ export class LinkClaims {
     readonly origin: string,
     /** How long a claim holds without renewal. */
     readonly leaseMs: number,
-    private readonly now: () => number,
+    /** sqlNow's parameter: a test's time, or null for the database's clock. */
+    private readonly now: DatabaseNow,
   ) {
     this.#opening = openingOf(database);
   }
@@ -68,17 +72,17 @@ export class LinkClaims {
   async take(url: string): Promise<HeldClaim | undefined> {
     await this.#clearStale();
     const holder = randomUUID();
-    const now = new Date(this.now());
+    const now = sqlNow(5);
     const { rows } = await this.database.query<{ holder: string }>(
       `INSERT INTO micropub_link_claims AS c (origin, url, holder, opening, held_until)
-       VALUES ($1, $2, $3, $4, $6::timestamptz)
+       VALUES ($1, $2, $3, $4, ${this.#until(5)})
        ON CONFLICT (origin, url) DO UPDATE SET
-         holder = CASE WHEN c.held_until <= $5::timestamptz THEN EXCLUDED.holder ELSE c.holder END,
-         opening = CASE WHEN c.held_until <= $5::timestamptz THEN EXCLUDED.opening ELSE c.opening END,
-         held_until = CASE WHEN c.held_until <= $5::timestamptz THEN EXCLUDED.held_until ELSE c.held_until END,
-         again = c.held_until > $5::timestamptz
+         holder = CASE WHEN c.held_until <= ${now} THEN EXCLUDED.holder ELSE c.holder END,
+         opening = CASE WHEN c.held_until <= ${now} THEN EXCLUDED.opening ELSE c.opening END,
+         held_until = CASE WHEN c.held_until <= ${now} THEN EXCLUDED.held_until ELSE c.held_until END,
+         again = c.held_until > ${now}
        RETURNING holder`,
-      [this.origin, url, holder, this.#opening, now.toISOString(), this.#until(now)],
+      [this.origin, url, holder, this.#opening, this.now(), this.leaseMs],
     );
     if (rows[0]?.holder !== holder) return undefined;
     return this.#held(url, holder);
@@ -89,9 +93,9 @@ export class LinkClaims {
     return {
       renew: async () => {
         const renewed = await this.database.query(
-          `UPDATE micropub_link_claims SET held_until = $4::timestamptz
+          `UPDATE micropub_link_claims SET held_until = ${this.#until(4)}
             WHERE origin = $1 AND url = $2 AND holder = $3`,
-          [...key, this.#until(new Date(this.now()))],
+          [...key, this.now(), this.leaseMs],
         );
         return renewed.rowCount === 1;
       },
@@ -102,9 +106,9 @@ export class LinkClaims {
         );
         if (released.rowCount === 1) return "released";
         const kept = await this.database.query(
-          `UPDATE micropub_link_claims SET again = false, held_until = $4::timestamptz
+          `UPDATE micropub_link_claims SET again = false, held_until = ${this.#until(4)}
             WHERE origin = $1 AND url = $2 AND holder = $3`,
-          [...key, this.#until(new Date(this.now()))],
+          [...key, this.now(), this.leaseMs],
         );
         return kept.rowCount === 1 ? "asked-again" : "lost";
       },
@@ -117,8 +121,9 @@ export class LinkClaims {
     };
   }
 
-  #until(now: Date): string {
-    return new Date(now.getTime() + this.leaseMs).toISOString();
+  /** SQL for the end of a lease taken now: parameter `$n` is now's (sqlNow), `$n+1` the lease's length. */
+  #until(n: number): string {
+    return `${sqlNow(n)} + $${n + 1}::float8 * interval '1 millisecond'`;
   }
 
   /** An embedded database's claims from another opening of its folder: left by a stopped process. */

@@ -9,7 +9,7 @@
 // or to a crash between the copy and the update, is found again at the next poll: the row holds a
 // link the base does not, which the remote lacks.
 import { valuesOf } from "../../contract/jf2.ts";
-import type { MicropubUpdate } from "./micropub-client.ts";
+import type { MicropubUpdate } from "../../contract/micropub-wire.ts";
 
 export interface LinkState {
   syndication: string[];

@@ -21,10 +21,12 @@
 //   server.knownPosts.addOrigin(links);                     // writeBack after each copy
 //   await links.pollIfDue(300_000, async () => ({ writtenBack: await links.writeBackDrifted() }), "write …");
 import type { Database } from "../../contract/database.ts";
+import { databaseNow } from "../../contract/database-now.ts";
 import type { KnownPosts, PostOrigin } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
 import type { PostSource } from "../../contract/post-source.ts";
 import type { Post, PostUpdate } from "../../contract/posts.ts";
+import { type BackoffRule, backoffMs } from "../../net/backoff.ts";
 import { type HeldClaim, LinkClaims } from "./link-claims.ts";
 import { type LinkMerge, type LinkState, linkStateOf } from "./link-merge.ts";
 import type { MicropubClient } from "./micropub-client.ts";
@@ -33,8 +35,7 @@ import { MicropubSourceState, type MicropubSourceStatus } from "./micropub-sourc
 import type { RemotePost } from "./remote-post.ts";
 
 /** An unavailable server is asked again after 1, 2, 4 … minutes, never later than an hour. */
-const FIRST_BACKOFF_MS = 60_000;
-const MAX_BACKOFF_MS = 3_600_000;
+const UNAVAILABLE_BACKOFF: BackoffRule = { baseMs: 60_000, maxMs: 3_600_000 };
 /**
  * A post's claim holds for a read and an update, each up to the client's timeout, twice over; it
  * is renewed before the update, so only a holder that crashed or hangs lets it run out.
@@ -112,7 +113,7 @@ export class LinkWriteBack implements PostOrigin {
       deps.database,
       deps.origin,
       CLAIM_LEASE_TIMEOUTS * deps.client.timeoutMs,
-      this.#now,
+      databaseNow(deps.now),
     );
     this.#nextPollAt = new Date(this.#now());
   }
@@ -168,7 +169,7 @@ export class LinkWriteBack implements PostOrigin {
       failure = { kind: error.kind, message: error.message };
       if (error.kind === "unavailable") {
         const failures = (await this.state.status())?.failures ?? 0;
-        const backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** failures);
+        const backoff = backoffMs(UNAVAILABLE_BACKOFF, failures);
         const asked = (error.retryAfterSeconds ?? 0) * 1000;
         next = new Date(now + Math.min(interval, Math.max(backoff, asked)));
       }

@@ -18,6 +18,14 @@
 //   for await (const page of client.pages({ limit: 50 })) console.log(page.posts.map((p) => p.url));
 import { z } from "zod";
 import {
+  type MicropubUpdate,
+  micropubErrorWords,
+  micropubHeaders,
+  micropubQueryUrl,
+  micropubUpdateBody,
+} from "../../contract/micropub-wire.ts";
+import { retryAfterDelayMs } from "../../net/retry-after.ts";
+import {
   OutgoingFetchError,
   type OutgoingFetchPolicy,
   type SafeResponse,
@@ -53,13 +61,6 @@ export interface MicropubClientOptions {
   signal?: AbortSignal;
 }
 
-/** A Micropub update's operations, in Micropub's JSON syntax (values are arrays). */
-export interface MicropubUpdate {
-  replace?: Record<string, unknown[]>;
-  add?: Record<string, unknown[]>;
-  delete?: string[] | Record<string, unknown[]>;
-}
-
 export interface RemotePage {
   posts: RemotePost[];
   /** Items that were not posts with a URL (skipped, counted for the log). */
@@ -73,11 +74,6 @@ const listing = z.object({
   items: z.array(z.unknown()),
   paging: z.object({ after: cursor.optional(), before: cursor.optional() }).partial().optional(),
 });
-const oauthError = z.object({
-  error: z.string().optional(),
-  error_description: z.string().optional(),
-  message: z.string().optional(),
-});
 
 /** Statuses after which the same request may pass later. */
 function passesWithTime(status: number): boolean {
@@ -85,23 +81,16 @@ function passesWithTime(status: number): boolean {
 }
 
 function retryAfterSeconds(response: SafeResponse): number | undefined {
-  const value = response.headers.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  const asked = retryAfterDelayMs(response.headers.get("retry-after"), Date.now());
+  return asked === undefined ? undefined : Math.ceil(asked / 1000);
 }
 
 /** The server's own words for an error answer: error_description, error, or a short text. */
 function serverWords(response: SafeResponse): string {
   const text = new TextDecoder().decode(response.body).trim();
   try {
-    const parsed = oauthError.safeParse(parseUntrustedJson(text));
-    if (parsed.success) {
-      const { error, error_description: description, message } = parsed.data;
-      const words = description ?? message ?? error;
-      if (words) return words.slice(0, 300);
-    }
+    const words = micropubErrorWords(parseUntrustedJson(text))?.message;
+    if (words) return words.slice(0, 300);
   } catch {
     // Not JSON: the status says enough, unless the text is short and plain.
   }
@@ -201,15 +190,13 @@ export class MicropubClient {
 
   /** Sends a Micropub update of the post at `url` (JSON, as Indiekit's own syndicate endpoint does). */
   async update(url: string, update: MicropubUpdate): Promise<void> {
-    const body = JSON.stringify({ action: "update", url, ...update });
+    const body = micropubUpdateBody(url, update);
     const response = await this.#request("POST", this.endpoint, body);
     if (!response.ok) throw this.#failure(response, "the update");
   }
 
   #url(query: Record<string, string>): string {
-    const url = new URL(this.endpoint);
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    return url.href;
+    return micropubQueryUrl(this.endpoint, query);
   }
 
   async #request(method: "GET" | "POST", url: string, body?: string): Promise<SafeResponse> {
@@ -225,11 +212,7 @@ export class MicropubClient {
         method,
         maxBytes: this.#options.maxBytes ?? DEFAULT_MAX_BYTES,
         timeoutMs: this.timeoutMs,
-        headers: {
-          accept: "application/json",
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
+        headers: micropubHeaders(token, body === undefined ? undefined : "application/json"),
         ...(body === undefined ? {} : { body }),
         ...(this.#options.signal ? { signal: this.#options.signal } : {}),
       });

@@ -1,6 +1,7 @@
 // What the statements that move a claimed row on share, for sends and follow-ups alike: where the row
 // lives (its book), the failure, unknown-outcome and stale statements, and the claim's runner.
 import type { Database } from "../../contract/database.ts";
+import { sqlBackoffMs } from "../../net/backoff.ts";
 import { sqlNow } from "../database-now.ts";
 import type { Operation, Trigger } from "../types.ts";
 import type { Claim, OperationClaim } from "./claims.ts";
@@ -41,7 +42,7 @@ export const failureSql = (book: Book) => `WITH attempt AS (
               updated_at = ${sqlNow(12)},
               next_attempt_at = CASE WHEN $4::boolean THEN NULL
                 ELSE GREATEST(
-                  ${sqlNow(12)} + LEAST(power(2, LEAST(attempts, 40)) * $9::float8, $10::float8)
+                  ${sqlNow(12)} + ${sqlBackoffMs("attempts", "$9::float8", "$10::float8")}
                     * interval '1 millisecond',
                   $7::timestamptz) END
         WHERE post_id = $1::bigint AND target_uid = $2 AND ${book.operationKey(11)}

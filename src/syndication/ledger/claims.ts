@@ -1,5 +1,6 @@
 // What a claim asks for and what it hands out: the right to send one (post, target), or to carry out
 // one follow-up, held until its outcome is recorded; and how failures back off.
+import type { BackoffRule } from "../../net/backoff.ts";
 import type { FollowUp, LedgerEntry, Operation, OperationEntry, Trigger } from "../types.ts";
 
 export interface ClaimRequest {
@@ -56,9 +57,6 @@ export interface StaleResolution {
 }
 
 /** How failed sends back off: attempt n waits min(2^n × baseMs, maxMs) (the `retry` options). */
-export interface Backoff {
-  baseMs: number;
-  maxMs: number;
-}
+export type Backoff = BackoffRule;
 
 export const DEFAULT_BACKOFF: Backoff = { baseMs: 60_000, maxMs: 86_400_000 };

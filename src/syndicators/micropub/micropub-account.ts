@@ -3,6 +3,7 @@
 // it does not accept, §4.1) before anything is stored. Nothing can be revoked from here: the token
 // was made on the other site, where the user revokes it.
 import { type AccountConnector, AccountError, type ConnectedAccount } from "../../contract/accounts.ts";
+import { micropubHeaders, micropubQueryUrl } from "../../contract/micropub-wire.ts";
 import { accountRequest, hostOf } from "../shared/account-fetch.ts";
 
 export const micropubAccount: AccountConnector = {
@@ -20,10 +21,8 @@ export const micropubAccount: AccountConnector = {
         field: "micropubEndpoint",
       });
     }
-    const query = new URL(url);
-    query.searchParams.set("q", "config");
-    const answer = await accountRequest(query.href, context, {
-      headers: { authorization: `Bearer ${accessToken}` },
+    const answer = await accountRequest(micropubQueryUrl(url.href, { q: "config" }), context, {
+      headers: micropubHeaders(accessToken),
     });
     const host = hostOf(url.href);
     if (answer.status === 401 || answer.status === 403)

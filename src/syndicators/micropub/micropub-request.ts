@@ -3,6 +3,7 @@
 // encoding cannot: a photo's alt text, or content as HTML.
 import { z } from "zod";
 import { categories, contentText, firstString, firstUrl, photos } from "../../contract/jf2.ts";
+import { micropubUpdateBody } from "../../contract/micropub-wire.ts";
 import type { PostProperties } from "../../contract/syndicator.ts";
 
 /** Properties whose one URL value is copied as is. */
@@ -81,5 +82,5 @@ export function micropubRequest(json: MicropubProperties): MicropubRequest {
  * properties a create would send now, so the copy shows what the preview shows.
  */
 export function micropubUpdate(url: string, json: MicropubProperties): MicropubRequest {
-  return { contentType: "application/json", body: JSON.stringify({ action: "update", url, replace: json }) };
+  return { contentType: "application/json", body: micropubUpdateBody(url, { replace: json }) };
 }

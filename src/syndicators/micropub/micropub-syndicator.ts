@@ -1,6 +1,11 @@
 // @possekit/syndicator-micropub: cross-posts each post to another site (micro.blog or any server
 // that speaks Micropub) and returns the address of the copy from the Location header.
-import { z } from "zod";
+import {
+  micropubDeleteBody,
+  micropubErrorWords,
+  micropubHeaders,
+  micropubQueryUrl,
+} from "../../contract/micropub-wire.ts";
 import type { PluginMeta, Server, SyndicatorPlugin } from "../../contract/plugin.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import type {
@@ -13,7 +18,7 @@ import type {
   SyndicatorInfo,
 } from "../../contract/syndicator.ts";
 import { credentialSetting } from "../../contract/syndicator-kit.ts";
-import { refusal, send, type Target, type TargetMessage } from "../shared/http.ts";
+import { refusal, send, type Target } from "../shared/http.ts";
 import { micropubAccount } from "./micropub-account.ts";
 import { composeMicropub } from "./micropub-compose.ts";
 import { type MicropubOptions, micropubPluginId, parseMicropubOptions } from "./micropub-options.ts";
@@ -21,17 +26,6 @@ import { type MicropubRequest, micropubUpdate } from "./micropub-request.ts";
 
 /** A delete answered with these says the copy is not there (any more): that counts as deleted. */
 const goneStatuses = new Set([404, 410]);
-
-const micropubError = z.object({ error: z.string().optional(), error_description: z.string().optional() });
-
-/** Micropub errors are {"error": "invalid_request", "error_description": "…"} (OAuth style). */
-function micropubMessage(body: unknown): TargetMessage | undefined {
-  const parsed = micropubError.safeParse(body);
-  if (!parsed.success) return undefined;
-  const { error, error_description: description } = parsed.data;
-  const message = description ?? error;
-  return { ...(message ? { message } : {}), ...(error ? { code: error } : {}) };
-}
 
 export class MicropubSyndicator implements SyndicatorPlugin {
   static readonly packageName = "@possekit/syndicator-micropub";
@@ -85,13 +79,11 @@ export class MicropubSyndicator implements SyndicatorPlugin {
   async verify({ signal }: { signal: AbortSignal }): Promise<void> {
     const target: Target = { name: this.info.name, signal };
     const { micropubEndpoint, accessToken } = this.#options;
-    const url = new URL(micropubEndpoint);
-    url.searchParams.set("q", "config");
-    const response = await send(target, url.href, {
-      headers: { accept: "application/json", authorization: `Bearer ${accessToken}` },
+    const response = await send(target, micropubQueryUrl(micropubEndpoint, { q: "config" }), {
+      headers: micropubHeaders(accessToken),
       redirect: "manual",
     });
-    if (!response.ok) throw await refusal(target, response, micropubMessage);
+    if (!response.ok) throw await refusal(target, response, micropubErrorWords);
     await response.body?.cancel().catch(() => {});
   }
 
@@ -116,7 +108,7 @@ export class MicropubSyndicator implements SyndicatorPlugin {
           { status: response.status, permanent: true },
         );
       }
-      throw await refusal(target, response, micropubMessage);
+      throw await refusal(target, response, micropubErrorWords);
     }
     await response.body?.cancel().catch(() => {});
     const location = response.headers.get("location");
@@ -142,7 +134,7 @@ export class MicropubSyndicator implements SyndicatorPlugin {
     const target: Target = { name: this.info.name, signal };
     const copy = composeMicropub(properties, publication, this.#options, options);
     const response = await this.#post(target, micropubUpdate(url, copy.properties));
-    if (!response.ok) throw await refusal(target, response, micropubMessage);
+    if (!response.ok) throw await refusal(target, response, micropubErrorWords);
     await response.body?.cancel().catch(() => {});
   }
 
@@ -160,13 +152,13 @@ export class MicropubSyndicator implements SyndicatorPlugin {
     const target: Target = { name: this.info.name, signal };
     const response = await this.#post(target, {
       contentType: "application/x-www-form-urlencoded",
-      body: new URLSearchParams({ action: "delete", url }).toString(),
+      body: micropubDeleteBody(url),
     });
     if (response.ok || goneStatuses.has(response.status)) {
       await response.body?.cancel().catch(() => {});
       return;
     }
-    throw await refusal(target, response, micropubMessage);
+    throw await refusal(target, response, micropubErrorWords);
   }
 
   /** A request to the endpoint with the token; its answer is the caller's to judge. */
@@ -174,11 +166,7 @@ export class MicropubSyndicator implements SyndicatorPlugin {
     const { micropubEndpoint, accessToken } = this.#options;
     return send(target, micropubEndpoint, {
       method: "POST",
-      headers: {
-        accept: "application/json",
-        authorization: `Bearer ${accessToken}`,
-        "content-type": request.contentType,
-      },
+      headers: micropubHeaders(accessToken, request.contentType),
       // Not redirected (src/syndicators/shared/http.ts: no request with a body is): a redirect
       // would turn the POST into a GET and lose the request; the endpoint's own answer counts.
       body: request.body,

@@ -3,6 +3,7 @@
 // target's name and carries the target's own message.
 import type { z } from "zod";
 import { isPermanentStatus, SyndicationError } from "../../contract/syndication-error.ts";
+import { retryAfterDelayMs } from "../../net/retry-after.ts";
 
 /** Who we are talking to, for error messages: "Mastodon", "Bluesky", … */
 export interface Target {
@@ -90,14 +91,15 @@ function secondsUntil(moment: number, now: number): number {
   return Math.max(0, Math.ceil((moment - now) / 1000));
 }
 
-/** A reset header's moment or delay, in seconds from now: a number (delay or epoch) or a date. */
+/**
+ * A reset header's moment or delay, in seconds from now: epoch seconds, or what Retry-After holds
+ * (a delay or a date, read by src/net/retry-after.ts).
+ */
 function resetSeconds(value: string, now: number): number | undefined {
   const number = Number(value);
-  if (value.trim() !== "" && Number.isFinite(number) && number >= 0) {
-    return number > epochSecondsFloor ? secondsUntil(number * 1000, now) : Math.ceil(number);
-  }
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : secondsUntil(date, now);
+  if (Number.isFinite(number) && number > epochSecondsFloor) return secondsUntil(number * 1000, now);
+  const asked = retryAfterDelayMs(value, now);
+  return asked === undefined ? undefined : Math.ceil(asked / 1000);
 }
 
 /**

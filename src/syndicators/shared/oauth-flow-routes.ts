@@ -2,7 +2,7 @@
 // connected accounts and secret box, and the redirect URI the owner lists in the service's app.
 import express, { type Router } from "express";
 import type { AccountFlowContext } from "../../contract/account-flow.ts";
-import { HttpError } from "../../contract/http-error.ts";
+import { noDatabase } from "../../contract/http-error.ts";
 
 type Server = AccountFlowContext["server"];
 
@@ -29,9 +29,7 @@ export function routesWithDatabase(server: Server, build: (parts: FlowParts) => 
   const router = express.Router();
   router.use((_req, _res, next) =>
     next(
-      new HttpError(501, "not_implemented", "Connecting an account needs the server's database").localized(
-        "accounts.oauth.noDatabase",
-      ),
+      noDatabase("Connecting an account needs the server's database").localized("accounts.oauth.noDatabase"),
     ),
   );
   return router;

@@ -1,5 +1,6 @@
 // After a failed fetch with no Retry-After: wait twice as long after each failure in a row, starting
 // from the feed's own interval, up to 6 hours. A site that is down for a day costs it a few requests.
+import { backoffMs as doubledWaitMs } from "../../../net/backoff.ts";
 
 export const MAX_BACKOFF_SECONDS = 6 * 3600;
 
@@ -10,6 +11,6 @@ export const MAX_BACKOFF_SECONDS = 6 * 3600;
  * backoffMs(1, 300); // 600_000: 10 minutes
  */
 export function backoffMs(failures: number, pollSeconds: number): number {
-  const exponent = Math.min(Math.max(failures, 1), 20);
-  return Math.min(MAX_BACKOFF_SECONDS, Math.max(pollSeconds, 60) * 2 ** exponent) * 1000;
+  const rule = { baseMs: Math.max(pollSeconds, 60) * 1000, maxMs: MAX_BACKOFF_SECONDS * 1000 };
+  return doubledWaitMs(rule, Math.max(failures, 1));
 }
