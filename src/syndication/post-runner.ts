@@ -118,7 +118,10 @@ export class PostRunner {
    * `report`. A batch's retry is about sends: follow-ups that failed wait for their backoff. False
    * when stopped before the end.
    */
-  async followChangedPosts(report: (result: PostResult) => void, shouldStop: () => boolean): Promise<boolean> {
+  async followChangedPosts(
+    report: (result: PostResult) => void,
+    shouldStop: () => boolean,
+  ): Promise<boolean> {
     const { changes, ledger, deps } = this.parts;
     const context = this.context;
     const planned = new Set<string>();
