@@ -185,7 +185,6 @@ const CLAIM = "ledger.claim (INSERT … ON CONFLICT + attempt row)";
 const RECORD = "ledger.recordSuccess";
 const FIND = "posts.findById";
 const ENTRIES = "ledger.entriesForPost";
-const LOCKED_READ = "in a transaction: posts.update: SELECT … FOR UPDATE";
 
 /** The per-post statements worth naming, with their cost. */
 function costs(m: BatchMeasurement): string {
@@ -230,18 +229,17 @@ function findings(measurements: readonly BatchMeasurement[], missed: ReadonlySet
               "The claim must stay synchronous: it has to be on disk before the target is called"
             : ""),
       );
+    if (!separateRecord && m.commitsPerPost >= 1.5)
+      list.push(
+        "commit a post's outcomes and write-back together with the claims of the next post, in runs someone " +
+          "asked for (no schedule gate to wait for), checking for a stop before that commit (decision 0061: the " +
+          "next post's claim is still durable before its request): one commit per post",
+      );
     if (!forPostgres && countPerPost(m, FIND) >= 0.5 && countPerPost(m, ENTRIES) >= 0.5)
       list.push(
         "read the post and its ledger rows in one statement (`Batch.walk` reads the post again with " +
           "`posts.findById`, then `syndicatePost` reads `ledger.entriesForPost`): a read returning the post with " +
           "`(SELECT json_agg(t) FROM syndication_targets t WHERE t.post_id = posts.id)` saves a statement per post",
-      );
-    if (!forPostgres && countPerPost(m, LOCKED_READ) >= 0.5)
-      list.push(
-        "write the URLs back with one `UPDATE posts SET properties = … RETURNING` computed in SQL (jsonb `||` " +
-          "and `-`; the write-back only adds to `syndication` and removes from `mp-syndicate-to`) instead of " +
-          "SELECT … FOR UPDATE, UPDATE and the transaction around them: three statements fewer per post, and the " +
-          "UPDATE's row lock keeps concurrent edits safe",
       );
     return list;
   };

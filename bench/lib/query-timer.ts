@@ -25,7 +25,7 @@ const KINDS: Array<[RegExp, string]> = [
   ],
   [/FROM posts\s+WHERE status = 'published'/, "posts.nextAwaitingSyndication (first page)"],
   [/FROM posts WHERE id = \$1::bigint/, "posts.findById"],
-  [/FROM posts WHERE url = \$1 FOR UPDATE/, "posts.update: SELECT … FOR UPDATE"],
+  [/FROM posts WHERE url = \$1[^;]*? FOR UPDATE/s, "posts.update: SELECT … FOR UPDATE"],
   [/^UPDATE posts SET properties/, "posts.update: UPDATE"],
   [/^UPDATE syndication_lease SET expires_at/, "lease renewal"],
   [/syndication_lease/, "lease take/release/read"],

@@ -15,6 +15,7 @@
 //
 // The host's is a view over its `posts` table (host migrations 002 and 011). Its `mp-syndicate-to` is
 // always an array, as the awaiting predicate's partial index needs.
+import type { Queryable } from "./database.ts";
 import type { AwaitingCursor, Post, PostChange, PostUpdate } from "./posts.ts";
 
 /** The relation (a table or a view) through which the core's SQL reads the source's posts. */
@@ -59,6 +60,18 @@ export interface PostSource {
    * copy. Throws PostNotFoundError for an unknown URL.
    */
   update(url: string, update: PostUpdate): Promise<Post>;
+  /**
+   * As `update`, with `alongside` run in the same database transaction, after the post's row is
+   * locked and before it is written: the core records its sends' outcomes there, so that a post's
+   * outcomes and its links are one commit (decision 0061). A failure of `alongside` fails the
+   * update. Absent (a source outside the core's database): the core records them first, then
+   * calls `update`.
+   */
+  updateAlongside?(
+    url: string,
+    update: PostUpdate,
+    alongside: (tx: Queryable) => Promise<void>,
+  ): Promise<Post>;
   /**
    * Runs `work`; the changes it makes reach the site's content store together when it ends, as one
    * change (one commit), not one per post. A syndication run writes its copies' links back inside

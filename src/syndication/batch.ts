@@ -10,6 +10,7 @@ import { Broadcast } from "./broadcast.ts";
 import type { HeldLease } from "./lease.ts";
 import type { Ledger } from "./ledger/ledger.ts";
 import { countInto, emptySummary } from "./post-result.ts";
+import type { PostRunner } from "./post-runner.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import type { RunLog } from "./run-log.ts";
 import type { KnownOfPost } from "./syndicate-post.ts";
@@ -44,18 +45,8 @@ export interface BatchDependencies {
   idempotentUids(): string[];
   /** Uids of the configured targets: a post naming none of them is not walked. */
   targetUids(): string[];
-  /** What the ledger and the page hold for each of these posts, by post id, in one go. */
-  knownOf(posts: readonly Post[]): Promise<Map<string, KnownOfPost>>;
-  /**
-   * `known`, when given, was read with the post; else the post's rows are read first. Null: the
-   * post is not due yet (a scheduled run), and nothing is reported for it.
-   */
-  syndicate(post: Post, runId: string, known?: KnownOfPost): Promise<PostResult | null>;
-  /**
-   * Follows the posts changed since their copies were made (decision 0028): hands each post's result to
-   * `report`; false when stopped before the end.
-   */
-  follow(runId: string, report: (result: PostResult) => void, shouldStop: () => boolean): Promise<boolean>;
+  /** Does each post's work: its follow-ups first, then its sends (a scheduled run's only when due). */
+  runner: PostRunner;
   emit(event: SyndicationEvent): void;
 }
 
@@ -128,8 +119,7 @@ export class Batch implements BatchRun {
         });
       // The run's write-backs reach the site's store as one change when it ends (decision 0033).
       const work = async () =>
-        (await deps.follow(
-          this.id,
+        (await deps.runner.followChangedPosts(
           (result) => this.report(result, summary),
           () => this.shouldStop(),
         )) && (await this.walk(summary));
@@ -177,7 +167,7 @@ export class Batch implements BatchRun {
         // Only posts naming a configured target: one naming only removed targets does not wait.
         const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE, this.deps.targetUids());
         const listedAt = this.deps.now();
-        const known = await this.deps.knownOf(page.filter((listed) => !tried.has(listed.id)));
+        const known = await this.deps.runner.knownOf(page.filter((listed) => !tried.has(listed.id)));
         for (const listed of page) {
           if (tried.has(listed.id)) continue;
           if (this.shouldStop()) return false;
@@ -204,7 +194,7 @@ export class Batch implements BatchRun {
   private async process(post: Post, summary: RunSummary, known: KnownOfPost | undefined): Promise<void> {
     let result: PostResult | null;
     try {
-      result = await this.deps.syndicate(post, this.id, known);
+      result = await this.deps.runner.syndicate(post, known);
     } catch (error) {
       this.deps.logger.error("Syndicating a post failed inside the server", {
         post: post.url,

@@ -2,24 +2,14 @@ import { Listeners } from "../contract/listeners.ts";
 import { type Post, PostNotFoundError } from "../contract/posts.ts";
 import { Batch, type BatchRun } from "./batch.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "./errors.ts";
-import { performFollowUps, planFollowUps } from "./follow-ups.ts";
 import type { LeaseStatus } from "./lease.ts";
 import type { SyndicationParts } from "./parts.ts";
 import { countInto, emptySummary } from "./post-result.ts";
+import { PostRunner } from "./post-runner.ts";
 import { syndicationUrls } from "./post-targets.ts";
-import { holdBack } from "./schedule-gate.ts";
-import {
-  type KnownOfPost,
-  type PostSyndicationContext,
-  type PostSyndicationRun,
-  syndicatePost,
-} from "./syndicate-post.ts";
 import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { TargetPauses } from "./target-pauses.ts";
 import type { PostResult, SyndicationEvent, Trigger } from "./types.ts";
-
-/** How many changed posts, or posts with follow-ups due, are read at a time. */
-const FOLLOW_PAGE = 100;
 
 export class Runs {
   private readonly batches = new Set<Batch>();
@@ -72,13 +62,13 @@ export class Runs {
             now: this.parts.clock,
             idempotentUids: () => this.parts.idempotentUids(),
             targetUids: () => this.parts.targetUids(),
-            follow: (runId, report, shouldStop) =>
-              this.follow({ runId, trigger, force: false, pauses }, report, shouldStop),
-            knownOf: (posts) => this.knownOf(posts),
-            syndicate: (post, runId, known) =>
-              trigger === "schedule"
-                ? this.syndicateWhenDue(post, runId, pauses, known)
-                : this.syndicateStored(post, runId, trigger, force, pauses, known),
+            runner: new PostRunner(this.parts, {
+              runId: held.runId,
+              trigger,
+              force,
+              pauses,
+              holdBackUntilDue: trigger === "schedule",
+            }),
             emit: (event) => this.emit(event),
           },
           trigger,
@@ -130,7 +120,7 @@ export class Runs {
     const force = options.retryFailed ?? false;
     if (force) await this.parts.ledger.retryOperations(post.id, options.targetUids);
     return this.single(post, trigger, async (runId) => {
-      const result = await performFollowUps(this.context(), post, { runId, trigger, force });
+      const result = await new PostRunner(this.parts, { runId, trigger, force }).followUps(post);
       const syndication = syndicationUrls(post);
       return result ?? { url: post.url, status: "unchanged", syndication, targets: [], followUp: true };
     });
@@ -205,9 +195,10 @@ export class Runs {
   private async syndicateOne(url: string, trigger: Trigger, force: boolean, userRetry: boolean) {
     const post = await this.parts.deps.posts.findByUrl(url);
     if (!post || post.deleted) throw new PostNotFoundError(url);
-    return this.single(post, trigger, async (runId) =>
-      this.syndicateStored(post, runId, trigger, force, await this.pausesFor(trigger, force || userRetry)),
-    );
+    return this.single(post, trigger, async (runId) => {
+      const pauses = await this.pausesFor(trigger, force || userRetry);
+      return new PostRunner(this.parts, { runId, trigger, force, pauses }).send(post);
+    });
   }
 
   /**
@@ -274,142 +265,6 @@ export class Runs {
       };
     }
     return null;
-  }
-
-  private context(): PostSyndicationContext {
-    return {
-      ledger: this.parts.ledger,
-      posts: this.parts.deps.posts,
-      syndicators: this.parts.deps.syndicators(),
-      publication: this.parts.deps.publication,
-      logger: this.parts.deps.logger,
-      holder: this.parts.holder,
-      targetTimeoutMs: this.parts.targetTimeoutMs,
-      health: this.parts.health,
-      ownTexts: this.parts.ownTexts,
-      threadChoices: this.parts.threadChoices,
-      ...(this.parts.deps.notices ? { notices: this.parts.deps.notices } : {}),
-      now: this.parts.clock,
-    };
-  }
-
-  private syndicateStored(
-    post: Post,
-    runId: string,
-    trigger: Trigger,
-    force: boolean,
-    pauses?: TargetPauses,
-    known?: KnownOfPost,
-  ): Promise<PostResult> {
-    return syndicatePost(
-      this.context(),
-      post,
-      { runId, trigger, force, ...(pauses ? { pauses } : {}) },
-      known,
-    );
-  }
-
-  /** The ledger rows and own words of a page of posts, in two reads (a batch's walk). */
-  private async knownOf(posts: readonly Post[]): Promise<Map<string, KnownOfPost>> {
-    const ids = posts.map((post) => post.id);
-    const [entries, ownTexts, threadChoices] = await Promise.all([
-      this.parts.ledger.summaryForPosts(ids),
-      this.parts.ownTexts.forPosts(posts),
-      this.parts.threadChoices.forPosts(posts),
-    ]);
-    return new Map(
-      ids.map((id) => [
-        id,
-        {
-          entries: entries.get(id) ?? [],
-          ownTexts: ownTexts.get(id) ?? new Map(),
-          threadChoices: threadChoices.get(id) ?? new Map(),
-        },
-      ]),
-    );
-  }
-
-  /**
-   * A scheduled run's post: held back while it is not due yet (see schedule-gate.ts), and then not
-   * reported at all: waiting is not a result, nor something for the user to attend to (decision 0049).
-   */
-  private async syndicateWhenDue(
-    post: Post,
-    runId: string,
-    pauses: TargetPauses,
-    known?: KnownOfPost,
-  ): Promise<PostResult | null> {
-    const names = new Map(this.parts.deps.syndicators().map((s) => [s.info.uid, s.info.name]));
-    const held = await holdBack(
-      {
-        ledger: this.parts.ledger,
-        liveChecks: this.parts.liveChecks,
-        checkLive: (url) => this.parts.checkLive(url),
-        rules: this.parts.scheduleRules,
-        nameOf: (uid) => names.get(uid) ?? uid,
-        now: this.parts.clock,
-      },
-      post,
-      known?.entries,
-    );
-    return held ? null : this.syndicateStored(post, runId, "schedule", false, pauses, known);
-  }
-
-  /**
-   * Follows the changed posts (decision 0028): first works out what each changed post's copies need,
-   * then carries out every follow-up that is due. False when stopped before the end.
-   */
-  private async follow(
-    run: PostSyndicationRun,
-    report: (result: PostResult) => void,
-    shouldStop: () => boolean,
-  ): Promise<boolean> {
-    const context = this.context();
-    const planned = new Set<string>();
-    for (;;) {
-      const changes = (await this.parts.changes.noticed(FOLLOW_PAGE)).filter(
-        (change) => !planned.has(`${change.postId}@${change.noticedAt}`),
-      );
-      if (changes.length === 0) break;
-      for (const change of changes) {
-        if (shouldStop()) return false;
-        planned.add(`${change.postId}@${change.noticedAt}`);
-        try {
-          const post = await this.parts.deps.posts.findById(change.postId);
-          if (post) await planFollowUps(context, post);
-          await this.parts.changes.followed(change);
-        } catch (error) {
-          // Kept for the next run; one post that cannot be planned must not hold up the others,
-          // nor the sends that follow.
-          this.parts.deps.logger.error("Working out what a changed post's copies need failed", {
-            postId: change.postId,
-            error: error instanceof Error ? error.message : String(error),
-          });
-        }
-      }
-    }
-    const tried = new Set<string>();
-    for (;;) {
-      const postIds = (await this.parts.ledger.postsWithDueOperations(FOLLOW_PAGE)).filter(
-        (id) => !tried.has(id),
-      );
-      if (postIds.length === 0) return true;
-      for (const postId of postIds) {
-        if (shouldStop()) return false;
-        tried.add(postId);
-        const post = await this.parts.deps.posts.findById(postId);
-        if (!post) continue;
-        try {
-          const result = await performFollowUps(context, post, run);
-          if (result) report(result);
-        } catch (error) {
-          this.parts.deps.logger.error("Following a post's change failed inside the server", {
-            post: post.url,
-            error: error instanceof Error ? error.message : String(error),
-          });
-        }
-      }
-    }
   }
 
   private async runSingle(

@@ -1,6 +1,7 @@
 // Syndicates one post: every target it names is claimed in the ledger and called concurrently,
 // each under its own timeout; then the post is updated once with what was learnt.
 
+import type { Queryable } from "../contract/database.ts";
 import type { Logger } from "../contract/logger.ts";
 import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
@@ -73,6 +74,16 @@ export interface KnownOfPost {
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * What one target of a post came to: its result and, for a target that was sent, the ledger
+ * statement that records its outcome, run with the post's write-back (decision 0061). `on` absent:
+ * on its own.
+ */
+interface Sent {
+  target: TargetResult;
+  record?: (on?: Queryable) => Promise<TargetResult>;
+}
 
 /** Why a target that could not be claimed is not being sent. */
 function notClaimed(entry: LedgerEntry | undefined, uid: string, name: string): TargetResult {
@@ -151,17 +162,17 @@ export async function syndicatePost(
       .map((entry) => entry.targetUid),
   ];
 
-  const sendOne = async (uid: string): Promise<TargetResult> => {
+  const sendOne = async (uid: string): Promise<Sent> => {
     const name = nameOf(uid);
     const known = entries.get(uid);
     const requestedNow = requested.includes(uid);
     const syndicator = byUid.get(uid);
     if (requestedNow && !syndicator && known?.state !== "syndicated")
-      return { uid, name, status: "skipped", error: unconfiguredNote(uid), unconfigured: true };
+      return { target: { uid, name, status: "skipped", error: unconfiguredNote(uid), unconfigured: true } };
     if (!requestedNow || !looksClaimable(known, run.force, context.now()) || !syndicator)
-      return notClaimed(known, uid, name);
+      return { target: notClaimed(known, uid, name) };
     const paused = run.pauses?.get(uid);
-    if (paused) return { uid, name, status: "skipped", error: paused.reason };
+    if (paused) return { target: { uid, name, status: "skipped", error: paused.reason } };
     const claim = await context.ledger.claim({
       postId: post.id,
       targetUid: uid,
@@ -174,7 +185,7 @@ export async function syndicatePost(
     if (!claim) {
       // Someone else changed the row since we read it: report what it is now.
       const now = (await context.ledger.entriesForPost(post.id)).find((e) => e.targetUid === uid);
-      return notClaimed(now, uid, name);
+      return { target: notClaimed(now, uid, name) };
     }
     const words = wordsFor(post, ownTexts, uid, threadChoices);
     if (words.text !== undefined) await context.ownTexts?.markAttempt(claim.attemptId, words.text);
@@ -182,20 +193,34 @@ export async function syndicatePost(
     return send(context, post, syndicator, claim, run.pauses, words);
   };
 
-  const targets = await Promise.all(
+  const internalFailure = (uid: string, error: unknown): TargetResult => {
+    context.logger.error("Syndicating a post to a target failed inside the server", {
+      post: post.url,
+      target: uid,
+      error: describe(error),
+    });
+    return { uid, name: nameOf(uid), status: "failed", error: `Internal error: ${describe(error)}` };
+  };
+  const sent = await Promise.all(
     uids.map((uid) =>
-      sendOne(uid).catch((error: unknown): TargetResult => {
-        context.logger.error("Syndicating a post to a target failed inside the server", {
-          post: post.url,
-          target: uid,
-          error: describe(error),
-        });
-        return { uid, name: nameOf(uid), status: "failed", error: `Internal error: ${describe(error)}` };
-      }),
+      sendOne(uid).catch((error: unknown): Sent => ({ target: internalFailure(uid, error) })),
     ),
   );
-
-  const syndication = await writeBack(context, post, targets, entries);
+  const outcomes: Outcomes = {
+    targets: sent.map(({ target }) => target),
+    recordEach: () =>
+      Promise.all(
+        sent.map(({ target, record }) =>
+          record ? record().catch((error: unknown) => internalFailure(target.uid, error)) : target,
+        ),
+      ),
+    async recordIn(tx) {
+      const recorded: TargetResult[] = [];
+      for (const { target, record } of sent) recorded.push(record ? await record(tx) : target);
+      return recorded;
+    },
+  };
+  const { targets, syndication } = await writeBack(context, post, outcomes, entries);
   return { url: post.url, status: postStatus(targets), syndication, targets };
 }
 
@@ -235,7 +260,7 @@ async function send(
   claim: Claim,
   pauses: TargetPauses | undefined,
   words: PreviewOptions,
-): Promise<TargetResult> {
+): Promise<Sent> {
   const { uid, name } = syndicator.info;
   const outcome = await callSyndicator(syndicator, post.properties, context.publication, {
     words,
@@ -247,25 +272,34 @@ async function send(
   if (outcome.ok) {
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
     context.notices?.recovered(uid, name);
-    try {
-      // What the copy holds, so that an edit of the post that changes it is followed (decision 0028).
-      const digest = digestFor(syndicator, post.properties, context.publication, words);
-      await context.ledger.recordSuccess(claim, outcome.url, digest);
-    } catch (error) {
-      // The copy exists whatever the ledger says: report it and write it to the post, so that the
-      // post stops naming the target and is never sent again. The row, left `sending`, becomes
-      // `unknown` at the next run for the user to confirm.
-      context.logger.error("The target has the post but the ledger could not record it", {
-        post: post.url,
-        target: uid,
-        url: outcome.url,
-        error: describe(error),
-      });
-    }
-    return { uid, name, status: "syndicated", url: outcome.url };
+    const target: TargetResult = { uid, name, status: "syndicated", url: outcome.url };
+    const record = async (on?: Queryable) => {
+      try {
+        // What the copy holds, so that an edit of the post that changes it is followed (decision 0028).
+        const digest = digestFor(syndicator, post.properties, context.publication, words);
+        await context.ledger.recordSuccess(claim, outcome.url, digest, on);
+      } catch (error) {
+        // In the write-back's transaction, the failure undoes it: recorded again on its own.
+        if (on) throw error;
+        // The copy exists whatever the ledger says: report it and write it to the post, so that the
+        // post stops naming the target and is never sent again. The row, left `sending`, becomes
+        // `unknown` at the next run for the user to confirm.
+        context.logger.error("The target has the post but the ledger could not record it", {
+          post: post.url,
+          target: uid,
+          url: outcome.url,
+          error: describe(error),
+        });
+      }
+      return target;
+    };
+    return { target, record };
   }
-  const error = await recordFailed(context, syndicator, claim, outcome, pauses, post.url);
-  return { uid, name, status: "failed", error };
+  const write = await failureNoted(context, syndicator, claim, outcome, pauses, post.url);
+  return {
+    target: { uid, name, status: "failed", error: outcome.error },
+    record: async (on) => ({ uid, name, status: "failed", error: await write(on) }),
+  };
 }
 
 /**
@@ -282,6 +316,21 @@ export async function recordFailed(
   /** The post's URL, named in a notice. */
   postUrl?: string,
 ): Promise<string> {
+  return (await failureNoted(context, syndicator, claim, outcome, pauses, postUrl))();
+}
+
+/**
+ * What recordFailed does at once (the log, the target's health, the run's pause, the notice),
+ * returning its ledger statement, for a send to record with its post's write-back (decision 0061).
+ */
+async function failureNoted(
+  context: PostSyndicationContext,
+  syndicator: SyndicatorPlugin,
+  claim: Claim | OperationClaim,
+  outcome: SyndicatorFailure,
+  pauses: TargetPauses | undefined,
+  postUrl?: string,
+): Promise<(on?: Queryable) => Promise<string>> {
   const { uid, name } = syndicator.info;
   const unknown = outcome.uncertain && syndicator.honoursIdempotencyKey !== true;
   context.logger.warn("A syndication target failed", {
@@ -307,16 +356,18 @@ export async function recordFailed(
       ...(syndicator.credentialSetting ? { setting: syndicator.credentialSetting } : {}),
       ...(syndicator.holdWhileRefused === true ? { reconnect: true } : {}),
     });
-  if (unknown) {
-    const entry = await context.ledger.recordUnknown(claim, outcome.error);
-    return entry?.lastError ?? outcome.error;
-  }
-  if (pause?.kind === "refused" && syndicator.holdWhileRefused === true) {
-    await context.ledger.recordHeld(claim, outcome);
+  return async (on) => {
+    if (unknown) {
+      const entry = await context.ledger.recordUnknown(claim, outcome.error, on);
+      return entry?.lastError ?? outcome.error;
+    }
+    if (pause?.kind === "refused" && syndicator.holdWhileRefused === true) {
+      await context.ledger.recordHeld(claim, outcome, on);
+      return outcome.error;
+    }
+    await context.ledger.recordFailure(claim, outcome, on);
     return outcome.error;
-  }
-  await context.ledger.recordFailure(claim, outcome);
-  return outcome.error;
+  };
 }
 
 /** Records what a send said of its target; the send's own outcome never fails by it. */
@@ -332,18 +383,29 @@ export async function noteHealth(
   }
 }
 
+/** A post's targets as sent, and the two ways of recording their outcomes. */
+interface Outcomes {
+  targets: readonly TargetResult[];
+  /** Each outcome on its own (its failure reported as the target's), side by side. */
+  recordEach(): Promise<TargetResult[]>;
+  /** Every outcome in the write-back's transaction; a failure fails the transaction. */
+  recordIn(tx: Queryable): Promise<TargetResult[]>;
+}
+
 /**
- * One update per post: the new URLs (and those of syndicated targets whose URL never reached the
- * post) added to `syndication`, the syndicated targets removed from `mp-syndicate-to`. A URL that
- * reached the post once and is gone was removed by the user, and stays removed. Returns the post's
- * syndication URLs afterwards.
+ * Records the outcomes and writes them back in one update per post, in one transaction where the
+ * post source offers one (decision 0061): the new URLs (and those of syndicated targets whose URL
+ * never reached the post) added to `syndication`, the syndicated targets removed from
+ * `mp-syndicate-to`. A URL that reached the post once and is gone was removed by the user, and
+ * stays removed. Returns the targets as recorded and the post's syndication URLs afterwards.
  */
 async function writeBack(
   context: PostSyndicationContext,
   post: Post,
-  targets: readonly TargetResult[],
+  outcomes: Outcomes,
   entries: ReadonlyMap<string, LedgerEntry>,
-): Promise<string[]> {
+): Promise<{ targets: TargetResult[]; syndication: string[] }> {
+  const { targets } = outcomes;
   const present = syndicationUrls(post);
   const requested = requestedTargets(post);
   const done = targets.filter(
@@ -360,22 +422,53 @@ async function writeBack(
   // transaction (migration 014); those whose URL the post held already are marked here.
   const unmarked = done.filter((t) => !(t.url && add.includes(t.url))).map((t) => t.uid);
   if (add.length === 0 && remove.length === 0) {
+    const recorded = await outcomes.recordEach();
     await context.ledger.markWrittenBack(post.id, unmarked);
-    return present;
+    return { targets: recorded, syndication: present };
   }
   const update: PostUpdate = {};
   if (add.length > 0) update.add = { syndication: add };
   if (remove.length > 0) update.delete = { "mp-syndicate-to": remove };
+  const { posts } = context;
+  let recorded: TargetResult[] = [...targets];
+  let unrecorded = false;
   try {
-    const updated = syndicationUrls(await context.posts.update(post.url, update));
+    let updated: Post;
+    if (posts.updateAlongside) {
+      updated = await posts.updateAlongside(post.url, update, async (tx) => {
+        try {
+          recorded = await outcomes.recordIn(tx);
+        } catch (error) {
+          unrecorded = true;
+          throw error;
+        }
+      });
+    } else {
+      recorded = await outcomes.recordEach();
+      updated = await posts.update(post.url, update);
+    }
     await context.ledger.markWrittenBack(post.id, unmarked);
-    return updated;
+    return { targets: recorded, syndication: syndicationUrls(updated) };
   } catch (error) {
-    // The ledger already holds the truth; the next run repairs the post from it.
+    // Whether the transaction was undone or the store refused after it, the outcomes are recorded
+    // again on their own: each statement is bound to its claim, so once more changes nothing.
+    const again = await outcomes.recordEach();
+    if (unrecorded) {
+      // The ledger refused an outcome in the transaction: the links are written back all the same,
+      // so that the post stops naming a target that has it.
+      try {
+        const updated = await posts.update(post.url, update);
+        await context.ledger.markWrittenBack(post.id, unmarked);
+        return { targets: again, syndication: syndicationUrls(updated) };
+      } catch {
+        // Told below, with the first failure.
+      }
+    }
+    // The ledger holds the truth; the next run repairs the post from it.
     context.logger.error("Could not write the syndication URLs back to the post", {
       post: post.url,
       error: describe(error),
     });
-    return [...present, ...add];
+    return { targets: again, syndication: [...present, ...add] };
   }
 }

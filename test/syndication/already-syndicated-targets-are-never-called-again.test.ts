@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { PostResult } from "../../src/syndication/types.ts";
 import { engines } from "../helpers/databases.ts";
-import { collect, openSyndication, type SyndicationFixture, TestTarget } from "./syndication-fixture.ts";
+import {
+  collect,
+  ledgerRow,
+  openSyndication,
+  type SyndicationFixture,
+  TestTarget,
+} from "./syndication-fixture.ts";
 
 const first = "https://first.example/@me";
 const second = "https://second.example/@me";
@@ -49,20 +56,60 @@ for (const engine of engines) {
 
     it("a URL that never reached the post (its write failed) is repaired by the next run", async () => {
       const post = await fixture.createPost("2024-01-03T00:00:00Z", [first]);
-      const realUpdate = fixture.posts.update;
-      fixture.posts.update = async () => {
+      const { update, updateAlongside } = fixture.posts;
+      const away = async (): Promise<never> => {
         throw new Error("the database went away");
       };
+      fixture.posts.update = away;
+      fixture.posts.updateAlongside = away;
       let copy: string | undefined;
       try {
         copy = (await fixture.syndication.runs.syndicatePost(post.url, "manual")).targets[0]?.url;
       } finally {
-        fixture.posts.update = realUpdate;
+        Object.assign(fixture.posts, { update, updateAlongside });
       }
       assert.ok(copy);
       assert.equal((await fixture.posts.findByUrl(post.url))?.properties.syndication, undefined);
       await fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.deepEqual((await fixture.posts.findByUrl(post.url))?.properties.syndication, [copy]);
+      assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1, "sent once");
+    });
+
+    it("outcomes undone with their write-back's transaction are recorded again: never sent twice (decision 0061)", async () => {
+      const [one, two] = fixture.targets;
+      assert.ok(one && two);
+      const post = await fixture.createPost("2024-01-04T00:00:00Z", [first, second]);
+      const { updateAlongside } = fixture.posts;
+      let undone = 0;
+      // The outcomes are written in the transaction, which then fails and is rolled back.
+      fixture.posts.updateAlongside = (url, update, alongside) =>
+        updateAlongside(url, update, async (tx) => {
+          await alongside(tx);
+          undone += 1;
+          throw new Error("the disk is full");
+        });
+      let sent: PostResult;
+      try {
+        sent = await fixture.syndication.runs.syndicatePost(post.url, "manual");
+      } finally {
+        fixture.posts.updateAlongside = updateAlongside;
+      }
+      assert.equal(undone, 1, "the outcomes went into the write-back's transaction");
+      assert.deepEqual(
+        sent.targets.map((target) => target.status),
+        ["syndicated", "syndicated"],
+      );
+      for (const uid of [first, second])
+        assert.equal((await ledgerRow(fixture.database, post.id, uid))?.state, "syndicated", uid);
+      await collect(await fixture.syndication.runs.startBatch("batch"));
+      assert.equal(one.callsFor(post.url).length, 1, "never sent again");
+      assert.equal(two.callsFor(post.url).length, 1, "never sent again");
+      const stored = await fixture.posts.findByUrl(post.url);
+      assert.deepEqual(
+        [...((stored?.properties.syndication as string[] | undefined) ?? [])].sort(),
+        sent.targets.map((target) => target.url).sort(),
+        "the next run wrote the links back",
+      );
     });
 
     it("a post with nothing left to do is unchanged, its syndicated targets listed", async () => {

@@ -143,6 +143,10 @@ export async function openSyndication<Target extends SyndicatorPlugin = TestTarg
       updates.set(url, (updates.get(url) ?? 0) + 1);
       return real.update(url, update);
     },
+    updateAlongside(url, update, alongside) {
+      updates.set(url, (updates.get(url) ?? 0) + 1);
+      return real.updateAlongside(url, update, alongside);
+    },
   };
   const instances: Syndication[] = [];
   const clock = new TestClock();

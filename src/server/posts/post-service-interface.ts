@@ -13,6 +13,7 @@ export interface CreatePostInput {
 
 /** The post-source port (what the syndication core may do), and what only the host does. */
 export interface PostService extends PostSource {
+  updateAlongside: NonNullable<PostSource["updateAlongside"]>;
   create(input: CreatePostInput): Promise<Post>;
   delete(url: string): Promise<Post>;
   undelete(url: string): Promise<Post>;

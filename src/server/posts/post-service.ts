@@ -130,7 +130,12 @@ export function createPostService(
     return toPost(rows[0]);
   }
 
-  async function updateLocked(tx: Queryable, url: string, update: PostUpdate): Promise<Post> {
+  async function updateLocked(
+    tx: Queryable,
+    url: string,
+    update: PostUpdate,
+    alongside?: (tx: Queryable) => Promise<void>,
+  ): Promise<Post> {
     // FOR UPDATE makes a second, concurrent update wait and then read this one's result, so that
     // neither overwrites the other's values.
     const { rows } = await tx.query<PostRow>(
@@ -139,6 +144,9 @@ export function createPostService(
     );
     const row = rows[0];
     if (!row) throw new PostNotFoundError(url);
+    // Before the row is written: its trigger marks written back the copies whose links it adds, which
+    // the core's statements here have just recorded (decision 0061).
+    if (alongside) await alongside(tx);
     const properties = applyUpdate(row.properties, update);
     properties.url = row.url;
     const status = parsePostStatus(properties["post-status"] ?? row.status);
@@ -207,6 +215,13 @@ export function createPostService(
       notify({
         kind: "update",
         post: await database.transaction((tx) => updateLocked(tx, url, update)),
+        update,
+      }),
+
+    updateAlongside: async (url, update, alongside) =>
+      notify({
+        kind: "update",
+        post: await database.transaction((tx) => updateLocked(tx, url, update, alongside)),
         update,
       }),
 

@@ -6,6 +6,7 @@
 // Reads see every post. A write-back goes where the post lives: the site's own post through the
 // host's service (and on to its content store, as any change of it); a post from elsewhere only
 // to its row (the site's store never holds it), then to its origin's adapter, if any.
+import type { Queryable } from "../../contract/database.ts";
 import type { PostSource } from "../../contract/post-source.ts";
 import type { Post, PostChange, PostUpdate } from "../../contract/posts.ts";
 import { PostNotFoundError } from "../../contract/posts.ts";
@@ -23,8 +24,14 @@ export interface EveryPostOptions {
 }
 
 export function hostPostSource({ own, all, known, logger }: EveryPostOptions): PostSource {
-  async function updateFromElsewhere(post: Post, update: PostUpdate): Promise<Post> {
-    const updated = await all.update(post.url, update);
+  async function updateFromElsewhere(
+    post: Post,
+    update: PostUpdate,
+    alongside?: (tx: Queryable) => Promise<void>,
+  ): Promise<Post> {
+    const updated = await (alongside
+      ? all.updateAlongside(post.url, update, alongside)
+      : all.update(post.url, update));
     const adapter = post.origin ? known.origin(post.origin) : undefined;
     if (adapter?.writeBack) {
       try {
@@ -54,6 +61,13 @@ export function hostPostSource({ own, all, known, logger }: EveryPostOptions): P
       if (!post) throw new PostNotFoundError(url);
       // A post's origin never changes, so the row read here decides where its update goes.
       return post.origin === undefined ? own.update(url, update) : updateFromElsewhere(post, update);
+    },
+    async updateAlongside(url, update, alongside) {
+      const post = await all.findByUrl(url);
+      if (!post) throw new PostNotFoundError(url);
+      return post.origin === undefined
+        ? own.updateAlongside(url, update, alongside)
+        : updateFromElsewhere(post, update, alongside);
     },
     onChange(listener: (change: PostChange) => void) {
       const stops = [own.onChange?.(listener), all.onChange?.(listener), known.onChange(listener)];

@@ -65,7 +65,19 @@ export class PublishingPosts implements PostService {
   }
 
   async update(url: string, update: Parameters<PostService["update"]>[1]): Promise<Post> {
-    const post = await this.inner.update(url, update);
+    return this.published(await this.inner.update(url, update), update);
+  }
+
+  async updateAlongside(
+    url: string,
+    update: Parameters<PostService["update"]>[1],
+    alongside: Parameters<PostService["updateAlongside"]>[2],
+  ): Promise<Post> {
+    return this.published(await this.inner.updateAlongside(url, update, alongside), update);
+  }
+
+  /** An updated post on its way to the store, and to those listening. */
+  private async published(post: Post, update: Parameters<PostService["update"]>[1]): Promise<Post> {
     const failure = await this.reach(post, "Update");
     this.notify({ kind: "update", post, update });
     if (failure) throw failure;

@@ -6,7 +6,7 @@
 // books.ts (the statements sends and follow-ups share), reads.ts (what the page reads),
 // follow-ups.ts (updates and deletes of copies), and here the sends themselves.
 import { randomBytes } from "node:crypto";
-import type { Database } from "../../contract/database.ts";
+import type { Database, Queryable } from "../../contract/database.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import type { SentCopy } from "../sent-copy.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
@@ -76,9 +76,18 @@ export class Ledger extends LedgerFollowUps {
     return row ? { entry: toEntry(row), attemptId: row.attempt_id, token, trigger: request.trigger } : null;
   }
 
-  /** The target returned `url`. Recorded even if the row was meanwhile marked unknown. */
-  async recordSuccess(claim: Claim, url: string, digest: string | null = null): Promise<LedgerEntry | null> {
-    const result = await this.database.query<TargetRow>(
+  /**
+   * The target returned `url`. Recorded even if the row was meanwhile marked unknown. `on`: the
+   * transaction that writes the link back (decision 0061); the outcome statements of this class take
+   * it alike.
+   */
+  async recordSuccess(
+    claim: Claim,
+    url: string,
+    digest: string | null = null,
+    on: Queryable = this.database,
+  ): Promise<LedgerEntry | null> {
+    const result = await on.query<TargetRow>(
       `WITH attempt AS (
          UPDATE syndication_attempts SET outcome = 'syndicated', url = $3, finished_at = ${sqlNow(7)}
           WHERE id = $5::bigint
@@ -117,9 +126,10 @@ export class Ledger extends LedgerFollowUps {
       retryAt,
       status,
     }: { error: string; permanent: boolean; retryAt?: Date; status?: number },
+    on: Queryable = this.database,
   ): Promise<{ lastError: string | null } | null> {
     const row = held(claim);
-    const result = await this.database.query<{ last_error: string | null }>(failureSql(row.book), [
+    const result = await on.query<{ last_error: string | null }>(failureSql(row.book), [
       row.postId,
       row.targetUid,
       clip(error),
@@ -144,9 +154,10 @@ export class Ledger extends LedgerFollowUps {
   async recordHeld(
     claim: Claim | OperationClaim,
     { error, status }: { error: string; status?: number },
+    on: Queryable = this.database,
   ): Promise<{ lastError: string | null } | null> {
     const row = held(claim);
-    const result = await this.database.query<{ last_error: string | null }>(heldSql(row.book), [
+    const result = await on.query<{ last_error: string | null }>(heldSql(row.book), [
       row.postId,
       row.targetUid,
       clip(error),
@@ -168,10 +179,11 @@ export class Ledger extends LedgerFollowUps {
   async recordUnknown(
     claim: Claim | OperationClaim,
     error: string,
+    on: Queryable = this.database,
   ): Promise<{ lastError: string | null } | null> {
     const row = held(claim);
     const message = clip(`${error}; ${UNKNOWN_OUTCOME_ERROR}`);
-    const result = await this.database.query<{ last_error: string | null }>(unknownSql(row.book), [
+    const result = await on.query<{ last_error: string | null }>(unknownSql(row.book), [
       row.postId,
       row.targetUid,
       message,
