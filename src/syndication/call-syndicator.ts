@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostProperties, PreviewOptions, Publication } from "../contract/syndicator.ts";
+import type { ThreadPost } from "../contract/thread-progress.ts";
 import type { FollowUp } from "./types.ts";
 
 export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
@@ -112,10 +113,23 @@ export function callFollowUp(
   operation: FollowUp,
   properties: PostProperties,
   publication: Publication,
-  copy: { url: string; idempotencyKey: string; timeoutMs: number; words?: PreviewOptions | undefined },
+  copy: {
+    url: string;
+    idempotencyKey: string;
+    timeoutMs: number;
+    words?: PreviewOptions | undefined;
+    thread?: ThreadPost[];
+    saveThread?: (posts: ThreadPost[]) => Promise<void>;
+  },
 ): Promise<SyndicatorOutcome> {
   return settleWithin(syndicator, copy.timeoutMs, async (signal): Promise<SyndicatorOutcome> => {
-    const options = { url: copy.url, idempotencyKey: copy.idempotencyKey, signal };
+    const options = {
+      url: copy.url,
+      idempotencyKey: copy.idempotencyKey,
+      signal,
+      ...(copy.thread ? { thread: copy.thread } : {}),
+      ...(copy.saveThread ? { saveThread: copy.saveThread } : {}),
+    };
     if (operation === "update") {
       if (!syndicator.update) throw new Error(`${syndicator.info.name} cannot edit its copies`);
       await syndicator.update(properties, publication, {

@@ -179,6 +179,9 @@ export async function performFollowUps(
       idempotencyKey: claim.entry.idempotencyKey,
       timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
       words,
+      // A thread's posts, saved again after each step (decision 0058).
+      ...(entry.thread ? { thread: entry.thread } : {}),
+      saveThread: (posts) => context.ledger.saveCopyThread(claim, posts),
     });
     if (!outcome.ok) {
       const error = await recordFailed(context, syndicator, claim, outcome, run.pauses);

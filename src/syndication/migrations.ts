@@ -317,6 +317,13 @@ CREATE TABLE syndication_removed_copies (
 );
 `;
 
+// The posts of a copy sent as a thread (decision 0058): kept after the send, so that an edit or a
+// deletion of the post reaches every post of the thread, not only the first. JSON read through
+// src/contract/copy-thread.ts; NULL for a single post.
+const copyThreads = `
+ALTER TABLE syndication_targets ADD COLUMN thread jsonb;
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -337,4 +344,5 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/017-retry-trigger", sql: retryTrigger },
   { id: "endpoint-syndicate/018-sent-copies", sql: sentCopies },
   { id: "endpoint-syndicate/019-removed-copies", sql: removedCopies },
+  { id: "endpoint-syndicate/020-copy-threads", sql: copyThreads },
 ];

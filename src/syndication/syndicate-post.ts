@@ -6,6 +6,7 @@ import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { Post, PostUpdate } from "../contract/posts.ts";
 import type { PreviewOptions, Publication } from "../contract/syndicator.ts";
+import { completedThread } from "../contract/thread-progress.ts";
 import { visibilityOf } from "../contract/visibility.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor, previewFor } from "./copy-digest.ts";
@@ -228,12 +229,16 @@ async function send(
   words: PreviewOptions,
 ): Promise<TargetResult> {
   const { uid, name } = syndicator.info;
+  let checkpoint = claim.entry.checkpoint;
   const outcome = await callSyndicator(syndicator, post.properties, context.publication, {
     words,
     idempotencyKey: claim.entry.idempotencyKey,
     timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
     resumeFrom: claim.entry.checkpoint ?? undefined,
-    checkpoint: (value) => context.ledger.saveCheckpoint(claim, value),
+    checkpoint: async (value) => {
+      await context.ledger.saveCheckpoint(claim, value);
+      checkpoint = value;
+    },
   });
   if (outcome.ok) {
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
@@ -241,7 +246,8 @@ async function send(
     try {
       // What the copy holds, so that an edit of the post that changes it is followed (decision 0028).
       const digest = digestFor(syndicator, post.properties, context.publication, words);
-      await context.ledger.recordSuccess(claim, outcome.url, digest);
+      // A thread's posts stay with the copy, for its edits and deletion (decision 0058).
+      await context.ledger.recordSuccess(claim, outcome.url, digest, completedThread(checkpoint) ?? null);
     } catch (error) {
       // The copy exists whatever the ledger says: report it and write it to the post, so that the
       // post stops naming the target and is never sent again. The row, left `sending`, becomes

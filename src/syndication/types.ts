@@ -1,5 +1,6 @@
 // The syndication core's vocabulary. Nothing here knows HTTP: routes, the command line and the
 // webhooks are adapters that start runs and format what they emit.
+import type { ThreadPost } from "../contract/thread-progress.ts";
 import type { SentCopy } from "./sent-copy.ts";
 
 /** `schedule`: started by the scheduler because something was due, without anyone asking. */
@@ -66,6 +67,8 @@ export interface LedgerEntry {
   createdAt: Date;
   /** What the copy holds (a digest of the text and photos sent), to tell whether an edit changes it. */
   digest: string | null;
+  /** The copy's posts, when it was sent as a thread (decision 0058); null for one post. */
+  thread: ThreadPost[] | null;
 }
 
 export interface Attempt {

@@ -4,9 +4,14 @@ import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { FollowUp, OperationEntry } from "../../syndication/types.ts";
 import { httpUrlOrNull } from "./target-view.ts";
 
-/** `refused`: failed in a way a retry cannot fix by itself (401, 403, 422): waits for the user. */
+/**
+ * `refused`: failed in a way a retry cannot fix by itself (401, 403, 422): waits for the user.
+ * `waiting`: the service's rate limit (429, Mastodon's deletion limit): goes on by itself when it
+ * said (decision 0058).
+ */
 export type FollowUpKind =
   | "pending"
+  | "waiting"
   | "sending"
   | "done"
   | "failed"
@@ -30,15 +35,19 @@ export interface FollowUpView {
 
 export function followUpView(entry: OperationEntry, syndicators: readonly SyndicatorPlugin[]): FollowUpView {
   const kind: FollowUpKind =
-    entry.state === "failed" && entry.permanent ? "refused" : entry.state === "done" ? "done" : entry.state;
+    entry.state === "failed" && entry.permanent
+      ? "refused"
+      : entry.state === "failed" && entry.lastStatus === 429 && entry.nextAttemptAt
+        ? "waiting"
+        : entry.state;
   return {
     uid: entry.targetUid,
     name: syndicators.find((s) => s.info.uid === entry.targetUid)?.info.name ?? entry.targetUid,
     operation: entry.operation,
     kind,
     url: httpUrlOrNull(entry.url),
-    error: kind === "failed" || kind === "refused" || kind === "unknown" ? entry.lastError : null,
-    nextAttemptAt: kind === "failed" ? entry.nextAttemptAt : null,
+    error: ["failed", "waiting", "refused", "unknown"].includes(kind) ? entry.lastError : null,
+    nextAttemptAt: kind === "failed" || kind === "waiting" ? entry.nextAttemptAt : null,
     updatedAt: entry.updatedAt,
     retryable: kind === "failed" || kind === "refused" || kind === "unknown",
   };

@@ -1,6 +1,7 @@
 // Follow-ups of a copy (an update or a delete of what a target holds), asked for, claimed and
 // recorded like sends, in syndication_operations.
 import { randomBytes } from "node:crypto";
+import type { ThreadPost } from "../../contract/thread-progress.ts";
 import { sqlNow } from "../database-now.ts";
 import type { FollowUp, OperationState } from "../types.ts";
 import { claimRow } from "./books.ts";
@@ -158,6 +159,7 @@ export class LedgerFollowUps extends LedgerReads {
                 idempotency_key = CASE WHEN $6::boolean THEN $7 ELSE c.idempotency_key END,
                 attempts = CASE WHEN $6::boolean THEN 0 ELSE c.attempts END,
                 written_back = CASE WHEN $6::boolean THEN false ELSE c.written_back END,
+                thread = CASE WHEN $6::boolean THEN NULL ELSE c.thread END,
                 updated_at = ${sqlNow(8)}
            FROM done
           WHERE c.post_id = $1::bigint AND c.target_uid = $2 AND c.url = done.url
@@ -175,6 +177,27 @@ export class LedgerFollowUps extends LedgerReads {
       ],
     );
     return result.rows[0]?.url ?? null;
+  }
+
+  /**
+   * Keeps a thread's posts as an edit or a deletion left them (decision 0058), while `claim` holds
+   * the follow-up: each step is kept before the next is made, so a retry goes on from there.
+   */
+  async saveCopyThread(claim: OperationClaim, posts: readonly ThreadPost[]): Promise<void> {
+    await this.database.query(
+      `UPDATE syndication_targets AS c SET thread = $3::jsonb
+        WHERE c.post_id = $1::bigint AND c.target_uid = $2 AND c.state = 'syndicated'
+          AND EXISTS (SELECT 1 FROM syndication_operations o
+                       WHERE o.post_id = c.post_id AND o.target_uid = c.target_uid AND o.operation = $4
+                         AND o.claimed_by = $5 AND o.state = 'sending')`,
+      [
+        claim.entry.postId,
+        claim.entry.targetUid,
+        posts.length > 0 ? JSON.stringify(posts) : null,
+        claim.entry.operation,
+        claim.token,
+      ],
+    );
   }
 
   /** A copy sent before copies followed their post: what it holds now is taken as what it got. */

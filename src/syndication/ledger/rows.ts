@@ -1,6 +1,7 @@
 // The ledger's rows as the database holds them, and as the core sees them: columns, mapping, and the
 // two things every row's text goes through (a fresh key, a clipped error).
 import { randomBytes } from "node:crypto";
+import { readCopyThread } from "../../contract/copy-thread.ts";
 import { readSentCopy } from "../sent-copy.ts";
 import type {
   Attempt,
@@ -17,6 +18,8 @@ import type {
 export const UNKNOWN_OUTCOME_ERROR = "unknown: check the target";
 export const RESENDING_NOTE = "Interrupted mid-send; sending again with the same idempotency key";
 export const MAX_ERROR_LENGTH = 2000;
+/** A thread's progress names each post (id, URL, digest): room for a long one (decision 0058). */
+export const MAX_CHECKPOINT_LENGTH = 32_000;
 
 export interface TargetRow {
   post_id: string;
@@ -36,6 +39,7 @@ export interface TargetRow {
   created_at: Date;
   updated_at: Date;
   digest: string | null;
+  thread: unknown;
 }
 
 export interface OperationRow {
@@ -74,7 +78,7 @@ export interface AttemptRow {
 // Ids are bigint: PGlite returns them as numbers and pg as strings, so they are cast to text.
 export const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url, attempts, last_error, permanent,
   idempotency_key, next_attempt_at, written_back, checkpoint, last_status, claimed_by, claimed_at, created_at, updated_at,
-  digest`;
+  digest, thread`;
 export const OPERATION_COLUMNS = `post_id::text AS post_id, target_uid, operation, state, url, digest, attempts, last_error,
   permanent, last_status, idempotency_key, next_attempt_at, created_at, updated_at`;
 export const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
@@ -99,6 +103,7 @@ export function toEntry(row: TargetRow): LedgerEntry {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     digest: row.digest,
+    thread: readCopyThread(row.thread) ?? null,
   };
 }
 

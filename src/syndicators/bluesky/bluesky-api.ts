@@ -155,6 +155,20 @@ export class BlueskyApi {
   }
 
   /**
+   * Deletes `rkeys` of the session's own repository in one commit (com.atproto.repo.applyWrites):
+   * all or none. Unlike deleteRecord, a record not there fails the whole commit.
+   */
+  async deleteRecords(session: BlueskySession, collection: string, rkeys: readonly string[]): Promise<void> {
+    const writes = rkeys.map((rkey) => ({ $type: "com.atproto.repo.applyWrites#delete", collection, rkey }));
+    const response = await this.json(
+      "com.atproto.repo.applyWrites",
+      { repo: session.did, writes },
+      session.accessJwt,
+    );
+    await response.body?.cancel().catch(() => {});
+  }
+
+  /**
    * The DID a handle points at, or undefined when it points at nobody (the PDS answers 400). Other
    * failures (no answer, a 5xx) are thrown: the mention may resolve on the next attempt.
    */

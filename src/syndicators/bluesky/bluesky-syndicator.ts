@@ -14,6 +14,7 @@ import type {
   SyndicatorInfo,
 } from "../../contract/syndicator.ts";
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
+import { writeThreadProgress } from "../../contract/thread-progress.ts";
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { blueskyAccount } from "./bluesky-account.ts";
@@ -34,7 +35,7 @@ import { cardThumb, type Image, uploadPhotos } from "./bluesky-media.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
 import { BlueskySessions } from "./bluesky-session.ts";
-import { buildThread, writeThread } from "./bluesky-thread.ts";
+import { buildThread, deleteThread, threadPosts, writeThread } from "./bluesky-thread.ts";
 import { recordKeyFor, recordKeyRange } from "./record-key.ts";
 
 export class BlueskySyndicator implements SyndicatorPlugin {
@@ -152,7 +153,11 @@ export class BlueskySyndicator implements SyndicatorPlugin {
           replyTo,
           createdAt: new Date(),
         });
-        return writeThread(api, session, posts);
+        const page = await writeThread(api, session, posts);
+        // The thread's posts, kept with the copy for its deletion (decision 0058).
+        const sent = threadPosts(session.did, posts);
+        await options.checkpoint?.(writeThreadProgress({ total: sent.length, sent }));
+        return page;
       }
       if (replyTo) record.reply = replyTo;
       await createOnce(api, session, postCollection, rkey, record);
@@ -171,7 +176,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   async delete(
     properties: PostProperties,
     publication: Publication,
-    { url, signal }: CopyChangeOptions,
+    { url, signal, thread }: CopyChangeOptions,
   ): Promise<void> {
     const api = new BlueskyApi(this.#options.serviceUrl, { name: "Bluesky", signal });
     const address = blueskyPostAddress(url);
@@ -188,7 +193,9 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       const ourPost =
         did === session.did && address.rkey > recordKeyRange.after && address.rkey <= recordKeyRange.last;
       if (kind === "post" && ourPost) {
-        await api.deleteRecord(session, postCollection, address.rkey);
+        // Every post of a thread, in one commit (decision 0058).
+        if (thread && thread.length > 1) await deleteThread(api, session, thread);
+        else await api.deleteRecord(session, postCollection, address.rkey);
         return;
       }
       // Someone else's post (or one made in an app) is never deleted: only our like or repost of it.

@@ -4,7 +4,9 @@
 // apart, so that no client can show them out of order. com.atproto.repo.applyWrites then makes them
 // all or none, and the CIDs the PDS answers are checked against ours: a reply that named another
 // CID than its parent's would hang off nothing. A repeat finds the thread there and makes no other.
+import { threadPostDigest } from "../../contract/copy-thread.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
+import type { ThreadPost } from "../../contract/thread-progress.ts";
 import { postCollection } from "./bluesky-actions.ts";
 import type { BlueskyApi, BlueskySession, RecordRef } from "./bluesky-api.ts";
 import { blueskyPostPage } from "./bluesky-post-url.ts";
@@ -88,4 +90,37 @@ export async function writeThread(
     }
   });
   return blueskyPostPage(session.did, first.rkey);
+}
+
+/** The thread's posts as the host keeps them (decision 0058): at:// URI, page, what each holds. */
+export function threadPosts(did: string, posts: readonly BuiltPost[]): ThreadPost[] {
+  return posts.map((post) => ({
+    id: post.uri,
+    url: blueskyPostPage(did, post.rkey),
+    digest: threadPostDigest(typeof post.value.text === "string" ? post.value.text : ""),
+  }));
+}
+
+/**
+ * Deletes every post of a thread of the session's own repository in one commit (decision 0058):
+ * those still there, found first, since a commit that names a record not there fails whole (a
+ * retry after a lost answer, or a post the user deleted in an app). Nothing left: nothing to do.
+ */
+export async function deleteThread(
+  api: BlueskyApi,
+  session: BlueskySession,
+  posts: readonly ThreadPost[],
+): Promise<void> {
+  const rkeys: string[] = [];
+  for (const post of posts) {
+    const rkey = ownPostKey(session.did, post.id);
+    if (rkey && (await api.getRecord(session.did, postCollection, rkey))) rkeys.push(rkey);
+  }
+  if (rkeys.length > 0) await api.deleteRecords(session, postCollection, rkeys);
+}
+
+/** The record key of a post of the session's own repository, from its at:// URI; else undefined. */
+function ownPostKey(did: string, uri: string): string | undefined {
+  const prefix = `at://${did}/${postCollection}/`;
+  return uri.startsWith(prefix) ? uri.slice(prefix.length) || undefined : undefined;
 }
