@@ -146,6 +146,46 @@ export function callFollowUp(
 }
 
 /**
+ * Replaces the copy at `copy.url` with the post as it is now (decision 0058), under the same timeout
+ * and outcomes as a send; the outcome's url is the new copy's.
+ */
+export function callReplace(
+  syndicator: SyndicatorPlugin,
+  properties: PostProperties,
+  publication: Publication,
+  copy: {
+    url: string;
+    idempotencyKey: string;
+    timeoutMs: number;
+    thread?: ThreadPost[];
+    words?: PreviewOptions | undefined;
+    /** Told the new copy's posts. */
+    saveThread: (posts: ThreadPost[]) => Promise<void>;
+  },
+): Promise<SyndicatorOutcome> {
+  return settleWithin(syndicator, copy.timeoutMs, async (signal): Promise<SyndicatorOutcome> => {
+    if (!syndicator.replace) throw new Error(`${syndicator.info.name} cannot replace its copies`);
+    const returned = await syndicator.replace(properties, publication, {
+      url: copy.url,
+      idempotencyKey: copy.idempotencyKey,
+      signal,
+      ...(copy.thread ? { thread: copy.thread } : {}),
+      ...(copy.words?.text === undefined ? {} : { text: copy.words.text }),
+      ...(copy.words?.site === undefined ? {} : { site: copy.words.site }),
+      saveThread: copy.saveThread,
+    });
+    const parsed = copyUrl.safeParse(returned);
+    if (parsed.success) return { ok: true, url: parsed.data };
+    return {
+      ok: false,
+      error: `${syndicator.info.name} returned no URL for the new copy`,
+      permanent: false,
+      uncertain: true,
+    };
+  });
+}
+
+/**
  * Runs `work` with an AbortSignal that fires after `timeoutMs`; whatever it does, settles within
  * the timeout with an outcome and never rejects.
  */

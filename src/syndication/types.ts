@@ -33,6 +33,8 @@ export interface OperationEntry {
   url: string | null;
   /** update: the digest of what the copy is to become. */
   digest: string | null;
+  /** update: carried out by deleting the copy and sending it anew (decision 0058), as the user asked. */
+  replace: boolean;
   attempts: number;
   lastError: string | null;
   permanent: boolean;

@@ -31,9 +31,20 @@ export interface FollowUpView {
   updatedAt: Date;
   /** The user may ask for another try. */
   retryable: boolean;
+  /**
+   * An edit kept as sent of a copy that is a thread, on a service that can replace it: the user may
+   * ask for "Replace the thread" (decision 0058).
+   */
+  replaceable: boolean;
 }
 
-export function followUpView(entry: OperationEntry, syndicators: readonly SyndicatorPlugin[]): FollowUpView {
+export function followUpView(
+  entry: OperationEntry,
+  syndicators: readonly SyndicatorPlugin[],
+  /** The copy is a thread (its posts are kept). */
+  thread = false,
+): FollowUpView {
+  const syndicator = syndicators.find((s) => s.info.uid === entry.targetUid);
   const kind: FollowUpKind =
     entry.state === "failed" && entry.permanent
       ? "refused"
@@ -42,7 +53,7 @@ export function followUpView(entry: OperationEntry, syndicators: readonly Syndic
         : entry.state;
   return {
     uid: entry.targetUid,
-    name: syndicators.find((s) => s.info.uid === entry.targetUid)?.info.name ?? entry.targetUid,
+    name: syndicator?.info.name ?? entry.targetUid,
     operation: entry.operation,
     kind,
     url: httpUrlOrNull(entry.url),
@@ -50,5 +61,7 @@ export function followUpView(entry: OperationEntry, syndicators: readonly Syndic
     nextAttemptAt: kind === "failed" || kind === "waiting" ? entry.nextAttemptAt : null,
     updatedAt: entry.updatedAt,
     retryable: kind === "failed" || kind === "refused" || kind === "unknown",
+    replaceable:
+      thread && entry.operation === "update" && kind === "kept" && syndicator?.replace !== undefined,
   };
 }

@@ -66,7 +66,10 @@ export async function postResultsView(services: PageServices, post: Post): Promi
     services.syndication.reads.pausedTargets(),
     services.syndication.reads.removedCopies(post.id),
   ]);
-  const followUpViews = operations.map((entry) => followUpView(entry, services.syndicators));
+  const threads = new Set(entries.filter((entry) => entry.thread !== null).map((entry) => entry.targetUid));
+  const followUpViews = operations.map((entry) =>
+    followUpView(entry, services.syndicators, threads.has(entry.targetUid)),
+  );
   const row = postRow(
     post,
     entries,

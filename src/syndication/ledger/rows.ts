@@ -49,6 +49,7 @@ export interface OperationRow {
   state: OperationState;
   url: string | null;
   digest: string | null;
+  replace: boolean;
   attempts: number;
   last_error: string | null;
   permanent: boolean;
@@ -79,7 +80,7 @@ export interface AttemptRow {
 export const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url, attempts, last_error, permanent,
   idempotency_key, next_attempt_at, written_back, checkpoint, last_status, claimed_by, claimed_at, created_at, updated_at,
   digest, thread`;
-export const OPERATION_COLUMNS = `post_id::text AS post_id, target_uid, operation, state, url, digest, attempts, last_error,
+export const OPERATION_COLUMNS = `post_id::text AS post_id, target_uid, operation, state, url, digest, replace, attempts, last_error,
   permanent, last_status, idempotency_key, next_attempt_at, created_at, updated_at`;
 export const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
   started_at, finished_at, outcome, url, error, own_text, operation, sent`;
@@ -115,6 +116,7 @@ export function toOperation(row: OperationRow): OperationEntry {
     state: row.state,
     url: row.url,
     digest: row.digest,
+    replace: row.replace,
     attempts: row.attempts,
     lastError: row.last_error,
     permanent: row.permanent,

@@ -28,14 +28,14 @@ import {
   repostCollection,
   subjectOf,
 } from "./bluesky-actions.ts";
-import { type BlobRef, BlueskyApi } from "./bluesky-api.ts";
+import { type BlobRef, BlueskyApi, type BlueskySession, type RecordRef } from "./bluesky-api.ts";
 import { type BlueskyCopy, composeBluesky } from "./bluesky-compose.ts";
 import { detectFacets } from "./bluesky-facets.ts";
 import { cardThumb, type Image, uploadPhotos } from "./bluesky-media.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
 import { BlueskySessions } from "./bluesky-session.ts";
-import { buildThread, deleteThread, threadPosts, writeThread } from "./bluesky-thread.ts";
+import { buildThread, deleteThread, replaceThread, threadPosts, writeThread } from "./bluesky-thread.ts";
 import { recordKeyFor, recordKeyRange } from "./record-key.ts";
 
 export class BlueskySyndicator implements SyndicatorPlugin {
@@ -105,7 +105,6 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     const rkey = recordKeyFor(idempotencyKey);
     const likeOf = firstUrl(properties, "like-of", publication.me);
     const repostOf = firstUrl(properties, "repost-of", publication.me);
-    const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
     return this.#sessions.use(api, async (session) => {
       for (const [url, what, subjectCollection] of [
         [likeOf, "like", likeCollection],
@@ -121,35 +120,15 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         // A like or repost has no page of its own: its syndication URL is the post it is about.
         return blueskyPostPage(subject.did, subject.rkey);
       }
-      const parent = inReplyTo ? await subjectOf(api, inReplyTo, "reply to") : undefined;
-
-      const copy = composeBluesky(properties, publication, this.#options, options);
-      const sources = {
-        ownSite: publication.me,
-        allowPrivate: this.#host.allowPrivate,
-        media: this.#host.media,
-      };
-      const images = await uploadPhotos(api, session, target, copy.photos, sources);
-      const thumb = copy.card
-        ? await cardThumb(api, session, target, sources, copy.card.uri, copy.preview.linkCard?.image)
-        : undefined;
-      const record = await this.#record(properties, copy.text, copy, images, api, thumb);
-      // A reply names its parent and the thread's first post (the parent's root, if it has one).
-      const parentRef = parent ? { uri: parent.uri, cid: parent.cid } : undefined;
-      const root = parentRef
-        ? (replyRootSchema.safeParse(parent?.value?.reply).data?.root ?? parentRef)
-        : undefined;
-      const replyTo =
-        parentRef && root ? { root: { uri: root.uri, cid: root.cid }, parent: parentRef } : undefined;
-      if (copy.thread) {
-        const bodies = [record];
-        for (const text of copy.thread.slice(1))
-          bodies.push(await this.#record(properties, text, undefined, [], api, undefined));
-        for (const body of bodies) delete body.createdAt;
+      const { record, thread, replyTo } = await this.#records(api, session, target, properties, publication, {
+        ...(options.text === undefined ? {} : { text: options.text }),
+        ...(options.site === undefined ? {} : { site: options.site }),
+      });
+      if (thread) {
         const posts = await buildThread({
           did: session.did,
           idempotencyKey,
-          bodies,
+          bodies: thread,
           replyTo,
           createdAt: new Date(),
         });
@@ -162,6 +141,98 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       if (replyTo) record.reply = replyTo;
       await createOnce(api, session, postCollection, rkey, record);
       return blueskyPostPage(session.did, rkey);
+    });
+  }
+
+  /**
+   * The post's records: the first with its photos or link card, and for a thread every post's
+   * (without createdAt, which buildThread sets); with the reply they join when the post answers one.
+   */
+  async #records(
+    api: BlueskyApi,
+    session: BlueskySession,
+    target: Target,
+    properties: PostProperties,
+    publication: Publication,
+    words: PreviewOptions,
+  ): Promise<{
+    record: Record<string, unknown>;
+    thread?: Record<string, unknown>[];
+    replyTo?: { root: RecordRef; parent: RecordRef } | undefined;
+  }> {
+    const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
+    const parent = inReplyTo ? await subjectOf(api, inReplyTo, "reply to") : undefined;
+    const copy = composeBluesky(properties, publication, this.#options, words);
+    const sources = {
+      ownSite: publication.me,
+      allowPrivate: this.#host.allowPrivate,
+      media: this.#host.media,
+    };
+    const images = await uploadPhotos(api, session, target, copy.photos, sources);
+    const thumb = copy.card
+      ? await cardThumb(api, session, target, sources, copy.card.uri, copy.preview.linkCard?.image)
+      : undefined;
+    const record = await this.#record(properties, copy.text, copy, images, api, thumb);
+    // A reply names its parent and the thread's first post (the parent's root, if it has one).
+    const parentRef = parent ? { uri: parent.uri, cid: parent.cid } : undefined;
+    const root = parentRef
+      ? (replyRootSchema.safeParse(parent?.value?.reply).data?.root ?? parentRef)
+      : undefined;
+    const replyTo =
+      parentRef && root ? { root: { uri: root.uri, cid: root.cid }, parent: parentRef } : undefined;
+    if (!copy.thread) return { record, replyTo };
+    const bodies = [{ ...record }];
+    for (const text of copy.thread.slice(1))
+      bodies.push(await this.#record(properties, text, undefined, [], api, undefined));
+    for (const body of bodies) delete body.createdAt;
+    return { record, thread: bodies, replyTo };
+  }
+
+  /**
+   * "Replace the thread" (decision 0058): Bluesky has no edits, so at the user's asking the copy's
+   * posts (every post of its thread) are deleted and the post as it is now is written in their
+   * place, in one commit, with record keys from this change's key. Replies to the old posts are
+   * lost. Only a post of this account's own that possekit made is replaced.
+   */
+  async replace(
+    properties: PostProperties,
+    publication: Publication,
+    options: CopyChangeOptions,
+  ): Promise<string> {
+    const target: Target = { name: "Bluesky", signal: options.signal };
+    const api = new BlueskyApi(this.#options.serviceUrl, target);
+    const address = blueskyPostAddress(options.url);
+    if (copyKind(properties, publication) !== "post" || !address) {
+      throw new SyndicationError(`Bluesky: only a post's own copy can be replaced, not ${options.url}`, {
+        permanent: true,
+      });
+    }
+    return this.#sessions.use(api, async (session) => {
+      const did = await didOf(api, session, address.actor, options.url);
+      const ours =
+        did === session.did && address.rkey > recordKeyRange.after && address.rkey <= recordKeyRange.last;
+      if (!ours)
+        throw new SyndicationError(`Bluesky: ${options.url} is not a post possekit made for this account`, {
+          permanent: true,
+        });
+      const { record, thread, replyTo } = await this.#records(api, session, target, properties, publication, {
+        ...(options.text === undefined ? {} : { text: options.text }),
+        ...(options.site === undefined ? {} : { site: options.site }),
+      });
+      if (!thread) delete record.createdAt;
+      const posts = await buildThread({
+        did: session.did,
+        idempotencyKey: options.idempotencyKey,
+        bodies: thread ?? [record],
+        replyTo,
+        createdAt: new Date(),
+      });
+      const old = options.thread ?? [
+        { id: `at://${session.did}/${postCollection}/${address.rkey}`, url: options.url },
+      ];
+      const page = await replaceThread(api, session, old, posts);
+      await options.saveThread?.(threadPosts(session.did, posts));
+      return page;
     });
   }
 
