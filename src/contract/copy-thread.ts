@@ -1,4 +1,4 @@
-// The posts of a copy sent as a thread (decision 0058), kept by the host with the copy after the send
+// The posts of a copy sent as a thread (decision 0062), kept by the host with the copy after the send
 // and handed to the syndicator's update and delete (CopyChangeOptions.thread), which save them again
 // after each step. Stored as JSON: read back through this schema, and anything else is no thread.
 import { createHash } from "node:crypto";

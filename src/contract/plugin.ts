@@ -129,7 +129,7 @@ export interface SyndicatorPlugin extends Plugin {
   delete?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
   /**
    * Replaces the copy at `options.url` (every post of `options.thread`) with the post as it is now,
-   * as one change where the service allows it, and returns the new copy's URL (decision 0058: a
+   * as one change where the service allows it, and returns the new copy's URL (decision 0062: a
    * thread on a service without edits, when the user asks). Replies to the old copy are lost. A
    * repeat with the same `idempotencyKey` finds the new copy made and makes no other.
    */

@@ -27,7 +27,7 @@ export interface SyndicateOptions {
   /**
    * Saves a note of progress (a job id, say) with the send, so that the next attempt resumes the
    * same work rather than starting it again. Kept until the send succeeds; then a thread's progress
-   * (thread-progress.ts) with every post sent is kept with the copy as its posts (decision 0058).
+   * (thread-progress.ts) with every post sent is kept with the copy as its posts (decision 0062).
    */
   checkpoint?(value: string): Promise<void>;
   /** The user's own words for this post and target, sent instead of the text made from the post. */
@@ -144,7 +144,7 @@ export interface CopyChangeOptions {
   /** update: the site's choice for this post and target; `text` wins over it. */
   site?: SiteText;
   /**
-   * The copy's posts when it was sent as a thread (decision 0058), in order, as last saved; absent
+   * The copy's posts when it was sent as a thread (decision 0062), in order, as last saved; absent
    * for a single post, or a thread sent before the posts were kept.
    */
   thread?: ThreadPost[];

@@ -2,7 +2,7 @@
 // checkpoint (SyndicateOptions.checkpoint) after each one, so that a retry goes on from the first
 // post not yet sent and the page can say "2 of 5 sent". Any syndicator that sends a thread post by
 // post writes it this way; the host only reads it. Once the whole thread is out, the host keeps its
-// posts with the copy (decision 0058), so that an edit or a deletion reaches every one of them.
+// posts with the copy (decision 0062), so that an edit or a deletion reaches every one of them.
 import { z } from "zod";
 
 /** One post of a thread on the service. */

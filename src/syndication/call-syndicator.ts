@@ -146,7 +146,7 @@ export function callFollowUp(
 }
 
 /**
- * Replaces the copy at `copy.url` with the post as it is now (decision 0058), under the same timeout
+ * Replaces the copy at `copy.url` with the post as it is now (decision 0062), under the same timeout
  * and outcomes as a send; the outcome's url is the new copy's.
  */
 export function callReplace(

@@ -148,7 +148,7 @@ export class CopyEditing {
   }
 
   /**
-   * "Replace the thread" (decision 0058): the post's edit that `targetUid` keeps as sent (a service
+   * "Replace the thread" (decision 0062): the post's edit that `targetUid` keeps as sent (a service
    * without edits) is to be made by deleting the copy's thread and sending the post anew. The
    * replacement is a follow-up like any edit (runs carry it out, retried as they are). Returns false
    * when the target has no such edit of a copy sent as a thread.

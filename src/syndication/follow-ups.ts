@@ -184,7 +184,7 @@ export async function performFollowUps(
       idempotencyKey: claim.entry.idempotencyKey,
       timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
       words,
-      // A thread's posts, saved again after each step (decision 0058).
+      // A thread's posts, saved again after each step (decision 0062).
       ...(entry.thread ? { thread: entry.thread } : {}),
       saveThread: (posts) => context.ledger.saveCopyThread(claim, posts),
     });
@@ -228,7 +228,7 @@ export async function performFollowUps(
 }
 
 /**
- * "Replace the thread" (decision 0058): the copy is deleted and sent anew in one change, its new
+ * "Replace the thread" (decision 0062): the copy is deleted and sent anew in one change, its new
  * posts and URL kept, and the post's link to it replaced by the new one.
  */
 async function replaceCopy(

@@ -317,7 +317,7 @@ CREATE TABLE syndication_removed_copies (
 );
 `;
 
-// The posts of a copy sent as a thread (decision 0058): kept after the send, so that an edit or a
+// The posts of a copy sent as a thread (decision 0062): kept after the send, so that an edit or a
 // deletion of the post reaches every post of the thread, not only the first. JSON read through
 // src/contract/copy-thread.ts; NULL for a single post. An update the user asked to carry out by
 // replacing the copy ("Replace the thread" on Bluesky, which has no edits) says so.

@@ -246,7 +246,7 @@ async function send(
     try {
       // What the copy holds, so that an edit of the post that changes it is followed (decision 0028).
       const digest = digestFor(syndicator, post.properties, context.publication, words);
-      // A thread's posts stay with the copy, for its edits and deletion (decision 0058).
+      // A thread's posts stay with the copy, for its edits and deletion (decision 0062).
       await context.ledger.recordSuccess(claim, outcome.url, digest, completedThread(checkpoint) ?? null);
     } catch (error) {
       // The copy exists whatever the ledger says: report it and write it to the post, so that the

@@ -33,7 +33,7 @@ export interface OperationEntry {
   url: string | null;
   /** update: the digest of what the copy is to become. */
   digest: string | null;
-  /** update: carried out by deleting the copy and sending it anew (decision 0058), as the user asked. */
+  /** update: carried out by deleting the copy and sending it anew (decision 0062), as the user asked. */
   replace: boolean;
   attempts: number;
   lastError: string | null;
@@ -69,7 +69,7 @@ export interface LedgerEntry {
   createdAt: Date;
   /** What the copy holds (a digest of the text and photos sent), to tell whether an edit changes it. */
   digest: string | null;
-  /** The copy's posts, when it was sent as a thread (decision 0058); null for one post. */
+  /** The copy's posts, when it was sent as a thread (decision 0062); null for one post. */
   thread: ThreadPost[] | null;
 }
 

@@ -1,4 +1,4 @@
-// Decision 0058: a post sent to Bluesky as a thread keeps its records with the copy; an edit leaves the
+// Decision 0062: a post sent to Bluesky as a thread keeps its records with the copy; an edit leaves the
 // thread as it is ("kept") unless the user asks to replace it, which deletes its records and writes
 // the edited thread in one applyWrites (a repeat makes no other); deleting the post deletes every
 // record of the thread in one applyWrites, and a deletion carried out again (its answer lost) finds

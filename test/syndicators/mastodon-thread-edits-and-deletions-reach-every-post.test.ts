@@ -1,4 +1,4 @@
-// Decision 0058: a post sent to Mastodon as a thread, then edited and deleted, through the syndication
+// Decision 0062: a post sent to Mastodon as a thread, then edited and deleted, through the syndication
 // core and the ledger, to the Mastodon sandbox. The thread's statuses are kept with the copy; an edit
 // that changes one post makes one PUT and nothing else; an added post is appended once even when its
 // answer is lost and the edit retried; removed posts are deleted, the last first; deleting the post

@@ -1,4 +1,4 @@
-// Decision 0058: a Mastodon thread sent before its posts were kept is found through the first status's
+// Decision 0062: a Mastodon thread sent before its posts were kept is found through the first status's
 // context (the chain of the account's own replies, each made soon after the one before), so that
 // deleting the post still deletes every status of it but never a later answer of the user's own;
 // and a thread sent to Akkoma carries content_type text/plain on every status, as a single one does.
@@ -41,7 +41,7 @@ describe("Mastodon: a thread sent before its posts were kept, and threads on Akk
 
   it("deletes every status of a thread it holds no posts of, and not the user's later answer", async () => {
     const mastodon = syndicator(sandbox.url);
-    const url = await mastodon.syndicate(long, publication, callOptions("before-0058"));
+    const url = await mastodon.syndicate(long, publication, callOptions("sent-before-posts-were-kept"));
     const thread = sandbox.statuses.slice(-3);
     assert.equal(thread.length, 3);
     // The user answered their own first post in the app, later.

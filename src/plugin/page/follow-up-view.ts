@@ -7,7 +7,7 @@ import { httpUrlOrNull } from "./target-view.ts";
 /**
  * `refused`: failed in a way a retry cannot fix by itself (401, 403, 422): waits for the user.
  * `waiting`: the service's rate limit (429, Mastodon's deletion limit): goes on by itself when it
- * said (decision 0058).
+ * said (decision 0062).
  */
 export type FollowUpKind =
   | "pending"
@@ -33,7 +33,7 @@ export interface FollowUpView {
   retryable: boolean;
   /**
    * An edit kept as sent of a copy that is a thread, on a service that can replace it: the user may
-   * ask for "Replace the thread" (decision 0058).
+   * ask for "Replace the thread" (decision 0062).
    */
   replaceable: boolean;
 }

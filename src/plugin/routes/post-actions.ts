@@ -1,7 +1,7 @@
 // POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself"), …/skip, …/remove-copy and
 // …/send-again ("Undo a copy" and its way back, decision 0054), and
 // …/follow-ups/retry (the copies’ edits and deletes, decision 0028) and …/follow-ups/replace ("Replace the
-// thread", decision 0058), from the results page. htmx gets the
+// thread", decision 0062), from the results page. htmx gets the
 // results section re-rendered with the outcome announced; a form without JavaScript is sent back to
 // the page with the outcome as a flash message.
 import type { Request, RequestHandler, Response } from "express";
@@ -196,7 +196,7 @@ export function retryFollowUpsRoute(context: RouteContext): RequestHandler {
 }
 
 /**
- * "Replace the thread" (decision 0058): an edit a service without edits keeps as sent is made by
+ * "Replace the thread" (decision 0062): an edit a service without edits keeps as sent is made by
  * deleting the copy's thread and sending the post anew, now (retried by the runs if it fails).
  */
 export function replaceThreadRoute(context: RouteContext): RequestHandler {

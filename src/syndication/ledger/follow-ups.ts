@@ -180,7 +180,7 @@ export class LedgerFollowUps extends LedgerReads {
   }
 
   /**
-   * Keeps a thread's posts as an edit or a deletion left them (decision 0058), while `claim` holds
+   * Keeps a thread's posts as an edit or a deletion left them (decision 0062), while `claim` holds
    * the follow-up: each step is kept before the next is made, so a retry goes on from there.
    */
   async saveCopyThread(claim: OperationClaim, posts: readonly ThreadPost[]): Promise<void> {
@@ -201,7 +201,7 @@ export class LedgerFollowUps extends LedgerReads {
   }
 
   /**
-   * The user asks for the copy's edit to be made by replacing it (decision 0058: "Replace the
+   * The user asks for the copy's edit to be made by replacing it (decision 0062: "Replace the
    * thread"): the update kept (or failed) becomes due now, to be carried out by the syndicator's
    * `replace`. Only for a copy that is a thread. Returns false when there is no such edit.
    */
@@ -222,7 +222,7 @@ export class LedgerFollowUps extends LedgerReads {
   }
 
   /**
-   * The copy was replaced (decision 0058): the edit is done, and the copy is the new one, at `url`
+   * The copy was replaced (decision 0062): the edit is done, and the copy is the new one, at `url`
    * with its posts, holding what the edit asked for; its link is to be written to the post again.
    */
   async recordReplaced(

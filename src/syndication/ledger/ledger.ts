@@ -82,7 +82,7 @@ export class Ledger extends LedgerFollowUps {
     claim: Claim,
     url: string,
     digest: string | null = null,
-    /** A thread's posts (decision 0058), kept with the copy for its edits and deletion. */
+    /** A thread's posts (decision 0062), kept with the copy for its edits and deletion. */
     thread: readonly ThreadPost[] | null = null,
   ): Promise<LedgerEntry | null> {
     const result = await this.database.query<TargetRow>(

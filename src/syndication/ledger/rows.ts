@@ -18,7 +18,7 @@ import type {
 export const UNKNOWN_OUTCOME_ERROR = "unknown: check the target";
 export const RESENDING_NOTE = "Interrupted mid-send; sending again with the same idempotency key";
 export const MAX_ERROR_LENGTH = 2000;
-/** A thread's progress names each post (id, URL, digest): room for a long one (decision 0058). */
+/** A thread's progress names each post (id, URL, digest): room for a long one (decision 0062). */
 export const MAX_CHECKPOINT_LENGTH = 32_000;
 
 export interface TargetRow {

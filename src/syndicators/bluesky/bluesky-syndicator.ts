@@ -133,7 +133,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
           createdAt: new Date(),
         });
         const page = await writeThread(api, session, posts);
-        // The thread's posts, kept with the copy for its deletion (decision 0058).
+        // The thread's posts, kept with the copy for its deletion (decision 0062).
         const sent = threadPosts(session.did, posts);
         await options.checkpoint?.(writeThreadProgress({ total: sent.length, sent }));
         return page;
@@ -189,7 +189,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   }
 
   /**
-   * "Replace the thread" (decision 0058): Bluesky has no edits, so at the user's asking the copy's
+   * "Replace the thread" (decision 0062): Bluesky has no edits, so at the user's asking the copy's
    * posts (every post of its thread) are deleted and the post as it is now is written in their
    * place, in one commit, with record keys from this change's key. Replies to the old posts are
    * lost. Only a post of this account's own that possekit made is replaced.
@@ -264,7 +264,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       const ourPost =
         did === session.did && address.rkey > recordKeyRange.after && address.rkey <= recordKeyRange.last;
       if (kind === "post" && ourPost) {
-        // Every post of a thread, in one commit (decision 0058).
+        // Every post of a thread, in one commit (decision 0062).
         if (thread && thread.length > 1) await deleteThread(api, session, thread);
         else await api.deleteRecord(session, postCollection, address.rkey);
         return;

@@ -63,7 +63,7 @@ export function writeThread(api: BlueskyApi, session: BlueskySession, posts: Bui
 }
 
 /**
- * Replaces a thread (decision 0058: "Replace the thread"): the old posts still there deleted and the
+ * Replaces a thread (decision 0062: "Replace the thread"): the old posts still there deleted and the
  * new ones created in the same commit, all or none. The new posts' record keys come from the
  * replacement's own key, so a repeat after a lost answer finds the new thread and makes no other.
  */
@@ -120,7 +120,7 @@ async function commitThread(
   return blueskyPostPage(session.did, first.rkey);
 }
 
-/** The thread's posts as the host keeps them (decision 0058): at:// URI, page, what each holds. */
+/** The thread's posts as the host keeps them (decision 0062): at:// URI, page, what each holds. */
 export function threadPosts(did: string, posts: readonly BuiltPost[]): ThreadPost[] {
   return posts.map((post) => ({
     id: post.uri,
@@ -130,7 +130,7 @@ export function threadPosts(did: string, posts: readonly BuiltPost[]): ThreadPos
 }
 
 /**
- * Deletes every post of a thread of the session's own repository in one commit (decision 0058):
+ * Deletes every post of a thread of the session's own repository in one commit (decision 0062):
  * those still there, found first, since a commit that names a record not there fails whole (a
  * retry after a lost answer, or a post the user deleted in an app). Nothing left: nothing to do.
  */

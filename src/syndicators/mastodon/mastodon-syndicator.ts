@@ -147,7 +147,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
         ...(this.#traits.contentType ? { contentType: this.#traits.contentType } : {}),
       });
     };
-    // A thread, or a status that becomes one: every post is brought to the new split (decision 0058).
+    // A thread, or a status that becomes one: every post is brought to the new split (decision 0062).
     const thread = options.thread ?? (await this.#threadSentBefore(api, id));
     if (!thread || (thread.length === 1 && !copy.thread)) return editFirst(id, copy.status);
     await editMastodonThread(api, {
@@ -166,7 +166,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
 
   /**
    * A copy sent as a thread before its posts were kept: found through the status's context
-   * (decision 0058), only where threads are on and can be sent. Undefined when the status is gone.
+   * (decision 0062), only where threads are on and can be sent. Undefined when the status is gone.
    */
   async #threadSentBefore(api: MastodonApi, id: string): Promise<ThreadPost[] | undefined> {
     if (!this.#options.thread || this.#traits.ignoresIdempotencyKey || this.#traits.photoRequired)
@@ -200,7 +200,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       return kind === "like" ? api.unfavourite(id) : api.unreblog(id);
     }
     if (ownId) {
-      // Every status of a thread, the last first (decision 0058).
+      // Every status of a thread, the last first (decision 0062).
       const posts = thread ?? (await this.#threadSentBefore(api, ownId));
       if (posts && posts.length > 1)
         return deleteMastodonThread(api, posts, saveThread ?? noSave, this.#label);

@@ -1,4 +1,4 @@
-// Editing and deleting a copy that is a thread on Mastodon (decision 0058). The new text is split again;
+// Editing and deleting a copy that is a thread on Mastodon (decision 0062). The new text is split again;
 // each post whose text changed is edited in place (PUT), posts the new split adds are appended to
 // the last one (each with an Idempotency-Key from the edit's key and its place, so a retry after a
 // lost answer gets the status made the first time), and posts it no longer has are deleted, last
@@ -129,7 +129,7 @@ function waitingForDeletions(error: unknown, done: number, total: number, label:
 export const threadGapMs = 15 * 60 * 1000;
 
 /**
- * A thread sent before its posts were kept (decision 0058): its statuses are found as the chain of
+ * A thread sent before its posts were kept (decision 0062): its statuses are found as the chain of
  * replies by the same account that starts at the copy, through GET /api/v1/statuses/:id/context,
  * each made within threadGapMs of the one before. Where the account answered one of its statuses
  * twice, the earlier answer is the thread's. What each holds is not known, so an edit sends every
