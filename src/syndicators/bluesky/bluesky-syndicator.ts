@@ -209,9 +209,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     }
     return this.#sessions.use(api, async (session) => {
       const did = await didOf(api, session, address.actor, options.url);
-      const ours =
-        did === session.did && address.rkey > recordKeyRange.after && address.rkey <= recordKeyRange.last;
-      if (!ours)
+      if (!madeByUs(did, session.did, address.rkey))
         throw new SyndicationError(`Bluesky: ${options.url} is not a post possekit made for this account`, {
           permanent: true,
         });
@@ -260,9 +258,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     const kind = copyKind(properties, publication);
     await this.#sessions.use(api, async (session) => {
       const did = await didOf(api, session, address.actor, url);
-      // A post possekit made has a record key from recordKeyFor(); one made in an app has not.
-      const ourPost =
-        did === session.did && address.rkey > recordKeyRange.after && address.rkey <= recordKeyRange.last;
+      const ourPost = madeByUs(did, session.did, address.rkey);
       if (kind === "post" && ourPost) {
         // Every post of a thread, in one commit (decision 0062).
         if (thread && thread.length > 1) await deleteThread(api, session, thread);
@@ -315,4 +311,12 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     }
     return record;
   }
+}
+
+/**
+ * A record of the session's own repository that possekit made: its record key comes from
+ * recordKeyFor(); one made in an app has not.
+ */
+function madeByUs(did: string, sessionDid: string, rkey: string): boolean {
+  return did === sessionDid && rkey > recordKeyRange.after && rkey <= recordKeyRange.last;
 }
