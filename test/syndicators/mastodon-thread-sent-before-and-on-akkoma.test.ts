@@ -44,10 +44,10 @@ describe("Mastodon: a thread sent before its posts were kept, and threads on Akk
     const url = await mastodon.syndicate(long, publication, callOptions("sent-before-posts-were-kept"));
     const thread = sandbox.statuses.slice(-3);
     assert.equal(thread.length, 3);
-    // The user answered their own first post in the app, later.
+    // The user went on with the thread in the app, later: an answer to its last post.
     const later = sandbox.addStatus("Adding: the heron was still there at noon.", { username: "demo" });
-    later.inReplyToId = thread[0]?.id ?? null;
-    later.createdAt = new Date(Date.parse(thread[0]?.createdAt ?? "") + threadGapMs + 60_000).toISOString();
+    later.inReplyToId = thread[2]?.id ?? null;
+    later.createdAt = new Date(Date.parse(thread[2]?.createdAt ?? "") + threadGapMs + 60_000).toISOString();
 
     await mastodon.delete(long, publication, {
       url,
