@@ -2,11 +2,14 @@
 // serve` runs with the Bluesky target's `thread: true`; the records are read back from the PDS: one
 // chain (each post's reply names its parent and the root by the CIDs the PDS gave them), createdAt
 // one millisecond apart, and after an answer lost and a retry exactly as many records as posts.
+// Decision 0062: replacing a thread leaves exactly the edited thread (the old records deleted in the
+// commit that writes the new ones, a repeat making nothing), and deleting the post leaves no record.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import type { PostResult } from "../../src/syndication/types.ts";
+import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
 import { type ChildServer, startChildServer } from "../../test/helpers/child-server.ts";
 import { type LosingProxy, startLosingProxy } from "./losing-proxy.ts";
@@ -55,7 +58,7 @@ describe("Bluesky threads against a real PDS", () => {
       startTimeoutMs: 180_000,
     });
     token = await new TokenIssuer(secret, `${photos.url}/`).issue({
-      scope: ["create", "update"],
+      scope: ["create", "update", "delete"],
       clientId: "interop",
       lifetimeDays: 1,
     });
@@ -161,5 +164,62 @@ describe("Bluesky threads against a real PDS", () => {
     assert.equal(records.length, 3, "the resend made no second thread");
     assertOneChain(records);
     assert.equal(retried?.targets[0]?.url?.split("/").pop(), records[0]?.uri.split("/").pop());
+  });
+
+  it("Replace the thread: exactly the edited thread is left, one chain; a repeat makes nothing", async () => {
+    const tag = `R${Date.now()}`;
+    const post = await createPost(threeParagraphs(tag));
+    const sent = await syndicate(`?source_url=${encodeURIComponent(post)}`);
+    assert.equal(sent.status, "syndicated", JSON.stringify(sent));
+    const old = await threadRecords(tag);
+    assert.equal(old.length, 3);
+    const bluesky = new BlueskySyndicator(
+      {
+        handle: account.handle,
+        serviceUrl: pds.url,
+        thread: true,
+        linkCard: false,
+        includeCategories: false,
+        appendUrl: "never",
+      },
+      { BLUESKY_PASSWORD: account.appPassword },
+    );
+    const edited = `${threeParagraphs(tag)}\n\n${tag} part 4: and a grebe, diving.`;
+    const options = {
+      url: sent.targets[0]?.url ?? "",
+      idempotencyKey: `replace-${tag}`,
+      signal: AbortSignal.timeout(60_000),
+      thread: old.map((record) => ({ id: record.uri, url: "" })),
+    };
+    const publication = { me: `${photos.url}/`, postUrlPattern: "", timezone: "UTC", name: "" };
+    const page = await bluesky.replace({ content: [edited] }, publication, options);
+    const records = await threadRecords(tag);
+    assert.deepEqual(
+      records.map((record) => record.value.text),
+      edited.split("\n\n"),
+      "exactly the edited thread",
+    );
+    assert.ok(records.every((record) => !old.some((gone) => gone.uri === record.uri)));
+    assertOneChain(records);
+    assert.equal(page.split("/").pop(), records[0]?.uri.split("/").pop());
+
+    assert.equal(await bluesky.replace({ content: [edited] }, publication, options), page);
+    assert.equal((await threadRecords(tag)).length, 4, "the repeat made no other");
+  });
+
+  it("deleting the post deletes every record of its thread", async () => {
+    const tag = `D${Date.now()}`;
+    const post = await createPost(threeParagraphs(tag));
+    const sent = await syndicate(`?source_url=${encodeURIComponent(post)}`);
+    assert.equal(sent.status, "syndicated", JSON.stringify(sent));
+    assert.equal((await threadRecords(tag)).length, 3);
+    const deleted = await fetch(`${server.url}/micropub`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ action: "delete", url: post }),
+    });
+    assert.equal(deleted.status, 204, await deleted.text());
+    await syndicate("");
+    assert.deepEqual(await threadRecords(tag), [], `no record of the thread is left\n${server.output()}`);
   });
 });
