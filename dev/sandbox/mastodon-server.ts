@@ -53,8 +53,17 @@ export interface MastodonSandboxOptions {
    * unless instanceApi is "v1".
    */
   oauthMetadata?: boolean;
-  /** The sandbox's clock (authorization codes expire after 10 minutes); Date.now unless given. */
+  /**
+   * The sandbox's clock (authorization codes expire after 10 minutes, the deletion limit's window);
+   * Date.now unless given.
+   */
   now?: () => number;
+  /**
+   * Deletions (DELETE /api/v1/statuses/:id and POST …/unreblog) the account may make in a window of
+   * 30 minutes: 30 unless given, Mastodon's throttle_api_delete (config/initializers/rack_attack.rb;
+   * Mastodon 4.4 lets an admin set it per role, role_rate_limit(:api_delete)).
+   */
+  deletionLimit?: number;
   /**
    * The server it answers as (mastodon-software.ts): "mastodon" (the default), "pixelfed",
    * "gotosocial", "akkoma" or "pleroma": its version, NodeInfo, scopes, status pages, limits and
@@ -640,6 +649,33 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     return { status: 200, body: statusEntity(target) };
   }
 
+  /**
+   * GET /api/v1/statuses/:id/context (Api::V1::StatusesController#context): the statuses it answers
+   * (ancestors, oldest first) and those that answer it (descendants, depth first in the order they
+   * were made, as Status#descendants walks the reply tree). Every status here is public.
+   */
+  function context(id: string): ApiAnswer {
+    const status = byId.get(id);
+    if (!status) return { status: 404, body: recordNotFound };
+    const ancestors: SandboxStatus[] = [];
+    for (let parent = status.inReplyToId ? byId.get(status.inReplyToId) : undefined; parent; ) {
+      ancestors.unshift(parent);
+      parent = parent.inReplyToId ? byId.get(parent.inReplyToId) : undefined;
+    }
+    const descendants: SandboxStatus[] = [];
+    const walk = (parentId: string) => {
+      for (const reply of [...byId.values()].filter((other) => other.inReplyToId === parentId)) {
+        descendants.push(reply);
+        walk(reply.id);
+      }
+    };
+    walk(status.id);
+    return {
+      status: 200,
+      body: { ancestors: ancestors.map(statusEntity), descendants: descendants.map(statusEntity) },
+    };
+  }
+
   function search(params: Params, authorized: boolean): ApiAnswer {
     if (params.get("resolve") === "true" && !authorized) {
       return {
@@ -699,6 +735,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       const status = byId.get(id);
       return status ? { status: 200, body: statusEntity(status) } : { status: 404, body: recordNotFound };
     }
+    if (method === "GET" && /^\/api\/v1\/statuses\/\d+\/context$/.test(path)) return context(id);
 
     // Everything below acts as the signed-in user.
     if (!token) return { status: 401, body: { error: "The access token is invalid" } };
@@ -872,6 +909,42 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     return true;
   }
 
+  /** Deletions counted per window of the deletion limit: the window's number and the count. */
+  const deletions = { window: -1, count: 0 };
+  const deletionPeriodSeconds = 30 * 60;
+
+  /**
+   * Rack::Attack's throttle_api_delete, for the one account here: each DELETE of a status or undone
+   * boost is counted in a fixed window of 30 minutes (Rack::Attack::Cache#count keys the counter
+   * by now / period), the throttled ones too; past the limit the answer is the throttled_responder's
+   * 429 with X-RateLimit-Limit, X-RateLimit-Remaining 0 and X-RateLimit-Reset, the window's end
+   * (now + period - now % period) as an ISO time with microseconds. The headers, undefined when the
+   * request passes.
+   */
+  function deletionThrottle(method: string, path: string): Record<string, string> | undefined {
+    const deletes =
+      (method === "DELETE" && /^\/api\/v1\/statuses\/\d+$/.test(path)) ||
+      (method === "POST" && /^\/api\/v1\/statuses\/\d+\/unreblog$/.test(path));
+    if (!deletes) return undefined;
+    const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
+    const window = Math.floor(nowSeconds / deletionPeriodSeconds);
+    if (window !== deletions.window) {
+      deletions.window = window;
+      deletions.count = 0;
+    }
+    deletions.count += 1;
+    const limit = options.deletionLimit ?? 30;
+    if (deletions.count <= limit) return undefined;
+    const reset = new Date(
+      (nowSeconds + deletionPeriodSeconds - (nowSeconds % deletionPeriodSeconds)) * 1000,
+    );
+    return {
+      "x-ratelimit-limit": String(limit),
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": reset.toISOString().replace(/(\.\d{3})Z$/, "$1000Z"),
+    };
+  }
+
   /** The scopes a token holds: the configured token is one made with "read write follow push". */
   function grantedScopes(presented: string | undefined): string[] | undefined {
     if (presented === undefined) return undefined;
@@ -935,6 +1008,12 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       return;
     }
     if (options.latencyMs && !(await hold(response, options.latencyMs))) return;
+    const throttled = authorized ? deletionThrottle(method, url.pathname) : undefined;
+    if (throttled) {
+      request.resume();
+      sendJson(response, 429, { error: "Too many requests" }, throttled);
+      return;
+    }
 
     const special = matchingBehaviour(routeOf(method, url.pathname.replace(/\/+$/, "")));
     const phase = special?.hangPhase ?? "before";
@@ -1041,7 +1120,8 @@ function scopesFor(method: string, path: string): string[] | undefined {
   if (/^\/api\/v[12]\/media(\/\d+)?$/.test(path)) return ["write", "write:media"];
   if (/^\/api\/v1\/statuses\/\d+\/(un)?favourite$/.test(path)) return ["write", "write:favourites"];
   if (/^\/api\/v1\/statuses\/\d+\/(un)?reblog$/.test(path)) return ["write", "write:statuses"];
-  if (method === "GET" && /^\/api\/v1\/statuses\/\d+$/.test(path)) return ["read", "read:statuses"];
+  if (method === "GET" && /^\/api\/v1\/statuses\/\d+(\/context)?$/.test(path))
+    return ["read", "read:statuses"];
   if (/^\/api\/v1\/statuses(\/\d+)?$/.test(path)) return ["write", "write:statuses"];
   return undefined;
 }

@@ -3,8 +3,11 @@
 // chain (each post's reply names its parent and the root by the CIDs the PDS gave them), createdAt
 // one millisecond apart, after an answer lost and a retry exactly as many records as posts, and
 // after a write the PDS refused (one record of three spoiled on the way) none at all.
+// Decision 0062: replacing a thread leaves exactly the edited thread (the old records deleted in the
+// commit that writes the new ones, a repeat making nothing), and deleting the post leaves no record.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
 import { type LosingProxy, startLosingProxy } from "./losing-proxy.ts";
 import { type Account, type PostRecord, type RealPds, startRealPds } from "./pds.ts";
@@ -165,5 +168,67 @@ describe("Bluesky threads against a real PDS", () => {
     const records = await threadRecords(tag);
     assert.equal(records.length, 3, "the retry wrote the thread once, whole");
     assertOneChain(records);
+  });
+
+  it("Replace the thread: exactly the edited thread is left, one chain; a repeat makes nothing", async () => {
+    const tag = `P${Date.now()}`;
+    const post = await createPost(threeParagraphs(tag));
+    const sent = await syndicate(`?source_url=${encodeURIComponent(post)}`);
+    assert.equal(sent.status, "syndicated", JSON.stringify(sent));
+    const old = await threadRecords(tag);
+    assert.equal(old.length, 3);
+    const bluesky = new BlueskySyndicator(
+      {
+        handle: account.handle,
+        serviceUrl: pds.url,
+        thread: true,
+        linkCard: false,
+        includeCategories: false,
+        appendUrl: "never",
+      },
+      { BLUESKY_PASSWORD: account.appPassword },
+    );
+    const edited = `${threeParagraphs(tag)}\n\n${tag} part 4: and a grebe, diving.`;
+    const options = {
+      url: sent.targets[0]?.url ?? "",
+      idempotencyKey: `replace-${tag}`,
+      signal: AbortSignal.timeout(60_000),
+      threadPosts: old.map((record) => ({ id: record.uri, url: "" })),
+    };
+    const publication = { me: `${photos.url}/`, postUrlPattern: "", timezone: "UTC", name: "" };
+    const page = await bluesky.replace({ content: [edited] }, publication, options);
+    const records = await threadRecords(tag);
+    const expected = bluesky.preview({ content: [edited] }, publication).thread?.map((each) => each.text);
+    assert.deepEqual(
+      records.map((record) => record.value.text),
+      expected,
+      "exactly the edited thread",
+    );
+    assert.ok(records.every((record) => !old.some((gone) => gone.uri === record.uri)));
+    assertOneChain(records);
+    assert.equal(page.split("/").pop(), records[0]?.uri.split("/").pop());
+
+    assert.equal(await bluesky.replace({ content: [edited] }, publication, options), page);
+    assert.equal((await threadRecords(tag)).length, records.length, "the repeat made no other");
+  });
+
+  it("deleting the post deletes every record of its thread", async () => {
+    const tag = `D${Date.now()}`;
+    const post = await createPost(threeParagraphs(tag));
+    const sent = await syndicate(`?source_url=${encodeURIComponent(post)}`);
+    assert.equal(sent.status, "syndicated", JSON.stringify(sent));
+    assert.equal((await threadRecords(tag)).length, 3);
+    const deleted = await fetch(`${possekit.url}/micropub`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${possekit.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ action: "delete", url: post }),
+    });
+    assert.equal(deleted.status, 204, await deleted.text());
+    await syndicate("");
+    assert.deepEqual(
+      await threadRecords(tag),
+      [],
+      `no record of the thread is left\n${possekit.server.output()}`,
+    );
   });
 });

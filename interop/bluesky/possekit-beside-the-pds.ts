@@ -34,7 +34,7 @@ export async function startPossekit(
     startTimeoutMs: 180_000,
   });
   const token = await new TokenIssuer(secret, `${photos.url}/`).issue({
-    scope: ["create", "update"],
+    scope: ["create", "update", "delete"],
     clientId: "interop",
     lifetimeDays: 1,
   });

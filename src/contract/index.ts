@@ -11,6 +11,7 @@
  * import { HttpError, parseOptions, postText } from "@possekit/endpoint-syndicate/contract";
  */
 export * from "./auth.ts";
+export * from "./copy-thread.ts";
 export * from "./database.ts";
 export * from "./flash.ts";
 export * from "./http-error.ts";

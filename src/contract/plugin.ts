@@ -139,6 +139,13 @@ export interface SyndicatorPlugin extends Plugin {
    * so they say which of our records there (our post, our like, our repost) is this copy.
    */
   delete?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<void>;
+  /**
+   * Replaces the copy at `options.url` (every post of `options.threadPosts`) with the post as it is now,
+   * as one change where the service allows it, and returns the new copy's URL (decision 0062: a
+   * thread on a service without edits, when the user asks). Replies to the old copy are lost. A
+   * repeat with the same `idempotencyKey` finds the new copy made and makes no other.
+   */
+  replace?(properties: PostProperties, publication: Publication, options: CopyChangeOptions): Promise<string>;
 }
 
 export interface ViewLocation {

@@ -1,6 +1,7 @@
 // The syndicator contract: what a syndication target (a plug-in that copies posts elsewhere) offers
 // the endpoint, and what it is told. Indiekit's syndicator shape, with preview, update and delete.
 // SyndicatorPlugin itself is in plugin.ts: it is a Plugin, and the Server keeps a list of them.
+import type { ThreadPost } from "./thread-progress.ts";
 
 /** What a syndication target says of itself (Indiekit's syndicator `info`). */
 export interface SyndicatorInfo {
@@ -25,7 +26,8 @@ export interface SyndicateOptions {
   resumeFrom?: string;
   /**
    * Saves a note of progress (a job id, say) with the send, so that the next attempt resumes the
-   * same work rather than starting it again. Kept until the send succeeds.
+   * same work rather than starting it again. Kept until the send succeeds; then a thread's progress
+   * (thread-progress.ts) with every post sent is kept with the copy as its posts (decision 0062).
    */
   checkpoint?(value: string): Promise<void>;
   /** The user's own words for this post and target, sent instead of the text made from the post. */
@@ -167,4 +169,14 @@ export interface CopyChangeOptions {
    * them (decision 0060); absent when no record was kept. Tells a photo the copy holds from a new one.
    */
   sentPhotos?: Array<{ url: string; alt: string | null }>;
+  /**
+   * The copy's posts when it was sent as a thread (decision 0062), in order, as last saved; absent
+   * for a single post, or a thread sent before the posts were kept.
+   */
+  threadPosts?: ThreadPost[];
+  /**
+   * Keeps the thread's posts as they are now, after each step of an edit or a deletion (a post
+   * edited, added or deleted), so that a retry goes on from there. Empty: none is left.
+   */
+  saveThread?(posts: ThreadPost[]): Promise<void>;
 }

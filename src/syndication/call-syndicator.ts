@@ -8,6 +8,7 @@ import type {
   PreviewOptions,
   Publication,
 } from "../contract/syndicator.ts";
+import type { ThreadPost } from "../contract/thread-progress.ts";
 import type { FollowUp } from "./types.ts";
 
 export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
@@ -131,10 +132,18 @@ export function callFollowUp(
     timeoutMs: number;
     words?: PreviewOptions | undefined;
     sentPhotos?: CopyChangeOptions["sentPhotos"];
+    thread?: ThreadPost[];
+    saveThread?: (posts: ThreadPost[]) => Promise<void>;
   },
 ): Promise<SyndicatorOutcome> {
   return settleWithin(syndicator, copy.timeoutMs, async (signal): Promise<SyndicatorOutcome> => {
-    const options = { url: copy.url, idempotencyKey: copy.idempotencyKey, signal };
+    const options = {
+      url: copy.url,
+      idempotencyKey: copy.idempotencyKey,
+      signal,
+      ...(copy.thread ? { threadPosts: copy.thread } : {}),
+      ...(copy.saveThread ? { saveThread: copy.saveThread } : {}),
+    };
     if (operation === "update") {
       if (!syndicator.update) throw new Error(`${syndicator.info.name} cannot edit its copies`);
       await syndicator.update(properties, publication, {
@@ -147,6 +156,45 @@ export function callFollowUp(
       await syndicator.delete(properties, publication, options);
     }
     return { ok: true, url: copy.url };
+  });
+}
+
+/**
+ * Replaces the copy at `copy.url` with the post as it is now (decision 0062), under the same timeout
+ * and outcomes as a send; the outcome's url is the new copy's.
+ */
+export function callReplace(
+  syndicator: SyndicatorPlugin,
+  properties: PostProperties,
+  publication: Publication,
+  copy: {
+    url: string;
+    idempotencyKey: string;
+    timeoutMs: number;
+    thread?: ThreadPost[];
+    words?: PreviewOptions | undefined;
+    /** Told the new copy's posts. */
+    saveThread: (posts: ThreadPost[]) => Promise<void>;
+  },
+): Promise<SyndicatorOutcome> {
+  return settleWithin(syndicator, copy.timeoutMs, async (signal): Promise<SyndicatorOutcome> => {
+    if (!syndicator.replace) throw new Error(`${syndicator.info.name} cannot replace its copies`);
+    const returned = await syndicator.replace(properties, publication, {
+      url: copy.url,
+      idempotencyKey: copy.idempotencyKey,
+      signal,
+      ...(copy.thread ? { threadPosts: copy.thread } : {}),
+      ...told(copy.words),
+      saveThread: copy.saveThread,
+    });
+    const parsed = copyUrl.safeParse(returned);
+    if (parsed.success) return { ok: true, url: parsed.data };
+    return {
+      ok: false,
+      error: `${syndicator.info.name} returned no URL for the new copy`,
+      permanent: false,
+      uncertain: true,
+    };
   });
 }
 

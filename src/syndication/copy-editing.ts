@@ -159,6 +159,20 @@ export class CopyEditing {
   }
 
   /**
+   * "Replace the thread" (decision 0062): the post's edit that `targetUid` keeps as sent (a service
+   * without edits) is to be made by deleting the copy's thread and sending the post anew. The
+   * replacement is a follow-up like any edit (runs carry it out, retried as they are). Returns false
+   * when the target has no such edit of a copy sent as a thread.
+   */
+  async replaceThread(url: string, targetUid: string): Promise<boolean> {
+    const post = await this.parts.deps.posts.findByUrl(url);
+    if (!post || post.deleted) throw new PostNotFoundError(url);
+    const syndicator = this.parts.deps.syndicators().find((s) => s.info.uid === targetUid);
+    if (!syndicator?.replace) return false;
+    return this.parts.ledger.requestReplace(post.id, targetUid);
+  }
+
+  /**
    * "Send again" after "Undo a copy": the target is no longer one the user removed the copy from,
    * and the post names it again, so that the next run (or the caller, now) sends a new copy.
    * Returns false when the user had removed no copy of the post from the target.

@@ -5,10 +5,13 @@
 
 import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { Post } from "../contract/posts.ts";
+import type { PreviewOptions } from "../contract/syndicator.ts";
+import type { ThreadPost } from "../contract/thread-progress.ts";
 import { visibilityOf } from "../contract/visibility.ts";
-import { callFollowUp } from "./call-syndicator.ts";
+import { callFollowUp, callReplace } from "./call-syndicator.ts";
 import { copyDigest, previewFor } from "./copy-digest.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
+import type { OperationClaim } from "./ledger/claims.ts";
 import { wordsFor } from "./own-texts.ts";
 import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import type { SentCopy } from "./sent-copy.ts";
@@ -180,7 +183,8 @@ export async function performFollowUps(
       await context.ledger.requestOperation({ ...op, state: "cancelled" });
       return null;
     }
-    if (!syndicator?.[op.operation])
+    const replacing = op.operation === "update" && op.replace;
+    if (!syndicator?.[replacing ? "replace" : op.operation])
       return { ...base, status: "skipped", error: `${name} is not configured to ${op.operation} copies` };
     const paused = run.pauses?.get(uid);
     if (paused) return { ...base, status: "skipped", error: paused.reason };
@@ -206,12 +210,16 @@ export async function performFollowUps(
         words,
         syndicator.updatesPhotos ? undefined : held,
       );
+    if (replacing) return replaceCopy(context, post, syndicator, { claim, entry, words }, run, base);
     const outcome = await callFollowUp(syndicator, op.operation, post.properties, context.publication, {
       url: claim.entry.url,
       idempotencyKey: claim.entry.idempotencyKey,
       timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
       words,
       ...(held ? { sentPhotos: held } : {}),
+      // A thread's posts, saved again after each step (decision 0062).
+      ...(entry.thread ? { thread: entry.thread } : {}),
+      saveThread: (posts) => context.ledger.saveCopyThread(claim, posts),
     });
     if (!outcome.ok) {
       const error = await recordFailed(context, syndicator, claim, outcome, run.pauses);
@@ -250,6 +258,50 @@ export async function performFollowUps(
     targets,
     followUp: true,
   };
+}
+
+/**
+ * "Replace the thread" (decision 0062): the copy is deleted and sent anew in one change, its new
+ * posts and URL kept, and the post's link to it replaced by the new one.
+ */
+async function replaceCopy(
+  context: PostSyndicationContext,
+  post: Post,
+  syndicator: SyndicatorPlugin,
+  { claim, entry, words }: { claim: OperationClaim; entry: LedgerEntry; words: PreviewOptions },
+  run: PostSyndicationRun,
+  base: Pick<TargetResult, "uid" | "name" | "operation">,
+): Promise<TargetResult> {
+  const old = claim.entry.url ?? "";
+  let posts: ThreadPost[] | null = null;
+  const outcome = await callReplace(syndicator, post.properties, context.publication, {
+    url: old,
+    idempotencyKey: claim.entry.idempotencyKey,
+    timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
+    ...(entry.thread ? { thread: entry.thread } : {}),
+    words,
+    saveThread: async (saved) => {
+      posts = saved;
+    },
+  });
+  if (!outcome.ok) {
+    const error = await recordFailed(context, syndicator, claim, outcome, run.pauses);
+    return { ...base, status: "failed", error };
+  }
+  await noteHealth(context, base.uid, () => context.health?.recordSuccess(base.uid, { checked: false }));
+  await context.ledger.recordReplaced(claim, outcome.url, posts);
+  try {
+    await context.posts.update(post.url, {
+      delete: { syndication: [old] },
+      add: { syndication: [outcome.url] },
+    });
+  } catch (error) {
+    context.logger.error("Could not write the replaced copy's link to the post", {
+      post: post.url,
+      error: describe(error),
+    });
+  }
+  return { ...base, status: "syndicated", url: outcome.url };
 }
 
 /**

@@ -332,6 +332,15 @@ CREATE TRIGGER syndication_thread_choice_changed AFTER INSERT OR UPDATE OR DELET
   FOR EACH ROW EXECUTE FUNCTION syndication_note_text_change();
 `;
 
+// The posts of a copy sent as a thread (decision 0062): kept after the send, so that an edit or a
+// deletion of the post reaches every post of the thread, not only the first. JSON read through
+// src/contract/copy-thread.ts; NULL for a single post. An update the user asked to carry out by
+// replacing the copy ("Replace the thread" on Bluesky, which has no edits) says so.
+const copyThreads = `
+ALTER TABLE syndication_targets ADD COLUMN thread jsonb;
+ALTER TABLE syndication_operations ADD COLUMN replace boolean NOT NULL DEFAULT false;
+`;
+
 export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/001-runs", sql: runs },
   { id: "endpoint-syndicate/002-targets", sql: targets },
@@ -352,5 +361,6 @@ export const syndicationMigrations: Migration[] = [
   { id: "endpoint-syndicate/017-retry-trigger", sql: retryTrigger },
   { id: "endpoint-syndicate/018-sent-copies", sql: sentCopies },
   { id: "endpoint-syndicate/019-removed-copies", sql: removedCopies },
+  { id: "endpoint-syndicate/020-copy-threads", sql: copyThreads },
   { id: "endpoint-syndicate/021-thread-choices", sql: threadChoices },
 ];

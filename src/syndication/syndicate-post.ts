@@ -7,6 +7,7 @@ import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { Post, PostUpdate } from "../contract/posts.ts";
 import type { PreviewOptions, Publication } from "../contract/syndicator.ts";
+import { completedThread } from "../contract/thread-progress.ts";
 import { visibilityOf } from "../contract/visibility.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
 import { digestFor, previewFor } from "./copy-digest.ts";
@@ -262,12 +263,16 @@ async function send(
   words: PreviewOptions,
 ): Promise<Sent> {
   const { uid, name } = syndicator.info;
+  let checkpoint = claim.entry.checkpoint;
   const outcome = await callSyndicator(syndicator, post.properties, context.publication, {
     words,
     idempotencyKey: claim.entry.idempotencyKey,
     timeoutMs: syndicator.timeoutMs ?? context.targetTimeoutMs,
     resumeFrom: claim.entry.checkpoint ?? undefined,
-    checkpoint: (value) => context.ledger.saveCheckpoint(claim, value),
+    checkpoint: async (value) => {
+      await context.ledger.saveCheckpoint(claim, value);
+      checkpoint = value;
+    },
   });
   if (outcome.ok) {
     await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
@@ -277,7 +282,14 @@ async function send(
       try {
         // What the copy holds, so that an edit of the post that changes it is followed (decision 0028).
         const digest = digestFor(syndicator, post.properties, context.publication, words);
-        await context.ledger.recordSuccess(claim, outcome.url, digest, on);
+        // A thread's posts stay with the copy, for its edits and deletion (decision 0062).
+        await context.ledger.recordSuccess(
+          claim,
+          outcome.url,
+          digest,
+          completedThread(checkpoint) ?? null,
+          on,
+        );
       } catch (error) {
         // In the write-back's transaction, the failure undoes it: recorded again on its own.
         if (on) throw error;

@@ -1,5 +1,6 @@
 // The syndication core's vocabulary. Nothing here knows HTTP: routes, the command line and the
 // webhooks are adapters that start runs and format what they emit.
+import type { ThreadPost } from "../contract/thread-progress.ts";
 import type { SentCopy } from "./sent-copy.ts";
 
 /** `schedule`: started by the scheduler because something was due, without anyone asking. */
@@ -32,6 +33,8 @@ export interface OperationEntry {
   url: string | null;
   /** update: the digest of what the copy is to become. */
   digest: string | null;
+  /** update: carried out by deleting the copy and sending it anew (decision 0062), as the user asked. */
+  replace: boolean;
   attempts: number;
   lastError: string | null;
   permanent: boolean;
@@ -71,6 +74,8 @@ export interface LedgerEntry {
    * they did not. Read by the page's reads (entriesForPost, summaryForPosts) only.
    */
   removedAt?: Date | null;
+  /** The copy's posts, when it was sent as a thread (decision 0062); null for one post. */
+  thread: ThreadPost[] | null;
 }
 
 export interface Attempt {

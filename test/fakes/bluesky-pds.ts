@@ -3,12 +3,14 @@
 // the app.bsky.feed.post checks that matter: 300 graphemes, 3000 bytes, blobs that exist and are
 // small enough), getRecord, listRecords (cursor and reverse as the PDS pages them), deleteRecord
 // (a record not there is success, another account's repo 401, an unknown one 403 AccountNotFound,
-// as @atproto/pds's handler answers) and resolveHandle. A createRecord at a record key already taken answers as today's PDS
+// as @atproto/pds's handler answers), applyWrites (creates and deletes in one commit, all or none)
+// and resolveHandle. A createRecord at a record key already taken answers as today's PDS
 // does: 500 InternalServerError (bluesky-social/atproto#3718, indigo#873); a later PDS may answer
 // with an explicit error instead, which `duplicateRecordError` can imitate.
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken, hold, listen, readBody, sameSecret, sendJson } from "../../dev/sandbox/http-kit.ts";
+import { recordCid } from "../../src/syndicators/bluesky/record-cid.ts";
 
 export interface FakePdsOptions {
   handle: string;
@@ -265,6 +267,56 @@ export async function startFakePds(options: FakePdsOptions): Promise<FakePds> {
           cid: stored.cid,
           commit: { cid: fakeCid("bafyrei", Buffer.from(stored.uri)), rev: "3lfakerev0000" },
           validationStatus: "valid",
+        };
+      }
+      case "com.atproto.repo.applyWrites": {
+        // @atproto/pds applyWrites: every write in one commit, all or none. A create at a taken key
+        // fails it as createRecord does; a delete of a record not there fails it too (the MST's
+        // "Could not find a record with key", answered 500), unlike deleteRecord's success.
+        authenticate(request);
+        const body = await jsonBody(request);
+        if (body.repo !== did && body.repo !== options.handle) {
+          throw new XrpcError(401, "AuthenticationRequired", "Authentication Required");
+        }
+        const writes = Array.isArray(body.writes) ? (body.writes as Record<string, unknown>[]) : [];
+        if (writes.length > 200) throw invalid("Too many writes. Max: 200");
+        const after = [...records];
+        const results: Record<string, unknown>[] = [];
+        for (const write of writes) {
+          const collection = String(write.collection ?? "");
+          const rkey = typeof write.rkey === "string" ? write.rkey : randomBytes(7).toString("hex");
+          const at = after.findIndex((stored) => stored.collection === collection && stored.rkey === rkey);
+          if (write.$type === "com.atproto.repo.applyWrites#delete") {
+            if (at < 0) throw new XrpcError(500, "InternalServerError", "Internal Server Error");
+            after.splice(at, 1);
+            results.push({ $type: "com.atproto.repo.applyWrites#deleteResult" });
+            continue;
+          }
+          if (write.$type !== "com.atproto.repo.applyWrites#create") throw invalid("Unsupported write");
+          const record = write.value as Record<string, unknown> | undefined;
+          if (!record || typeof record !== "object") throw invalid('Input must have the property "value"');
+          if (collection === "app.bsky.feed.post") checkPost(record);
+          if (at >= 0) throw new XrpcError(500, "InternalServerError", "Internal Server Error");
+          // The CID the PDS gives a record: its DAG-CBOR's SHA-256 (the data model spec).
+          const stored: StoredRecord = {
+            uri: `at://${did}/${collection}/${rkey}`,
+            cid: await recordCid(record),
+            collection,
+            rkey,
+            value: record,
+          };
+          after.push(stored);
+          results.push({
+            $type: "com.atproto.repo.applyWrites#createResult",
+            uri: stored.uri,
+            cid: stored.cid,
+            validationStatus: "valid",
+          });
+        }
+        records.splice(0, records.length, ...after);
+        return {
+          commit: { cid: fakeCid("bafyrei", Buffer.from(JSON.stringify(results))), rev: "3lfakerev0002" },
+          results,
         };
       }
       case "com.atproto.repo.deleteRecord": {

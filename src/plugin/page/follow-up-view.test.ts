@@ -21,6 +21,7 @@ const entry = (targetUid: string, operation: OperationEntry["operation"] = "upda
   state: "done",
   url: `${targetUid}/copy`,
   digest: null,
+  replace: false,
   attempts: 1,
   lastError: null,
   permanent: false,

@@ -4,9 +4,14 @@ import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { FollowUp, OperationEntry } from "../../syndication/types.ts";
 import { httpUrlOrNull } from "./target-view.ts";
 
-/** `refused`: failed in a way a retry cannot fix by itself (401, 403, 422): waits for the user. */
+/**
+ * `refused`: failed in a way a retry cannot fix by itself (401, 403, 422): waits for the user.
+ * `waiting`: the service's rate limit (429, Mastodon's deletion limit): goes on by itself when it
+ * said (decision 0062).
+ */
 export type FollowUpKind =
   | "pending"
+  | "waiting"
   | "sending"
   | "done"
   | "failed"
@@ -31,24 +36,35 @@ export interface FollowUpView {
    * copy holds (decision 0060): the page says so rather than letting the two differ silently.
    */
   photosKept: boolean;
+  /**
+   * An edit kept as sent of a copy that is a thread, on a service that can replace it: the user may
+   * ask for "Replace the thread" (decision 0062).
+   */
+  replaceable: boolean;
 }
 
 export function followUpView(
   entry: OperationEntry,
   syndicators: readonly SyndicatorPlugin[],
   photosDiffer: (uid: string) => boolean = () => false,
+  /** The copy is a thread (its posts are kept). */
+  thread = false,
 ): FollowUpView {
   const syndicator = syndicators.find((s) => s.info.uid === entry.targetUid);
   const kind: FollowUpKind =
-    entry.state === "failed" && entry.permanent ? "refused" : entry.state === "done" ? "done" : entry.state;
+    entry.state === "failed" && entry.permanent
+      ? "refused"
+      : entry.state === "failed" && entry.lastStatus === 429 && entry.nextAttemptAt
+        ? "waiting"
+        : entry.state;
   return {
     uid: entry.targetUid,
     name: syndicator?.info.name ?? entry.targetUid,
     operation: entry.operation,
     kind,
     url: httpUrlOrNull(entry.url),
-    error: kind === "failed" || kind === "refused" || kind === "unknown" ? entry.lastError : null,
-    nextAttemptAt: kind === "failed" ? entry.nextAttemptAt : null,
+    error: ["failed", "waiting", "refused", "unknown"].includes(kind) ? entry.lastError : null,
+    nextAttemptAt: kind === "failed" || kind === "waiting" ? entry.nextAttemptAt : null,
     updatedAt: entry.updatedAt,
     retryable: kind === "failed" || kind === "refused" || kind === "unknown",
     photosKept:
@@ -56,5 +72,7 @@ export function followUpView(
       syndicator?.update !== undefined &&
       syndicator.updatesPhotos !== true &&
       photosDiffer(entry.targetUid),
+    replaceable:
+      thread && entry.operation === "update" && kind === "kept" && syndicator?.replace !== undefined,
   };
 }

@@ -75,7 +75,10 @@ export async function postResultsView(services: PageServices, post: Post): Promi
       held.photos.map((photo) => photo.url).join("\n") !== photoUrls.join("\n")
     );
   };
-  const followUpViews = operations.map((entry) => followUpView(entry, services.syndicators, photosDiffer));
+  const threads = new Set(entries.filter((entry) => entry.thread !== null).map((entry) => entry.targetUid));
+  const followUpViews = operations.map((entry) =>
+    followUpView(entry, services.syndicators, photosDiffer, threads.has(entry.targetUid)),
+  );
   const row = postRow(
     post,
     entries,

@@ -56,6 +56,7 @@ function entry(uid: string, fields: Partial<LedgerEntry>): LedgerEntry {
     updatedAt: NOW,
     createdAt: NOW,
     digest: null,
+    thread: null,
     ...fields,
   };
 }

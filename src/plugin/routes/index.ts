@@ -34,6 +34,7 @@ import { syndicatePageRoute } from "./page.ts";
 import {
   confirmRoute,
   removeCopyRoute,
+  replaceThreadRoute,
   retryFollowUpsRoute,
   retryRoute,
   sendAgainRoute,
@@ -129,6 +130,7 @@ export function authenticatedRoutes(context: RouteContext): Router {
   router.post("/posts/:id/remove-copy", removeCopyRoute(context));
   router.post("/posts/:id/send-again", sendAgainRoute(context));
   router.post("/posts/:id/follow-ups/retry", retryFollowUpsRoute(context));
+  router.post("/posts/:id/follow-ups/replace", replaceThreadRoute(context));
   router.get("/compose", composePageRoute(context));
   router.post("/compose", publishRoute(context));
   router.post("/compose/preview", composePreviewRoute(context));

@@ -1,6 +1,7 @@
 // POST {mountPath}/posts/<id>/retry, …/confirm ("I posted it myself"), …/skip, …/remove-copy and
 // …/send-again ("Undo a copy" and its way back, decision 0054), and
-// …/follow-ups/retry (the copies' edits and deletes, decision 0028), from the results page. htmx gets the
+// …/follow-ups/retry (the copies’ edits and deletes, decision 0028) and …/follow-ups/replace ("Replace the
+// thread", decision 0062), from the results page. htmx gets the
 // results section re-rendered with the outcome announced; a form without JavaScript is sent back to
 // the page with the outcome as a flash message. Undo a copy and Send again are also the endpoint's
 // JSON API: an API client (a Bearer token or a form's access_token) gets the target's new state as
@@ -244,6 +245,31 @@ export function retryFollowUpsRoute(context: RouteContext): RequestHandler {
       return {
         flash: { kind: failed ? "error" : done ? "success" : "info", text: t(`syndicate.followUps.${key}`) },
       };
+    },
+  });
+}
+
+/**
+ * "Replace the thread" (decision 0062): an edit a service without edits keeps as sent is made by
+ * deleting the copy's thread and sending the post anew, now (retried by the runs if it fails).
+ */
+export function replaceThreadRoute(context: RouteContext): RequestHandler {
+  return postAction(context, {
+    schema: skipSchema,
+    invalid: invalidTarget,
+    async act({ services, post, body, t }) {
+      if (!(await services.syndication.copies.replaceThread(post.url, body.target_uid)))
+        return { flash: { kind: "error", text: t("syndicate.followUps.notReplaceable") }, status: 409 };
+      const result = await services.syndication.runs.followPost(post.url, "manual", {
+        targetUids: [body.target_uid],
+      });
+      const done = result.targets.some(
+        (target) => target.uid === body.target_uid && target.status === "syndicated",
+      );
+      const target = nameOf(services, body.target_uid);
+      return done
+        ? { flash: { kind: "success", text: t("syndicate.followUps.flashReplaced", { target }) } }
+        : { flash: { kind: "error", text: t("syndicate.followUps.flashReplaceWaits", { target }) } };
     },
   });
 }

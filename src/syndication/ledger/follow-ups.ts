@@ -1,6 +1,7 @@
 // Follow-ups of a copy (an update or a delete of what a target holds), asked for, claimed and
 // recorded like sends, in syndication_operations.
 import { randomBytes } from "node:crypto";
+import type { ThreadPost } from "../../contract/thread-progress.ts";
 import { sqlNow } from "../database-now.ts";
 import type { FollowUp, OperationState } from "../types.ts";
 import { claimRow } from "./books.ts";
@@ -70,7 +71,7 @@ export class LedgerFollowUps extends LedgerReads {
          (post_id, target_uid, operation, state, url, digest, idempotency_key, created_at, updated_at)
        VALUES ($1::bigint, $2, $3, $4, $5, $6, $7, ${sqlNow(8)}, ${sqlNow(8)})
        ON CONFLICT (post_id, target_uid, operation) DO UPDATE
-         SET state = EXCLUDED.state, url = EXCLUDED.url, digest = EXCLUDED.digest,
+         SET state = EXCLUDED.state, url = EXCLUDED.url, digest = EXCLUDED.digest, replace = false,
              idempotency_key = EXCLUDED.idempotency_key, attempts = 0, last_error = NULL,
              permanent = false, last_status = NULL, next_attempt_at = NULL, updated_at = ${sqlNow(8)}
          WHERE o.state <> 'sending'
@@ -158,6 +159,7 @@ export class LedgerFollowUps extends LedgerReads {
                 idempotency_key = CASE WHEN $6::boolean THEN $7 ELSE c.idempotency_key END,
                 attempts = CASE WHEN $6::boolean THEN 0 ELSE c.attempts END,
                 written_back = CASE WHEN $6::boolean THEN false ELSE c.written_back END,
+                thread = CASE WHEN $6::boolean THEN NULL ELSE c.thread END,
                 updated_at = ${sqlNow(8)}
            FROM done
           WHERE c.post_id = $1::bigint AND c.target_uid = $2 AND c.url = done.url
@@ -175,6 +177,86 @@ export class LedgerFollowUps extends LedgerReads {
       ],
     );
     return result.rows[0]?.url ?? null;
+  }
+
+  /**
+   * Keeps a thread's posts as an edit or a deletion left them (decision 0062), while `claim` holds
+   * the follow-up: each step is kept before the next is made, so a retry goes on from there.
+   */
+  async saveCopyThread(claim: OperationClaim, posts: readonly ThreadPost[]): Promise<void> {
+    await this.database.query(
+      `UPDATE syndication_targets AS c SET thread = $3::jsonb
+        WHERE c.post_id = $1::bigint AND c.target_uid = $2 AND c.state = 'syndicated'
+          AND EXISTS (SELECT 1 FROM syndication_operations o
+                       WHERE o.post_id = c.post_id AND o.target_uid = c.target_uid AND o.operation = $4
+                         AND o.claimed_by = $5 AND o.state = 'sending')`,
+      [
+        claim.entry.postId,
+        claim.entry.targetUid,
+        posts.length > 0 ? JSON.stringify(posts) : null,
+        claim.entry.operation,
+        claim.token,
+      ],
+    );
+  }
+
+  /**
+   * The user asks for the copy's edit to be made by replacing it (decision 0062: "Replace the
+   * thread"): the update kept (or failed) becomes due now, to be carried out by the syndicator's
+   * `replace`. Only for a copy that is a thread. Returns false when there is no such edit.
+   */
+  async requestReplace(postId: string, targetUid: string): Promise<boolean> {
+    const result = await this.database.query(
+      `UPDATE syndication_operations AS o
+          SET state = 'pending', replace = true, attempts = 0, last_error = NULL, permanent = false,
+              last_status = NULL, next_attempt_at = NULL, updated_at = ${sqlNow(3)}
+         FROM syndication_targets c
+        WHERE o.post_id = $1::bigint AND o.target_uid = $2 AND o.operation = 'update'
+          AND o.state IN ('kept', 'failed', 'unknown')
+          AND c.post_id = o.post_id AND c.target_uid = o.target_uid AND c.state = 'syndicated'
+          AND c.thread IS NOT NULL
+        RETURNING o.target_uid`,
+      [postId, targetUid, this.now()],
+    );
+    return result.rows.length > 0;
+  }
+
+  /**
+   * The copy was replaced (decision 0062): the edit is done, and the copy is the new one, at `url`
+   * with its posts, holding what the edit asked for; its link is to be written to the post again.
+   */
+  async recordReplaced(
+    claim: OperationClaim,
+    url: string,
+    thread: readonly ThreadPost[] | null,
+  ): Promise<void> {
+    await this.database.query(
+      `WITH attempt AS (
+         UPDATE syndication_attempts SET outcome = 'syndicated', url = $5, finished_at = ${sqlNow(7)}
+          WHERE id = $4::bigint
+       ), done AS (
+         UPDATE syndication_operations
+            SET state = 'done', url = $5, last_error = NULL, permanent = false, last_status = NULL,
+                next_attempt_at = NULL, updated_at = ${sqlNow(7)}
+          WHERE post_id = $1::bigint AND target_uid = $2 AND operation = 'update' AND claimed_by = $3
+            AND state IN ('sending', 'unknown')
+          RETURNING digest
+       )
+       UPDATE syndication_targets AS c
+          SET url = $5, thread = $6::jsonb, digest = done.digest, written_back = false,
+              updated_at = ${sqlNow(7)}
+         FROM done
+        WHERE c.post_id = $1::bigint AND c.target_uid = $2 AND c.state = 'syndicated'`,
+      [
+        claim.entry.postId,
+        claim.entry.targetUid,
+        claim.token,
+        claim.attemptId,
+        url,
+        thread && thread.length > 0 ? JSON.stringify(thread) : null,
+        this.now(),
+      ],
+    );
   }
 
   /** A copy sent before copies followed their post: what it holds now is taken as what it got. */

@@ -7,6 +7,7 @@
 // follow-ups.ts (updates and deletes of copies), and here the sends themselves.
 import { randomBytes } from "node:crypto";
 import type { Database, Queryable } from "../../contract/database.ts";
+import type { ThreadPost } from "../../contract/thread-progress.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import type { SentCopy } from "../sent-copy.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
@@ -22,7 +23,7 @@ import {
 import { LedgerFollowUps } from "./follow-ups.ts";
 import {
   clip,
-  MAX_ERROR_LENGTH,
+  MAX_CHECKPOINT_LENGTH,
   RESENDING_NOTE,
   TARGET_COLUMNS,
   type TargetRow,
@@ -85,6 +86,8 @@ export class Ledger extends LedgerFollowUps {
     claim: Claim,
     url: string,
     digest: string | null = null,
+    /** A thread's posts (decision 0062), kept with the copy for its edits and deletion. */
+    thread: readonly ThreadPost[] | null = null,
     on: Queryable = this.database,
   ): Promise<LedgerEntry | null> {
     const result = await on.query<TargetRow>(
@@ -95,11 +98,20 @@ export class Ledger extends LedgerFollowUps {
        UPDATE syndication_targets
           SET state = 'syndicated', url = $3, last_error = NULL, permanent = false,
               next_attempt_at = NULL, written_back = false, checkpoint = NULL, digest = $6,
-              updated_at = ${sqlNow(7)}
+              thread = $8::jsonb, updated_at = ${sqlNow(7)}
         WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4
           AND state IN ('sending', 'unknown')
         RETURNING ${TARGET_COLUMNS}`,
-      [claim.entry.postId, claim.entry.targetUid, url, claim.token, claim.attemptId, digest, this.now()],
+      [
+        claim.entry.postId,
+        claim.entry.targetUid,
+        url,
+        claim.token,
+        claim.attemptId,
+        digest,
+        this.now(),
+        thread && thread.length > 0 ? JSON.stringify(thread) : null,
+      ],
     );
     const row = result.rows[0];
     return row ? toEntry(row) : null;
@@ -291,7 +303,7 @@ export class Ledger extends LedgerFollowUps {
     await this.database.query(
       `UPDATE syndication_targets SET checkpoint = $3
         WHERE post_id = $1::bigint AND target_uid = $2 AND claimed_by = $4 AND state = 'sending'`,
-      [claim.entry.postId, claim.entry.targetUid, value.slice(0, MAX_ERROR_LENGTH), claim.token],
+      [claim.entry.postId, claim.entry.targetUid, value.slice(0, MAX_CHECKPOINT_LENGTH), claim.token],
     );
   }
 

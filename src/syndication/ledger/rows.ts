@@ -1,6 +1,7 @@
 // The ledger's rows as the database holds them, and as the core sees them: columns, mapping, and the
 // two things every row's text goes through (a fresh key, a clipped error).
 import { randomBytes } from "node:crypto";
+import { readCopyThread } from "../../contract/copy-thread.ts";
 import { readSentCopy } from "../sent-copy.ts";
 import type {
   Attempt,
@@ -17,6 +18,8 @@ import type {
 export const UNKNOWN_OUTCOME_ERROR = "unknown: check the target";
 export const RESENDING_NOTE = "Interrupted mid-send; sending again with the same idempotency key";
 export const MAX_ERROR_LENGTH = 2000;
+/** A thread's progress names each post (id, URL, digest): room for a long one (decision 0062). */
+export const MAX_CHECKPOINT_LENGTH = 32_000;
 
 export interface TargetRow {
   post_id: string;
@@ -38,6 +41,7 @@ export interface TargetRow {
   digest: string | null;
   /** Only from the reads that join syndication_removed_copies (REMOVED_AT_JOIN). */
   removed_at?: Date | string | null;
+  thread: unknown;
 }
 
 export interface OperationRow {
@@ -47,6 +51,7 @@ export interface OperationRow {
   state: OperationState;
   url: string | null;
   digest: string | null;
+  replace: boolean;
   attempts: number;
   last_error: string | null;
   permanent: boolean;
@@ -76,14 +81,14 @@ export interface AttemptRow {
 // Ids are bigint: PGlite returns them as numbers and pg as strings, so they are cast to text.
 export const TARGET_COLUMNS = `post_id::text AS post_id, target_uid, state, url, attempts, last_error, permanent,
   idempotency_key, next_attempt_at, written_back, checkpoint, last_status, claimed_by, claimed_at, created_at, updated_at,
-  digest`;
+  digest, thread`;
 /**
  * When the user removed the row's copy ("Undo a copy"), for the reads the page shows: a removed copy
  * reads "removed by you" in every place, never "skipped" (decision 0054).
  */
 export const REMOVED_AT_COLUMN = `(SELECT r.removed_at FROM syndication_removed_copies r
   WHERE r.post_id = syndication_targets.post_id AND r.target_uid = syndication_targets.target_uid) AS removed_at`;
-export const OPERATION_COLUMNS = `post_id::text AS post_id, target_uid, operation, state, url, digest, attempts, last_error,
+export const OPERATION_COLUMNS = `post_id::text AS post_id, target_uid, operation, state, url, digest, replace, attempts, last_error,
   permanent, last_status, idempotency_key, next_attempt_at, created_at, updated_at`;
 export const ATTEMPT_COLUMNS = `id::text AS id, post_id::text AS post_id, target_uid, run_id::text AS run_id, trigger,
   started_at, finished_at, outcome, url, error, own_text, operation, sent`;
@@ -107,6 +112,7 @@ export function toEntry(row: TargetRow): LedgerEntry {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     digest: row.digest,
+    thread: readCopyThread(row.thread) ?? null,
     ...(row.removed_at !== undefined ? { removedAt: row.removed_at ? new Date(row.removed_at) : null } : {}),
   };
 }
@@ -119,6 +125,7 @@ export function toOperation(row: OperationRow): OperationEntry {
     state: row.state,
     url: row.url,
     digest: row.digest,
+    replace: row.replace,
     attempts: row.attempts,
     lastError: row.last_error,
     permanent: row.permanent,

@@ -140,18 +140,35 @@ export class BlueskyApi {
     collection: string,
     records: { rkey: string; value: Record<string, unknown> }[],
   ): Promise<{ uri?: string | undefined; cid?: string | undefined }[]> {
-    const writes = records.map(({ rkey, value }) => ({
-      $type: "com.atproto.repo.applyWrites#create",
-      collection,
-      rkey,
-      value,
-    }));
+    return this.writeRecords(session, collection, [], records);
+  }
+
+  /**
+   * Deletes `deletes` and then creates `creates` in the session's own repository, in one commit
+   * (com.atproto.repo.applyWrites): all or none. Unlike deleteRecord, a record not there fails the
+   * whole commit. Answers each write's result in order (a create's uri and cid).
+   */
+  async writeRecords(
+    session: BlueskySession,
+    collection: string,
+    deletes: readonly string[],
+    creates: readonly { rkey: string; value: Record<string, unknown> }[],
+  ): Promise<{ uri?: string | undefined; cid?: string | undefined }[]> {
+    const writes = [
+      ...deletes.map((rkey) => ({ $type: "com.atproto.repo.applyWrites#delete", collection, rkey })),
+      ...creates.map(({ rkey, value }) => ({
+        $type: "com.atproto.repo.applyWrites#create",
+        collection,
+        rkey,
+        value,
+      })),
+    ];
     const response = await this.json(
       "com.atproto.repo.applyWrites",
       { repo: session.did, writes },
       session.accessJwt,
     );
-    return (await readJson(this.target, response, appliedSchema, "the new thread")).results ?? [];
+    return (await readJson(this.target, response, appliedSchema, "the commit")).results ?? [];
   }
 
   /**

@@ -15,6 +15,7 @@ import type {
   ThreadOptions,
 } from "../../contract/syndicator.ts";
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
+import { writeThreadProgress } from "../../contract/thread-progress.ts";
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { threadOptionsOf } from "../shared/thread-options.ts";
@@ -29,14 +30,14 @@ import {
   repostCollection,
   subjectOf,
 } from "./bluesky-actions.ts";
-import { type BlobRef, BlueskyApi } from "./bluesky-api.ts";
+import { type BlobRef, BlueskyApi, type BlueskySession, type RecordRef } from "./bluesky-api.ts";
 import { type BlueskyCopy, composeBluesky } from "./bluesky-compose.ts";
 import { detectFacets } from "./bluesky-facets.ts";
 import { cardThumb, type Image, uploadPhotos } from "./bluesky-media.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
 import { BlueskySessions } from "./bluesky-session.ts";
-import { buildThread, writeThread } from "./bluesky-thread.ts";
+import { buildThread, deleteThread, replaceThread, threadPosts, writeThread } from "./bluesky-thread.ts";
 import { recordKeyFor, recordKeyRange } from "./record-key.ts";
 
 export class BlueskySyndicator implements SyndicatorPlugin {
@@ -108,7 +109,6 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     const rkey = recordKeyFor(idempotencyKey);
     const likeOf = firstUrl(properties, "like-of", publication.me);
     const repostOf = firstUrl(properties, "repost-of", publication.me);
-    const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
     return this.#sessions.use(api, async (session) => {
       for (const [url, what, subjectCollection] of [
         [likeOf, "like", likeCollection],
@@ -124,43 +124,117 @@ export class BlueskySyndicator implements SyndicatorPlugin {
         // A like or repost has no page of its own: its syndication URL is the post it is about.
         return blueskyPostPage(subject.did, subject.rkey);
       }
-      const parent = inReplyTo ? await subjectOf(api, inReplyTo, "reply to") : undefined;
-
-      const copy = composeBluesky(properties, publication, this.#options, options);
-      const sources = {
-        ownSite: publication.me,
-        allowPrivate: this.#host.allowPrivate,
-        media: this.#host.media,
-      };
-      const images = await uploadPhotos(api, session, target, copy.photos, sources);
-      const thumb = copy.card
-        ? await cardThumb(api, session, target, sources, copy.card.uri, copy.preview.linkCard?.image)
-        : undefined;
-      const record = await this.#record(properties, copy.text, copy, images, api, thumb);
-      // A reply names its parent and the thread's first post (the parent's root, if it has one).
-      const parentRef = parent ? { uri: parent.uri, cid: parent.cid } : undefined;
-      const root = parentRef
-        ? (replyRootSchema.safeParse(parent?.value?.reply).data?.root ?? parentRef)
-        : undefined;
-      const replyTo =
-        parentRef && root ? { root: { uri: root.uri, cid: root.cid }, parent: parentRef } : undefined;
-      if (copy.thread) {
-        const bodies = [record];
-        for (const text of copy.thread.slice(1))
-          bodies.push(await this.#record(properties, text, undefined, [], api, undefined));
-        for (const body of bodies) delete body.createdAt;
+      const { record, thread, replyTo } = await this.#records(api, session, target, properties, publication, {
+        ...(options.text === undefined ? {} : { text: options.text }),
+        ...(options.site === undefined ? {} : { site: options.site }),
+      });
+      if (thread) {
         const posts = await buildThread({
           did: session.did,
           idempotencyKey,
-          bodies,
+          bodies: thread,
           replyTo,
           createdAt: new Date(),
         });
-        return writeThread(api, session, posts);
+        const page = await writeThread(api, session, posts);
+        // The thread's posts, kept with the copy for its deletion (decision 0062).
+        const sent = threadPosts(session.did, posts);
+        await options.checkpoint?.(writeThreadProgress({ total: sent.length, sent }));
+        return page;
       }
       if (replyTo) record.reply = replyTo;
       await createOnce(api, session, postCollection, rkey, record);
       return blueskyPostPage(session.did, rkey);
+    });
+  }
+
+  /**
+   * The post's records: the first with its photos or link card, and for a thread every post's
+   * (without createdAt, which buildThread sets); with the reply they join when the post answers one.
+   */
+  async #records(
+    api: BlueskyApi,
+    session: BlueskySession,
+    target: Target,
+    properties: PostProperties,
+    publication: Publication,
+    words: PreviewOptions,
+  ): Promise<{
+    record: Record<string, unknown>;
+    thread?: Record<string, unknown>[];
+    replyTo?: { root: RecordRef; parent: RecordRef } | undefined;
+  }> {
+    const inReplyTo = firstUrl(properties, "in-reply-to", publication.me);
+    const parent = inReplyTo ? await subjectOf(api, inReplyTo, "reply to") : undefined;
+    const copy = composeBluesky(properties, publication, this.#options, words);
+    const sources = {
+      ownSite: publication.me,
+      allowPrivate: this.#host.allowPrivate,
+      media: this.#host.media,
+    };
+    const images = await uploadPhotos(api, session, target, copy.photos, sources);
+    const thumb = copy.card
+      ? await cardThumb(api, session, target, sources, copy.card.uri, copy.preview.linkCard?.image)
+      : undefined;
+    const record = await this.#record(properties, copy.text, copy, images, api, thumb);
+    // A reply names its parent and the thread's first post (the parent's root, if it has one).
+    const parentRef = parent ? { uri: parent.uri, cid: parent.cid } : undefined;
+    const root = parentRef
+      ? (replyRootSchema.safeParse(parent?.value?.reply).data?.root ?? parentRef)
+      : undefined;
+    const replyTo =
+      parentRef && root ? { root: { uri: root.uri, cid: root.cid }, parent: parentRef } : undefined;
+    if (!copy.thread) return { record, replyTo };
+    const bodies = [{ ...record }];
+    for (const text of copy.thread.slice(1))
+      bodies.push(await this.#record(properties, text, undefined, [], api, undefined));
+    for (const body of bodies) delete body.createdAt;
+    return { record, thread: bodies, replyTo };
+  }
+
+  /**
+   * "Replace the thread" (decision 0062): Bluesky has no edits, so at the user's asking the copy's
+   * posts (every post of its thread) are deleted and the post as it is now is written in their
+   * place, in one commit, with record keys from this change's key. Replies to the old posts are
+   * lost. Only a post of this account's own that possekit made is replaced.
+   */
+  async replace(
+    properties: PostProperties,
+    publication: Publication,
+    options: CopyChangeOptions,
+  ): Promise<string> {
+    const target: Target = { name: "Bluesky", signal: options.signal };
+    const api = new BlueskyApi(this.#options.serviceUrl, target);
+    const address = blueskyPostAddress(options.url);
+    if (copyKind(properties, publication) !== "post" || !address) {
+      throw new SyndicationError(`Bluesky: only a post's own copy can be replaced, not ${options.url}`, {
+        permanent: true,
+      });
+    }
+    return this.#sessions.use(api, async (session) => {
+      const did = await didOf(api, session, address.actor, options.url);
+      if (!madeByUs(did, session.did, address.rkey))
+        throw new SyndicationError(`Bluesky: ${options.url} is not a post possekit made for this account`, {
+          permanent: true,
+        });
+      const { record, thread, replyTo } = await this.#records(api, session, target, properties, publication, {
+        ...(options.text === undefined ? {} : { text: options.text }),
+        ...(options.site === undefined ? {} : { site: options.site }),
+      });
+      if (!thread) delete record.createdAt;
+      const posts = await buildThread({
+        did: session.did,
+        idempotencyKey: options.idempotencyKey,
+        bodies: thread ?? [record],
+        replyTo,
+        createdAt: new Date(),
+      });
+      const old = options.threadPosts ?? [
+        { id: `at://${session.did}/${postCollection}/${address.rkey}`, url: options.url },
+      ];
+      const page = await replaceThread(api, session, old, posts);
+      await options.saveThread?.(threadPosts(session.did, posts));
+      return page;
     });
   }
 
@@ -175,7 +249,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   async delete(
     properties: PostProperties,
     publication: Publication,
-    { url, signal }: CopyChangeOptions,
+    { url, signal, threadPosts: thread }: CopyChangeOptions,
   ): Promise<void> {
     const api = new BlueskyApi(this.#options.serviceUrl, { name: "Bluesky", signal });
     const address = blueskyPostAddress(url);
@@ -188,11 +262,11 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     const kind = copyKind(properties, publication);
     await this.#sessions.use(api, async (session) => {
       const did = await didOf(api, session, address.actor, url);
-      // A post possekit made has a record key from recordKeyFor(); one made in an app has not.
-      const ourPost =
-        did === session.did && address.rkey > recordKeyRange.after && address.rkey <= recordKeyRange.last;
+      const ourPost = madeByUs(did, session.did, address.rkey);
       if (kind === "post" && ourPost) {
-        await api.deleteRecord(session, postCollection, address.rkey);
+        // Every post of a thread, in one commit (decision 0062).
+        if (thread && thread.length > 1) await deleteThread(api, session, thread);
+        else await api.deleteRecord(session, postCollection, address.rkey);
         return;
       }
       // Someone else's post (or one made in an app) is never deleted: only our like or repost of it.
@@ -241,4 +315,12 @@ export class BlueskySyndicator implements SyndicatorPlugin {
     }
     return record;
   }
+}
+
+/**
+ * A record of the session's own repository that possekit made: its record key comes from
+ * recordKeyFor(); one made in an app has not.
+ */
+function madeByUs(did: string, sessionDid: string, rkey: string): boolean {
+  return did === sessionDid && rkey > recordKeyRange.after && rkey <= recordKeyRange.last;
 }

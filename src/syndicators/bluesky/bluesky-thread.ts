@@ -4,7 +4,9 @@
 // apart, so that no client can show them out of order. com.atproto.repo.applyWrites then makes them
 // all or none, and the CIDs the PDS answers are checked against ours: a reply that named another
 // CID than its parent's would hang off nothing. A repeat finds the thread there and makes no other.
+import { threadPostDigest } from "../../contract/copy-thread.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
+import type { ThreadPost } from "../../contract/thread-progress.ts";
 import { postCollection } from "./bluesky-actions.ts";
 import type { BlueskyApi, BlueskySession, RecordRef } from "./bluesky-api.ts";
 import { blueskyPostPage } from "./bluesky-post-url.ts";
@@ -56,18 +58,46 @@ export async function buildThread(build: ThreadBuild): Promise<BuiltPost[]> {
 }
 
 /** Writes the thread (or finds it written by an earlier attempt); the page of its first post. */
-export async function writeThread(
+export function writeThread(api: BlueskyApi, session: BlueskySession, posts: BuiltPost[]): Promise<string> {
+  return commitThread(api, session, [], posts);
+}
+
+/**
+ * Replaces a thread (decision 0062: "Replace the thread"): the old posts still there deleted and the
+ * new ones created in the same commit, all or none. The new posts' record keys come from the
+ * replacement's own key, so a repeat after a lost answer finds the new thread and makes no other.
+ */
+export async function replaceThread(
   api: BlueskyApi,
   session: BlueskySession,
+  old: readonly ThreadPost[],
+  posts: BuiltPost[],
+): Promise<string> {
+  const [first] = posts;
+  if (!first) throw new Error("a thread has at least one post");
+  if (await api.getRecord(session.did, postCollection, first.rkey))
+    return blueskyPostPage(session.did, first.rkey);
+  return commitThread(api, session, await recordsStillThere(api, session, old), posts);
+}
+
+/**
+ * One commit: `deletes` (record keys of posts), then the thread's records; the CIDs the PDS
+ * answers checked against ours. The page of the thread's first post.
+ */
+async function commitThread(
+  api: BlueskyApi,
+  session: BlueskySession,
+  deletes: readonly string[],
   posts: BuiltPost[],
 ): Promise<string> {
   const [first] = posts;
   if (!first) throw new Error("a thread has at least one post");
   let answered: { cid?: string | undefined }[];
   try {
-    answered = await api.createRecords(
+    answered = await api.writeRecords(
       session,
       postCollection,
+      deletes,
       posts.map(({ rkey, value }) => ({ rkey, value })),
     );
   } catch (error) {
@@ -79,7 +109,7 @@ export async function writeThread(
     return blueskyPostPage(session.did, first.rkey);
   }
   posts.forEach((post, index) => {
-    const cid = answered[index]?.cid;
+    const cid = answered[deletes.length + index]?.cid;
     if (cid !== undefined && cid !== post.cid) {
       throw new SyndicationError(
         `Bluesky: the PDS made post ${index + 1} of the thread with CID ${cid}, not ${post.cid} as computed here, so the replies to it may name the wrong post; check the thread on Bluesky`,
@@ -88,4 +118,47 @@ export async function writeThread(
     }
   });
   return blueskyPostPage(session.did, first.rkey);
+}
+
+/** The thread's posts as the host keeps them (decision 0062): at:// URI, page, what each holds. */
+export function threadPosts(did: string, posts: readonly BuiltPost[]): ThreadPost[] {
+  return posts.map((post) => ({
+    id: post.uri,
+    url: blueskyPostPage(did, post.rkey),
+    digest: threadPostDigest(typeof post.value.text === "string" ? post.value.text : ""),
+  }));
+}
+
+/**
+ * Deletes every post of a thread of the session's own repository in one commit (decision 0062):
+ * those still there, found first, since a commit that names a record not there fails whole (a
+ * retry after a lost answer, or a post the user deleted in an app). Nothing left: nothing to do.
+ */
+export async function deleteThread(
+  api: BlueskyApi,
+  session: BlueskySession,
+  posts: readonly ThreadPost[],
+): Promise<void> {
+  const rkeys = await recordsStillThere(api, session, posts);
+  if (rkeys.length > 0) await api.writeRecords(session, postCollection, rkeys, []);
+}
+
+/** The record keys of the posts of the session's own repository that are still there. */
+async function recordsStillThere(
+  api: BlueskyApi,
+  session: BlueskySession,
+  posts: readonly ThreadPost[],
+): Promise<string[]> {
+  const rkeys: string[] = [];
+  for (const post of posts) {
+    const rkey = ownPostKey(session.did, post.id);
+    if (rkey && (await api.getRecord(session.did, postCollection, rkey))) rkeys.push(rkey);
+  }
+  return rkeys;
+}
+
+/** The record key of a post of the session's own repository, from its at:// URI; else undefined. */
+function ownPostKey(did: string, uri: string): string | undefined {
+  const prefix = `at://${did}/${postCollection}/`;
+  return uri.startsWith(prefix) ? uri.slice(prefix.length) || undefined : undefined;
 }

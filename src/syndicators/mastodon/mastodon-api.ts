@@ -14,6 +14,9 @@ const statusSchema = z.object({
   favourited: z.boolean().nullish(),
   reblogged: z.boolean().nullish(),
   media_attachments: z.array(z.object({ id: z.string(), description: z.string().nullish() })).nullish(),
+  /** The status it answers, and who wrote it: how a thread is followed through GET …/context. */
+  in_reply_to_id: z.string().nullish(),
+  account: z.object({ id: z.string() }).nullish(),
   created_at: z.string().nullish(),
   /** HTML. */
   content: z.string().nullish(),
@@ -174,6 +177,21 @@ export class MastodonApi {
    */
   async deleteStatus(id: string): Promise<void> {
     await this.undo("DELETE", `/api/v1/statuses/${encodeURIComponent(id)}`);
+  }
+
+  /**
+   * The statuses that answer this one, in depth-first order (GET /api/v1/statuses/:id/context:
+   * Api::V1::StatusesController#context, descendants as the signed-in account may see them).
+   */
+  async descendants(id: string): Promise<MastodonStatus[]> {
+    const response = await this.call("GET", `/api/v1/statuses/${encodeURIComponent(id)}/context`);
+    const context = await readJson(
+      this.target,
+      response,
+      z.object({ descendants: z.array(statusSchema) }),
+      "the status's context",
+    );
+    return context.descendants;
   }
 
   async unfavourite(id: string): Promise<void> {

@@ -14,6 +14,7 @@ import type {
   ThreadOptions,
 } from "../../contract/syndicator.ts";
 import { credentialSetting, HOST_NOT_JOINED, joinHost } from "../../contract/syndicator-kit.ts";
+import type { ThreadPost } from "../../contract/thread-progress.ts";
 import { copyKind } from "../shared/copy-kind.ts";
 import type { Target } from "../shared/http.ts";
 import { fetchPhoto } from "../shared/photos.ts";
@@ -28,6 +29,7 @@ import { type MastodonOptions, mastodonPluginId, parseMastodonOptions } from "./
 import { type SoftwareTraits, softwareLabel, traitsOf } from "./mastodon-software.ts";
 import { resolveStatusId } from "./mastodon-status-id.ts";
 import { sendMastodonThread } from "./mastodon-thread.ts";
+import { deleteMastodonThread, editMastodonThread, findMastodonThread } from "./mastodon-thread-edit.ts";
 
 /** What a send saves before POST /api/v1/statuses where a resend must first look for the copy. */
 const postingMark = "posting:";
@@ -147,28 +149,60 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       options,
     );
     if (copy.favourite || copy.reblog) return;
-    const attachments = (await api.getStatus(id)).media_attachments ?? [];
-    const held = options.sentPhotos;
-    let media: { id: string; description: string }[];
-    if (this.#traits.editsMedia && held && held.length === attachments.length) {
-      media = [];
-      for (const photo of copy.photos) {
-        const attached = attachments[held.findIndex((sent) => sent.url === photo.url)];
-        const mediaId = attached?.id ?? (await this.#upload(api, target, photo, publication));
-        media.push({ id: mediaId, description: photo.alt ?? "" });
+    const editFirst = async (firstId: string, text: string) => {
+      const attachments = (await api.getStatus(firstId)).media_attachments ?? [];
+      const held = options.sentPhotos;
+      let media: { id: string; description: string }[];
+      if (this.#traits.editsMedia && held && held.length === attachments.length) {
+        media = [];
+        for (const photo of copy.photos) {
+          const attached = attachments[held.findIndex((sent) => sent.url === photo.url)];
+          const mediaId = attached?.id ?? (await this.#upload(api, target, photo, publication));
+          media.push({ id: mediaId, description: photo.alt ?? "" });
+        }
+      } else {
+        media = attachments.map((item, index) => ({
+          id: item.id,
+          description: copy.photos[index]?.alt ?? item.description ?? "",
+        }));
       }
-    } else {
-      media = attachments.map((item, index) => ({
-        id: item.id,
-        description: copy.photos[index]?.alt ?? item.description ?? "",
-      }));
-    }
-    await api.editStatus(id, {
-      status: copy.status,
-      media,
-      ...(copy.language ? { language: copy.language } : {}),
-      ...(this.#traits.contentType ? { contentType: this.#traits.contentType } : {}),
+      await api.editStatus(firstId, {
+        status: text,
+        media,
+        ...(copy.language ? { language: copy.language } : {}),
+        ...(this.#traits.contentType ? { contentType: this.#traits.contentType } : {}),
+      });
+    };
+    // A thread, or a status that becomes one: every post is brought to the new split (decision 0062).
+    const thread = options.threadPosts ?? (await this.#threadSentBefore(api, id));
+    if (!thread || (thread.length === 1 && !copy.thread)) return editFirst(id, copy.status);
+    await editMastodonThread(api, {
+      current: thread,
+      posts: copy.thread ?? [copy.status],
+      alts: copy.photos.map((photo) => photo.alt ?? ""),
+      idempotencyKey: options.idempotencyKey,
+      visibility: this.#options.visibility,
+      language: copy.language,
+      contentType: this.#traits.contentType,
+      editFirst,
+      save: options.saveThread ?? noSave,
+      label: this.#label,
     });
+  }
+
+  /**
+   * A copy sent as a thread before its posts were kept: found through the status's context
+   * (decision 0062), only where threads are on and can be sent. Undefined when the status is gone.
+   */
+  async #threadSentBefore(api: MastodonApi, id: string): Promise<ThreadPost[] | undefined> {
+    if (!this.#options.thread || this.#traits.ignoresIdempotencyKey || this.#traits.photoRequired)
+      return undefined;
+    try {
+      return await findMastodonThread(api, id);
+    } catch (error) {
+      if (error instanceof SyndicationError && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -179,7 +213,7 @@ export class MastodonSyndicator implements SyndicatorPlugin {
   async delete(
     properties: PostProperties,
     publication: Publication,
-    { url, signal }: CopyChangeOptions,
+    { url, signal, threadPosts: thread, saveThread }: CopyChangeOptions,
   ): Promise<void> {
     const target: Target = { name: this.#label, signal };
     const api = new MastodonApi(this.#options.url, this.#options.accessToken, target);
@@ -191,7 +225,13 @@ export class MastodonSyndicator implements SyndicatorPlugin {
       if (!id) return;
       return kind === "like" ? api.unfavourite(id) : api.unreblog(id);
     }
-    if (ownId) return api.deleteStatus(ownId);
+    if (ownId) {
+      // Every status of a thread, the last first (decision 0062).
+      const posts = thread ?? (await this.#threadSentBefore(api, ownId));
+      if (posts && posts.length > 1)
+        return deleteMastodonThread(api, posts, saveThread ?? noSave, this.#label);
+      return api.deleteStatus(ownId);
+    }
     // Someone else's status, yet the post no longer likes or reposts it (it was edited since): the
     // copy is what the account still did to it, when that is one thing only.
     const status = await api.findStatus(url);
@@ -270,6 +310,8 @@ export class MastodonSyndicator implements SyndicatorPlugin {
         inReplyToId,
         visibility: this.#options.visibility,
         language: copy.language,
+        contentType: this.#traits.contentType,
+        alts: copy.photos.map((photo) => photo.alt ?? ""),
         uploadMedia,
         resumeFrom: options.resumeFrom,
         checkpoint: options.checkpoint,
@@ -321,6 +363,9 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     );
   }
 }
+
+/** Where the host keeps no thread (a host of another kind): nothing to save. */
+const noSave = async () => {};
 
 /** When an earlier attempt of this send began posting, from what it saved; undefined if none did. */
 function earlierAttempt(resumeFrom: string | undefined): number | undefined {

@@ -4,6 +4,7 @@
 // checkpoint, so a retry goes on from the first status not yet recorded: never from the start
 // (which would post the thread twice), never past a gap. A status whose answer was lost is sent
 // again with the same key, and Mastodon answers with the one it made.
+import { threadPostDigest } from "../../contract/copy-thread.ts";
 import { readThreadProgress, writeThreadProgress } from "../../contract/thread-progress.ts";
 import type { MastodonApi } from "./mastodon-api.ts";
 import { statusUrl } from "./mastodon-api.ts";
@@ -16,6 +17,10 @@ export interface ThreadSend {
   inReplyToId?: string | undefined;
   visibility: string;
   language?: string | undefined;
+  /** Akkoma's and Pleroma's content type for plain text, as a single status gets it. */
+  contentType?: string | undefined;
+  /** The first status's photos' alt text, part of what it holds (its digest). */
+  alts: readonly string[];
   /** The photos, uploaded for the first status only, and only when it is still to be sent. */
   uploadMedia: () => Promise<string[]>;
   resumeFrom?: string | undefined;
@@ -37,9 +42,15 @@ export async function sendMastodonThread(api: MastodonApi, send: ThreadSend): Pr
       idempotencyKey: threadPostKey(send.idempotencyKey, index),
       visibility: send.visibility,
       ...(send.language ? { language: send.language } : {}),
+      ...(send.contentType ? { contentType: send.contentType } : {}),
       ...(previous ? { inReplyToId: previous } : {}),
     });
-    sent.push({ id: created.id, url: statusUrl(created) });
+    const text = send.posts[index] ?? "";
+    sent.push({
+      id: created.id,
+      url: statusUrl(created),
+      digest: threadPostDigest(text, index === 0 ? send.alts : []),
+    });
     await send.checkpoint?.(writeThreadProgress({ total, sent }));
   }
   const first = sent[0];
