@@ -38,6 +38,7 @@ const FACES = {
     "run-log.ts",
     "failure-notices.ts",
     "idempotency-key.ts",
+    "idempotency-key-is-stable-per-post-and-target.test.ts",
     "target-checks.ts",
     "target-health.ts",
     "target-pauses.ts",
@@ -52,7 +53,14 @@ const FACES = {
     "post-changes.ts",
   ],
   reads: ["page-reads.ts", "post-filter.ts", "public-copies.ts"],
-  copies: ["copy-editing.ts", "own-texts.ts", "own-texts.test.ts", "copy-digest.ts", "sent-copy.ts"],
+  copies: [
+    "copy-editing.ts",
+    "own-texts.ts",
+    "own-texts.test.ts",
+    "thread-choices.ts",
+    "copy-digest.ts",
+    "sent-copy.ts",
+  ],
 };
 
 const MOVES = new Map(

@@ -251,7 +251,7 @@ function findings(measurements: readonly BatchMeasurement[], missed: ReadonlySet
     const flush = pg.roundTrips.commitMs;
     const list = suggestions(pg, true);
     out.push(
-      `**Per-post overhead on PostgreSQL** (src/syndication/syndicate-post.ts, src/syndication/ledger/): a post ` +
+      `**Per-post overhead on PostgreSQL** (src/syndication/runs/syndicate-post.ts, src/syndication/ledger/): a post ` +
         `with one target makes ${pg.commitsPerPost.toFixed(1)} durable commits and ${pg.statementsPerPost.toFixed(1)} ` +
         `statements (${costs(pg)}); each commit waits for the WAL to reach the disk: ${ms(flush)} here against ` +
         `${ms(pg.roundTrips.selectMs)} for a read.` +
@@ -266,7 +266,7 @@ function findings(measurements: readonly BatchMeasurement[], missed: ReadonlySet
   if (missed.has("pglite") && lite) {
     const list = suggestions(lite, false);
     out.push(
-      `**Per-post overhead on PGlite** (src/syndication/batch.ts, syndicate-post.ts, ledger.ts, ` +
+      `**Per-post overhead on PGlite** (src/syndication/runs/batch.ts, syndicate-post.ts, ledger.ts, ` +
         `src/server/posts/post-service.ts): ${lite.statementsPerPost.toFixed(1)} statements per post, run one at ` +
         `a time inside WebAssembly (SELECT 1 alone costs ${ms(lite.roundTrips.selectMs)}): ${costs(lite)}; the ` +
         `JavaScript around them ${ms(lite.perPostMs - lite.databaseMsPerPost)}.` +

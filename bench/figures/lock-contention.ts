@@ -482,7 +482,7 @@ export async function lockContention(context: BenchContext): Promise<FigureSecti
     ? [
         ...inMemory.map(
           (m) =>
-            `**409 from the instance running the batch** (src/syndication/runs.ts, ${ENGINE_LABEL[m.engine]}): ` +
+            `**409 from the instance running the batch** (src/syndication/runs/runs.ts, ${ENGINE_LABEL[m.engine]}): ` +
             `a refusal there still sends ${m.refusal.sameStatements.toFixed(1)} statements. In ` +
             "`Syndication.runs.startBatch`, when this process is itself running a batch, refuse from memory (Retry-After " +
             "from the lease it holds and renews): no statement at all. With PGlite, one process per folder, that is " +
@@ -490,7 +490,7 @@ export async function lockContention(context: BenchContext): Promise<FigureSecti
         ),
         ...writing.map(
           (m) =>
-            `**409 from another instance** (src/syndication/lease.ts, ${ENGINE_LABEL[m.engine]}): a refusal commits ` +
+            `**409 from another instance** (src/syndication/runs/lease.ts, ${ENGINE_LABEL[m.engine]}): a refusal commits ` +
             `${m.refusal.otherCommits.toFixed(1)} writes. \`INSERT … ON CONFLICT (name) DO UPDATE … WHERE ` +
             "lease.expires_at < now()` locks the conflicting row even when its WHERE refuses (PostgreSQL's INSERT " +
             'reference: a row "locked but not updated because an ON CONFLICT DO UPDATE … WHERE clause condition was ' +
@@ -500,7 +500,7 @@ export async function lockContention(context: BenchContext): Promise<FigureSecti
         ),
         ...reading.map(
           (m) =>
-            `**409 from another instance** (src/syndication/runs.ts, ${ENGINE_LABEL[m.engine]}): a refusal ` +
+            `**409 from another instance** (src/syndication/runs/runs.ts, ${ENGINE_LABEL[m.engine]}): a refusal ` +
             `sends ${m.refusal.otherStatements.toFixed(1)} statements (the acquire's transaction, then a read for ` +
             "Retry-After). Reading the lease first (`this.lease.current()`) and refusing when it is live makes it " +
             "one read; the acquire stays the arbiter whenever the lease looks free.",

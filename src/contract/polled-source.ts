@@ -1,5 +1,5 @@
 // A post source that learns of posts by asking (a feed, a remote Micropub server): the scheduler
-// (src/syndication/scheduler.ts) asks it at each wake-up whether it is due, and sleeps no longer
+// (src/syndication/due/scheduler.ts) asks it at each wake-up whether it is due, and sleeps no longer
 // than until its next poll. The source keeps its own clock, interval, backoff and errors; the
 // scheduler only gives it a turn, so that polling needs no timer, thread or loop of its own.
 //

@@ -8,7 +8,7 @@ import { parseEndpointOptions } from "../plugin/options.ts";
 import { ConfigError } from "../server/config/load.ts";
 import { Host } from "../server/host.ts";
 import { createLogger } from "../server/logger.ts";
-import { verifyTarget } from "../syndication/target-checks.ts";
+import { verifyTarget } from "../syndication/runs/target-checks.ts";
 import { type Check, noteDate, type Problem } from "./problem.ts";
 
 export const targets: Check = async (context) => {

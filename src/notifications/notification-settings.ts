@@ -1,7 +1,7 @@
 // Where notifications go, from environment variables (docs/notifications.md has the table). A
 // mistake stops the start with one line naming the variable and what to write instead.
 import { z } from "zod";
-import type { NoticeKind } from "../syndication/failure-notices.ts";
+import type { NoticeKind } from "../syndication/runs/failure-notices.ts";
 
 export type NotificationEvent = NoticeKind | "recovered";
 export const NOTIFICATION_EVENTS: readonly NotificationEvent[] = [

@@ -10,7 +10,7 @@ import type { AccountNotice } from "../contract/account-flow.ts";
 import type { Database } from "../contract/database.ts";
 import type { Logger } from "../contract/logger.ts";
 import { type OutgoingFetchPolicy, type SafeResponse, safeFetch } from "../net/safe-fetch.ts";
-import type { FailureNotice, FailureNotices } from "../syndication/failure-notices.ts";
+import type { FailureNotice, FailureNotices } from "../syndication/runs/failure-notices.ts";
 import type { NotificationEvent, NotificationSettings } from "./notification-settings.ts";
 
 /** The header that carries the webhook's signature: "sha256=" and the HMAC-SHA256 of the body. */

@@ -11,20 +11,20 @@ import type { SyndicatorPlugin } from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import type { Publication } from "../contract/syndicator.ts";
 import type { OutgoingFetchPolicy } from "../net/safe-fetch.ts";
-import { DEFAULT_TARGET_TIMEOUT_MS } from "./call-syndicator.ts";
+import { OwnTexts } from "./copies/own-texts.ts";
+import { ThreadChoices } from "./copies/thread-choices.ts";
 import { type DatabaseNow, databaseNow } from "./database-now.ts";
-import type { FailureNotices } from "./failure-notices.ts";
-import { DEFAULT_LEASE_MS, type Every, Lease } from "./lease.ts";
+import { fetchLive, type LiveAnswer, LiveChecks } from "./due/live-checks.ts";
+import { PostChanges } from "./due/post-changes.ts";
+import type { ScheduleRules } from "./due/schedule-gate.ts";
 import { type Backoff, DEFAULT_BACKOFF } from "./ledger/claims.ts";
 import { Ledger } from "./ledger/ledger.ts";
-import { fetchLive, type LiveAnswer, LiveChecks } from "./live-checks.ts";
-import { OwnTexts } from "./own-texts.ts";
-import { PostChanges } from "./post-changes.ts";
-import { RunLog } from "./run-log.ts";
-import type { ScheduleRules } from "./schedule-gate.ts";
-import { TargetHealthStore } from "./target-health.ts";
-import { TargetPauses } from "./target-pauses.ts";
-import { ThreadChoices } from "./thread-choices.ts";
+import { DEFAULT_TARGET_TIMEOUT_MS } from "./runs/call-syndicator.ts";
+import type { FailureNotices } from "./runs/failure-notices.ts";
+import { DEFAULT_LEASE_MS, type Every, Lease } from "./runs/lease.ts";
+import { RunLog } from "./runs/run-log.ts";
+import { TargetHealthStore } from "./runs/target-health.ts";
+import { TargetPauses } from "./runs/target-pauses.ts";
 
 export interface SyndicationOptions {
   /** How long one target may take before it counts as failed (default 30 s). */

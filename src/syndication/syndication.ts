@@ -5,14 +5,15 @@
 //   due      the scheduler's questions (what is due when) and its chores between runs
 //   reads    what the pages and /health show; changes nothing
 //   copies   the user's say over each copy: preview, own words, skip, confirm
-import { CopyEditing } from "./copy-editing.ts";
-import { DueWork } from "./due-work.ts";
-import { PageReads } from "./page-reads.ts";
+import { CopyEditing } from "./copies/copy-editing.ts";
+import { DueWork } from "./due/due-work.ts";
 import { type SyndicationDependencies, SyndicationParts } from "./parts.ts";
-import { Runs } from "./runs.ts";
+import { PageReads } from "./reads/page-reads.ts";
+import { Runs } from "./runs/runs.ts";
 
-export type { BatchRun } from "./batch.ts";
-export type { TargetPreview } from "./copy-editing.ts";
+export type { TargetPreview } from "./copies/copy-editing.ts";
+export type { OwnText } from "./copies/own-texts.ts";
+export type { LiveCheck } from "./due/live-checks.ts";
 export {
   CopyNotRemovableError,
   SyndicationInProgressError,
@@ -20,12 +21,11 @@ export {
   TargetNotConfirmableError,
   TargetNotSkippableError,
 } from "./errors.ts";
-export type { LeaseStatus } from "./lease.ts";
-export type { LiveCheck } from "./live-checks.ts";
-export type { OwnText } from "./own-texts.ts";
 export type { SyndicationDependencies, SyndicationOptions } from "./parts.ts";
-export type { TargetStatus } from "./target-checks.ts";
-export type { TargetPause } from "./target-pauses.ts";
+export type { BatchRun } from "./runs/batch.ts";
+export type { LeaseStatus } from "./runs/lease.ts";
+export type { TargetStatus } from "./runs/target-checks.ts";
+export type { TargetPause } from "./runs/target-pauses.ts";
 
 /**
  * @example

@@ -1,7 +1,7 @@
 // The syndication core's vocabulary. Nothing here knows HTTP: routes, the command line and the
 // webhooks are adapters that start runs and format what they emit.
 import type { ThreadPost } from "../contract/thread-progress.ts";
-import type { SentCopy } from "./sent-copy.ts";
+import type { SentCopy } from "./copies/sent-copy.ts";
 
 /** `schedule`: started by the scheduler because something was due, without anyone asking. */
 /** What started a run; "retry": the page's Retry everything (a batch that retries what failed). */

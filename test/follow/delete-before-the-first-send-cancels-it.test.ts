@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import type { CopyChangeOptions, PostProperties, Publication } from "../../src/contract/syndicator.ts";
 import { databaseNow } from "../../src/syndication/database-now.ts";
 import { Ledger } from "../../src/syndication/ledger/ledger.ts";
-import { syndicatePost } from "../../src/syndication/syndicate-post.ts";
+import { syndicatePost } from "../../src/syndication/runs/syndicate-post.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,

@@ -3,7 +3,7 @@
 // instances is found. Its sleeps are on the test clock, so ten of them take no time at all.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Scheduler } from "../../src/syndication/scheduler.ts";
+import { Scheduler } from "../../src/syndication/due/scheduler.ts";
 import { engines } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
 import {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { fetchLive } from "../../src/syndication/live-checks.ts";
+import { fetchLive } from "../../src/syndication/due/live-checks.ts";
 
 describe("the live check of a post's URL", () => {
   let server: Server;

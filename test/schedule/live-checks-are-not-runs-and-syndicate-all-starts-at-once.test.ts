@@ -6,7 +6,7 @@
 // the lease to a run someone asked for.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { LiveAnswer } from "../../src/syndication/live-checks.ts";
+import type { LiveAnswer } from "../../src/syndication/due/live-checks.ts";
 import { Syndication } from "../../src/syndication/syndication.ts";
 import type { SyndicationEvent } from "../../src/syndication/types.ts";
 import { engines } from "../helpers/databases.ts";

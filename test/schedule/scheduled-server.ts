@@ -2,7 +2,7 @@
 // takes minutes or a day at the defaults (a backoff, the live checks of a page, giving up on it)
 // happens at once, and exactly when it should: a test can show it does not happen a millisecond early.
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
-import type { After, Scheduler } from "../../src/syndication/scheduler.ts";
+import type { After, Scheduler } from "../../src/syndication/due/scheduler.ts";
 import type { EndpointServer } from "../endpoint/endpoint-server.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { until } from "../helpers/eventually.ts";

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Database } from "../../src/contract/database.ts";
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
 import type { MicropubSource } from "../../src/sources/micropub/micropub-source.ts";
-import type { Scheduler } from "../../src/syndication/scheduler.ts";
+import type { Scheduler } from "../../src/syndication/due/scheduler.ts";
 import { sharedDatabase, startTarget, type Target } from "../endpoint/endpoint-server.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { eventually } from "../helpers/eventually.ts";

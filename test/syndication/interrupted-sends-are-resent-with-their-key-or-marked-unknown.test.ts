@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { databaseNow } from "../../src/syndication/database-now.ts";
-import { idempotencyKey } from "../../src/syndication/idempotency-key.ts";
 import { Ledger } from "../../src/syndication/ledger/ledger.ts";
+import { idempotencyKey } from "../../src/syndication/runs/idempotency-key.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,

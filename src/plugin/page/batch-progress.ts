@@ -2,7 +2,7 @@
 // record is written only when it ends, so without this a page opened mid-run (or left and opened
 // again) could say only that a run is in progress, never how far it is. A batch run by another
 // process (sharing a PostgreSQL database) has no count here, and the page says just that it runs.
-import { countInto, emptySummary } from "../../syndication/post-result.ts";
+import { countInto, emptySummary } from "../../syndication/runs/post-result.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { RunSummary, SyndicationEvent } from "../../syndication/types.ts";
 

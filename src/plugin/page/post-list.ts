@@ -3,7 +3,7 @@
 // URLs, all as GET query parameters so that a filtered list is a link. The default list reads the posts' own index; the
 // filtered ones ask the syndication core, which knows the ledger.
 import { z } from "zod";
-import type { PostState } from "../../syndication/post-filter.ts";
+import type { PostState } from "../../syndication/reads/post-filter.ts";
 import { type PostRowView, postRows } from "./post-row.ts";
 import type { PageServices } from "./services.ts";
 

@@ -3,7 +3,7 @@
 // whenever something still needs attention, with a link to those posts.
 import type { Flash } from "../../contract/flash.ts";
 import type { Translate } from "../../contract/i18n.ts";
-import { needsAttention } from "../../syndication/post-result.ts";
+import { needsAttention } from "../../syndication/runs/post-result.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
 
 export type SummaryView = Required<Pick<Flash, "kind" | "text">> & { link: Flash["link"] | null };

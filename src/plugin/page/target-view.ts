@@ -7,7 +7,7 @@ import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type { Post } from "../../contract/posts.ts";
 import { readThreadProgress } from "../../contract/thread-progress.ts";
 import { requestedTargets } from "../../syndication/post-targets.ts";
-import type { TargetPause } from "../../syndication/target-pauses.ts";
+import type { TargetPause } from "../../syndication/runs/target-pauses.ts";
 import type { LedgerEntry } from "../../syndication/types.ts";
 
 export type TargetStateKind =

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Translate } from "../../contract/i18n.ts";
 import type { CopyPreview } from "../../contract/index.ts";
 import type { Post } from "../../contract/posts.ts";
-import { MAX_OWN_TEXT_LENGTH } from "../../syndication/own-texts.ts";
+import { MAX_OWN_TEXT_LENGTH } from "../../syndication/copies/own-texts.ts";
 import type { PageServices } from "./services.ts";
 
 /** Textareas send CRLF line ends; the services count (and store) LF. */

@@ -8,8 +8,8 @@
 // Rows are rendered one after another in the order of the results; the run never waits for them.
 import type { Request, Response } from "express";
 import type { Logger } from "../../contract/logger.ts";
-import { countInto, emptySummary } from "../../syndication/post-result.ts";
-import type { TargetPause } from "../../syndication/target-pauses.ts";
+import { countInto, emptySummary } from "../../syndication/runs/post-result.ts";
+import type { TargetPause } from "../../syndication/runs/target-pauses.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
 import { countPostList, isFiltered, listQuerySchema, loadPostList } from "../page/post-list.ts";
 import { postRow } from "../page/post-row.ts";

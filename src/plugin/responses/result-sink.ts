@@ -1,6 +1,6 @@
 // How results leave the endpoint. The core emits PostResults; a sink formats them for one client:
 // JSON at the end, NDJSON or server-sent events as they come, or a redirect for a browser's form.
-import { countInto, emptySummary } from "../../syndication/post-result.ts";
+import { countInto, emptySummary } from "../../syndication/runs/post-result.ts";
 import type { PostResult, RunSummary } from "../../syndication/types.ts";
 
 export interface ResultSink {

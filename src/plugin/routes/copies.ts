@@ -1,12 +1,12 @@
 // The public copies routes (decision 0039): links back from a site possekit does not write.
 //   GET {mountPath}/copies?url=<post URL>   one post's copies: {url, copies: [{target, name, url, state, time}]}
 //   GET {mountPath}/copies.json             every post's copies: {posts: {"<post URL>": [copy, …]}}
-// No credentials: they show only what a visitor could see anyway (src/syndication/public-copies.ts).
+// No credentials: they show only what a visitor could see anyway (src/syndication/reads/public-copies.ts).
 // Answers carry a strong ETag (If-None-Match → 304), Cache-Control and CORS for a page's script;
 // errors are JSON whatever the client accepts. Rate limited per address (copies-limiter.ts).
 import type { Request, RequestHandler, Response } from "express";
 import { badRequest, notFound } from "../../contract/http-error.ts";
-import type { PublicCopy } from "../../syndication/public-copies.ts";
+import type { PublicCopy } from "../../syndication/reads/public-copies.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import { noneMatchHolds, strongEntityTag } from "../copies/entity-tag.ts";
 import { syndicationOr501 } from "../responses/no-database.ts";

@@ -5,7 +5,7 @@
 import type { Request, RequestHandler } from "express";
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import { publicationProblem } from "../../contract/publication-check.ts";
-import { OWN_ORIGIN } from "../../syndication/post-filter.ts";
+import { OWN_ORIGIN } from "../../syndication/reads/post-filter.ts";
 import type { Syndication } from "../../syndication/syndication.ts";
 import type { RunRecord } from "../../syndication/types.ts";
 import { feedViews } from "../page/feed-view.ts";

@@ -16,7 +16,7 @@ import { insufficientScope } from "../../contract/http-error.ts";
 import type { Translate } from "../../contract/i18n.ts";
 import { prefersHtml } from "../../contract/negotiate.ts";
 import type { Post } from "../../contract/posts.ts";
-import { MAX_OWN_TEXT_LENGTH, siteTexts } from "../../syndication/own-texts.ts";
+import { MAX_OWN_TEXT_LENGTH, siteTexts } from "../../syndication/copies/own-texts.ts";
 import type { TargetResult } from "../../syndication/types.ts";
 import { findPostById } from "../page/post-results.ts";
 import {

@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import type { Database, Queryable } from "../../contract/database.ts";
 import type { ThreadPost } from "../../contract/thread-progress.ts";
+import type { SentCopy } from "../copies/sent-copy.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
-import type { SentCopy } from "../sent-copy.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
 import { claimRow, FOLLOW_UPS, failureSql, held, heldSql, SENDS, staleSql, unknownSql } from "./books.ts";
 import {

@@ -2,7 +2,7 @@
 // two things every row's text goes through (a fresh key, a clipped error).
 import { randomBytes } from "node:crypto";
 import { readCopyThread } from "../../contract/copy-thread.ts";
-import { readSentCopy } from "../sent-copy.ts";
+import { readSentCopy } from "../copies/sent-copy.ts";
 import type {
   Attempt,
   FollowUp,

@@ -13,7 +13,7 @@ import type { Database } from "../../../src/contract/database.ts";
 import { EndpointSyndicate } from "../../../src/plugin/endpoint-syndicate.ts";
 import type { FeedSource } from "../../../src/sources/feeds/feed-source.ts";
 import type { LinkWriteBackReport } from "../../../src/sources/micropub/link-write-back.ts";
-import type { Scheduler } from "../../../src/syndication/scheduler.ts";
+import type { Scheduler } from "../../../src/syndication/due/scheduler.ts";
 import { closeAll, sharedDatabase, startTarget, type Target, until } from "../../endpoint/endpoint-server.ts";
 import { TestClock } from "../../helpers/clock.ts";
 import { pgliteEngine } from "../../helpers/databases.ts";

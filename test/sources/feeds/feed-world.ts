@@ -6,7 +6,7 @@ import type { Post } from "../../../src/contract/posts.ts";
 import { EndpointSyndicate } from "../../../src/plugin/endpoint-syndicate.ts";
 import type { FeedReport, FeedSource } from "../../../src/sources/feeds/feed-source.ts";
 import type { FeedSources } from "../../../src/sources/feeds/feed-sources.ts";
-import type { Scheduler } from "../../../src/syndication/scheduler.ts";
+import type { Scheduler } from "../../../src/syndication/due/scheduler.ts";
 import { closeAll, startTarget, type Target } from "../../endpoint/endpoint-server.ts";
 import { TestClock } from "../../helpers/clock.ts";
 import type { Engine } from "../../helpers/databases.ts";

@@ -2,8 +2,8 @@
 // verify() (Mastodon's verify_credentials, a Bluesky session, the archive's keys, Micropub's
 // q=config), under a time limit, side by side. What it finds is recorded in the target health.
 
-import type { Logger } from "../contract/logger.ts";
-import type { SyndicatorPlugin } from "../contract/plugin.ts";
+import type { Logger } from "../../contract/logger.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import { failureOf, type SyndicatorFailure } from "./call-syndicator.ts";
 import type { FailureNotices } from "./failure-notices.ts";
 import {

@@ -2,7 +2,7 @@
 // so that a change is followed even when nobody is told of it in this process. A run takes them
 // oldest first, works out what each copy needs, and only then forgets the change, unless it was
 // noted again meanwhile.
-import type { Database } from "../contract/database.ts";
+import type { Database } from "../../contract/database.ts";
 
 export interface NoticedChange {
   postId: string;

@@ -1,8 +1,8 @@
 // The history of runs, batch and single, for the admin page: who started them, when, and how
 // they went.
-import type { Queryable } from "../contract/database.ts";
-import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
-import type { RunRecord, RunStatus, RunSummary, Trigger } from "./types.ts";
+import type { Queryable } from "../../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
+import type { RunRecord, RunStatus, RunSummary, Trigger } from "../types.ts";
 
 interface RunRow {
   id: string;

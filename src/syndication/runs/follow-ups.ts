@@ -3,18 +3,19 @@
 // where the post was deleted, a cancelled send where the post was deleted before it went out.
 // `performFollowUps` then carries out what is due, claimed like sends, so that each is done once.
 
-import type { SyndicatorPlugin } from "../contract/plugin.ts";
-import type { Post } from "../contract/posts.ts";
-import type { PreviewOptions } from "../contract/syndicator.ts";
-import type { ThreadPost } from "../contract/thread-progress.ts";
-import { visibilityOf } from "../contract/visibility.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
+import type { Post } from "../../contract/posts.ts";
+import type { PreviewOptions } from "../../contract/syndicator.ts";
+import type { ThreadPost } from "../../contract/thread-progress.ts";
+import { visibilityOf } from "../../contract/visibility.ts";
+import { copyDigest, previewFor } from "../copies/copy-digest.ts";
+import { wordsFor } from "../copies/own-texts.ts";
+import type { SentCopy } from "../copies/sent-copy.ts";
+import type { OperationClaim } from "../ledger/claims.ts";
+import { requestedTargets, syndicationUrls } from "../post-targets.ts";
+import type { FollowUp, LedgerEntry, OperationEntry, PostResult, TargetResult } from "../types.ts";
 import { callFollowUp, callReplace } from "./call-syndicator.ts";
-import { copyDigest, previewFor } from "./copy-digest.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
-import type { OperationClaim } from "./ledger/claims.ts";
-import { wordsFor } from "./own-texts.ts";
-import { requestedTargets, syndicationUrls } from "./post-targets.ts";
-import type { SentCopy } from "./sent-copy.ts";
 import {
   noteHealth,
   type PostSyndicationContext,
@@ -23,7 +24,6 @@ import {
   recordWhatIsSent,
   syndicatorsByUid,
 } from "./syndicate-post.ts";
-import type { FollowUp, LedgerEntry, OperationEntry, PostResult, TargetResult } from "./types.ts";
 
 export const IN_FLIGHT_NOTE = "The copy is being sent; it is deleted once it has arrived";
 export const BUSY_NOTE = "Being carried out by another run right now";

@@ -3,7 +3,7 @@
 // its copies. Only what a visitor could see anyway is read: copies that exist (sent, not deleted by
 // a follow-up), of posts that are published and not deleted, on targets whose copies are public.
 // Never an error text, an attempt, a draft, a pending or failed send, or a private post.
-import type { Queryable } from "../contract/database.ts";
+import type { Queryable } from "../../contract/database.ts";
 
 /** A copy of a post on one target, as the public routes show it. */
 export interface PublicCopy {

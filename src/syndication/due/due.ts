@@ -1,9 +1,9 @@
 // When the scheduler next has something to do: the earliest moment anything in the ledger, the
 // lease or the awaiting posts becomes due. One statement, served by partial indexes, so that an
 // idle server with many syndicated posts wakes cheaply.
-import type { Database } from "../contract/database.ts";
-import { publicPostSql } from "../contract/visibility.ts";
-import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
+import type { Database } from "../../contract/database.ts";
+import { publicPostSql } from "../../contract/visibility.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 
 /** An unlisted or private post is never sent, so it is never due either. */
 const PUBLIC = publicPostSql("p");

@@ -3,11 +3,11 @@
 // 404. The scheduler sends a new post only once its URL answered 2xx; until then the check is
 // repeated with the same backoff as a failed send, and after a day it waits for the user.
 
-import type { Database } from "../contract/database.ts";
-import { sqlBackoffMs } from "../net/backoff.ts";
-import { type OutgoingFetchPolicy, safeFetch } from "../net/safe-fetch.ts";
-import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
-import type { Backoff } from "./ledger/claims.ts";
+import type { Database } from "../../contract/database.ts";
+import { sqlBackoffMs } from "../../net/backoff.ts";
+import { type OutgoingFetchPolicy, safeFetch } from "../../net/safe-fetch.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
+import type { Backoff } from "../ledger/claims.ts";
 
 /** A page that is online answers in far less; the whole check (redirects included) is bounded. */
 const CHECK_TIMEOUT_MS = 10_000;

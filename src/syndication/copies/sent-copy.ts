@@ -3,7 +3,7 @@
 // said after the post was edited or deleted, or the template changed. Found with the syndicator's
 // preview, which is what its send makes (the same compose functions), and recorded before the send.
 import { z } from "zod";
-import type { CopyPreview } from "../contract/syndicator.ts";
+import type { CopyPreview } from "../../contract/syndicator.ts";
 
 export const sentCopySchema = z.object({
   text: z.string().nullable(),

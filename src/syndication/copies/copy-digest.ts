@@ -2,8 +2,8 @@
 // their alt text, the link card, what it likes or boosts), found with the syndicator's preview. A
 // copy follows an edit of its post only when this changes (decision 0028).
 import { createHash } from "node:crypto";
-import type { SyndicatorPlugin } from "../contract/plugin.ts";
-import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../contract/syndicator.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
+import type { CopyPreview, PostProperties, PreviewOptions, Publication } from "../../contract/syndicator.ts";
 
 export function copyDigest(preview: CopyPreview): string {
   const held = {

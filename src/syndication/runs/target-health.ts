@@ -2,9 +2,9 @@
 // a post, its last error, since when it refuses our credentials (401, 403) and until when it
 // rate-limits us (429). Checks (verify) and sends both feed it; a success of either clears it. It is
 // kept in the database, so every instance and the page after a restart see the same.
-import type { Database } from "../contract/database.ts";
-import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "./database-now.ts";
-import { clip } from "./ledger/rows.ts";
+import type { Database } from "../../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
+import { clip } from "../ledger/rows.ts";
 
 export interface TargetHealth {
   uid: string;

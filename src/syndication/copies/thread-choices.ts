@@ -2,8 +2,8 @@
 // page, it makes a long text a thread (true) or cuts and links it (false) whatever the target's own
 // `thread` option says; without one, the option decides. `wordsFor` (own-texts.ts) carries it to the
 // preview, the send, the edit and the copy's digest alike, so what the preview shows is sent.
-import type { Database } from "../contract/database.ts";
-import type { Post } from "../contract/posts.ts";
+import type { Database } from "../../contract/database.ts";
+import type { Post } from "../../contract/posts.ts";
 
 export class ThreadChoices {
   constructor(private readonly database: Database) {}

@@ -1,11 +1,11 @@
-import type { LeaseStatus } from "./lease.ts";
-import type { LiveCheck } from "./live-checks.ts";
-import type { SyndicationParts } from "./parts.ts";
+import type { LiveCheck } from "../due/live-checks.ts";
+import type { SyndicationParts } from "../parts.ts";
+import type { LeaseStatus } from "../runs/lease.ts";
+import { type TargetStatus, targetStatuses } from "../runs/target-checks.ts";
+import { type TargetPause, TargetPauses } from "../runs/target-pauses.ts";
+import type { Attempt, LedgerEntry, OperationEntry, RunRecord } from "../types.ts";
 import { findPosts, knownOrigins, type PostFilter, type PostPage } from "./post-filter.ts";
 import { copiesOfPost, everyPostsCopies, type PublicCopy, type ShownTarget } from "./public-copies.ts";
-import { type TargetStatus, targetStatuses } from "./target-checks.ts";
-import { type TargetPause, TargetPauses } from "./target-pauses.ts";
-import type { Attempt, LedgerEntry, OperationEntry, RunRecord } from "./types.ts";
 
 export class PageReads {
   constructor(private readonly parts: SyndicationParts) {}

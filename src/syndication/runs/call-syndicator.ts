@@ -1,15 +1,15 @@
 // Calls one syndicator under its own timeout. Whatever the syndicator does (throw, hang, ignore the
 // abort signal, return garbage) this settles within the timeout with an outcome, and never rejects.
 import { z } from "zod";
-import type { SyndicatorPlugin } from "../contract/plugin.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
 import type {
   CopyChangeOptions,
   PostProperties,
   PreviewOptions,
   Publication,
-} from "../contract/syndicator.ts";
-import type { ThreadPost } from "../contract/thread-progress.ts";
-import type { FollowUp } from "./types.ts";
+} from "../../contract/syndicator.ts";
+import type { ThreadPost } from "../../contract/thread-progress.ts";
+import type { FollowUp } from "../types.ts";
 
 export const DEFAULT_TARGET_TIMEOUT_MS = 30_000;
 

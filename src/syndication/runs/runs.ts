@@ -1,15 +1,15 @@
-import { Listeners } from "../contract/listeners.ts";
-import { type Post, PostNotFoundError } from "../contract/posts.ts";
+import { Listeners } from "../../contract/listeners.ts";
+import { type Post, PostNotFoundError } from "../../contract/posts.ts";
+import { SyndicationInProgressError, SyndicationShuttingDownError } from "../errors.ts";
+import type { SyndicationParts } from "../parts.ts";
+import { syndicationUrls } from "../post-targets.ts";
+import type { PostResult, SyndicationEvent, Trigger } from "../types.ts";
 import { Batch, type BatchRun } from "./batch.ts";
-import { SyndicationInProgressError, SyndicationShuttingDownError } from "./errors.ts";
 import type { LeaseStatus } from "./lease.ts";
-import type { SyndicationParts } from "./parts.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import { PostRunner } from "./post-runner.ts";
-import { syndicationUrls } from "./post-targets.ts";
 import { checkTargets, type TargetStatus, targetStatuses } from "./target-checks.ts";
 import { TargetPauses } from "./target-pauses.ts";
-import type { PostResult, SyndicationEvent, Trigger } from "./types.ts";
 
 export class Runs {
   private readonly batches = new Set<Batch>();

@@ -2,19 +2,19 @@
 // itself whoever listens: results are broadcast as each post finishes and not kept.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { Logger } from "../contract/logger.ts";
-import type { PostSource } from "../contract/post-source.ts";
-import type { AwaitingCursor, Post } from "../contract/posts.ts";
-import { visibilityOf } from "../contract/visibility.ts";
+import type { Logger } from "../../contract/logger.ts";
+import type { PostSource } from "../../contract/post-source.ts";
+import type { AwaitingCursor, Post } from "../../contract/posts.ts";
+import { visibilityOf } from "../../contract/visibility.ts";
+import type { Ledger } from "../ledger/ledger.ts";
+import { requestedTargets, syndicationUrls } from "../post-targets.ts";
+import type { PostResult, RunSummary, SyndicationEvent, Trigger } from "../types.ts";
 import { Broadcast } from "./broadcast.ts";
 import type { HeldLease } from "./lease.ts";
-import type { Ledger } from "./ledger/ledger.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import type { PostRunner } from "./post-runner.ts";
-import { requestedTargets, syndicationUrls } from "./post-targets.ts";
 import type { RunLog } from "./run-log.ts";
 import type { KnownOfPost } from "./syndicate-post.ts";
-import type { PostResult, RunSummary, SyndicationEvent, Trigger } from "./types.ts";
 
 /** What the starter of a batch gets back. */
 export interface BatchRun {

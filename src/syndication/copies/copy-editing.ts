@@ -2,14 +2,14 @@
 // preview), the user's own words for a target, and the decisions that end a target's wait for
 // good (skip it, confirm a copy the user found). No network call is made.
 import { z } from "zod";
-import { type Post, PostNotFoundError } from "../contract/posts.ts";
-import type { CopyPreview, SiteText } from "../contract/syndicator.ts";
-import { CopyNotRemovableError, TargetNotConfirmableError, TargetNotSkippableError } from "./errors.ts";
-import { idempotencyKey } from "./idempotency-key.ts";
+import { type Post, PostNotFoundError } from "../../contract/posts.ts";
+import type { CopyPreview, SiteText } from "../../contract/syndicator.ts";
+import { CopyNotRemovableError, TargetNotConfirmableError, TargetNotSkippableError } from "../errors.ts";
+import type { SyndicationParts } from "../parts.ts";
+import { requestedTargets } from "../post-targets.ts";
+import { idempotencyKey } from "../runs/idempotency-key.ts";
+import type { LedgerEntry } from "../types.ts";
 import { type OwnText, wordsFor } from "./own-texts.ts";
-import type { SyndicationParts } from "./parts.ts";
-import { requestedTargets } from "./post-targets.ts";
-import type { LedgerEntry } from "./types.ts";
 
 /** One target's preview of a post: null when its syndicator cannot preview (a third-party plug-in). */
 export interface TargetPreview {

@@ -1,29 +1,29 @@
 // Syndicates one post: every target it names is claimed in the ledger and called concurrently,
 // each under its own timeout; then the post is updated once with what was learnt.
 
-import type { Queryable } from "../contract/database.ts";
-import type { Logger } from "../contract/logger.ts";
-import type { SyndicatorPlugin } from "../contract/plugin.ts";
-import type { PostSource } from "../contract/post-source.ts";
-import type { Post, PostUpdate } from "../contract/posts.ts";
-import type { PreviewOptions, Publication } from "../contract/syndicator.ts";
-import { completedThread } from "../contract/thread-progress.ts";
-import { visibilityOf } from "../contract/visibility.ts";
+import type { Queryable } from "../../contract/database.ts";
+import type { Logger } from "../../contract/logger.ts";
+import type { SyndicatorPlugin } from "../../contract/plugin.ts";
+import type { PostSource } from "../../contract/post-source.ts";
+import type { Post, PostUpdate } from "../../contract/posts.ts";
+import type { PreviewOptions, Publication } from "../../contract/syndicator.ts";
+import { completedThread } from "../../contract/thread-progress.ts";
+import { visibilityOf } from "../../contract/visibility.ts";
+import { digestFor, previewFor } from "../copies/copy-digest.ts";
+import { type OwnText, type OwnTexts, wordsFor } from "../copies/own-texts.ts";
+import { type SentCopy, sentCopyOf } from "../copies/sent-copy.ts";
+import type { ThreadChoices } from "../copies/thread-choices.ts";
+import type { Claim, OperationClaim } from "../ledger/claims.ts";
+import type { Ledger } from "../ledger/ledger.ts";
+import { UNKNOWN_OUTCOME_ERROR } from "../ledger/rows.ts";
+import { requestedTargets, syndicationUrls } from "../post-targets.ts";
+import type { LedgerEntry, PostResult, TargetResult, Trigger } from "../types.ts";
 import { callSyndicator, type SyndicatorFailure } from "./call-syndicator.ts";
-import { digestFor, previewFor } from "./copy-digest.ts";
 import { type FailureNotices, noticeKindOf } from "./failure-notices.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
-import type { Claim, OperationClaim } from "./ledger/claims.ts";
-import type { Ledger } from "./ledger/ledger.ts";
-import { UNKNOWN_OUTCOME_ERROR } from "./ledger/rows.ts";
-import { type OwnText, type OwnTexts, wordsFor } from "./own-texts.ts";
 import { postStatus } from "./post-result.ts";
-import { requestedTargets, syndicationUrls } from "./post-targets.ts";
-import { type SentCopy, sentCopyOf } from "./sent-copy.ts";
 import { isTargetWide, type TargetHealthStore } from "./target-health.ts";
 import { TargetPauses } from "./target-pauses.ts";
-import type { ThreadChoices } from "./thread-choices.ts";
-import type { LedgerEntry, PostResult, TargetResult, Trigger } from "./types.ts";
 
 export const DRAFT_NOTE = "The post is a draft; it is syndicated once published";
 /** Copies elsewhere are public and listed: a post its author keeps back is never sent. */

@@ -2,8 +2,8 @@
 // a post from a feed, else the template. The site's choice is read only for a post from elsewhere.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Post } from "../contract/posts.ts";
-import { SITE_TEXT_PROPERTY } from "../contract/syndicator.ts";
+import type { Post } from "../../contract/posts.ts";
+import { SITE_TEXT_PROPERTY } from "../../contract/syndicator.ts";
 import { siteTexts, wordsFor } from "./own-texts.ts";
 
 const UID = "https://mastodon.example/@me";

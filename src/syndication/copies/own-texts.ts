@@ -8,10 +8,10 @@
 // send, the edit and the copy's digest alike.
 
 import { z } from "zod";
-import type { Database } from "../contract/database.ts";
-import type { PostSource } from "../contract/post-source.ts";
-import type { Post } from "../contract/posts.ts";
-import { type PreviewOptions, SITE_TEXT_PROPERTY, type SiteText } from "../contract/syndicator.ts";
+import type { Database } from "../../contract/database.ts";
+import type { PostSource } from "../../contract/post-source.ts";
+import type { Post } from "../../contract/posts.ts";
+import { type PreviewOptions, SITE_TEXT_PROPERTY, type SiteText } from "../../contract/syndicator.ts";
 
 export const OWN_TEXT_PROPERTY = "mp-syndicate-text";
 

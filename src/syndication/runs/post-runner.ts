@@ -2,17 +2,17 @@
 // single-post request does for its post, and what following changed posts does for each of them.
 // Runs makes one per run; the batch and the single-post run then only decide which posts to hand it.
 
-import type { Post } from "../contract/posts.ts";
+import type { Post } from "../../contract/posts.ts";
+import { holdBack } from "../due/schedule-gate.ts";
+import type { SyndicationParts } from "../parts.ts";
+import type { PostResult } from "../types.ts";
 import { performFollowUps, planFollowUps } from "./follow-ups.ts";
-import type { SyndicationParts } from "./parts.ts";
-import { holdBack } from "./schedule-gate.ts";
 import {
   type KnownOfPost,
   type PostSyndicationContext,
   type PostSyndicationRun,
   syndicatePost,
 } from "./syndicate-post.ts";
-import type { PostResult } from "./types.ts";
 
 /** How many changed posts, or posts with follow-ups due, are read at a time. */
 const FOLLOW_PAGE = 100;

@@ -2,8 +2,8 @@
 // post with a target), by target, by a run that touched them, by where they come from (the site's
 // own, a feed, a remote Micropub server), and by words of the title or the URL,
 // oldest first. One query for the page's ids and one for the count; the rows are read afterwards.
-import type { Queryable } from "../contract/database.ts";
-import { publicPostSql } from "../contract/visibility.ts";
+import type { Queryable } from "../../contract/database.ts";
+import { publicPostSql } from "../../contract/visibility.ts";
 
 /**
  * `awaiting`: a configured target still lacks the post (the page's default list). `attention`: some

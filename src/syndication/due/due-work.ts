@@ -1,8 +1,8 @@
+import type { SyndicationParts } from "../parts.ts";
+import { checkTargets } from "../runs/target-checks.ts";
+import { TargetPauses } from "../runs/target-pauses.ts";
 import { type DueRules, nextDue, nextLiveCheck } from "./due.ts";
 import { sweepLiveChecks } from "./live-check-sweep.ts";
-import type { SyndicationParts } from "./parts.ts";
-import { checkTargets } from "./target-checks.ts";
-import { TargetPauses } from "./target-pauses.ts";
 
 /** A pause longer than this is told to the user (once per streak), whatever its cause. */
 const PAUSED_LONG_MS = 86_400_000;

@@ -3,8 +3,8 @@
 // thousand posts waiting for their pages never keep "Syndicate all" waiting. A post found live
 // becomes due, and the next scheduled run sends it. Two instances sweeping at once may check a
 // page twice; a check is a GET, and its record is an upsert, so nothing is lost or doubled.
-import type { Database } from "../contract/database.ts";
-import type { DatabaseNow } from "./database-now.ts";
+import type { Database } from "../../contract/database.ts";
+import type { DatabaseNow } from "../database-now.ts";
 import { type DueRules, dueLiveChecks } from "./due.ts";
 import type { LiveAnswer, LiveChecks } from "./live-checks.ts";
 

@@ -5,11 +5,11 @@
 // the trigger `schedule`; if another run holds the lease it simply looks again when that lapses.
 // Sources that learn of posts by asking (feeds, remote Micropub servers: PolledSource) get their
 // turn at each wake-up, and the sleep ends at the earliest of their next polls too.
-import type { Logger } from "../contract/logger.ts";
-import type { PolledSource } from "../contract/polled-source.ts";
-import { SyndicationInProgressError, SyndicationShuttingDownError } from "./errors.ts";
-import type { Syndication } from "./syndication.ts";
-import type { RunSummary } from "./types.ts";
+import type { Logger } from "../../contract/logger.ts";
+import type { PolledSource } from "../../contract/polled-source.ts";
+import { SyndicationInProgressError, SyndicationShuttingDownError } from "../errors.ts";
+import type { Syndication } from "../syndication.ts";
+import type { RunSummary } from "../types.ts";
 
 export const DEFAULT_MAX_SLEEP_MS = 60_000;
 /** After a run that left something due at once, the next waits 1 s, 2 s, 4 s … up to maxSleepMs. */

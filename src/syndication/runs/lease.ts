@@ -3,10 +3,10 @@
 // (SIGKILL, power loss) never wedges the endpoint: its lease simply lapses. The database's clock
 // decides when (instances with skewed clocks agree); a test's clock, when given, is passed into the
 // SQL as a parameter instead, and times the renewals, so a lease lapses without a real wait.
-import type { Database, Queryable } from "../contract/database.ts";
-import type { Logger } from "../contract/logger.ts";
-import { type DatabaseNow, databaseNow, sqlNow } from "./database-now.ts";
-import type { RunInProgress, Trigger } from "./types.ts";
+import type { Database, Queryable } from "../../contract/database.ts";
+import type { Logger } from "../../contract/logger.ts";
+import { type DatabaseNow, databaseNow, sqlNow } from "../database-now.ts";
+import type { RunInProgress, Trigger } from "../types.ts";
 
 export const DEFAULT_LEASE_MS = 30_000;
 const BATCH_LEASE = "batch";

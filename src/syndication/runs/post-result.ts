@@ -1,4 +1,4 @@
-import type { PostResult, PostResultStatus, RunSummary, TargetResult } from "./types.ts";
+import type { PostResult, PostResultStatus, RunSummary, TargetResult } from "../types.ts";
 
 /**
  * What happened to a post in this call: `syndicated` when every target now has it and at least

@@ -8,8 +8,8 @@
 //   without sending (no verify()) gets one send as its check at that moment.
 // - rate limited (429): until the reset time the service named.
 // Within a run, the first such answer pauses the target for the rest of the run at once.
-import type { SyndicatorPlugin } from "../contract/index.ts";
-import type { Backoff } from "./ledger/claims.ts";
+import type { SyndicatorPlugin } from "../../contract/index.ts";
+import type { Backoff } from "../ledger/claims.ts";
 import type { TargetHealth } from "./target-health.ts";
 
 export interface TargetPause {

@@ -2,11 +2,11 @@
 // the CLI send at once; the scheduler holds a new post back until it is due: afterPublishMs after
 // publishing and, with whenLive, once its URL answers 2xx. A post that has ledger rows has been
 // sent before (by anyone), so its page was meant to be out: only new posts are held back.
-import type { Post } from "../contract/posts.ts";
-import type { Ledger } from "./ledger/ledger.ts";
+import type { Post } from "../../contract/posts.ts";
+import type { Ledger } from "../ledger/ledger.ts";
+import { requestedTargets, syndicationUrls } from "../post-targets.ts";
+import type { LedgerEntry, PostResult } from "../types.ts";
 import { GIVE_UP_AFTER_MS, type LiveAnswer, type LiveChecks } from "./live-checks.ts";
-import { requestedTargets, syndicationUrls } from "./post-targets.ts";
-import type { LedgerEntry, PostResult } from "./types.ts";
 
 export interface ScheduleRules {
   whenLive: boolean;
