@@ -212,12 +212,7 @@ function findings(measurements: readonly BatchMeasurement[], missed: ReadonlySet
   const suggestions = (m: BatchMeasurement, forPostgres: boolean): string[] => {
     const list: string[] = [];
     const separateRecord = countPerPost(m, RECORD) >= 0.5;
-    if (forPostgres)
-      list.push(
-        "claim all of a post's due targets in one statement (`INSERT … SELECT … FROM unnest($2::text[]) … ON " +
-          "CONFLICT … DO UPDATE … WHERE <claimable> RETURNING`, the attempts rows in the same CTE): one commit " +
-          "per post before the sends instead of one per target",
-      );
+    // A post's targets are claimed in one statement already (decision 0063): no suggestion for that.
     if (separateRecord)
       list.push(
         "record the targets' outcomes and write the URLs back in one transaction (the ledger updates and the " +

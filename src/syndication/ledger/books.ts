@@ -119,15 +119,15 @@ export const held = (claim: Claim | OperationClaim): Held => {
 
 /**
  * Runs a claim statement: $1 to $4 are given, $5 to $7 are the request's force, run and trigger,
- * $8 is "now" (sqlNow(8)). Returns the claimed row with its attempt's id, or undefined.
+ * $8 is "now" (sqlNow(8)). Returns the claimed rows with their attempts' ids (none when refused).
  */
-export async function claimRow<Row>(
+export async function claimRows<Row>(
   database: Database,
   sql: string,
   params: unknown[],
   request: { force?: boolean; runId: string | null; trigger: Trigger },
   now: string | null,
-): Promise<(Row & { attempt_id: string }) | undefined> {
+): Promise<(Row & { attempt_id: string })[]> {
   const result = await database.query<Row & { attempt_id: string }>(sql, [
     ...params,
     request.force ?? false,
@@ -135,5 +135,12 @@ export async function claimRow<Row>(
     request.trigger,
     now,
   ]);
-  return result.rows[0];
+  return result.rows;
+}
+
+/** A claim statement that takes one row at most (see claimRows): the row, or undefined. */
+export async function claimRow<Row>(
+  ...args: Parameters<typeof claimRows<Row>>
+): Promise<(Row & { attempt_id: string }) | undefined> {
+  return (await claimRows<Row>(...args))[0];
 }

@@ -19,6 +19,14 @@ export interface ClaimRequest {
   force?: boolean;
 }
 
+/**
+ * The claim of several targets of one post at once, in one statement (decision 0063): each target
+ * is taken or refused as a ClaimRequest's would be.
+ */
+export interface PostClaimRequest extends Omit<ClaimRequest, "targetUid" | "idempotencyKey"> {
+  targets: readonly { targetUid: string; idempotencyKey: string }[];
+}
+
 /** The right to send one (post, target), held until recordSuccess or recordFailure. */
 export interface Claim {
   entry: LedgerEntry;

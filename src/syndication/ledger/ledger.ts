@@ -11,13 +11,14 @@ import type { ThreadPost } from "../../contract/thread-progress.ts";
 import type { SentCopy } from "../copies/sent-copy.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
-import { claimRow, FOLLOW_UPS, failureSql, held, heldSql, SENDS, staleSql, unknownSql } from "./books.ts";
+import { claimRows, FOLLOW_UPS, failureSql, held, heldSql, SENDS, staleSql, unknownSql } from "./books.ts";
 import {
   type Backoff,
   type Claim,
   type ClaimRequest,
   DEFAULT_BACKOFF,
   type OperationClaim,
+  type PostClaimRequest,
   type StaleResolution,
 } from "./claims.ts";
 import { LedgerFollowUps } from "./follow-ups.ts";
@@ -49,14 +50,34 @@ export class Ledger extends LedgerFollowUps {
    * concurrency exactly one claimer gets the row, on PGlite and across PostgreSQL instances.
    */
   async claim(request: ClaimRequest): Promise<Claim | null> {
-    const token = `${request.holder}/${randomBytes(4).toString("hex")}`;
-    const row = await claimRow<TargetRow>(
+    const { targetUid, idempotencyKey, ...post } = request;
+    const claims = await this.claimPost({ ...post, targets: [{ targetUid, idempotencyKey }] });
+    return claims.get(targetUid) ?? null;
+  }
+
+  /**
+   * Claims several targets of one post in one statement (decision 0063), each as `claim` would:
+   * the claimed ones by uid; a target absent from the answer was refused. The rows are taken in the
+   * order of their uids, so that two claimers of the same post never wait on each other in a circle.
+   */
+  async claimPost(request: PostClaimRequest): Promise<Map<string, Claim>> {
+    const keys = new Map(request.targets.map((t) => [t.targetUid, t.idempotencyKey]));
+    const uids = [...keys.keys()].sort();
+    if (uids.length === 0) return new Map();
+    const tokens = new Map(uids.map((uid) => [uid, `${request.holder}/${randomBytes(4).toString("hex")}`]));
+    const rows = await claimRows<TargetRow>(
       this.database,
       `WITH claimed AS (
          INSERT INTO syndication_targets AS t
            (post_id, target_uid, state, attempts, idempotency_key, claimed_by, claimed_at, created_at, updated_at)
-         SELECT $1::bigint, $2, 'sending', 1, $3, $4, ${sqlNow(8)}, ${sqlNow(8)}, ${sqlNow(8)} FROM post_source
-          WHERE id = $1::bigint AND deleted_at IS NULL FOR SHARE
+         SELECT $1::bigint, r.target_uid, 'sending', 1, r.idempotency_key, r.claimed_by,
+                ${sqlNow(8)}, ${sqlNow(8)}, ${sqlNow(8)}
+           FROM post_source AS p,
+                unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY
+                  AS r(target_uid, idempotency_key, claimed_by, n)
+          WHERE p.id = $1::bigint AND p.deleted_at IS NULL
+          ORDER BY r.n
+          FOR SHARE OF p
          ON CONFLICT (post_id, target_uid) DO UPDATE
            SET state = 'sending', attempts = t.attempts + 1, claimed_by = EXCLUDED.claimed_by,
                claimed_at = ${sqlNow(8)}, updated_at = ${sqlNow(8)}
@@ -67,14 +88,24 @@ export class Ledger extends LedgerFollowUps {
        ), attempt AS (
          INSERT INTO syndication_attempts (post_id, target_uid, run_id, trigger, outcome, started_at)
          SELECT post_id::bigint, target_uid, $6::bigint, $7, 'sending', ${sqlNow(8)} FROM claimed
-         RETURNING id::text AS attempt_id
+         RETURNING target_uid, id::text AS attempt_id
        )
-       SELECT claimed.*, attempt.attempt_id FROM claimed, attempt`,
-      [request.postId, request.targetUid, request.idempotencyKey, token],
+       SELECT claimed.*, attempt.attempt_id FROM claimed JOIN attempt USING (target_uid)`,
+      [request.postId, uids, uids.map((uid) => keys.get(uid)), uids.map((uid) => tokens.get(uid))],
       request,
       this.now(),
     );
-    return row ? { entry: toEntry(row), attemptId: row.attempt_id, token, trigger: request.trigger } : null;
+    return new Map(
+      rows.map((row) => [
+        row.target_uid,
+        {
+          entry: toEntry(row),
+          attemptId: row.attempt_id,
+          token: tokens.get(row.target_uid) ?? "",
+          trigger: request.trigger,
+        },
+      ]),
+    );
   }
 
   /**

@@ -163,7 +163,8 @@ export async function syndicatePost(
       .map((entry) => entry.targetUid),
   ];
 
-  const sendOne = async (uid: string): Promise<Sent> => {
+  // What each target comes to without a round trip, or the syndicator that will send it once claimed.
+  const decide = (uid: string): { target: TargetResult } | { syndicator: SyndicatorPlugin } => {
     const name = nameOf(uid);
     const known = entries.get(uid);
     const requestedNow = requested.includes(uid);
@@ -174,19 +175,34 @@ export async function syndicatePost(
       return { target: notClaimed(known, uid, name) };
     const paused = run.pauses?.get(uid);
     if (paused) return { target: { uid, name, status: "skipped", error: paused.reason } };
-    const claim = await context.ledger.claim({
-      postId: post.id,
-      targetUid: uid,
-      idempotencyKey: idempotencyKey(post.url, uid),
-      holder: context.holder,
-      runId: run.runId,
-      trigger: run.trigger,
-      force: run.force,
-    });
+    return { syndicator };
+  };
+  const decided = new Map(uids.map((uid) => [uid, decide(uid)]));
+  const toClaim = uids.filter((uid) => "syndicator" in (decided.get(uid) ?? { target: null }));
+  // Every target of the post that may be sent is claimed in one statement (decision 0063).
+  const claiming = context.ledger.claimPost({
+    postId: post.id,
+    targets: toClaim.map((uid) => ({ targetUid: uid, idempotencyKey: idempotencyKey(post.url, uid) })),
+    holder: context.holder,
+    runId: run.runId,
+    trigger: run.trigger,
+    force: run.force,
+  });
+  // Someone else changed a row since we read it: what the rows are now, read once for the post.
+  let current: Promise<LedgerEntry[]> | undefined;
+  const currentEntries = () => {
+    current ??= context.ledger.entriesForPost(post.id);
+    return current;
+  };
+
+  const sendOne = async (uid: string): Promise<Sent> => {
+    const decision = decided.get(uid) ?? decide(uid);
+    if ("target" in decision) return decision;
+    const { syndicator } = decision;
+    const claim = (await claiming).get(uid);
     if (!claim) {
-      // Someone else changed the row since we read it: report what it is now.
-      const now = (await context.ledger.entriesForPost(post.id)).find((e) => e.targetUid === uid);
-      return { target: notClaimed(now, uid, name) };
+      const now = (await currentEntries()).find((e) => e.targetUid === uid);
+      return { target: notClaimed(now, uid, nameOf(uid)) };
     }
     const words = wordsFor(post, ownTexts, uid, threadChoices);
     if (words.text !== undefined) await context.ownTexts?.markAttempt(claim.attemptId, words.text);
