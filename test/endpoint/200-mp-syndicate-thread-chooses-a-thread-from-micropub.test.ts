@@ -90,7 +90,11 @@ for (const engine of engines) {
       assert.equal(left.length, 1, "one status is left of the thread");
       assert.equal(left[0]?.id, chain[0]?.id, "the copy's own");
       assert.notEqual(left[0]?.text, firstText, "edited");
-      assert.match(left[0]?.text ?? "", /…\n\nhttp:\/\/127\.0\.0\.1:\d+\/notes\//, "cut, and linked to the post");
+      assert.match(
+        left[0]?.text ?? "",
+        /…\n\nhttp:\/\/127\.0\.0\.1:\d+\/notes\//,
+        "cut, and linked to the post",
+      );
 
       const reset = await micropub({
         action: "update",
