@@ -105,6 +105,26 @@ for (const engine of engines) {
       assert.deepEqual((await choices(url)).rows, [], "back to the target's own option");
     });
 
+    it("form-encoded: mp-syndicate-thread[<uid>]=on is the same choice", async () => {
+      const response = await fetch(`${app.url}/micropub`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${app.token}`,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({
+          h: "entry",
+          content: long,
+          "mp-syndicate-to": target.uid,
+          [`mp-syndicate-thread[${target.uid}]`]: "on",
+        }),
+      });
+      assert.equal(response.status, 201, await response.clone().text());
+      const kept = await choices(response.headers.get("location") ?? "");
+      assert.deepEqual(kept.rows, [{ target_uid: target.uid, thread: true }]);
+      assert.equal(kept.properties["mp-syndicate-thread"], undefined);
+    });
+
     it("create with one post chosen: one status", async () => {
       const response = await create("off");
       assert.equal(response.status, 201, await response.clone().text());
