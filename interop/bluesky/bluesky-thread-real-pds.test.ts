@@ -5,8 +5,12 @@
 // after a write the PDS refused (one record of three spoiled on the way) none at all.
 // Decision 0062: replacing a thread leaves exactly the edited thread (the old records deleted in the
 // commit that writes the new ones, a repeat making nothing), and deleting the post leaves no record.
+// Decision 0064: a thread whose posts were not kept (sent before they were) is found from the send's
+// key and deleted whole, in one applyWrites the real PDS takes.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { idempotencyKey } from "../../src/syndication/runs/idempotency-key.ts";
+import { threadRecordKey } from "../../src/syndicators/bluesky/bluesky-thread.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { type PhotoServer, startPhotoServer } from "../../test/fakes/photo-server.ts";
 import { type LosingProxy, startLosingProxy } from "./losing-proxy.ts";
@@ -230,5 +234,33 @@ describe("Bluesky threads against a real PDS", () => {
       [],
       `no record of the thread is left\n${possekit.server.output()}`,
     );
+  });
+
+  it("a thread whose posts were not kept is found from the send's key and deleted whole", async () => {
+    const tag = `K${Date.now()}`;
+    const post = await createPost(threeParagraphs(tag));
+    const sent = await syndicate(`?source_url=${encodeURIComponent(post)}`);
+    assert.equal(sent.status, "syndicated", JSON.stringify(sent));
+    const records = await threadRecords(tag);
+    assert.equal(records.length, 3);
+    const sentKey = idempotencyKey(post, uid());
+    assert.deepEqual(
+      records.map((record) => record.uri.split("/").pop()),
+      [0, 1, 2].map((index) => threadRecordKey(sentKey, index)),
+      "each record key from the send's key and the post's place",
+    );
+    const bluesky = new BlueskySyndicator(
+      { handle: account.handle, serviceUrl: pds.url, thread: true, linkCard: false, appendUrl: "never" },
+      { BLUESKY_PASSWORD: account.appPassword },
+    );
+    const publication = { me: `${photos.url}/`, postUrlPattern: "", timezone: "UTC", name: "" };
+    // As the host hands a copy sent before its posts were kept: no threadPosts, the send's key.
+    await bluesky.delete({ content: [threeParagraphs(tag)] }, publication, {
+      url: sent.targets[0]?.url ?? "",
+      idempotencyKey: `delete-${tag}`,
+      signal: AbortSignal.timeout(60_000),
+      sentKey,
+    });
+    assert.deepEqual(await threadRecords(tag), [], "no record of the thread is left");
   });
 });

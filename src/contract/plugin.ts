@@ -186,6 +186,15 @@ export function isPossekitServer(server: IndiekitServer): server is PossekitServ
 /** The server as a plug-in sees it in init() under possekit's host: Indiekit's, and more. */
 export type Server = PossekitServer;
 
+/**
+ * Saves the thread choices a Micropub client gave for the post at `postUrl`, by target uid: true a
+ * thread, false one cut post, null back to the target's own option (decision 0064).
+ */
+export type ThreadChoicesHandler = (
+  postUrl: string,
+  choices: Readonly<Record<string, boolean | null>>,
+) => Promise<void>;
+
 /** possekit's host: everything Indiekit offers a plug-in, plus views, locales, a database, posts. */
 export interface PossekitServer extends IndiekitServer {
   readonly config: HostConfigView;
@@ -232,6 +241,11 @@ export interface PossekitServer extends IndiekitServer {
    * rotation); the handler returns how many it sealed. Absent under a host without a secret box.
    */
   onRekey?(handler: () => Promise<number>): void;
+  /**
+   * Has the host's Micropub endpoint save a post's thread choices (mp-syndicate-thread, decision 0064)
+   * where the syndication core keeps them, never in the post. Absent under a host without Micropub.
+   */
+  onThreadChoices?(handler: ThreadChoicesHandler): void;
   /** Options given to a plug-in in the config file under its package name, or {}. */
   pluginOptions(packageName: string): Record<string, unknown>;
   addEndpoint(plugin: EndpointPlugin): void;

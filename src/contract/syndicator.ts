@@ -175,6 +175,12 @@ export interface CopyChangeOptions {
    */
   threadPosts?: ThreadPost[];
   /**
+   * The idempotency key the copy was sent with (the send's, not this change's). A Bluesky thread sent
+   * before its posts were kept has record keys derived from it (decision 0064), so its deletion can
+   * find every post.
+   */
+  sentKey?: string;
+  /**
    * Keeps the thread's posts as they are now, after each step of an edit or a deletion (a post
    * edited, added or deleted), so that a retry goes on from there. Empty: none is left.
    */

@@ -261,6 +261,15 @@ export class EndpointSyndicate implements EndpointPlugin {
       },
     });
     const syndication = this.syndication;
+    // Micropub's mp-syndicate-thread, kept as the preview page's choice is (decision 0064).
+    server.onThreadChoices?.(async (postUrl, choices) => {
+      const post = await postSource.findByUrl(postUrl);
+      if (!post) return;
+      for (const [uid, thread] of Object.entries(choices)) {
+        if (thread === null) await syndication.copies.resetThreadChoice(post, uid);
+        else await syndication.copies.saveThreadChoice(post, uid, thread);
+      }
+    });
     // The page says how far a batch has got, also when opened mid-run.
     trackBatchProgress(syndication);
     if (notifier && isPossekitServer(server)) this.watchAccounts(server, notifier);

@@ -6,4 +6,6 @@ import type { PostService } from "./posts/post-service-interface.ts";
 export interface HostServer extends Server {
   /** null without a database. */
   readonly posts: PostService | null;
+  /** Hands Micropub's mp-syndicate-thread to the plug-ins that keep thread choices (decision 0064). */
+  saveThreadChoices?(postUrl: string, choices: Readonly<Record<string, boolean | null>>): Promise<void>;
 }

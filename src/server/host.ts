@@ -6,7 +6,14 @@ import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type { Database, Migration } from "../contract/database.ts";
 import type { MicropubPort } from "../contract/micropub.ts";
-import type { EndpointPlugin, HostConfigView, Plugin, Server, SyndicatorPlugin } from "../contract/plugin.ts";
+import type {
+  EndpointPlugin,
+  HostConfigView,
+  Plugin,
+  Server,
+  SyndicatorPlugin,
+  ThreadChoicesHandler,
+} from "../contract/plugin.ts";
 import type { PostSource } from "../contract/post-source.ts";
 import { publicationProblem } from "../contract/publication-check.ts";
 import type { Publication } from "../contract/syndicator.ts";
@@ -102,6 +109,7 @@ export class Host implements Server, RunningHost {
   private readonly startHandlers: Array<() => Promise<void> | void> = [];
   private readonly shutdownHandlers: Array<() => Promise<void> | void> = [];
   private readonly rekeyHandlers: Array<() => Promise<number>> = [];
+  private readonly threadChoiceHandlers: ThreadChoicesHandler[] = [];
   private httpServer: HttpServer | null = null;
   /** Held while this process has an embedded database folder open. */
   private folderLock: FolderLock | null = null;
@@ -202,6 +210,15 @@ export class Host implements Server, RunningHost {
 
   onRekey(handler: () => Promise<number>): void {
     this.rekeyHandlers.push(handler);
+  }
+
+  onThreadChoices(handler: ThreadChoicesHandler): void {
+    this.threadChoiceHandlers.push(handler);
+  }
+
+  /** Hands a post's thread choices from Micropub to the plug-ins that keep them (decision 0064). */
+  async saveThreadChoices(postUrl: string, choices: Readonly<Record<string, boolean | null>>): Promise<void> {
+    for (const handler of this.threadChoiceHandlers) await handler(postUrl, choices);
   }
 
   /** Seals every stored secret again under the current key: the accounts' and the plug-ins' own. */

@@ -7,6 +7,8 @@ import type { PostService } from "../posts/post-service-interface.ts";
 export interface MicropubContext {
   posts: PostService;
   syndicators: readonly SyndicatorPlugin[];
+  /** Saves mp-syndicate-thread's choices where the syndication core keeps them (decision 0064). */
+  saveThreadChoices: (postUrl: string, choices: Readonly<Record<string, boolean | null>>) => Promise<void>;
 }
 
 /** What configuration alone answers (q=config, q=syndicate-to): no database needed. */
@@ -47,5 +49,11 @@ export const withoutDatabase = () =>
 export function micropubContext(server: HostServer | null): MicropubContext {
   const found = initialised(server);
   if (!found.posts) throw withoutDatabase();
-  return { posts: found.posts, syndicators: found.syndicators };
+  return {
+    posts: found.posts,
+    syndicators: found.syndicators,
+    saveThreadChoices: async (postUrl, choices) => {
+      await found.saveThreadChoices?.(postUrl, choices);
+    },
+  };
 }

@@ -14,6 +14,7 @@ import { type BodyKind, type MicropubAction, readMicropubRequest } from "./micro
 import { asFormBody, readMultipart } from "./multipart-request.ts";
 import { asMicropubErrors } from "./service-errors.ts";
 import { readSyndicateText, SYNDICATE_TEXT } from "./syndicate-text.ts";
+import { readSyndicateThread, SYNDICATE_THREAD } from "./syndicate-thread.ts";
 import { checkSyndicationTargets } from "./syndication-targets.ts";
 
 /** Micropub §3.8: a token without the scope needed is 401 insufficient_scope, naming the scope. */
@@ -49,9 +50,12 @@ async function create(
 ): Promise<MicropubOutcome> {
   const draftOnly = !hasScope(auth, "create");
   if (draftOnly && !hasScope(auth, "draft")) throw insufficientScope("create", MICROPUB_SCOPE_STATUS);
-  const { [SYNDICATE_TEXT]: texts, ...mf2 } = request.properties;
+  // The thread choices are kept where the page's are, never in the post (decision 0064).
+  const { [SYNDICATE_TEXT]: texts, [SYNDICATE_THREAD]: threadValues, ...mf2 } = request.properties;
   const properties = mf2PropertiesToJf2(mf2);
   if (texts !== undefined) properties[SYNDICATE_TEXT] = readSyndicateText(texts, context.syndicators);
+  const threads =
+    threadValues === undefined ? undefined : readSyndicateThread(threadValues, context.syndicators);
   // The URL is the server's to choose; a client's own is ignored, not an error.
   delete properties.url;
   properties.type = jf2Type(request.type);
@@ -66,12 +70,18 @@ async function create(
       ...(draftOnly ? { status: "draft" as const } : {}),
     }),
   );
+  if (threads) await context.saveThreadChoices(post.url, threads);
   return { status: 201, location: post.url };
 }
 
 function refuseCommands(names: Iterable<string>): void {
   for (const name of names) {
-    if (name.startsWith("mp-") && name !== "mp-syndicate-to" && name !== SYNDICATE_TEXT)
+    if (
+      name.startsWith("mp-") &&
+      name !== "mp-syndicate-to" &&
+      name !== SYNDICATE_TEXT &&
+      name !== SYNDICATE_THREAD
+    )
       throw badRequest(`"${name}" is a command for creating posts, not a property that can be updated`);
   }
 }
@@ -101,17 +111,29 @@ async function update(
   const replacedTexts = request.replace?.[SYNDICATE_TEXT];
   if (request.replace && replacedTexts)
     request.replace[SYNDICATE_TEXT] = [readSyndicateText(replacedTexts, context.syndicators)];
+  // Thread choices are replaced per target ("account" undoes one), never kept in the post (decision 0064).
+  const deleted = Array.isArray(deletion) ? deletion : Object.keys(deletion ?? {});
+  if (request.add?.[SYNDICATE_THREAD] || deleted.includes(SYNDICATE_THREAD))
+    throw badRequest(
+      `Use replace for ${SYNDICATE_THREAD}, with "account" to go back to a target's own option`,
+    );
+  const { [SYNDICATE_THREAD]: threadValues, ...replace } = request.replace ?? {};
+  const threads =
+    threadValues === undefined ? undefined : readSyndicateThread(threadValues, context.syndicators);
   const existing = await context.posts.findByUrl(request.url);
   if (!existing)
     throw badRequest(`No post exists at ${request.url}; check the URL (q=source lists the posts)`);
   if (existing.deleted)
     throw badRequest(`The post at ${request.url} is deleted; undelete it before updating it`);
   const changes: PostUpdate = {
-    ...(request.replace ? { replace: toJf2Values(request.replace) } : {}),
+    ...(Object.keys(replace).length > 0 ? { replace: toJf2Values(replace) } : {}),
     ...(request.add ? { add: toJf2Values(request.add) } : {}),
     ...(deletion ? { delete: Array.isArray(deletion) ? deletion : toJf2Values(deletion) } : {}),
   };
-  await asMicropubErrors(() => context.posts.update(request.url, changes));
+  // Saved first: the edit's follow-up then reads the new choice.
+  if (threads) await context.saveThreadChoices(existing.url, threads);
+  if (Object.keys(changes).length > 0)
+    await asMicropubErrors(() => context.posts.update(request.url, changes));
   return { status: 204 };
 }
 

@@ -78,7 +78,10 @@ function readLimit(value: string | undefined): number {
   return limit;
 }
 
-async function source(context: MicropubContext, query: Query): Promise<unknown> {
+async function source(
+  context: Pick<MicropubContext, "posts" | "syndicators">,
+  query: Query,
+): Promise<unknown> {
   const names = requestedProperties(query);
   const present = (post: Post) => {
     const item = jf2ToMf2Item(post.properties);

@@ -17,7 +17,7 @@ export type MicropubAction =
   | { action: "delete" | "undelete"; url: string };
 
 /** Commands are instructions to the server, not properties; mp-syndicate-to is kept as the post's targets. */
-const KEPT_COMMANDS = new Set(["mp-syndicate-to", "mp-syndicate-text"]);
+const KEPT_COMMANDS = new Set(["mp-syndicate-to", "mp-syndicate-text", "mp-syndicate-thread"]);
 /** Fields of a form that are never properties: the request's own parameters and the host's CSRF field. */
 const FORM_RESERVED = new Set(["h", "action", "url", "access_token", "_csrf"]);
 
@@ -103,15 +103,27 @@ const formBody = z.record(z.string(), z.union([formScalar, z.array(formScalar)])
   error: "the form fields must be text values, lists (name[]=…) or photo[value]/photo[alt]",
 });
 
-/** mp-syndicate-text[<uid>]=<text> arrives as one object of texts: kept aside from the other fields. */
-function takeSyndicateText(body: unknown): { rest: unknown; texts?: unknown } {
-  if (typeof body !== "object" || body === null || !("mp-syndicate-text" in body)) return { rest: body };
-  const { "mp-syndicate-text": texts, ...rest } = body as Record<string, unknown>;
-  return { rest, texts };
+/** Fields given per target uid: each arrives as one object, kept aside from the other fields. */
+const PER_TARGET = ["mp-syndicate-text", "mp-syndicate-thread"] as const;
+
+/**
+ * mp-syndicate-text[<uid>]=<text> and mp-syndicate-thread[<uid>]=on arrive each as one object keyed
+ * by uid: kept aside from the other fields.
+ */
+function takePerTarget(body: unknown): { rest: unknown; perTarget: Record<string, unknown> } {
+  if (typeof body !== "object" || body === null) return { rest: body, perTarget: {} };
+  const rest: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  const perTarget: Record<string, unknown> = {};
+  for (const name of PER_TARGET) {
+    if (!(name in rest)) continue;
+    perTarget[name] = rest[name];
+    delete rest[name];
+  }
+  return { rest, perTarget };
 }
 
 function readForm(input: unknown): MicropubAction {
-  const { rest: body, texts } = takeSyndicateText(input);
+  const { rest: body, perTarget } = takePerTarget(input);
   const parsed = formBody.safeParse(body);
   if (!parsed.success) fail("The form could not be read", parsed.error);
   const fields = parsed.data;
@@ -142,7 +154,7 @@ function readForm(input: unknown): MicropubAction {
     if (!propertyName.safeParse(name).success) throw badRequest(`"${key}" is not a property name`);
     properties[name] = [...(properties[name] ?? []), ...(Array.isArray(value) ? value : [value])];
   }
-  if (texts !== undefined) properties["mp-syndicate-text"] = [texts];
+  for (const [name, value] of Object.entries(perTarget)) properties[name] = [value];
   return { action: "create", type: [typeCheck.data], ...takeCommands(properties) };
 }
 

@@ -133,6 +133,7 @@ export function callFollowUp(
     words?: PreviewOptions | undefined;
     sentPhotos?: CopyChangeOptions["sentPhotos"];
     thread?: ThreadPost[];
+    sentKey?: string;
     saveThread?: (posts: ThreadPost[]) => Promise<void>;
   },
 ): Promise<SyndicatorOutcome> {
@@ -142,6 +143,7 @@ export function callFollowUp(
       idempotencyKey: copy.idempotencyKey,
       signal,
       ...(copy.thread ? { threadPosts: copy.thread } : {}),
+      ...(copy.sentKey ? { sentKey: copy.sentKey } : {}),
       ...(copy.saveThread ? { saveThread: copy.saveThread } : {}),
     };
     if (operation === "update") {

@@ -219,6 +219,7 @@ export async function performFollowUps(
       ...(held ? { sentPhotos: held } : {}),
       // A thread's posts, saved again after each step (decision 0062).
       ...(entry.thread ? { thread: entry.thread } : {}),
+      sentKey: entry.idempotencyKey,
       saveThread: (posts) => context.ledger.saveCopyThread(claim, posts),
     });
     if (!outcome.ok) {

@@ -37,7 +37,15 @@ import { cardThumb, type Image, uploadPhotos } from "./bluesky-media.ts";
 import { type BlueskyOptions, blueskyPluginId, parseBlueskyOptions } from "./bluesky-options.ts";
 import { blueskyPostAddress, blueskyPostPage } from "./bluesky-post-url.ts";
 import { BlueskySessions } from "./bluesky-session.ts";
-import { buildThread, deleteThread, replaceThread, threadPosts, writeThread } from "./bluesky-thread.ts";
+import {
+  buildThread,
+  deleteRecords,
+  deleteThread,
+  findThreadSentBefore,
+  replaceThread,
+  threadPosts,
+  writeThread,
+} from "./bluesky-thread.ts";
 import { recordKeyFor, recordKeyRange } from "./record-key.ts";
 
 export class BlueskySyndicator implements SyndicatorPlugin {
@@ -249,7 +257,7 @@ export class BlueskySyndicator implements SyndicatorPlugin {
   async delete(
     properties: PostProperties,
     publication: Publication,
-    { url, signal, threadPosts: thread }: CopyChangeOptions,
+    { url, signal, threadPosts: thread, sentKey }: CopyChangeOptions,
   ): Promise<void> {
     const api = new BlueskyApi(this.#options.serviceUrl, { name: "Bluesky", signal });
     const address = blueskyPostAddress(url);
@@ -266,7 +274,13 @@ export class BlueskySyndicator implements SyndicatorPlugin {
       if (kind === "post" && ourPost) {
         // Every post of a thread, in one commit (decision 0062).
         if (thread && thread.length > 1) await deleteThread(api, session, thread);
-        else await api.deleteRecord(session, postCollection, address.rkey);
+        else {
+          // A thread sent before its posts were kept: found from the send's key (decision 0064).
+          const sentBefore =
+            thread || !sentKey ? [] : await findThreadSentBefore(api, session, address.rkey, sentKey);
+          if (sentBefore.length > 1) await deleteRecords(api, session, sentBefore);
+          else await api.deleteRecord(session, postCollection, address.rkey);
+        }
         return;
       }
       // Someone else's post (or one made in an app) is never deleted: only our like or repost of it.

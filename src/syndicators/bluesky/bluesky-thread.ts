@@ -143,6 +143,55 @@ export async function deleteThread(
   if (rkeys.length > 0) await api.writeRecords(session, postCollection, rkeys, []);
 }
 
+/** The most posts a thread sent before its posts were kept is searched for (decision 0064). */
+const mostThreadPosts = 100;
+
+/**
+ * A thread sent before its posts were kept (decision 0064): its first record's key is the one
+ * `sentKey` gives at place 0, and each next post's the one it gives at its place. Those still in the
+ * session's own repository are found in order, each taken only while it replies to the one before
+ * (a record at such a key that is no reply in the chain is not the thread's). The record keys found;
+ * the first's even when it is gone, so that its deletion is asked for as before. Empty when the copy
+ * was not sent with `sentKey`.
+ */
+export async function findThreadSentBefore(
+  api: BlueskyApi,
+  session: BlueskySession,
+  firstKey: string,
+  sentKey: string,
+): Promise<string[]> {
+  if (threadRecordKey(sentKey, 0) !== firstKey) return [];
+  const found = [firstKey];
+  let parentUri = `at://${session.did}/${postCollection}/${firstKey}`;
+  for (let index = 1; index < mostThreadPosts; index++) {
+    const rkey = threadRecordKey(sentKey, index);
+    const record = await api.getRecord(session.did, postCollection, rkey);
+    if (!record || replyParentUri(record.value) !== parentUri) break;
+    found.push(rkey);
+    parentUri = `at://${session.did}/${postCollection}/${rkey}`;
+  }
+  return found;
+}
+
+/**
+ * Deletes the records a thread sent before its posts were kept still has (decision 0064), in one
+ * commit: the first checked too, since a commit naming a record not there fails whole.
+ */
+export async function deleteRecords(api: BlueskyApi, session: BlueskySession, rkeys: readonly string[]) {
+  const there: string[] = [];
+  for (const rkey of rkeys) if (await api.getRecord(session.did, postCollection, rkey)) there.push(rkey);
+  if (there.length > 0) await api.writeRecords(session, postCollection, there, []);
+}
+
+/** The at:// URI of the post a record replies to, if it is a reply. */
+function replyParentUri(value: Record<string, unknown> | undefined): string | undefined {
+  const reply = value?.reply;
+  if (typeof reply !== "object" || reply === null || !("parent" in reply)) return undefined;
+  const parent = reply.parent;
+  if (typeof parent !== "object" || parent === null || !("uri" in parent)) return undefined;
+  return typeof parent.uri === "string" ? parent.uri : undefined;
+}
+
 /** The record keys of the posts of the session's own repository that are still there. */
 async function recordsStillThere(
   api: BlueskyApi,
