@@ -16,13 +16,11 @@ import { FeedSource } from "../../src/sources/feeds/feed-source.ts";
 import { FeedStore } from "../../src/sources/feeds/feed-store.ts";
 import { feedSourceMigrations } from "../../src/sources/feeds/migrations.ts";
 import { FeedParser } from "../../src/sources/feeds/parse/index.ts";
-import { MicropubClient } from "../../src/sources/micropub/micropub-client.ts";
-import { MicropubSource } from "../../src/sources/micropub/micropub-source.ts";
 import { micropubSourceMigrations } from "../../src/sources/micropub/migrations.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { engines } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { type Remote, startRemote } from "./remote-micropub.ts";
+import { type Remote, remoteSourceOn, startRemote } from "./remote-micropub.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const POLL_SECONDS = 60;
@@ -69,25 +67,8 @@ for (const engine of engines) {
     const listings = () => remote.gate.passed.filter((request) => request === "GET q=source").length;
 
     it("a remote Micropub source: a turn held by another instance stays held, a turn taken lasts one interval", async () => {
-      const { knownPosts, postSource, logger } = local.host;
-      if (!knownPosts || !postSource) throw new Error("The host has no posts");
-      const start = (origin = "ahead", now?: () => number) =>
-        new MicropubSource({
-          name: origin,
-          pollSeconds: POLL_SECONDS,
-          recentPosts: 50,
-          client: new MicropubClient({
-            endpoint: remote.endpoint,
-            token: () => remote.token,
-            tokenSetting: "REMOTE_TOKEN",
-            fetchPolicy: {},
-          }),
-          database,
-          known: knownPosts,
-          posts: postSource,
-          logger,
-          ...(now ? { now } : {}),
-        });
+      const start = (name = "ahead", now?: () => number) =>
+        remoteSourceOn(local, remote, { name, pollSeconds: POLL_SECONDS, ...(now ? { now } : {}) });
       const left = () =>
         leftOf(
           "SELECT (extract(epoch FROM next_poll_at - now()) * 1000)::float8 AS left FROM micropub_sources WHERE origin = $1",
