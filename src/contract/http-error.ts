@@ -89,7 +89,10 @@ export const insufficientScope = (scope: string, status: 401 | 403 = 403) =>
   );
 export const notFound = (description: string) => new HttpError(404, "not_found", description);
 /**
- * The answer of everything that needs the server's database when it runs without one: 501 (not
- * implemented here), `description` saying what needs it. One answer for host and plug-ins alike.
+ * 501 (not implemented here): this server lacks a part the request needs (its database, its own
+ * Micropub endpoint under a host that offers none), `description` saying which, in the reader's
+ * language where a page asks. One answer for host and plug-ins alike.
  */
-export const noDatabase = (description: string) => new HttpError(501, "not_implemented", description);
+export const notImplemented = (description: string) => new HttpError(501, "not_implemented", description);
+/** The 501 of everything that needs the server's database when it runs without one. */
+export const noDatabase = notImplemented;

@@ -3,13 +3,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { migrate } from "../../src/server/database/migrate.ts";
-import { MicropubClient } from "../../src/sources/micropub/micropub-client.ts";
-import { MicropubSource } from "../../src/sources/micropub/micropub-source.ts";
+import type { MicropubSource } from "../../src/sources/micropub/micropub-source.ts";
 import { micropubSourceMigrations } from "../../src/sources/micropub/migrations.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { engines } from "../helpers/databases.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { type Remote, startRemote } from "./remote-micropub.ts";
+import { type Remote, remoteSourceOn, startRemote } from "./remote-micropub.ts";
 
 const POLL_SECONDS = 60;
 
@@ -23,27 +22,10 @@ for (const engine of engines) {
       remote = await startRemote();
       await remote.create("One post", []);
       local = await startTestServer({ engine, config: { plugins: [] } });
-      const { database, knownPosts, postSource, logger } = local.host;
-      if (!database || !knownPosts || !postSource) throw new Error("The host has no database");
-      await migrate(database, micropubSourceMigrations);
-      instances = [1, 2].map(
-        () =>
-          new MicropubSource({
-            name: "shared",
-            pollSeconds: POLL_SECONDS,
-            recentPosts: 50,
-            client: new MicropubClient({
-              endpoint: remote.endpoint,
-              token: () => remote.token,
-              tokenSetting: "REMOTE_TOKEN",
-              fetchPolicy: {},
-            }),
-            database,
-            known: knownPosts,
-            posts: postSource,
-            logger,
-            now: clock.now,
-          }),
+      if (!local.host.database) throw new Error("The host has no database");
+      await migrate(local.host.database, micropubSourceMigrations);
+      instances = [1, 2].map(() =>
+        remoteSourceOn(local, remote, { name: "shared", pollSeconds: POLL_SECONDS, now: clock.now }),
       );
     });
     after(async () => {

@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { Database } from "../../src/contract/database.ts";
 import { EndpointSyndicate } from "../../src/plugin/endpoint-syndicate.ts";
-import type { MicropubSource } from "../../src/sources/micropub/micropub-source.ts";
+import { MicropubClient } from "../../src/sources/micropub/micropub-client.ts";
+import { MicropubSource } from "../../src/sources/micropub/micropub-source.ts";
 import type { Scheduler } from "../../src/syndication/due/scheduler.ts";
 import { sharedDatabase, startTarget, type Target } from "../endpoint/endpoint-server.ts";
 import { TestClock } from "../helpers/clock.ts";
@@ -131,5 +132,34 @@ export async function polled(local: Local): Promise<void> {
   await eventually("the poll ends", async () => {
     const report = await local.source.report();
     return !report.polling && (report.lastPollAt?.getTime() ?? 0) >= due ? true : undefined;
+  });
+}
+
+/**
+ * A source of `remote` on the test server's database, as one instance of the server runs it (the
+ * micropubSourceMigrations applied): several on one database act as several instances.
+ */
+export function remoteSourceOn(
+  local: TestServer,
+  remote: Remote,
+  options: { name: string; pollSeconds: number; now?: () => number },
+): MicropubSource {
+  const { database, knownPosts, postSource, logger } = local.host;
+  if (!database || !knownPosts || !postSource) throw new Error("The host has no database");
+  return new MicropubSource({
+    name: options.name,
+    pollSeconds: options.pollSeconds,
+    recentPosts: 50,
+    client: new MicropubClient({
+      endpoint: remote.endpoint,
+      token: () => remote.token,
+      tokenSetting: "REMOTE_TOKEN",
+      fetchPolicy: {},
+    }),
+    database,
+    known: knownPosts,
+    posts: postSource,
+    logger,
+    ...(options.now ? { now: options.now } : {}),
   });
 }

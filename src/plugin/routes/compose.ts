@@ -10,7 +10,7 @@
 // checks, post service and content store as any client's request; the copies follow by themselves.
 import type { Request, RequestHandler, Response } from "express";
 import { setFlash } from "../../contract/flash.ts";
-import { HttpError } from "../../contract/http-error.ts";
+import { HttpError, notImplemented } from "../../contract/http-error.ts";
 import type { MicropubFields, MicropubPort } from "../../contract/micropub.ts";
 import type { Post } from "../../contract/posts.ts";
 import {
@@ -42,7 +42,8 @@ const PHOTO_FIELDS = new Set(["photo", "photo[]"]);
 
 function micropubOf(services: PageServices, res: Response): MicropubPort {
   const port = services.server.micropub;
-  if (!port) throw new HttpError(501, "not_implemented", translatorOf(res)("compose.unavailable"));
+  // Not only a database matter: a foreign host may offer no Micropub endpoint of its own.
+  if (!port) throw notImplemented(translatorOf(res)("compose.unavailable"));
   return port;
 }
 

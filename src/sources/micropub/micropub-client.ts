@@ -7,6 +7,8 @@
 // runs; a redirect elsewhere meets the usual private-address check, and is followed without the
 // token (safe-fetch drops credentials when the origin changes). The token never leaves the
 // Authorization header: not in a URL, a log line or an error message.
+// The Micropub syndicator speaks the same wire (src/contract/micropub-wire.ts) through its own
+// transport and errors: two callers, not one client (decision 0065).
 //
 // @example
 //   const client = new MicropubClient({

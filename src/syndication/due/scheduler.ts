@@ -7,12 +7,13 @@
 // turn at each wake-up, and the sleep ends at the earliest of their next polls too.
 import type { Logger } from "../../contract/logger.ts";
 import type { PolledSource } from "../../contract/polled-source.ts";
+import { backoffMs } from "../../net/backoff.ts";
 import { SyndicationInProgressError, SyndicationShuttingDownError } from "../errors.ts";
 import type { Syndication } from "../syndication.ts";
 import type { RunSummary } from "../types.ts";
 
 export const DEFAULT_MAX_SLEEP_MS = 60_000;
-/** After a run that left something due at once, the next waits 1 s, 2 s, 4 s … up to maxSleepMs. */
+/** After a run that left something due at once, the next waits 1 s, 2 s, 4 s … up to maxSleepMs (src/net/backoff.ts). */
 const FIRST_HOLD_OFF_MS = 1_000;
 
 /** Calls `done` once, `ms` from now, unless the function it returns is called first. */
@@ -65,7 +66,8 @@ export class Scheduler {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private nudged = false;
-  private holdOffMs = 0;
+  /** Runs in a row that left something due at once; each doubles the next hold-off. */
+  private holdOffs = 0;
   private readonly current: SchedulerState = {
     running: false,
     nextDueAt: null,
@@ -144,10 +146,11 @@ export class Scheduler {
         if (summary && this.current.lastRun)
           this.current.lastRun = { ...this.current.lastRun, finishedAt: new Date(), summary };
         if (moments.run && moments.run.getTime() <= this.clock() && !this.nudged) {
-          this.holdOffMs = Math.min(this.maxSleepMs, Math.max(FIRST_HOLD_OFF_MS, this.holdOffMs * 2));
-          await this.sleep(this.holdOffMs);
+          const holdOffMs = backoffMs({ baseMs: FIRST_HOLD_OFF_MS, maxMs: this.maxSleepMs }, this.holdOffs);
+          this.holdOffs += 1;
+          await this.sleep(holdOffMs);
         } else {
-          this.holdOffMs = 0;
+          this.holdOffs = 0;
           // What is due after the run is known: sleep until then rather than asking again at once.
           await this.sleepUntil(earliest(after, this.nextPollAt()));
         }

@@ -161,7 +161,10 @@ export class MicropubSyndicator implements SyndicatorPlugin {
     throw await refusal(target, response, micropubErrorWords);
   }
 
-  /** A request to the endpoint with the token; its answer is the caller's to judge. */
+  /**
+   * A request to the endpoint with the token; its answer is the caller's to judge. The remote
+   * Micropub source shares the wire, not this transport (decision 0065).
+   */
   #post(target: Target, request: MicropubRequest): Promise<Response> {
     const { micropubEndpoint, accessToken } = this.#options;
     return send(target, micropubEndpoint, {
