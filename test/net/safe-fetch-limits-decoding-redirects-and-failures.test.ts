@@ -94,6 +94,11 @@ describe("safeFetch", () => {
           response.writeHead(200, { "content-encoding": "gzip" });
           response.end(Buffer.concat([gzipSync("a").subarray(0, 10), Buffer.from("not gzip at all")]));
           return;
+        case "/two-parts":
+          // 600 bytes, then 600 more once the first have gone out: the limit falls inside the second chunk.
+          response.writeHead(200);
+          response.write("a".repeat(600), () => setTimeout(() => response.end("b".repeat(600)), 50));
+          return;
         case "/hold":
           await hold(response, Number.POSITIVE_INFINITY);
           return;
@@ -166,6 +171,12 @@ describe("safeFetch", () => {
       });
       assert.equal(whole.truncated, false);
     }
+  });
+
+  it("truncates inside a later chunk, keeping what came before it", async () => {
+    const cut = await safeFetch(`${server.url}/two-parts`, { ...local, overflow: "truncate" });
+    assert.equal(text(cut.body), `${"a".repeat(600)}${"b".repeat(400)}`);
+    assert.equal(cut.truncated, true);
   });
 
   it("decodes gzip, x-gzip, deflate and br when asked, and asks for them", async () => {
