@@ -15,7 +15,9 @@ export const FOLDERS = {
   "src/server/stores": 80,
   "src/server/auth": 80,
   "src/server/indieauth": 80,
-  "src/net": 80,
+  // The whole folder, 28 Nov 2026: 85.3 % by Stryker (366 of 429; 49.0 % before its tests), 86.2 % with
+  // 4 survivors killed since and checked by hand; the others in docs/testing.md.
+  "src/net": 85,
   "src/plugin/webhooks": 80,
   // notifier.ts: 57.0 %; its messages' wording and the connected-account path are open (docs).
   "src/notifications": 55,

@@ -97,5 +97,10 @@ describe("every IANA special-purpose range is private", () => {
       assert.equal(isPrivateAddress(text), true, text);
     assert.equal(isPrivateAddress("fe80::1%eth0"), true);
     assert.equal(isPrivateAddress("[::1]"), true);
+    // A zone does not make a public address private, nor does a bracket outside the ends make text an address.
+    assert.equal(isPrivateAddress("2606:4700::1111%eth0"), false);
+    assert.equal(isPrivateAddress("[2606:4700::1111%eth0]"), false);
+    for (const text of ["93.184.216.34[", "]93.184.216.34", "[93.184.216.34]x"])
+      assert.equal(isPrivateAddress(text), true, text);
   });
 });
