@@ -6,6 +6,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Database } from "../../src/contract/database.ts";
 import { DELIVERY_MEMORY_HOURS, WebhookDeliveries } from "../../src/plugin/webhooks/deliveries.ts";
+import { migrate } from "../../src/server/database/migrate.ts";
+import { postMigrations } from "../../src/server/posts/migrations.ts";
+import { syndicationMigrations } from "../../src/syndication/migrations.ts";
 import { engines } from "../helpers/databases.ts";
 
 for (const engine of engines) {
@@ -14,6 +17,8 @@ for (const engine of engines) {
     let deliveries: WebhookDeliveries;
     before(async () => {
       database = await engine.open();
+      // PostgreSQL's schema starts empty (PGlite's snapshot has them: migrate skips what is there).
+      await migrate(database, [...postMigrations, ...syndicationMigrations]);
       deliveries = new WebhookDeliveries(database);
     });
     after(() => database.close());
