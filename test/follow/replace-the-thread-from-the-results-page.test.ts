@@ -4,13 +4,13 @@
 // records by the edited ones and the post links to the new thread.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
+import type { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { type EndpointServer, startEndpointServer } from "../endpoint/endpoint-server.ts";
-import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
+import type { FakePds } from "../fakes/bluesky-pds.ts";
+import { startThreadingBluesky, threadParagraph } from "../fakes/threading-bluesky.ts";
 import { engines } from "../helpers/databases.ts";
 
-const paragraph = (n: number) =>
-  `Part ${n}: ${"Herons on the canal, cormorants on the posts, a kingfisher on the lock gate. ".repeat(3).trim()}`;
+const paragraph = threadParagraph;
 
 const WARNINGS = {
   en: "Replies, likes and reposts of the old posts are lost",
@@ -26,15 +26,7 @@ for (const engine of engines) {
     let session: { cookie: string; csrf: string };
     let token: string;
     before(async () => {
-      pds = await startFakePds({ handle: "alice.example.com", password: "pw" });
-      bluesky = new BlueskySyndicator({
-        handle: "alice.example.com",
-        password: "pw",
-        serviceUrl: pds.url,
-        thread: true,
-        linkCard: false,
-        appendUrl: "never",
-      });
+      ({ pds, bluesky: bluesky } = await startThreadingBluesky());
       app = await startEndpointServer({ engine, targets: [], syndicators: [bluesky] });
       session = await app.server.signIn();
       token = await app.server.token("create update delete");

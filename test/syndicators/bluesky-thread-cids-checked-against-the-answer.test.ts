@@ -5,27 +5,19 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
-import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
-import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
+import type { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
+import type { FakePds } from "../fakes/bluesky-pds.ts";
+import { startThreadingBluesky, threadParagraph } from "../fakes/threading-bluesky.ts";
 import { callOptions, note, publication } from "./fixtures.ts";
 
-const paragraph = (n: number) =>
-  `Part ${n}: ${"Herons on the canal, cormorants on the posts, a kingfisher on the lock gate. ".repeat(3).trim()}`;
+const paragraph = threadParagraph;
 const long = note({ content: { text: [1, 2, 3].map(paragraph).join("\n\n"), html: "" } });
 
 describe("Bluesky: a thread's CIDs are checked against the PDS's answer", () => {
   let pds: FakePds;
   let syndicator: BlueskySyndicator;
   before(async () => {
-    pds = await startFakePds({ handle: "alice.example.com", password: "pw" });
-    syndicator = new BlueskySyndicator({
-      handle: "alice.example.com",
-      password: "pw",
-      serviceUrl: pds.url,
-      thread: true,
-      linkCard: false,
-      appendUrl: "never",
-    });
+    ({ pds, bluesky: syndicator } = await startThreadingBluesky());
   });
   after(() => pds.close());
 

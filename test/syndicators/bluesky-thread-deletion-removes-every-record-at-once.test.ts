@@ -6,8 +6,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { threadRecordKey } from "../../src/syndicators/bluesky/bluesky-thread.ts";
-import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
-import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
+import type { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
+import type { FakePds } from "../fakes/bluesky-pds.ts";
+import { startThreadingBluesky, threadParagraph } from "../fakes/threading-bluesky.ts";
 import { engines } from "../helpers/databases.ts";
 import {
   collect,
@@ -16,8 +17,7 @@ import {
   type SyndicationFixture,
 } from "../syndication/syndication-fixture.ts";
 
-const paragraph = (n: number) =>
-  `Part ${n}: ${"Herons on the canal, cormorants on the posts, a kingfisher on the lock gate. ".repeat(3).trim()}`;
+const paragraph = threadParagraph;
 
 for (const engine of engines) {
   describe(`Bluesky: a thread is kept on edit and deleted whole (${engine.name})`, () => {
@@ -25,15 +25,7 @@ for (const engine of engines) {
     let bluesky: BlueskySyndicator;
     let fixture: SyndicationFixture<BlueskySyndicator>;
     before(async () => {
-      pds = await startFakePds({ handle: "alice.example.com", password: "pw" });
-      bluesky = new BlueskySyndicator({
-        handle: "alice.example.com",
-        password: "pw",
-        serviceUrl: pds.url,
-        thread: true,
-        linkCard: false,
-        appendUrl: "never",
-      });
+      ({ pds, bluesky: bluesky } = await startThreadingBluesky());
       fixture = await openSyndication(engine, [bluesky], { retry: { baseMs: 1, maxMs: 1 } });
     });
     after(async () => {
