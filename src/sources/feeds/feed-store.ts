@@ -1,10 +1,7 @@
 // What the feed source keeps in the database (migrations.ts): each feed's fetch state, its turn,
-// what went wrong, and the entries it has seen with the post each one is. A feed's turn is a lease
-// between instances, so when a read is due and how long a turn is held follow the one rule of
-// src/contract/database-now.ts: the database's clock, or a test's clock when one is given. The
-// moments a read records (fetched, succeeded) are the reader's own.
+// what went wrong, and the entries it has seen with the post each one is. Times come from the
+// source's clock as parameters, so a test clock rules them.
 import type { Database, Queryable } from "../../contract/database.ts";
-import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../../contract/database-now.ts";
 
 export interface FeedRow {
   key: string;
@@ -92,18 +89,14 @@ export interface FetchOutcome {
 const MAX_NOTES = 20;
 
 export class FeedStore {
-  constructor(
-    private readonly database: Database,
-    /** "Now" of the turn's statements (src/contract/database-now.ts). */
-    private readonly at: DatabaseNow = DATABASE_DECIDES,
-  ) {}
+  constructor(private readonly database: Database) {}
 
   /** Adds the feed if it is new (due at once); its row either way. */
-  async ensure(key: string): Promise<FeedRow> {
+  async ensure(key: string, now: number): Promise<FeedRow> {
     await this.database.query(
-      `INSERT INTO feed_sources (key, url, next_fetch_at) VALUES ($1, $1, ${sqlNow(2)})
+      `INSERT INTO feed_sources (key, url, next_fetch_at) VALUES ($1, $1, $2::timestamptz)
        ON CONFLICT (key) DO NOTHING`,
-      [key, this.at()],
+      [key, iso(now)],
     );
     const feed = await this.find(key);
     if (!feed) throw new Error(`The feed ${key} could not be stored`);
@@ -116,29 +109,29 @@ export class FeedStore {
   }
 
   /**
-   * Takes the feed's turn: when it is due now (or whatever its moment when `evenIfNotDue`),
-   * holding it for `holdMs`, so that no other instance fetches it meanwhile. The row (its
-   * nextFetchAt: when the turn lapses), or null when not due, taken by another instance, or stopped.
+   * Takes the feed's turn: when it is due at `now` (or whatever its moment when `evenIfNotDue`),
+   * holding it until `holdUntil`, so that no other instance fetches it meanwhile. The row, or null
+   * when not due, taken by another instance, or stopped.
    */
-  async takeTurn(key: string, holdMs: number, evenIfNotDue: boolean): Promise<FeedRow | null> {
+  async takeTurn(
+    key: string,
+    now: number,
+    holdUntil: number,
+    evenIfNotDue: boolean,
+  ): Promise<FeedRow | null> {
     const { rows } = await this.database.query<FeedDbRow>(
-      `UPDATE feed_sources SET next_fetch_at = ${sqlNow(2)} + $3::float8 * interval '1 millisecond'
-        WHERE key = $1 AND stopped_at IS NULL AND ($4::boolean OR next_fetch_at <= ${sqlNow(2)})
+      `UPDATE feed_sources SET next_fetch_at = $3::timestamptz
+        WHERE key = $1 AND stopped_at IS NULL AND ($4::boolean OR next_fetch_at <= $2::timestamptz)
         RETURNING *`,
-      [key, this.at(), holdMs, evenIfNotDue],
+      [key, iso(now), iso(holdUntil), evenIfNotDue],
     );
     return rows[0] ? toFeed(rows[0]) : null;
   }
 
-  /**
-   * Records a read. The next read comes as long after now as the reader chose after its reading
-   * (nextFetchAt − fetchedAt); the moment it is due, or null when none is (stopped).
-   */
-  async finishFetch(key: string, outcome: FetchOutcome): Promise<Date | null> {
-    const { rows } = await this.database.query<{ next_fetch_at: Date | string | null }>(
+  async finishFetch(key: string, outcome: FetchOutcome): Promise<void> {
+    await this.database.query(
       `UPDATE feed_sources
-          SET url = $2, etag = $3, last_modified = $4,
-              next_fetch_at = ${sqlNow(14)} + ($5::timestamptz - $7::timestamptz), failures = $6,
+          SET url = $2, etag = $3, last_modified = $4, next_fetch_at = $5::timestamptz, failures = $6,
               last_fetch_at = $7::timestamptz,
               last_success_at = CASE WHEN $8::boolean THEN $7::timestamptz ELSE last_success_at END,
               last_error = $9, error_kind = $10,
@@ -146,8 +139,7 @@ export class FeedStore {
               baselined_at = CASE WHEN $12::boolean AND baselined_at IS NULL THEN $7::timestamptz ELSE baselined_at END,
               stopped_at = CASE WHEN $13::text IS NULL THEN stopped_at ELSE $7::timestamptz END,
               stopped_reason = COALESCE($13::text, stopped_reason)
-        WHERE key = $1
-        RETURNING next_fetch_at`,
+        WHERE key = $1`,
       [
         key,
         outcome.url,
@@ -162,10 +154,8 @@ export class FeedStore {
         outcome.notes ? JSON.stringify(outcome.notes.slice(0, MAX_NOTES)) : null,
         outcome.baselined ?? false,
         outcome.stopped ?? null,
-        this.at(),
       ],
     );
-    return date(rows[0]?.next_fetch_at ?? null);
   }
 
   /**
@@ -173,13 +163,13 @@ export class FeedStore {
    * Only while the feed is held: a feed whose site put its ids back meanwhile keeps sending its new
    * entries. False when it was not held.
    */
-  async rebaseline(key: string): Promise<boolean> {
+  async rebaseline(key: string, now: number): Promise<boolean> {
     const { rows } = await this.database.query<{ key: string }>(
       `UPDATE feed_sources SET baselined_at = NULL, last_error = NULL, error_kind = NULL, etag = NULL,
-              last_modified = NULL, next_fetch_at = ${sqlNow(2)}
+              last_modified = NULL, next_fetch_at = $2::timestamptz
         WHERE key = $1 AND stopped_at IS NULL AND error_kind = 'held'
         RETURNING key`,
-      [key, this.at()],
+      [key, iso(now)],
     );
     return rows.length > 0;
   }
