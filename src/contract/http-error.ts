@@ -89,7 +89,7 @@ export const insufficientScope = (scope: string, status: 401 | 403 = 403) =>
   );
 export const notFound = (description: string) => new HttpError(404, "not_found", description);
 /**
- * 501 (not implemented here): this server lacks a part the request needs (its database, its own
+ * 501 not_implemented: this server lacks a part the request needs (its database, its own
  * Micropub endpoint under a host that offers none), `description` saying which, in the reader's
  * language where a page asks. One answer for host and plug-ins alike.
  */

@@ -260,18 +260,19 @@ export function replaceThreadRoute(context: RouteContext): RequestHandler {
     async act({ services, post, body, t }) {
       if (!(await services.syndication.copies.replaceThread(post.url, body.target_uid)))
         return { flash: { kind: "error", text: t("syndicate.followUps.notReplaceable") }, status: 409 };
-      const result = await services.syndication.runs.followPost(post.url, "manual", {
-        targetUids: [body.target_uid],
-      });
-      const done = result.targets.some(
-        (target) => target.uid === body.target_uid && target.status === "syndicated",
-      );
+      const done = await followedNow(services, post.url, body.target_uid);
       const target = nameOf(services, body.target_uid);
       return done
         ? { flash: { kind: "success", text: t("syndicate.followUps.flashReplaced", { target }) } }
         : { flash: { kind: "error", text: t("syndicate.followUps.flashReplaceWaits", { target }) } };
     },
   });
+}
+
+/** Carries out the post's follow-up for one target now; whether that target's change is done. */
+async function followedNow(services: PageServices, postUrl: string, targetUid: string): Promise<boolean> {
+  const result = await services.syndication.runs.followPost(postUrl, "manual", { targetUids: [targetUid] });
+  return result.targets.some((target) => target.uid === targetUid && target.status === "syndicated");
 }
 
 /**
@@ -292,12 +293,7 @@ export function removeCopyRoute(context: RouteContext): RequestHandler {
         if (!(error instanceof CopyNotRemovableError)) throw error;
         return { flash: { kind: "error", text: t("syndicate.flash.notRemovable") }, status: 409 };
       }
-      const result = await services.syndication.runs.followPost(post.url, "manual", {
-        targetUids: [body.target_uid],
-      });
-      const done = result.targets.some(
-        (target) => target.uid === body.target_uid && target.status === "syndicated",
-      );
+      const done = await followedNow(services, post.url, body.target_uid);
       const target = nameOf(services, body.target_uid);
       // Recorded either way: a deletion the service refused now is retried by the runs (202).
       return done
