@@ -22,9 +22,21 @@ const claims = (overrides: Record<string, unknown> = {}) => ({
   aud: "access",
   ...overrides,
 });
+/** What an API client reads for each refusal (error_description): what is wrong, and what to do. */
+const REASONS: Record<string, RegExp> = {
+  tooLong: /^The access token is too long$/,
+  claims:
+    /^The access token lacks me, scope, client_id, jti, iat or exp; get a new one from the status page$/,
+  otherSite: /^The access token is for another site$/,
+  expired: /^The access token has expired$/,
+  noExpiry: /^The access token never expires; tokens without exp are refused$/,
+  tooLongLived: /^The access token lives longer than the 3650 days this server allows; get a new one$/,
+  invalid: /^The access token is not valid$/,
+};
 const problem = async (token: string, audience?: string) => {
   const verified = await issuer.verify(token, audience);
   assert.ok("code" in verified, `expected a refusal, got ${JSON.stringify(verified)}`);
+  assert.match(verified.reason, REASONS[verified.code] ?? /^$/);
   return verified.code;
 };
 
