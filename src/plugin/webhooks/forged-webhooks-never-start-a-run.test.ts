@@ -167,3 +167,70 @@ describe("GitHub and generic webhooks: only a correct X-Hub-Signature-256 is hea
     assertRefused(unset, 401, /WEBHOOK_SECRET is not set/);
   });
 });
+
+describe("the generic webhook's X-Webhook-Timestamp: signed with the body, five minutes either way", () => {
+  const body = "deployed at 12:00";
+  const NOW = 1_764_300_000_000;
+  const at = (seconds: number) => String(NOW / 1000 + seconds);
+  /** X-Hub-Signature-256 over "<timestamp>.<body>", as a sender that sends the timestamp signs. */
+  const stamped = (timestamp: string, signed = timestamp) => ({
+    "x-webhook-timestamp": timestamp,
+    "x-hub-signature-256": `sha256=${hmacWith("sha256", SECRET)(`${signed}.${body}`).toString("hex")}`,
+  });
+  const receiveAt = (provider: WebhookProvider, headers: IncomingHttpHeaders, sent = body) =>
+    receiveWebhook({ provider, headers, rawBody: Buffer.from(sent) }, { ...settings, now: () => NOW });
+
+  it("starts a run within five minutes of the server's clock, and keeps the timestamp in its delivery", async () => {
+    for (const seconds of [0, 300, -300]) {
+      const verdict = await receiveAt("generic", stamped(at(seconds)));
+      assert.deepEqual(verdict, {
+        start: true,
+        summary: "generic webhook",
+        deliveryKeys: [`generic:${at(seconds)}:${sha256Hex(body)}`],
+      });
+    }
+  });
+
+  it("refuses a signed timestamp more than five minutes away as a replay", async () => {
+    for (const seconds of [301, -301, -86_400])
+      assertRefused(
+        await receiveAt("generic", stamped(at(seconds))),
+        401,
+        new RegExp(
+          `is ${Math.abs(seconds)} seconds from the server's clock; more than 300 apart is refused as a replay`,
+        ),
+      );
+  });
+
+  it("refuses an old request replayed under a new timestamp", async () => {
+    assertRefused(
+      await receiveAt("generic", stamped(at(0), at(-3600))),
+      401,
+      /sign the timestamp, a dot and the body/,
+    );
+  });
+
+  it("refuses a timestamp that is not one Unix time in seconds, before the signature", async () => {
+    const bodyOnly = hubSignature256(body);
+    for (const timestamp of ["abc", "", ` ${at(0)}`, `${at(0)}x`, "1234567890123", ["1", "2"], [at(0)]])
+      assertRefused(
+        await receiveAt("generic", { "x-webhook-timestamp": timestamp, "x-hub-signature-256": bodyOnly }),
+        401,
+        /X-Webhook-Timestamp must be given once, as the Unix time in seconds/,
+      );
+  });
+
+  it("reads no timestamp on the GitHub route, whose signature never covers one", async () => {
+    const deployment = deploymentStatusBody();
+    const verdict = await receiveAt(
+      "github",
+      {
+        "x-webhook-timestamp": "not a time",
+        "x-hub-signature-256": hubSignature256(deployment),
+        "x-github-event": "deployment_status",
+      },
+      deployment,
+    );
+    assert.equal(verdict.start, true);
+  });
+});

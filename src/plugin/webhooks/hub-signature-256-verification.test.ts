@@ -43,7 +43,10 @@ describe("X-Hub-Signature-256 verification", () => {
   });
 
   it("refuses a signature made with another secret", () => {
-    assert.match(refusal(hubSignature256(body, OTHER_SECRET)), /does not match the body/);
+    assert.match(
+      refusal(hubSignature256(body, OTHER_SECRET)),
+      /does not match the body .*: the secret differs, or the body was changed\.$/,
+    );
   });
 
   it("refuses a near miss: same length, same prefix, only the last byte off", () => {
@@ -68,6 +71,8 @@ describe("X-Hub-Signature-256 verification", () => {
     assert.equal(unset.ok, false);
     assert.match(unset.ok ? "" : unset.reason, /WEBHOOK_SECRET is not set/);
     assert.match(refusal(hubSignature256(body, ""), body, ""), /WEBHOOK_SECRET is not set/);
+    // What to do, not only what is wrong.
+    assert.match(unset.ok ? "" : unset.reason, /Set it to the secret configured on the webhook\.$/);
   });
 
   it("refuses a prefix other than sha256=", () => {
@@ -96,7 +101,11 @@ describe("X-Hub-Signature-256 verification", () => {
       "sha256=",
       `sha256=${"a".repeat(10_000)}`,
     ]) {
-      assert.match(refusal(signature), /64 hexadecimal digits/, signature.slice(0, 80));
+      assert.match(
+        refusal(signature),
+        /64 hexadecimal digits of the HMAC-SHA256 of the body\.$/,
+        signature.slice(0, 80),
+      );
     }
   });
 
@@ -105,5 +114,35 @@ describe("X-Hub-Signature-256 verification", () => {
     for (const value of [[hubSignature256(body), hubSignature256(body)], 7, null]) {
       assert.match(refusal(value), /must be given once/);
     }
+  });
+
+  it("with X-Webhook-Timestamp, accepts only a signature of <timestamp>.<body>", () => {
+    const timestamp = "1764300000";
+    const signed = `sha256=${createHmac("sha256", SECRET).update(`${timestamp}.`).update(body).digest("hex")}`;
+    assert.deepEqual(verifyHmacSignature({ signature: signed, rawBody: body, secret: SECRET, timestamp }), {
+      ok: true,
+    });
+    // The old request replayed with a newer timestamp: the signature no longer matches.
+    const replayed = verifyHmacSignature({
+      signature: signed,
+      rawBody: body,
+      secret: SECRET,
+      timestamp: "1764399999",
+    });
+    assert.equal(replayed.ok, false);
+    assert.equal(
+      replayed.ok ? "" : replayed.reason,
+      "The X-Hub-Signature-256 does not match <X-Webhook-Timestamp>.<body> with this server's " +
+        "WEBHOOK_SECRET: with X-Webhook-Timestamp, sign the timestamp, a dot and the body.",
+    );
+    // The body's signature alone does not cover a timestamp, nor the reverse.
+    const bodyOnly = verifyHmacSignature({
+      signature: hubSignature256(body),
+      rawBody: body,
+      secret: SECRET,
+      timestamp,
+    });
+    assert.equal(bodyOnly.ok, false);
+    assert.match(refusal(signed), /does not match the body with this server's WEBHOOK_SECRET/);
   });
 });

@@ -185,4 +185,52 @@ describe("Netlify X-Webhook-Signature verification", () => {
     const long = `${netlifySignature(body)}${"A".repeat(5000)}`;
     assert.match(await refusal(long), /characters long, more than the 2048/);
   });
+
+  it("says what to set: the JWS secret token, to the value of WEBHOOK_SECRET", async () => {
+    assert.match(
+      await refusal(netlifySignature(body), body, { secret: undefined }),
+      /Set it to the JWS secret token configured on Netlify\.$/,
+    );
+    assert.match(
+      await refusal(netlifySignature(body, OTHER_SECRET)),
+      /Set the Netlify webhook's JWS secret token to the value of WEBHOOK_SECRET\.$/,
+    );
+  });
+
+  it("refuses base64 padding and a leading space as not well-formed, before checking the signature", async () => {
+    // jose itself would accept the padded signature (its base64url decoder is lenient) and call the
+    // space a wrong secret: RFC 7515 §2 base64url has no padding, and the reason must name the fault.
+    for (const malformed of [`${netlifySignature(body)}=`, ` ${netlifySignature(body)}`])
+      assert.match(await refusal(malformed), /not a well-formed JWS/, JSON.stringify(malformed.slice(0, 3)));
+  });
+
+  it("refuses a signed sha256 claim with a digit too many at either end", async () => {
+    for (const sha256 of [`${sha256Hex(body)}00`, `0${sha256Hex(body)}`]) {
+      const signature = compactJws(
+        { alg: "HS256", typ: "JWT" },
+        { iss: "netlify", sha256 },
+        hmacWith("sha256", SECRET),
+      );
+      assert.match(await refusal(signature), /not a SHA-256 hex digest/, sha256);
+    }
+  });
+
+  it("reads a header of exactly 2048 characters (and refuses it for what it holds)", async () => {
+    const good = netlifySignature(body);
+    const reason = await refusal(`${good}${"A".repeat(2048 - good.length)}`);
+    assert.doesNotMatch(reason, /characters long/);
+    assert.match(reason, /not made with this server's WEBHOOK_SECRET/);
+  });
+
+  it("refuses an expired signature, and one not valid yet, naming the claim", async () => {
+    const signed = (claims: Record<string, unknown>) =>
+      compactJws(
+        { alg: "HS256", typ: "JWT" },
+        { iss: "netlify", sha256: sha256Hex(body), ...claims },
+        hmacWith("sha256", SECRET),
+      );
+    const now = Math.floor(Date.now() / 1000);
+    assert.match(await refusal(signed({ exp: now - 3600 })), /has expired \(its exp claim is past\)/);
+    assert.match(await refusal(signed({ nbf: now + 3600 })), /signed payload's nbf claim is not acceptable/);
+  });
 });
