@@ -54,8 +54,8 @@ export interface MastodonSandboxOptions {
    */
   oauthMetadata?: boolean;
   /**
-   * The sandbox's clock (authorization codes expire after 10 minutes, the deletion limit's window);
-   * Date.now unless given.
+   * The sandbox's clock (authorization codes expire after 10 minutes, an Idempotency-Key after an
+   * hour, the deletion limit's window); Date.now unless given.
    */
   now?: () => number;
   /**
@@ -234,6 +234,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   /** Polls left before an "async" upload is processed. */
   const processing = new Map<string, number>();
   const idempotency = new Map<string, { statusId: string; expires: number }>();
+  const clock = options.now ?? Date.now;
   let behaviour: SandboxBehaviour | null = null;
   let behaviourUses = 0;
   let behaviourSkipped = 0;
@@ -426,14 +427,14 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       if (profile.idempotency === "refuse") {
         // Pixelfed's statusCreate keeps the key (an hour) before it makes the status, and refuses
         // it again while kept: 400 {"error": "Duplicate idempotency key."} (Handler::render, JSON).
-        if (known && known.expires > Date.now())
+        if (known && known.expires > clock())
           return { status: 400, body: { error: "Duplicate idempotency key." } };
         idempotency.set(`${token}\n${idempotencyKey}`, {
           statusId: "",
-          expires: Date.now() + idempotencyTtlMs,
+          expires: clock() + idempotencyTtlMs,
         });
       } else {
-        const existing = known && known.expires > Date.now() ? byId.get(known.statusId) : undefined;
+        const existing = known && known.expires > clock() ? byId.get(known.statusId) : undefined;
         if (existing) return { status: 200, body: statusEntity(existing) };
       }
     }
@@ -482,7 +483,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (idempotencyKey) {
       idempotency.set(`${token}\n${idempotencyKey}`, {
         statusId: status.id,
-        expires: Date.now() + idempotencyTtlMs,
+        expires: clock() + idempotencyTtlMs,
       });
     }
     return { status: 200, body: statusEntity(status) };

@@ -24,7 +24,10 @@ export function hashtagsIn(text: string): string[] {
   return [...found.values()];
 }
 
-/** Mastodon's HTML for a status: paragraphs, line breaks, and links for addresses and hashtags. */
+/**
+ * Mastodon's HTML for a status: paragraphs, line breaks, and links for addresses, hashtags and
+ * remote mentions.
+ */
 export function statusHtml(text: string, baseUrl: string): string {
   const linkify = (line: string) => {
     let html = "";
@@ -45,9 +48,19 @@ export function statusHtml(text: string, baseUrl: string): string {
 }
 
 function tagsToLinks(escaped: string, baseUrl: string): string {
-  return escaped.replace(
-    hashtagPattern,
-    (_whole, before: string, name: string) =>
-      `${before}<a href="${baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}" class="mention hashtag" rel="tag">#<span>${name}</span></a>`,
-  );
+  return escaped
+    .replace(
+      hashtagPattern,
+      (_whole, before: string, name: string) =>
+        `${before}<a href="${baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}" class="mention hashtag" rel="tag">#<span>${name}</span></a>`,
+    )
+    .replace(
+      remoteMentionPattern,
+      // As Mastodon's TextFormatter#link_to_mention shows a mention it resolved: the user name
+      // only, without the domain (the sandbox takes every remote account for known).
+      (_whole, before: string, name: string, domain: string) =>
+        `${before}<span class="h-card" translate="no"><a href="https://${domain}/@${name}" class="u-url mention">@<span>${name}</span></a></span>`,
+    );
 }
+
+const remoteMentionPattern = /(^|[^\w@/])@(\w+)@([\w.-]+\w)/g;

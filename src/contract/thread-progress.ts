@@ -15,6 +15,22 @@ export interface ThreadPost {
    * Absent: not known (a thread found on the service rather than recorded), taken as changed.
    */
   digest?: string | undefined;
+  /**
+   * An edit is appending a reply to this post (the thread's last) and its answer has not come yet
+   * (decision 0066): kept before the request, so that a later edit or deletion first finds the
+   * status it may have made.
+   */
+  appending?: AppendingReply | undefined;
+}
+
+/** A status being appended to a thread: what was sent, so that it can be found or asked for again. */
+export interface AppendingReply {
+  /** The Idempotency-Key it was sent with. */
+  key: string;
+  /** Its text as sent. */
+  text: string;
+  /** When it was sent (ISO 8601), by possekit's clock. */
+  at: string;
 }
 
 export interface ThreadProgress {
@@ -28,6 +44,7 @@ export const threadPostSchema = z.object({
   id: z.string().min(1),
   url: z.string().min(1),
   digest: z.string().min(1).optional(),
+  appending: z.object({ key: z.string().min(1), text: z.string(), at: z.string().min(1) }).optional(),
 });
 
 const schema = z.object({

@@ -142,12 +142,13 @@ for (const engine of engines) {
         (await threadOf(post))?.map((each) => each.id),
         chain,
       );
+      // The retry found the status its mark stands for (decision 0066) and posted nothing again.
       const keys = sandbox.requests
         .filter((request) => request.method === "POST" && request.path === "/api/v1/statuses")
         .slice(-2)
         .map((request) => request.idempotencyKey);
-      assert.equal(keys[0], keys[1], "the retry sent the same key");
-      assert.match(keys[0] ?? "", new RegExp(`^${op?.idempotencyKey}:4$`));
+      assert.match(keys[1] ?? "", new RegExp(`^${op?.idempotencyKey}:4$`));
+      assert.notEqual(keys[0], keys[1], "one POST for post 4");
     });
 
     it("removed posts are deleted, the last first; the rest are kept", async () => {

@@ -2,7 +2,8 @@
 // latest statuses: for servers where a resend with the same Idempotency-Key does not return the
 // first status (GoToSocial ignores the key; Pixelfed refuses it with 400). A status is the copy when
 // it was made at or after the earlier attempt began and carries the same text: GoToSocial's `text`
-// and Pixelfed's `content_text` are the source as sent; elsewhere the HTML is read back as text.
+// and Pixelfed's `content_text` are the source as sent; elsewhere the HTML is read back as text, which
+// holds a resolved mention without its domain (decision 0066 asks again with the key where it must).
 import { htmlToText } from "../../contract/plain-text.ts";
 import type { MastodonApi, MastodonStatus } from "./mastodon-api.ts";
 
@@ -14,7 +15,8 @@ const normalized = (text: string) => text.replace(/\s+/g, " ").trim();
 function sourceOf(status: MastodonStatus): string | undefined {
   if (status.text) return status.text;
   if (status.content_text) return status.content_text;
-  return status.content ? htmlToText(status.content) : undefined;
+  // Mastodon's links show their address (hashtags and mentions show their name): the text alone.
+  return status.content ? htmlToText(status.content, { links: "drop" }) : undefined;
 }
 
 export function isCopy(status: MastodonStatus, text: string, since: number | undefined): boolean {

@@ -175,7 +175,9 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     };
     // A thread, or a status that becomes one: every post is brought to the new split (decision 0062).
     const thread = options.threadPosts ?? (await this.#threadSentBefore(api, id));
-    if (!thread || (thread.length === 1 && !copy.thread)) return editFirst(id, copy.status);
+    // A status being appended (decision 0066) makes even a thread of one a thread to settle.
+    if (!thread || (thread.length === 1 && !copy.thread && !thread[0]?.appending))
+      return editFirst(id, copy.status);
     await editMastodonThread(api, {
       current: thread,
       posts: copy.thread ?? [copy.status],
@@ -228,8 +230,14 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     if (ownId) {
       // Every status of a thread, the last first (decision 0062).
       const posts = thread ?? (await this.#threadSentBefore(api, ownId));
-      if (posts && posts.length > 1)
-        return deleteMastodonThread(api, posts, saveThread ?? noSave, this.#label);
+      if (posts && (posts.length > 1 || posts[0]?.appending))
+        return deleteMastodonThread(
+          api,
+          posts,
+          { visibility: this.#options.visibility, contentType: this.#traits.contentType },
+          saveThread ?? noSave,
+          this.#label,
+        );
       return api.deleteStatus(ownId);
     }
     // Someone else's status, yet the post no longer likes or reposts it (it was edited since): the

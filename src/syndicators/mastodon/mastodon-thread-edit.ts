@@ -4,14 +4,17 @@
 // lost answer gets the status made the first time), and posts it no longer has are deleted, last
 // first. A post that holds what it should gets no request. After each step the thread's posts are
 // saved (CopyChangeOptions.saveThread), so a retry goes on from there and never does a step twice.
+// An appended status is marked as under way before its request, and a mark left by a lost answer is
+// settled before anything else, by this edit or any later one (decision 0066).
 // Mastodon limits deletions (30 per account in 30 minutes, throttle_api_delete in
 // config/initializers/rack_attack.rb): its 429 says when the window ends, and the deletion waits
 // for it, what is deleted so far saved.
 import { threadPostDigest } from "../../contract/copy-thread.ts";
 import { SyndicationError } from "../../contract/syndication-error.ts";
 import type { ThreadPost } from "../../contract/thread-progress.ts";
-import type { MastodonApi } from "./mastodon-api.ts";
+import type { MastodonApi, MastodonStatus } from "./mastodon-api.ts";
 import { statusUrl } from "./mastodon-api.ts";
+import { type AppendFields, markAppending, settleAppending, unmarked } from "./mastodon-append-mark.ts";
 import { threadPostKey } from "./mastodon-thread.ts";
 
 export interface ThreadEdit {
@@ -35,7 +38,7 @@ export interface ThreadEdit {
 
 /** Brings the thread to what the post says now, step by step, each saved before the next. */
 export async function editMastodonThread(api: MastodonApi, edit: ThreadEdit): Promise<void> {
-  const kept = [...edit.current];
+  const kept = await settled(api, edit.current, edit, edit.save);
   const digestAt = (index: number) => threadPostDigest(edit.posts[index] ?? "", index === 0 ? edit.alts : []);
   for (let index = 0; index < Math.min(kept.length, edit.posts.length); index++) {
     const post = kept[index];
@@ -55,29 +58,68 @@ export async function editMastodonThread(api: MastodonApi, edit: ThreadEdit): Pr
   }
   for (let index = kept.length; index < edit.posts.length; index++) {
     const previous = kept.at(-1);
-    const created = await api.postStatus({
-      status: edit.posts[index] ?? "",
-      mediaIds: [],
-      idempotencyKey: threadPostKey(edit.idempotencyKey, index),
-      visibility: edit.visibility,
-      ...(edit.language ? { language: edit.language } : {}),
-      ...(edit.contentType ? { contentType: edit.contentType } : {}),
-      ...(previous ? { inReplyToId: previous.id } : {}),
-    });
+    const text = edit.posts[index] ?? "";
+    const idempotencyKey = threadPostKey(edit.idempotencyKey, index);
+    // Saved before the request: should its answer be lost, whatever edits next finds the status.
+    await edit.save(markAppending(kept, idempotencyKey, text, Date.now()));
+    let created: MastodonStatus;
+    try {
+      created = await api.postStatus({
+        status: text,
+        mediaIds: [],
+        idempotencyKey,
+        visibility: edit.visibility,
+        ...(edit.language ? { language: edit.language } : {}),
+        ...(edit.contentType ? { contentType: edit.contentType } : {}),
+        ...(previous ? { inReplyToId: previous.id } : {}),
+      });
+    } catch (error) {
+      // An answer that refuses (4xx) says nothing was made: the mark goes, so that no later edit
+      // asks for the status again. A lost answer or a server error keeps it.
+      if (isRefusal(error)) await edit.save(kept);
+      throw error;
+    }
     kept.push({ id: created.id, url: statusUrl(created), digest: digestAt(index) });
     await edit.save(kept);
   }
   await deleteFromTheEnd(api, kept, edit.posts.length, edit.save, edit.label);
 }
 
+function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof SyndicationError &&
+    !error.uncertain &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500
+  );
+}
+
 /** Deletes every post of the thread, the last first, each saved as gone before the next. */
 export async function deleteMastodonThread(
   api: MastodonApi,
   thread: readonly ThreadPost[],
+  fields: AppendFields,
   save: (posts: ThreadPost[]) => Promise<void>,
   label: string,
 ): Promise<void> {
-  await deleteFromTheEnd(api, [...thread], 0, save, label);
+  await deleteFromTheEnd(api, await settled(api, thread, fields, save), 0, save, label);
+}
+
+/**
+ * The thread with a status an earlier edit was appending recorded, if it was made (decision 0066);
+ * saved when that changed it. Never a mark left in what is returned.
+ */
+async function settled(
+  api: MastodonApi,
+  thread: readonly ThreadPost[],
+  fields: AppendFields,
+  save: (posts: ThreadPost[]) => Promise<void>,
+): Promise<ThreadPost[]> {
+  const posts = await settleAppending(api, thread, fields);
+  if (!posts) return thread.map(unmarked);
+  await save(posts);
+  return posts;
 }
 
 /** Deletes the posts past the first `keep`, the last first; 404 counts as deleted. */
