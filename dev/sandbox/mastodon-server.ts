@@ -120,6 +120,8 @@ export interface SandboxRequest {
   idempotencyKey: string | undefined;
   /** Whether it carried the sandbox's token. */
   authorized: boolean;
+  /** The body's media type, as sent (an edit's form or JSON matters on GoToSocial). */
+  contentType?: string;
 }
 
 export interface SandboxBehaviour {
@@ -404,7 +406,14 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       const params = new URLSearchParams();
       const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
       for (const [key, value] of Object.entries(json)) {
-        if (Array.isArray(value)) for (const item of value) params.append(`${key}[]`, String(item));
+        if (Array.isArray(value))
+          for (const item of value) {
+            // A list of objects (media_attributes), as a form would name their fields: key[][field].
+            if (item !== null && typeof item === "object")
+              for (const [field, inner] of Object.entries(item))
+                params.append(`${key}[][${field}]`, String(inner));
+            else params.append(`${key}[]`, String(item));
+          }
         else if (value !== null && value !== undefined) params.set(key, String(value));
       }
       return params;
@@ -572,32 +581,70 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
    * in that order (validate_media!: this status's own or unattached uploads, others left out; none
    * named detaches them all, as the controller always passes media_ids), each with its
    * media_attributes description (update_media_attachments!), answered with the edited status. An
-   * upload still processing is refused as when posting (validate_media!'s not_ready, a 422).
+   * upload still processing is refused as when posting (validate_media!'s not_ready, a 422). The
+   * other servers' edits differ as SoftwareProfile.statusEdit says, each from its source.
    */
   async function editStatus(request: IncomingMessage, id: string): Promise<ApiAnswer> {
     const status = ownStatus(id);
     if (!status) return { status: 404, body: recordNotFound };
+    const json = /^application\/json/i.test(request.headers["content-type"] ?? "");
     const params = await readParams(request);
     const mediaIds = [...params.getAll("media_ids[]"), ...params.getAll("media_ids")];
-    if (mediaIds.length > maxMedia)
-      return { status: 422, body: { error: "Cannot attach more than 4 files" } };
     const text = params.get("status") ?? "";
-    const attached = mediaIds
-      .map((mediaId) => mediaById.get(mediaId))
-      .filter(
-        (item): item is SandboxMedia =>
-          item !== undefined && (item.statusId === null || item.statusId === id),
-      );
-    if (attached.some((item) => processing.has(item.id)))
-      return { status: 422, body: { error: notProcessed } };
-    if (!text.trim() && attached.length === 0)
-      return { status: 422, body: validation("Text can't be blank") };
+    const edit = profile.statusEdit;
+    const attachable = (item: SandboxMedia | undefined): item is SandboxMedia =>
+      item !== undefined && (item.statusId === null || item.statusId === id);
+    if (edit === "gotosocial") {
+      // validateStatusContent, then processMedia: each id the account's, unattached or this status's.
+      if (!text.trim() && mediaIds.length === 0)
+        return { status: 400, body: { error: "Bad Request: status contains no text, media or poll" } };
+      if (mediaIds.length > maxMedia)
+        return { status: 400, body: { error: `Bad Request: media files exceed max count (${maxMedia})` } };
+      const missing = mediaIds.find((mediaId) => !mediaById.has(mediaId));
+      if (missing) return { status: 400, body: { error: `Bad Request: media not found: ${missing}` } };
+      const elsewhere = mediaIds.find((mediaId) => !attachable(mediaById.get(mediaId)));
+      if (elsewhere)
+        return {
+          status: 400,
+          body: { error: `Bad Request: media already attached to status: ${elsewhere}` },
+        };
+    } else if (edit === "pixelfed") {
+      // StoreStatusEditRequest: media_ids required without status, each findOrFail'd (a 404).
+      if (!text.trim() && mediaIds.length === 0)
+        return {
+          status: 422,
+          body: { message: "The media ids field is required when status is not present." },
+        };
+      if (mediaIds.some((mediaId) => !attachable(mediaById.get(mediaId))))
+        return { status: 404, body: { error: "Record not found" } };
+    } else if (mediaIds.length > maxMedia) {
+      return { status: 422, body: { error: "Cannot attach more than 4 files" } };
+    }
+    const named = mediaIds.map((mediaId) => mediaById.get(mediaId)).filter(attachable);
+    if (named.some((item) => processing.has(item.id))) return { status: 422, body: { error: notProcessed } };
+    let attached: SandboxMedia[];
+    if (edit === "pixelfed") {
+      // updateMediaAttachements: a status of one photo (or none) keeps it; an album keeps only
+      // the media it held that are named, in the order named; a new id is never attached.
+      attached =
+        status.media.length <= 1 ? status.media : named.filter((item) => status.media.includes(item));
+    } else {
+      attached = named;
+      if (edit === "mastodon" && !text.trim() && attached.length === 0)
+        return { status: 422, body: validation("Text can't be blank") };
+      if (edit === "pleroma" && !text.trim() && attached.length === 0)
+        return { status: 422, body: { error: "Cannot post an empty status without attachments" } };
+    }
     if (statusLength(text) > characterLimit)
       return { status: 422, body: validation(`Text character limit of ${characterLimit} exceeded`) };
-    const attributeIds = params.getAll("media_attributes[][id]");
+    // Descriptions come with the edit on Mastodon (form fields) and GoToSocial (JSON only).
+    const readsAttributes = edit === "mastodon" || (edit === "gotosocial" && json);
+    const attributeIds = readsAttributes ? params.getAll("media_attributes[][id]") : [];
     const descriptions = params.getAll("media_attributes[][description]");
     for (const [index, mediaId] of attributeIds.entries()) {
       const item = attached.find((candidate) => candidate.id === mediaId);
+      if (!item && edit === "gotosocial")
+        return { status: 400, body: { error: `Bad Request: media not found: ${mediaId}` } };
       const description = descriptions[index];
       if (!item || description === undefined) continue;
       if (description.length > maxDescription)
@@ -615,6 +662,27 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (language) status.language = language;
     status.editedAt = new Date().toISOString();
     return { status: 200, body: statusEntity(status) };
+  }
+
+  /**
+   * PUT /api/v1/media/:id: a new description. Mastodon changes only media not yet attached (404
+   * otherwise); Pleroma, Akkoma, Pixelfed and GoToSocial any of the account's (SoftwareProfile).
+   */
+  async function describeMedia(request: IncomingMessage, id: string): Promise<ApiAnswer> {
+    const item = mediaById.get(id);
+    if (!item || (profile.mediaUpdate === "unattached" && item.statusId !== null))
+      return { status: 404, body: recordNotFound };
+    const params = await readParams(request);
+    const description = params.get("description");
+    if (description !== null) {
+      if (description.length > maxDescription)
+        return {
+          status: 422,
+          body: validation(`Description is too long (maximum is ${maxDescription} characters)`),
+        };
+      item.description = description || null;
+    }
+    return { status: 200, body: mediaEntity(item) };
   }
 
   /** DELETE /api/v1/statuses/:id: answered with the status and its source text, for a redraft. */
@@ -752,6 +820,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     if (method === "POST" && path === "/api/v2/media") return uploadMedia(request, "v2");
     if (method === "POST" && path === "/api/v1/media") return uploadMedia(request, "v1");
     if (method === "GET" && /^\/api\/v1\/media\/\d+$/.test(path)) return getMedia(id);
+    if (method === "PUT" && /^\/api\/v1\/media\/\d+$/.test(path)) return describeMedia(request, id);
     if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/favourite$/.test(path)) return favourite(id);
     if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/reblog$/.test(path)) return reblog(id);
     if (method === "POST" && /^\/api\/v1\/statuses\/\d+\/unfavourite$/.test(path)) return unfavourite(id);
@@ -996,6 +1065,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
       path: url.pathname,
       idempotencyKey: headerValue(request, "idempotency-key"),
       authorized,
+      ...(request.headers["content-type"] ? { contentType: request.headers["content-type"] } : {}),
     });
 
     if (presented !== undefined && !authorized) {

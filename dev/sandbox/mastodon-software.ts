@@ -31,6 +31,27 @@ export interface SoftwareProfile {
   statusPath: (username: string, id: string) => string;
   /** The source text field in a status the account made: GoToSocial `text`, Pixelfed `content_text`. */
   sourceField?: "text" | "content_text";
+  /**
+   * What PUT /api/v1/statuses/:id does with media (decision 0060):
+   * - "mastodon": attaches the media_ids named, in order, detaches the rest; descriptions from the
+   *   form's media_attributes[][id] and [description] (UpdateStatusService).
+   * - "gotosocial": the same, but media_attributes only as JSON (StatusEditRequest binds the form
+   *   key `media_attributes[]`), and an id it cannot attach, or an attribute for media not attached,
+   *   is a 400 "Bad Request: media not found: …" (internal/processing/status/edit.go, common.go).
+   * - "pleroma": attachments are the media_ids named, each with the description it has now; no
+   *   media_attributes (CommonAPI.update, ActivityDraft, StatusUpdateRequest).
+   * - "pixelfed": UpdateStatusService::updateMediaAttachements: one photo or none stays as it is;
+   *   an album drops the media not named and is reordered, a new id is never attached; no
+   *   descriptions (StoreStatusEditRequest has no media_attributes).
+   */
+  statusEdit: "mastodon" | "gotosocial" | "pleroma" | "pixelfed";
+  /**
+   * Which media PUT /api/v1/media/:id changes: "unattached" only (Mastodon's MediaController,
+   * current_account.media_attachments.where(status_id: nil)) or any of the account's ("own":
+   * Pleroma's MediaController.update, Pixelfed's ApiV1Controller::mediaUpdate, GoToSocial's
+   * internal/processing/media/update.go, which check the owner only).
+   */
+  mediaUpdate: "unattached" | "own";
   /** Defaults when the sandbox is not given its own limits. */
   characterLimit: number;
   maxMedia: number;
@@ -47,6 +68,8 @@ const profiles: Record<SandboxSoftware, SoftwareProfile> = {
     idempotency: "replay",
     photoRequired: false,
     statusPath: (username, id) => `/@${username}/${id}`,
+    statusEdit: "mastodon",
+    mediaUpdate: "unattached",
     characterLimit: 500,
     maxMedia: 4,
   },
@@ -71,6 +94,8 @@ const profiles: Record<SandboxSoftware, SoftwareProfile> = {
     // StatusTransformer: 'content_text' => $status->caption
     sourceField: "content_text",
     // config/pixelfed.php: max_caption_length 500, max_album_length 4.
+    statusEdit: "pixelfed",
+    mediaUpdate: "own",
     characterLimit: 500,
     maxMedia: 4,
   },
@@ -91,6 +116,8 @@ const profiles: Record<SandboxSoftware, SoftwareProfile> = {
     // apimodel.Status.Text: the plain-text source.
     sourceField: "text",
     // internal/config/defaults.go: StatusesMaxChars 5000, StatusesMediaMaxFiles 6.
+    statusEdit: "gotosocial",
+    mediaUpdate: "own",
     characterLimit: 5000,
     maxMedia: 6,
   },
@@ -107,6 +134,8 @@ const profiles: Record<SandboxSoftware, SoftwareProfile> = {
     photoRequired: false,
     // lib/pleroma/web/router.ex: /notice/:id
     statusPath: (_username, id) => `/notice/${id}`,
+    statusEdit: "pleroma",
+    mediaUpdate: "own",
     characterLimit: 5000,
     maxMedia: 1000,
   },
@@ -120,6 +149,8 @@ const profiles: Record<SandboxSoftware, SoftwareProfile> = {
     idempotency: "replay",
     photoRequired: false,
     statusPath: (_username, id) => `/notice/${id}`,
+    statusEdit: "pleroma",
+    mediaUpdate: "own",
     characterLimit: 5000,
     maxMedia: 1000,
   },

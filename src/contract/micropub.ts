@@ -7,6 +7,12 @@ import type { Authenticated } from "./auth.ts";
 /** What the endpoint answered: 201 with the new post's URL, or 204 for a change. */
 export type MicropubOutcome = { status: 201; location: string } | { status: 204 };
 
+/**
+ * The files one multipart request may bring (POST /micropub and the compose page alike): a page
+ * that offers more rows than this could not send them, so the edit form's photos stop here too.
+ */
+export const MULTIPART_MAX_FILES = 20;
+
 /** The text fields of a multipart post, in arrival order (an uploaded file stands in as its URL). */
 export type MicropubFields = Array<[name: string, value: string]>;
 

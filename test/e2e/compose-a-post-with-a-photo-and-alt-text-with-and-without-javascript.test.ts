@@ -2,8 +2,9 @@
 // page, with JavaScript (the preview follows the typing, by htmx) and without (a plain multipart form
 // and a Preview button). Each lands on the post's results page, is stored with the photo and its alt
 // text, and is copied to the Mastodon sandbox once, with the alt text as the media's description.
-// Decision 0060: the edit form adds a second photo with its alt text, then removes the first, with
-// JavaScript and without; the copy's media follow each save.
+// Decision 0060: the edit form adds two photos, each with its alt text, in one save (without
+// JavaScript from the rows the page shows; with it, one row and "Add another photo"), then removes the
+// first; the copy's media follow each save.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { jpegBytes } from "../fakes/photo-server.ts";
@@ -119,7 +120,7 @@ describe("the compose page in Chromium", () => {
 
   for (const javaScriptEnabled of [false, true]) {
     const mode = `JavaScript ${javaScriptEnabled ? "on" : "off"}`;
-    it(`adds a photo with its alt text, then removes the first, on the edit form (${mode})`, async () => {
+    it(`adds two photos with their alt texts in one save, then removes the first (${mode})`, async () => {
       const page = await world.signedInPage({ javaScriptEnabled });
       await page.goto(`${world.server.url}/syndicate/compose`);
       await page.getByLabel("Text", { exact: true }).fill(`Two cats (${mode})`);
@@ -137,13 +138,35 @@ describe("the compose page in Chromium", () => {
       await page.getByRole("link", { name: /^Edit/ }).first().click();
       await page.waitForURL(/\/syndicate\/posts\/\d+\/edit$/);
       assert.equal(await page.locator("img.edit-photo-thumb").getAttribute("alt"), "The first cat");
-      const added = page.locator("fieldset.edit-photo").filter({ hasText: "Add a photo" });
-      await added.getByLabel("Photo", { exact: true }).setInputFiles({
+      const newRows = page.locator("fieldset.new-photo");
+      const adder = page.getByRole("button", { name: "Add another photo" });
+      if (javaScriptEnabled) {
+        assert.equal(await newRows.count(), 1, "one row for a new photo until asked for another");
+        await adder.click();
+        assert.equal(await newRows.count(), 2);
+        assert.equal(
+          await page.evaluate(() => document.activeElement?.id),
+          "edit-photo-new-2-file",
+          "the new row's file input has the focus",
+        );
+      } else {
+        assert.equal(await newRows.count(), 3, "several rows for new photos without JavaScript");
+        assert.equal(await adder.count(), 0, "no button that would do nothing");
+      }
+      const second = newRows.filter({ hasText: "New photo 1" });
+      await second.getByLabel("Photo", { exact: true }).setInputFiles({
         name: "second.png",
         mimeType: "image/png",
         buffer: pngBytes(2, 2),
       });
-      await added.getByLabel("Alt text of the photo").fill("The second cat");
+      await second.getByLabel("Alt text of the photo").fill("The second cat");
+      const third = newRows.filter({ hasText: "New photo 2" });
+      await third.getByLabel("Photo", { exact: true }).setInputFiles({
+        name: "third.png",
+        mimeType: "image/png",
+        buffer: pngBytes(3, 3),
+      });
+      await third.getByLabel("Alt text of the photo").fill("The third cat");
       let editsBefore = edits();
       await page.getByRole("button", { name: "Save changes" }).click();
       await page.waitForURL(/\/syndicate\/posts\/\d+$/);
@@ -151,12 +174,12 @@ describe("the compose page in Chromium", () => {
       const post = await storedPost(page.url());
       assert.deepEqual(
         (post.properties.photo as Array<{ alt?: string }>).map((photo) => photo.alt),
-        ["The first cat", "The second cat"],
+        ["The first cat", "The second cat", "The third cat"],
       );
       await until("the copy is edited", async () => edits() === editsBefore + 1);
       assert.deepEqual(
         copy.media.map((item) => item.description),
-        ["The first cat", "The second cat"],
+        ["The first cat", "The second cat", "The third cat"],
       );
 
       await page.getByRole("link", { name: /^Edit/ }).first().click();
@@ -168,12 +191,12 @@ describe("the compose page in Chromium", () => {
       await until("the copy is edited again", async () => edits() === editsBefore + 1);
       assert.deepEqual(
         copy.media.map((item) => item.description),
-        ["The second cat"],
+        ["The second cat", "The third cat"],
       );
       const after = await storedPost(page.url());
       assert.deepEqual(
         (after.properties.photo as Array<{ alt?: string }>).map((photo) => photo.alt),
-        ["The second cat"],
+        ["The second cat", "The third cat"],
       );
       await page.context().close();
     });

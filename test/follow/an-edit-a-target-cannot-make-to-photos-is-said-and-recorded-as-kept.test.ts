@@ -1,5 +1,5 @@
-// Decision 0060: a target whose edits cannot change a copy's photos (here GoToSocial's, through the
-// Mastodon syndicator, whose edits possekit does not trust with media) keeps the photos it was sent
+// Decision 0060: a target whose edits cannot change a copy's photos (here Pixelfed's, through the
+// Mastodon syndicator: its edit never attaches a new photo) keeps the photos it was sent
 // when the post's photos change: its edit sends the text and leaves the media as they are, the
 // attempt records the photos the copy keeps (not the post's new ones), and the post's results page
 // says so plainly in the reader's language. Nobody clicks: the scheduler edits the copy.
@@ -16,7 +16,7 @@ for (const engine of engines) {
     let world: FollowWorld | undefined;
     let session: { cookie: string; csrf: string };
     before(async () => {
-      world = await startFollowWorld(engine, undefined, {}, "gotosocial");
+      world = await startFollowWorld(engine, undefined, {}, "pixelfed");
       session = await world.app.server.signIn();
     });
     after(async () => {

@@ -3,7 +3,7 @@
 // turned into the Micropub fields or update that the host's endpoint reads like any client's.
 import { z } from "zod";
 import { photos as photosOf } from "../../contract/jf2.ts";
-import type { MicropubFields } from "../../contract/micropub.ts";
+import { type MicropubFields, MULTIPART_MAX_FILES } from "../../contract/micropub.ts";
 import type { Post } from "../../contract/posts.ts";
 
 /** The longest post the page takes: a long article, far below the body limit of a form. */
@@ -12,6 +12,13 @@ const MAX_TITLE_CHARS = 500;
 /** Mastodon's limit for a description: a longer alt text would be refused by the copy. */
 export const MAX_ALT_CHARS = 1_500;
 const MAX_CATEGORIES_CHARS = 2_000;
+/**
+ * The most photos a post has from the edit form: every row carries a file input, which a browser
+ * sends even when empty, so one save can never bring more rows than a request may bring files.
+ */
+export const MAX_PHOTOS = MULTIPART_MAX_FILES;
+/** The rows for new photos the edit form shows without JavaScript; with it, "Add another photo". */
+export const NEW_PHOTO_ROWS = 3;
 
 export type ComposeKind = "note" | "article";
 
@@ -224,7 +231,8 @@ export function postPhotos(post: Post): PostPhoto[] {
  * The photos the post has once the edit form's rows are applied (decision 0060): a row removed is
  * left out, a file chosen replaces its row's photo, the new row adds its file; a photo no row names
  * (added elsewhere since the form was shown) is kept. Refuses a row naming a photo the post does
- * not have, alt text over the limit, and alt text in the new row without a file.
+ * not have, alt text over the limit, alt text in a new row without a file, and more than
+ * MAX_PHOTOS photos.
  */
 export function photosAfterEdit(post: Post, rows: readonly EditPhoto[]): PostPhoto[] {
   const before = postPhotos(post);
@@ -243,7 +251,10 @@ export function photosAfterEdit(post: Post, rows: readonly EditPhoto[]): PostPho
     after.push({ url, alt: row.alt });
   }
   const named = new Set(rows.map((row) => row.url));
-  return [...after, ...before.filter((photo) => !named.has(photo.url))];
+  const photos = [...after, ...before.filter((photo) => !named.has(photo.url))];
+  if (photos.length > MAX_PHOTOS)
+    throw new ComposeRefusal("tooManyPhotos", { count: String(photos.length), max: String(MAX_PHOTOS) });
+  return photos;
 }
 
 const samePhotos = (a: readonly PostPhoto[], b: readonly PostPhoto[]) =>

@@ -23,8 +23,10 @@ import {
   editPhotosOfFields,
   MAX_ALT_CHARS,
   MAX_CONTENT_CHARS,
+  MAX_PHOTOS,
   micropubFieldsOf,
   micropubUpdateOf,
+  NEW_PHOTO_ROWS,
   NEW_SLOT,
   PHOTO_SLOT,
   photosAfterEdit,
@@ -65,6 +67,18 @@ function photoRowsOf(post: Post, form: ComposeForm) {
   });
 }
 
+/**
+ * The edit form's rows for new photos (decision 0060): NEW_PHOTO_ROWS of them, or as many as the
+ * form last sent, never past MAX_PHOTOS rows in all (each row's file input is a file part, even
+ * empty). The alt texts typed come back after a refusal; the files do not (a browser forgets them).
+ */
+function newPhotoRowsOf(post: Post, form: ComposeForm) {
+  const room = Math.max(0, MAX_PHOTOS - postPhotos(post).length);
+  const typed = form.photos.filter((row) => row.url === null).map((row) => row.alt);
+  const count = Math.min(room, Math.max(NEW_PHOTO_ROWS, typed.length));
+  return Array.from({ length: count }, (_, index) => ({ number: index + 1, alt: typed[index] ?? "" }));
+}
+
 interface ComposeView {
   form: ComposeForm;
   /** The post being edited; absent on the compose page. */
@@ -97,7 +111,9 @@ async function renderCompose(context: RouteContext, req: Request, res: Response,
     // The token the host checks for a multipart form, in the action: its body is read after the check.
     action: `${base}/${editing ? `posts/${encodeURIComponent(editing.id)}/edit` : "compose"}?_csrf=${encodeURIComponent(req.csrfToken ?? "")}`,
     photoRows: editing ? photoRowsOf(editing, view.form) : [],
-    newPhotoAlt: view.form.photos.find((row) => row.url === null)?.alt ?? "",
+    newPhotoRows: editing ? newPhotoRowsOf(editing, view.form) : [],
+    maxPhotos: MAX_PHOTOS,
+    photoRoom: editing ? Math.max(0, MAX_PHOTOS - postPhotos(editing).length) : 0,
     photoSlot: PHOTO_SLOT,
     newSlot: NEW_SLOT,
     previewAction: `${base}/compose/preview${editing ? `?post=${encodeURIComponent(editing.id)}` : ""}`,

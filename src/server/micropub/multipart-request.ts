@@ -5,12 +5,13 @@ import { Busboy } from "@fastify/busboy";
 import type { Request } from "express";
 import { parse } from "qs";
 import { badRequest, HttpError } from "../../contract/http-error.ts";
+import { MULTIPART_MAX_FILES } from "../../contract/micropub.ts";
 import type { MediaLibrary, StoredMedia } from "../media/media-store.ts";
 import type { MediaType } from "../media/media-types.ts";
 
 /** Text fields and parts at most: as many as a form-encoded body may have. */
 const MAX_FIELDS = 1000;
-const MAX_FILES = 20;
+const MAX_FILES = MULTIPART_MAX_FILES;
 /** The text fields' limit when the app names none (application.bodyLimit's default). */
 const DEFAULT_TEXT_BYTES = 100_000;
 
@@ -31,8 +32,11 @@ export interface MultipartBody {
   files: Array<{ field: string; media: StoredMedia }>;
 }
 
-const tooMuch = (what: string) =>
-  new HttpError(413, "payload_too_large", `The request has too many ${what}`, { Connection: "close" });
+/** Over one of busboy's limits: the page names which, in the reader's words (error.tooMany.*). */
+const tooMuch = (what: "fields" | "files" | "parts", limit: number) =>
+  new HttpError(413, "payload_too_large", `The request has too many ${what} (at most ${limit})`, {
+    Connection: "close",
+  }).localized(`error.tooMany.${what}`, { max: String(limit) });
 const textTooLarge = (limit: number) =>
   new HttpError(
     413,
@@ -132,9 +136,9 @@ export function readMultipart(
       }
       fields.push([name, value]);
     });
-    parser.on("fieldsLimit", () => fail(tooMuch("fields")));
-    parser.on("filesLimit", () => fail(tooMuch("files")));
-    parser.on("partsLimit", () => fail(tooMuch("parts")));
+    parser.on("fieldsLimit", () => fail(tooMuch("fields", MAX_FIELDS)));
+    parser.on("filesLimit", () => fail(tooMuch("files", MAX_FILES)));
+    parser.on("partsLimit", () => fail(tooMuch("parts", MAX_FIELDS + MAX_FILES)));
     parser.on("error", (error) =>
       fail(
         badRequest(

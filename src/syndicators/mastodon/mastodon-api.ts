@@ -157,18 +157,45 @@ export class MastodonApi {
       language?: string;
       contentType?: string;
     },
+    /** How the alt texts go (SoftwareTraits.editAlt): Mastodon's form fields, JSON, or not at all. */
+    alt: "form" | "json" | "none" = "form",
   ): Promise<MastodonStatus> {
-    const form = new URLSearchParams();
-    form.set("status", fields.status);
-    if (fields.contentType) form.set("content_type", fields.contentType);
-    if (fields.language) form.set("language", fields.language);
-    for (const item of fields.media) {
-      form.append("media_ids[]", item.id);
-      form.append("media_attributes[][id]", item.id);
-      form.append("media_attributes[][description]", item.description);
+    let body: BodyInit;
+    const headers: Record<string, string> = {};
+    if (alt === "json") {
+      body = JSON.stringify({
+        status: fields.status,
+        ...(fields.contentType ? { content_type: fields.contentType } : {}),
+        ...(fields.language ? { language: fields.language } : {}),
+        media_ids: fields.media.map((item) => item.id),
+        media_attributes: fields.media.map((item) => ({ id: item.id, description: item.description })),
+      });
+      headers["content-type"] = "application/json";
+    } else {
+      const form = new URLSearchParams();
+      form.set("status", fields.status);
+      if (fields.contentType) form.set("content_type", fields.contentType);
+      if (fields.language) form.set("language", fields.language);
+      for (const item of fields.media) {
+        form.append("media_ids[]", item.id);
+        if (alt === "none") continue;
+        form.append("media_attributes[][id]", item.id);
+        form.append("media_attributes[][description]", item.description);
+      }
+      body = form;
     }
-    const response = await this.call("PUT", `/api/v1/statuses/${encodeURIComponent(id)}`, form);
+    const response = await this.call("PUT", `/api/v1/statuses/${encodeURIComponent(id)}`, body, headers);
     return readJson(this.target, response, statusSchema, "the edited status");
+  }
+
+  /**
+   * Sets a media's description (PUT /api/v1/media/:id with `description`): how Pleroma and Akkoma
+   * change the alt text of a photo a status already holds (MediaController.update), before an edit.
+   */
+  async describeMedia(id: string, description: string): Promise<void> {
+    const form = new URLSearchParams({ description });
+    const response = await this.call("PUT", `/api/v1/media/${encodeURIComponent(id)}`, form);
+    await response.body?.cancel().catch(() => {});
   }
 
   /**

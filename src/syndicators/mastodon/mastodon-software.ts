@@ -42,12 +42,35 @@ export interface SoftwareTraits {
    */
   contentType?: "text/plain";
   /**
-   * An edit may change a status's media (decision 0060): Mastodon's PUT /api/v1/statuses/:id
-   * attaches the media_ids it names and detaches the rest (UpdateStatusService#update_media_attachments!).
-   * Not relied on for the others, whose edits possekit has not checked: their copies keep the photos
-   * they were sent, and the post's page says so.
+   * An edit may change a status's media (decision 0060): it attaches the media ids it names, in
+   * order, and detaches the rest.
+   * - Mastodon: PUT /api/v1/statuses/:id (UpdateStatusService#update_media_attachments!).
+   * - GoToSocial: internal/processing/status/edit.go, Edit: processMedia reads form.MediaIDs (the
+   *   account's own uploads, unattached or this status's), then `status.AttachmentIDs = form.MediaIDs`.
+   * - Akkoma and Pleroma: CommonAPI.update builds the status anew from the edit's params
+   *   (ActivityDraft: media_ids → attachment), and Object.Updater.update_content_fields replaces each
+   *   of Pleroma.Constants.status_updatable_fields, "attachment" among them.
+   * - Not Pixelfed: StatusEditController@store → UpdateStatusService::updateMediaAttachements leaves
+   *   a status of one photo as it is and never sets status_id on a new media id (it only drops and
+   *   reorders an album's), so a photo cannot be added or replaced: its copies keep their photos,
+   *   and the post's page says so.
    */
   editsMedia: boolean;
+  /**
+   * How an edit carries each photo's alt text, when not as Mastodon's form fields
+   * media_attributes[][id] and media_attributes[][description]:
+   * - "json": GoToSocial's StatusEditRequest (internal/api/model/status.go) binds the form key
+   *   `media_attributes[]`, not Mastodon's media_attributes[][id] and [description] fields, which it
+   *   ignores; so possekit sends its edits as JSON, which parseStatusEditForm
+   *   (internal/api/client/statuses/statusedit.go, binding.JSON) reads as
+   *   `media_attributes: [{id, description}]`, applied by processMediaEdits (edit.go).
+   * - "media": Pleroma's StatusUpdateRequest (lib/pleroma/web/api_spec/operations/status_operation.ex)
+   *   has no media_attributes: a description is changed with PUT /api/v1/media/:id
+   *   (MediaController.update) before the edit, which then takes each media as it is stored.
+   *   Pixelfed's edit (StoreStatusEditRequest) takes no media_attributes either; its PUT
+   *   /api/v1/media/:id (ApiV1Controller::mediaUpdate) sets the caption of a media already posted.
+   */
+  editAlt?: "json" | "media";
   /** The paths of the account's statuses' pages, before the id: how an own copy is recognised. */
   statusPaths: (user: string) => string[];
   /** What a status id looks like on this server. */
@@ -69,6 +92,8 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     duplicateKeyRefused: true,
     ignoresIdempotencyKey: false,
     editsMedia: false,
+    // ApiV1Controller::mediaUpdate changes a media's caption, attached or not.
+    editAlt: "media",
     statusPaths: (user) => [`/p/${user}/`],
     statusId: /^\d+$/,
   },
@@ -78,7 +103,8 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     duplicateKeyRefused: false,
     ignoresIdempotencyKey: true,
     contentType: "text/plain",
-    editsMedia: false,
+    editsMedia: true,
+    editAlt: "json",
     statusPaths: (user) => [`/@${user}/statuses/`],
     statusId: /^[0-9A-Za-z]+$/,
   },
@@ -88,7 +114,8 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     duplicateKeyRefused: false,
     ignoresIdempotencyKey: false,
     contentType: "text/plain",
-    editsMedia: false,
+    editsMedia: true,
+    editAlt: "media",
     statusPaths: () => ["/notice/"],
     statusId: /^[0-9A-Za-z]+$/,
   },
@@ -97,7 +124,8 @@ const traits: Record<MastodonSoftware, SoftwareTraits> = {
     duplicateKeyRefused: false,
     ignoresIdempotencyKey: false,
     contentType: "text/plain",
-    editsMedia: false,
+    editsMedia: true,
+    editAlt: "media",
     statusPaths: () => ["/notice/"],
     statusId: /^[0-9A-Za-z]+$/,
   },

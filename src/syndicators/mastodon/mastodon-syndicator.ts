@@ -119,17 +119,21 @@ export class MastodonSyndicator implements SyndicatorPlugin {
     return composeMastodon(properties, publication, this.#options, this.#limits.peek(), options).preview;
   }
 
-  /** Mastodon's edits change a status's media; the other servers' copies keep theirs (decision 0060). */
+  /**
+   * Whether an edit changes the copy's photos (decision 0060): Mastodon's, GoToSocial's, Akkoma's and
+   * Pleroma's do; Pixelfed's copies keep theirs (SoftwareTraits.editsMedia says why).
+   */
   get updatesPhotos(): boolean {
     return this.#traits.editsMedia;
   }
 
   /**
-   * Edits the status to what syndicate() would post now. On Mastodon its media follow the post's
-   * photos (decision 0060): a photo the copy holds keeps its media (found by the photos last sent,
-   * in order), with its alt text now; a new one is uploaded first; one no longer in the post is
-   * left out, which detaches it. Elsewhere, or with no record of what was sent, the media stay,
-   * each with the post's alt text photo by photo. A favourite or a boost has nothing to edit.
+   * Edits the status to what syndicate() would post now. Where the server's edits change media
+   * (updatesPhotos) they follow the post's photos (decision 0060): a photo the copy holds keeps its
+   * media (found by the photos last sent, in order), with its alt text now; a new one is uploaded
+   * first; one no longer in the post is left out, which detaches it. On Pixelfed, or with no record
+   * of what was sent, the media stay, each with the post's alt text photo by photo. A favourite or
+   * a boost has nothing to edit.
    */
   async update(
     properties: PostProperties,
@@ -161,17 +165,35 @@ export class MastodonSyndicator implements SyndicatorPlugin {
           media.push({ id: mediaId, description: photo.alt ?? "" });
         }
       } else {
-        media = attachments.map((item, index) => ({
-          id: item.id,
-          description: copy.photos[index]?.alt ?? item.description ?? "",
-        }));
+        // Kept media take the alt text of the same photo in the post when the record says which
+        // photo each is (one the post dropped keeps its own); without a record, photo by photo.
+        const record = held && held.length === attachments.length ? held : undefined;
+        media = attachments.map((item, index) => {
+          const sent = record?.[index];
+          const now = sent ? copy.photos.find((photo) => photo.url === sent.url) : copy.photos[index];
+          return { id: item.id, description: now?.alt ?? item.description ?? "" };
+        });
       }
-      await api.editStatus(firstId, {
-        status: text,
-        media,
-        ...(copy.language ? { language: copy.language } : {}),
-        ...(this.#traits.contentType ? { contentType: this.#traits.contentType } : {}),
-      });
+      const editAlt = this.#traits.editAlt;
+      if (editAlt === "media") {
+        // Pleroma, Akkoma, Pixelfed: a held photo's alt text is the media's own, set before the edit
+        // (a new upload already carries its description).
+        for (const item of media) {
+          const held = attachments.find((attached) => attached.id === item.id);
+          if (held && (held.description ?? "") !== item.description)
+            await api.describeMedia(item.id, item.description);
+        }
+      }
+      await api.editStatus(
+        firstId,
+        {
+          status: text,
+          media,
+          ...(copy.language ? { language: copy.language } : {}),
+          ...(this.#traits.contentType ? { contentType: this.#traits.contentType } : {}),
+        },
+        editAlt === "json" ? "json" : editAlt === "media" ? "none" : "form",
+      );
     };
     // A thread, or a status that becomes one: every post is brought to the new split (decision 0062).
     const thread = options.threadPosts ?? (await this.#threadSentBefore(api, id));
