@@ -21,6 +21,10 @@ function filesUnder(folder: string): Map<string, string> {
   return files;
 }
 
+/** The copies' links a post holds. */
+const links = (post: Post | null | undefined): unknown[] =>
+  Array.isArray(post?.properties.syndication) ? post.properties.syndication : [];
+
 describe("the write-back of a post from elsewhere", () => {
   let world: PublishingWorld;
   let site: string;
@@ -84,5 +88,25 @@ describe("the write-back of a post from elsewhere", () => {
     const ownFile = [...filesAfter.values()][0] ?? "";
     assert.match(ownFile, /syndication:/, "the own post's file took its copy's link");
     for (const text of filesAfter.values()) assert.doesNotMatch(text, /from the feed|blog\.example/);
+  });
+
+  it("a change outside a run (a confirmed copy, a skip, Send on the feeds page) goes the same way", async () => {
+    // Those pages change a post through the post source's plain `update`, not the run's
+    // `updateAlongside` (decision 0061): the same promise, the row and the origin, never the store.
+    const source = world.server.host.postSource;
+    assert.ok(source);
+    const url = "https://blog.example/2026/from-the-feed/";
+    const filesBefore = filesUnder(site);
+    const told = writtenBack.length;
+    const confirmed = "https://social.example/@me/confirmed-by-hand";
+    const updated = await source.update(url, { add: { syndication: [confirmed] } });
+    assert.ok(links(updated).includes(confirmed));
+    const row = await world.server.host.knownPosts?.findByUrl(url);
+    assert.ok(links(row).includes(confirmed), "its row holds the link");
+    assert.equal(writtenBack.length, told + 1, "its origin was told once");
+    assert.deepEqual(writtenBack.at(-1)?.update, { add: { syndication: [confirmed] } });
+    assert.ok(links(writtenBack.at(-1)?.post).includes(confirmed), "after the row took it");
+    const filesAfter = filesUnder(site);
+    assert.deepEqual(filesAfter, filesBefore, "the store is not touched");
   });
 });
