@@ -29,6 +29,8 @@ describe("the write-back of a post from elsewhere", () => {
   let world: PublishingWorld;
   let site: string;
   const writtenBack: Array<{ post: Post; update: PostUpdate }> = [];
+  /** The origin's answer to the next write-back: taken, or refused (its site unreachable). */
+  let originRefuses = false;
 
   before(async () => {
     site = mkdtempSync(join(tmpdir(), "possekit-site-"));
@@ -40,6 +42,7 @@ describe("the write-back of a post from elsewhere", () => {
       origin: "feed:blog",
       async writeBack(post, update) {
         writtenBack.push({ post, update });
+        if (originRefuses) throw new Error("blog.example: 503 Service Unavailable");
       },
     });
   });
@@ -108,5 +111,15 @@ describe("the write-back of a post from elsewhere", () => {
     assert.ok(links(writtenBack.at(-1)?.post).includes(confirmed), "after the row took it");
     const filesAfter = filesUnder(site);
     assert.deepEqual(filesAfter, filesBefore, "the store is not touched");
+
+    // An origin that refuses is its own to retry: the change stands in the row, and is not undone.
+    originRefuses = true;
+    const later = "https://social.example/@me/confirmed-later";
+    const stands = await source.update(url, { add: { syndication: [later] } });
+    originRefuses = false;
+    assert.ok(links(stands).includes(later));
+    assert.equal(writtenBack.length, told + 2, "its origin was asked");
+    const kept = await world.server.host.knownPosts?.findByUrl(url);
+    assert.deepEqual(links(kept).slice(-2), [confirmed, later]);
   });
 });
