@@ -112,8 +112,10 @@ for (const engine of engines) {
     before(async () => {
       database = await engine.open();
       const { migrate } = await import("../../src/server/database/migrate.ts");
+      const { postMigrations } = await import("../../src/server/posts/migrations.ts");
       const { syndicationMigrations } = await import("../../src/syndication/migrations.ts");
-      await migrate(database, syndicationMigrations);
+      // The streaks' table is the core's (PGlite's snapshot has it; PostgreSQL's schema starts empty).
+      await migrate(database, [...postMigrations, ...syndicationMigrations]);
       smtp = await startSmtp();
       hook = await startHook();
     });
