@@ -19,8 +19,9 @@ export const FOLDERS = {
   // 4 survivors killed since and checked by hand; the others in docs/testing.md.
   "src/net": 85,
   "src/plugin/webhooks": 80,
-  // notifier.ts: 57.0 %; its messages' wording and the connected-account path are open (docs).
-  "src/notifications": 55,
+  // notifier.ts, 28 Nov 2026: 95.7 % (177 of 185; 57.0 % before its tests); the 8 survivors in
+  // docs/testing.md. The other files of the folder have tests but no Stryker run yet.
+  "src/notifications": 95,
 };
 
 export const REPORT_DIR = "reports/stryker";
