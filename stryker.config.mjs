@@ -26,8 +26,9 @@ export const FOLDERS = {
   // their new tests, 95.9 % after (235 of 245); 94, not 95: netlify.ts alone is 94.8 %, its survivors
   // equivalent. The folder's other files are not measured yet (docs/testing.md).
   "src/plugin/webhooks": 94,
-  // notifier.ts: 57.0 %; its messages' wording and the connected-account path are open (docs).
-  "src/notifications": 55,
+  // notifier.ts, 28 Nov 2026: 95.7 % (177 of 185; 57.0 % before its tests); the 8 survivors in
+  // docs/testing.md. The other files of the folder have tests but no Stryker run yet.
+  "src/notifications": 95,
 };
 
 export const REPORT_DIR = "reports/stryker";

@@ -21,10 +21,16 @@ function filesUnder(folder: string): Map<string, string> {
   return files;
 }
 
+/** The copies' links a post holds. */
+const links = (post: Post | null | undefined): unknown[] =>
+  Array.isArray(post?.properties.syndication) ? post.properties.syndication : [];
+
 describe("the write-back of a post from elsewhere", () => {
   let world: PublishingWorld;
   let site: string;
   const writtenBack: Array<{ post: Post; update: PostUpdate }> = [];
+  /** The origin's answer to the next write-back: taken, or refused (its site unreachable). */
+  let originRefuses = false;
 
   before(async () => {
     site = mkdtempSync(join(tmpdir(), "possekit-site-"));
@@ -36,6 +42,7 @@ describe("the write-back of a post from elsewhere", () => {
       origin: "feed:blog",
       async writeBack(post, update) {
         writtenBack.push({ post, update });
+        if (originRefuses) throw new Error("blog.example: 503 Service Unavailable");
       },
     });
   });
@@ -84,5 +91,35 @@ describe("the write-back of a post from elsewhere", () => {
     const ownFile = [...filesAfter.values()][0] ?? "";
     assert.match(ownFile, /syndication:/, "the own post's file took its copy's link");
     for (const text of filesAfter.values()) assert.doesNotMatch(text, /from the feed|blog\.example/);
+  });
+
+  it("a change outside a run (a confirmed copy, a skip, Send on the feeds page) goes the same way", async () => {
+    // Those pages change a post through the post source's plain `update`, not the run's
+    // `updateAlongside` (decision 0061): the same promise, the row and the origin, never the store.
+    const source = world.server.host.postSource;
+    assert.ok(source);
+    const url = "https://blog.example/2026/from-the-feed/";
+    const filesBefore = filesUnder(site);
+    const told = writtenBack.length;
+    const confirmed = "https://social.example/@me/confirmed-by-hand";
+    const updated = await source.update(url, { add: { syndication: [confirmed] } });
+    assert.ok(links(updated).includes(confirmed));
+    const row = await world.server.host.knownPosts?.findByUrl(url);
+    assert.ok(links(row).includes(confirmed), "its row holds the link");
+    assert.equal(writtenBack.length, told + 1, "its origin was told once");
+    assert.deepEqual(writtenBack.at(-1)?.update, { add: { syndication: [confirmed] } });
+    assert.ok(links(writtenBack.at(-1)?.post).includes(confirmed), "after the row took it");
+    const filesAfter = filesUnder(site);
+    assert.deepEqual(filesAfter, filesBefore, "the store is not touched");
+
+    // An origin that refuses is its own to retry: the change stands in the row, and is not undone.
+    originRefuses = true;
+    const later = "https://social.example/@me/confirmed-later";
+    const stands = await source.update(url, { add: { syndication: [later] } });
+    originRefuses = false;
+    assert.ok(links(stands).includes(later));
+    assert.equal(writtenBack.length, told + 2, "its origin was asked");
+    const kept = await world.server.host.knownPosts?.findByUrl(url);
+    assert.deepEqual(links(kept).slice(-2), [confirmed, later]);
   });
 });
