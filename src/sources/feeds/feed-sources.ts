@@ -20,6 +20,7 @@
 //   router.all("/websub/:id", async (req, res) => { … await feeds.webSubCallback({ … }) … });
 
 import type { Database } from "../../contract/database.ts";
+import { databaseNow } from "../../contract/database-now.ts";
 import type { KnownPosts } from "../../contract/known-posts.ts";
 import type { Logger } from "../../contract/logger.ts";
 import type { PolledSource } from "../../contract/polled-source.ts";
@@ -136,7 +137,7 @@ export class FeedSources implements PolledSource {
           now: this.#now,
         })
       : undefined;
-    this.#store = new FeedStore(deps.database);
+    this.#store = new FeedStore(deps.database, databaseNow(deps.now));
     // One parse thread for every feed; ended at shutdown, which also ends a parse under way.
     const parser = new FeedParser(
       deps.parseTimeLimitMs !== undefined ? { timeLimitMs: deps.parseTimeLimitMs } : {},

@@ -1,7 +1,10 @@
 // What the feed source keeps in the database (migrations.ts): each feed's fetch state, its turn,
-// what went wrong, and the entries it has seen with the post each one is. Times come from the
-// source's clock as parameters, so a test clock rules them.
+// what went wrong, and the entries it has seen with the post each one is. A feed's turn is a lease
+// between instances, so when a read is due and how long a turn is held follow the one rule of
+// src/contract/database-now.ts: the database's clock, or a test's clock when one is given. The
+// moments a read records (fetched, succeeded) are the reader's own.
 import type { Database, Queryable } from "../../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../../contract/database-now.ts";
 
 export interface FeedRow {
   key: string;
@@ -89,14 +92,18 @@ export interface FetchOutcome {
 const MAX_NOTES = 20;
 
 export class FeedStore {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    /** "Now" of the turn's statements (src/contract/database-now.ts). */
+    private readonly at: DatabaseNow = DATABASE_DECIDES,
+  ) {}
 
   /** Adds the feed if it is new (due at once); its row either way. */
-  async ensure(key: string, now: number): Promise<FeedRow> {
+  async ensure(key: string): Promise<FeedRow> {
     await this.database.query(
-      `INSERT INTO feed_sources (key, url, next_fetch_at) VALUES ($1, $1, $2::timestamptz)
+      `INSERT INTO feed_sources (key, url, next_fetch_at) VALUES ($1, $1, ${sqlNow(2)})
        ON CONFLICT (key) DO NOTHING`,
-      [key, iso(now)],
+      [key, this.at()],
     );
     const feed = await this.find(key);
     if (!feed) throw new Error(`The feed ${key} could not be stored`);
@@ -109,29 +116,30 @@ export class FeedStore {
   }
 
   /**
-   * Takes the feed's turn: when it is due at `now` (or whatever its moment when `evenIfNotDue`),
-   * holding it until `holdUntil`, so that no other instance fetches it meanwhile. The row, or null
-   * when not due, taken by another instance, or stopped.
+   * Takes the feed's turn: when it is due now (or whatever its moment when `evenIfNotDue`),
+   * holding it for `holdMs`, so that no other instance fetches it meanwhile. The row (its
+   * nextFetchAt: when the turn lapses), or null when not due, taken by another instance, or stopped.
    */
-  async takeTurn(
-    key: string,
-    now: number,
-    holdUntil: number,
-    evenIfNotDue: boolean,
-  ): Promise<FeedRow | null> {
+  async takeTurn(key: string, holdMs: number, evenIfNotDue: boolean): Promise<FeedRow | null> {
     const { rows } = await this.database.query<FeedDbRow>(
-      `UPDATE feed_sources SET next_fetch_at = $3::timestamptz
-        WHERE key = $1 AND stopped_at IS NULL AND ($4::boolean OR next_fetch_at <= $2::timestamptz)
+      `UPDATE feed_sources SET next_fetch_at = ${sqlNow(2)} + $3::float8 * interval '1 millisecond'
+        WHERE key = $1 AND stopped_at IS NULL AND ($4::boolean OR next_fetch_at <= ${sqlNow(2)})
         RETURNING *`,
-      [key, iso(now), iso(holdUntil), evenIfNotDue],
+      [key, this.at(), holdMs, evenIfNotDue],
     );
     return rows[0] ? toFeed(rows[0]) : null;
   }
 
-  async finishFetch(key: string, outcome: FetchOutcome): Promise<void> {
-    await this.database.query(
+  /**
+   * Records a read, `readerNow` being the reader's clock as it records. The next read comes as long
+   * after now as nextFetchAt is after `readerNow`: the moment the reader chose, on the database's
+   * clock (or the test's). The moment it is due, or null when none is (stopped).
+   */
+  async finishFetch(key: string, outcome: FetchOutcome, readerNow: number): Promise<Date | null> {
+    const { rows } = await this.database.query<{ next_fetch_at: Date | string | null }>(
       `UPDATE feed_sources
-          SET url = $2, etag = $3, last_modified = $4, next_fetch_at = $5::timestamptz, failures = $6,
+          SET url = $2, etag = $3, last_modified = $4,
+              next_fetch_at = ${sqlNow(14)} + ($5::timestamptz - $15::timestamptz), failures = $6,
               last_fetch_at = $7::timestamptz,
               last_success_at = CASE WHEN $8::boolean THEN $7::timestamptz ELSE last_success_at END,
               last_error = $9, error_kind = $10,
@@ -139,7 +147,8 @@ export class FeedStore {
               baselined_at = CASE WHEN $12::boolean AND baselined_at IS NULL THEN $7::timestamptz ELSE baselined_at END,
               stopped_at = CASE WHEN $13::text IS NULL THEN stopped_at ELSE $7::timestamptz END,
               stopped_reason = COALESCE($13::text, stopped_reason)
-        WHERE key = $1`,
+        WHERE key = $1
+        RETURNING next_fetch_at`,
       [
         key,
         outcome.url,
@@ -154,8 +163,11 @@ export class FeedStore {
         outcome.notes ? JSON.stringify(outcome.notes.slice(0, MAX_NOTES)) : null,
         outcome.baselined ?? false,
         outcome.stopped ?? null,
+        this.at(),
+        iso(readerNow),
       ],
     );
+    return date(rows[0]?.next_fetch_at ?? null);
   }
 
   /**
@@ -163,13 +175,13 @@ export class FeedStore {
    * Only while the feed is held: a feed whose site put its ids back meanwhile keeps sending its new
    * entries. False when it was not held.
    */
-  async rebaseline(key: string, now: number): Promise<boolean> {
+  async rebaseline(key: string): Promise<boolean> {
     const { rows } = await this.database.query<{ key: string }>(
       `UPDATE feed_sources SET baselined_at = NULL, last_error = NULL, error_kind = NULL, etag = NULL,
-              last_modified = NULL, next_fetch_at = $2::timestamptz
+              last_modified = NULL, next_fetch_at = ${sqlNow(2)}
         WHERE key = $1 AND stopped_at IS NULL AND error_kind = 'held'
         RETURNING key`,
-      [key, iso(now)],
+      [key, this.at()],
     );
     return rows.length > 0;
   }

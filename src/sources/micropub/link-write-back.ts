@@ -108,12 +108,13 @@ export class LinkWriteBack implements PostOrigin {
     this.origin = deps.origin;
     this.endpoint = deps.client.endpoint;
     this.#now = deps.now ?? Date.now;
-    this.state = new MicropubSourceState(deps.database, deps.origin, { oneWay: deps.oneWay ?? false });
+    const at = databaseNow(deps.now);
+    this.state = new MicropubSourceState(deps.database, deps.origin, { oneWay: deps.oneWay ?? false }, at);
     this.claims = new LinkClaims(
       deps.database,
       deps.origin,
       CLAIM_LEASE_TIMEOUTS * deps.client.timeoutMs,
-      databaseNow(deps.now),
+      at,
     );
     this.#nextPollAt = new Date(this.#now());
   }
@@ -154,12 +155,12 @@ export class LinkWriteBack implements PostOrigin {
 
   async #turn(now: number, interval: number, work: () => Promise<object>, what: string): Promise<void> {
     // The turn is held for one interval: an instance that dies mid-turn leaves it to the next.
-    if (!(await this.state.takeTurn(new Date(now), new Date(now + interval)))) {
+    if (!(await this.state.takeTurn(interval))) {
       const status = await this.state.status();
       this.#nextPollAt = status?.nextPollAt ?? new Date(now + interval);
       return;
     }
-    let next = new Date(now + interval);
+    let nextInMs = interval;
     let failure: { kind: MicropubSourceError["kind"]; message: string } | undefined;
     try {
       const summary = await work();
@@ -171,13 +172,13 @@ export class LinkWriteBack implements PostOrigin {
         const failures = (await this.state.status())?.failures ?? 0;
         const backoff = backoffMs(UNAVAILABLE_BACKOFF, failures);
         const asked = (error.retryAfterSeconds ?? 0) * 1000;
-        next = new Date(now + Math.min(interval, Math.max(backoff, asked)));
+        nextInMs = Math.min(interval, Math.max(backoff, asked));
       }
       const log = error.isConfiguration ? this.#deps.logger.error : this.#deps.logger.warn;
       log.call(this.#deps.logger, `Could not ${what}: ${error.message}`);
     }
-    await this.state.finishPoll(new Date(this.#now()), next, failure);
-    this.#nextPollAt = next;
+    // The database's moment (or the test's): this process's own clock may be a little apart.
+    this.#nextPollAt = (await this.state.finishPoll(nextInMs, failure)) ?? new Date(now + nextInMs);
   }
 
   /**

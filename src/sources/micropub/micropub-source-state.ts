@@ -1,7 +1,9 @@
 // What a remote-Micropub source keeps in the database (migrations.ts): its turn to poll and its last
 // error, shared by every instance on the database, and the links each of its posts agreed on with
-// the remote. Times come from the source's clock as parameters, so a test clock rules them.
+// the remote. Its turn is a lease between instances, so "now" is the one rule of
+// src/contract/database-now.ts: the database's clock, or a test's clock when one is given.
 import type { Database } from "../../contract/database.ts";
+import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../../contract/database-now.ts";
 import { POST_SOURCE_RELATION } from "../../contract/post-source.ts";
 import type { LinkState } from "./link-merge.ts";
 import type { MicropubSourceFailure } from "./micropub-source-error.ts";
@@ -42,38 +44,53 @@ export class MicropubSourceState {
      * holds a link is owed it too (a feed's posts are recorded without asking the server).
      */
     private readonly options: { oneWay: boolean } = { oneWay: false },
+    /** "Now" of the turn's statements (src/contract/database-now.ts). */
+    private readonly at: DatabaseNow = DATABASE_DECIDES,
   ) {}
 
-  /** Takes this poll's turn if it is due at `now`, holding it until `holdUntil`; false when not due or taken. */
-  async takeTurn(now: Date, holdUntil: Date): Promise<boolean> {
+  /**
+   * Takes this poll's turn if it is due now, holding it for `holdMs`: the moment the turn is held
+   * until, or null when it is not due or another instance holds it.
+   */
+  async takeTurn(holdMs: number): Promise<Date | null> {
     // A source seen for the first time is due at once.
     await this.database.query(
-      "INSERT INTO micropub_sources (origin, next_poll_at) VALUES ($1, $2::timestamptz) ON CONFLICT (origin) DO NOTHING",
-      [this.origin, now.toISOString()],
+      `INSERT INTO micropub_sources (origin, next_poll_at) VALUES ($1, ${sqlNow(2)}) ON CONFLICT (origin) DO NOTHING`,
+      [this.origin, this.at()],
     );
-    const taken = await this.database.query(
-      `UPDATE micropub_sources SET next_poll_at = $3::timestamptz, last_poll_at = $2::timestamptz
-        WHERE origin = $1 AND next_poll_at <= $2::timestamptz`,
-      [this.origin, now.toISOString(), holdUntil.toISOString()],
+    const { rows } = await this.database.query<{ next_poll_at: Date | string }>(
+      `UPDATE micropub_sources
+          SET next_poll_at = ${sqlNow(2)} + $3::float8 * interval '1 millisecond', last_poll_at = ${sqlNow(2)}
+        WHERE origin = $1 AND next_poll_at <= ${sqlNow(2)}
+        RETURNING next_poll_at`,
+      [this.origin, this.at(), holdMs],
     );
-    return taken.rowCount === 1;
+    return rows[0] ? new Date(rows[0].next_poll_at) : null;
   }
 
-  /** Ends a poll: the next one's moment, and its error (none: the remote answered). */
+  /**
+   * Ends a poll: the next one `nextInMs` after this turn began (the moment takeTurn recorded), and
+   * its error (none: the remote answered). The next poll's moment, or null when the source has no
+   * row (takeTurn writes it).
+   */
   async finishPoll(
-    now: Date,
-    next: Date,
+    nextInMs: number,
     error?: { kind: MicropubSourceFailure; message: string },
-  ): Promise<void> {
-    await this.database.query(
+  ): Promise<Date | null> {
+    // Counted from the turn's start, as its hold is: from the poll's end, a slow poll (or a test's
+    // clock moved on meanwhile) would push the next turn out by the poll's length, a moment due
+    // meanwhile would be skipped, and the remote polled less often than its interval says.
+    const { rows } = await this.database.query<{ next_poll_at: Date | string }>(
       `UPDATE micropub_sources
-          SET next_poll_at = $2::timestamptz,
-              last_success_at = CASE WHEN $3::text IS NULL THEN $4::timestamptz ELSE last_success_at END,
+          SET next_poll_at = COALESCE(last_poll_at, ${sqlNow(4)}) + $2::float8 * interval '1 millisecond',
+              last_success_at = CASE WHEN $3::text IS NULL THEN ${sqlNow(4)} ELSE last_success_at END,
               error_kind = $3, last_error = $5,
               failures = CASE WHEN $3::text IS NULL THEN 0 ELSE failures + 1 END
-        WHERE origin = $1`,
-      [this.origin, next.toISOString(), error?.kind ?? null, now.toISOString(), error?.message ?? null],
+        WHERE origin = $1
+        RETURNING next_poll_at`,
+      [this.origin, nextInMs, error?.kind ?? null, this.at(), error?.message ?? null],
     );
+    return rows[0] ? new Date(rows[0].next_poll_at) : null;
   }
 
   /** Records an error met outside a poll (a write-back), or clears one after a success. */
