@@ -183,6 +183,7 @@ function countPerPost(m: BatchMeasurement, kind: string): number {
 
 const CLAIM = "ledger.claim (INSERT … ON CONFLICT + attempt row)";
 const RECORD = "ledger.recordSuccess";
+const WRITE_BACK = "posts.update with the outcomes (one statement)";
 const FIND = "posts.findById";
 const ENTRIES = "ledger.entriesForPost";
 
@@ -193,6 +194,7 @@ function costs(m: BatchMeasurement): string {
   for (const [kind, label] of [
     [CLAIM, "`Ledger.claim`"],
     [RECORD, "`Ledger.recordSuccess`"],
+    [WRITE_BACK, "the outcomes and the write-back's statement"],
     [FIND, "`posts.findById`"],
     [ENTRIES, "`Ledger.entriesForPost`"],
   ] as const) {
@@ -224,11 +226,12 @@ function findings(measurements: readonly BatchMeasurement[], missed: ReadonlySet
               "The claim must stay synchronous: it has to be on disk before the target is called"
             : ""),
       );
-    if (!separateRecord && m.commitsPerPost >= 1.5)
+    // Two commits a post (the claim before the request, everything learnt after it) is the floor for
+    // a post sent on its own (decision 0068); fewer needs post N's outcomes to wait for post N+1's claim.
+    if (!separateRecord && m.commitsPerPost >= 2.5)
       list.push(
-        "commit a post's outcomes and write-back together with the claims of the next post, in runs someone " +
-          "asked for (no schedule gate to wait for), checking for a stop before that commit (decision 0061: the " +
-          "next post's claim is still durable before its request): one commit per post",
+        "a post costs more than its claim's commit and its outcomes' commit: find the statement that commits " +
+          "on its own in the breakdown (decision 0068: two commits a post is the floor)",
       );
     if (!forPostgres && countPerPost(m, FIND) >= 0.5 && countPerPost(m, ENTRIES) >= 0.5)
       list.push(

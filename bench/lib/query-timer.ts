@@ -13,6 +13,8 @@ export interface QueryKindStats {
 // its first words.
 const KINDS: Array<[RegExp, string]> = [
   [/^WITH claimed AS/, "ledger.claim (INSERT … ON CONFLICT + attempt row)"],
+  [/^WITH outcome AS .*UPDATE posts SET properties/s, "posts.update with the outcomes (one statement)"],
+  [/^WITH outcome AS/, "ledger.recordOutcomes"],
   [/^WITH attempt AS \(\s*UPDATE syndication_attempts SET outcome = 'syndicated'/, "ledger.recordSuccess"],
   [/^WITH attempt AS \(\s*UPDATE syndication_attempts SET outcome = 'failed'/, "ledger.recordFailure"],
   [/^WITH resolved AS/, "ledger.resolveStale"],

@@ -15,7 +15,6 @@
 //
 // The host's is a view over its `posts` table (host migrations 002 and 011). Its `mp-syndicate-to` is
 // always an array, as the awaiting predicate's partial index needs.
-import type { Queryable } from "./database.ts";
 import type { AwaitingCursor, Post, PostChange, PostUpdate } from "./posts.ts";
 
 /** The relation (a table or a view) through which the core's SQL reads the source's posts. */
@@ -61,17 +60,15 @@ export interface PostSource {
    */
   update(url: string, update: PostUpdate): Promise<Post>;
   /**
-   * As `update`, with `alongside` run in the same database transaction, after the post's row is
-   * locked and before it is written: the core records its sends' outcomes there, so that a post's
-   * outcomes and its links are one commit (decision 0061). A failure of `alongside` fails the
-   * update. Absent (a source outside the core's database): the core records them first, then
-   * calls `update`.
+   * As `update`, in one statement with the core's `alongside` (the sends' outcomes): the source
+   * puts its common table expressions before its UPDATE of the post and reads its `returning` in
+   * that UPDATE's RETURNING, so that the post's row is locked before any row of the core's and a
+   * post's outcomes and links are one statement and one commit (decisions 0061 and 0068). Returns
+   * the post and what `returning` read. Throws PostNotFoundError for an unknown URL; the core's
+   * statements may have run all the same. Absent (a source outside the core's database): the core
+   * records the outcomes first, then calls `update`.
    */
-  updateAlongside?(
-    url: string,
-    update: PostUpdate,
-    alongside: (tx: Queryable) => Promise<void>,
-  ): Promise<Post>;
+  updateAlongside?(url: string, update: PostUpdate, alongside: AlongsideStatement): Promise<UpdatedAlongside>;
   /**
    * Runs `work`; the changes it makes reach the site's content store together when it ends, as one
    * change (one commit), not one per post. A syndication run writes its copies' links back inside
@@ -84,4 +81,23 @@ export interface PostSource {
    * stops it. Changes made by other processes reach the core through the database.
    */
   onChange?(listener: (change: PostChange) => void): () => void;
+}
+
+/**
+ * Statements of the core that run inside a source's own statement (PostSource.updateAlongside,
+ * decision 0068).
+ */
+export interface AlongsideStatement {
+  /** Common table expressions, `name AS (…), …`, numbering their parameters from `$first`. */
+  with(first: number): string;
+  params: readonly unknown[];
+  /** A json expression over those expressions: what the caller gets back as `alongside`. */
+  returning: string;
+}
+
+/** A post written back with the core's statements alongside. */
+export interface UpdatedAlongside {
+  post: Post;
+  /** What the statement's `returning` read (null when nothing). */
+  alongside: unknown;
 }

@@ -75,18 +75,22 @@ for (const engine of engines) {
       assert.equal(fixture.targets[0]?.callsFor(post.url).length, 1, "sent once");
     });
 
-    it("outcomes undone with their write-back's transaction are recorded again: never sent twice (decision 0061)", async () => {
+    it("outcomes undone with their write-back's statement are recorded again: never sent twice (decision 0068)", async () => {
       const [one, two] = fixture.targets;
       assert.ok(one && two);
       const post = await fixture.createPost("2024-01-04T00:00:00Z", [first, second]);
       const { updateAlongside } = fixture.posts;
       let undone = 0;
-      // The outcomes are written in the transaction, which then fails and is rolled back.
+      // The statement records the outcomes, then fails (a division by zero once they are read), and
+      // all of it is undone.
       fixture.posts.updateAlongside = (url, update, alongside) =>
-        updateAlongside(url, update, async (tx) => {
-          await alongside(tx);
+        updateAlongside(url, update, {
+          ...alongside,
+          returning: `(SELECT CASE WHEN length(r::text) >= 0 THEN (1 / (length(r::text) * 0))::text::json END
+            FROM (SELECT ${alongside.returning} AS r) AS recorded_then_failed)`,
+        }).catch((error: unknown) => {
           undone += 1;
-          throw new Error("the disk is full");
+          throw error;
         });
       let sent: PostResult;
       try {
@@ -94,7 +98,7 @@ for (const engine of engines) {
       } finally {
         fixture.posts.updateAlongside = updateAlongside;
       }
-      assert.equal(undone, 1, "the outcomes went into the write-back's transaction");
+      assert.equal(undone, 1, "the outcomes went into the write-back's statement, which failed");
       assert.deepEqual(
         sent.targets.map((target) => target.status),
         ["syndicated", "syndicated"],

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from "../../contract/database.ts";
 import { Listeners } from "../../contract/listeners.ts";
+import type { AlongsideStatement, UpdatedAlongside } from "../../contract/post-source.ts";
 import {
   type AwaitingCursor,
   type Post,
@@ -13,6 +14,7 @@ import type { PostTypeName } from "../config/schema.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { InvalidPostError } from "./errors.ts";
 import { applyUpdate, normalizeProperties, parsePostStatus, parsePublished } from "./jf2.ts";
+import { linksUpdateOf, linksUpdateSql } from "./links-update.ts";
 import { AWAITING_SYNDICATION_PREDICATE } from "./migrations.ts";
 import { COLUMNS, type PostRow, toPost } from "./post-row.ts";
 import type { CreatePostInput, PostService } from "./post-service-interface.ts";
@@ -130,12 +132,7 @@ export function createPostService(
     return toPost(rows[0]);
   }
 
-  async function updateLocked(
-    tx: Queryable,
-    url: string,
-    update: PostUpdate,
-    alongside?: (tx: Queryable) => Promise<void>,
-  ): Promise<Post> {
+  async function updateLocked(tx: Queryable, url: string, update: PostUpdate): Promise<Post> {
     // FOR UPDATE makes a second, concurrent update wait and then read this one's result, so that
     // neither overwrites the other's values.
     const { rows } = await tx.query<PostRow>(
@@ -144,9 +141,6 @@ export function createPostService(
     );
     const row = rows[0];
     if (!row) throw new PostNotFoundError(url);
-    // Before the row is written: its trigger marks written back the copies whose links it adds, which
-    // the core's statements here have just recorded (decision 0061).
-    if (alongside) await alongside(tx);
     const properties = applyUpdate(row.properties, update);
     properties.url = row.url;
     const status = parsePostStatus(properties["post-status"] ?? row.status);
@@ -159,6 +153,42 @@ export function createPostService(
     const saved = updated.rows[0];
     if (!saved) throw new PostNotFoundError(url);
     return toPost(saved);
+  }
+
+  /**
+   * A write-back with the core's statements in one statement (decision 0068): the row is locked by
+   * the UPDATE itself, the core's expressions run when its RETURNING reads them, after that lock (the
+   * order a claim takes the post and the ledger's rows), and the post's triggers fire once all of
+   * them are done, so that they see the outcomes (decision 0061). Any other update is applied to the
+   * row read under a lock, with the core's statements between the read and the write.
+   */
+  async function updateAlongside(
+    url: string,
+    update: PostUpdate,
+    alongside: AlongsideStatement,
+  ): Promise<UpdatedAlongside> {
+    const links = linksUpdateOf(update);
+    if (!links) {
+      return database.transaction(async (tx) => {
+        const { rows } = await tx.query<{ alongside: unknown }>(
+          `WITH ${alongside.with(1)} SELECT ${alongside.returning} AS alongside`,
+          [...alongside.params],
+        );
+        return { post: await updateLocked(tx, url, update), alongside: rows[0]?.alongside ?? null };
+      });
+    }
+    const first = 2 + alongside.params.length;
+    const properties = linksUpdateSql("properties", links, first);
+    const { rows } = await database.query<PostRow & { alongside: unknown }>(
+      `WITH ${alongside.with(2)}
+       UPDATE posts SET properties = ${properties.sql}, updated_at = now()
+        WHERE url = $1${mine}
+        RETURNING ${COLUMNS}, ${alongside.returning} AS alongside`,
+      [url, ...alongside.params, ...properties.params],
+    );
+    const row = rows[0];
+    if (!row) throw new PostNotFoundError(url);
+    return { post: toPost(row), alongside: row.alongside };
   }
 
   // A listener's fault must not fail the change that was made.
@@ -218,12 +248,11 @@ export function createPostService(
         update,
       }),
 
-    updateAlongside: async (url, update, alongside) =>
-      notify({
-        kind: "update",
-        post: await database.transaction((tx) => updateLocked(tx, url, update, alongside)),
-        update,
-      }),
+    async updateAlongside(url, update, alongside) {
+      const updated = await updateAlongside(url, update, alongside);
+      notify({ kind: "update", post: updated.post, update });
+      return updated;
+    },
 
     delete: async (url) => notify({ kind: "delete", post: await setDeleted(url, true) }),
 

@@ -6,8 +6,7 @@
 // Reads see every post. A write-back goes where the post lives: the site's own post through the
 // host's service (and on to its content store, as any change of it); a post from elsewhere only
 // to its row (the site's store never holds it), then to its origin's adapter, if any.
-import type { Queryable } from "../../contract/database.ts";
-import type { PostSource } from "../../contract/post-source.ts";
+import type { AlongsideStatement, PostSource, UpdatedAlongside } from "../../contract/post-source.ts";
 import type { Post, PostChange, PostUpdate } from "../../contract/posts.ts";
 import { PostNotFoundError } from "../../contract/posts.ts";
 import type { Logger } from "../logger.ts";
@@ -24,14 +23,21 @@ export interface EveryPostOptions {
 }
 
 export function hostPostSource({ own, all, known, logger }: EveryPostOptions): PostSource {
+  async function updateFromElsewhere(post: Post, update: PostUpdate): Promise<Post>;
   async function updateFromElsewhere(
     post: Post,
     update: PostUpdate,
-    alongside?: (tx: Queryable) => Promise<void>,
-  ): Promise<Post> {
-    const updated = await (alongside
-      ? all.updateAlongside(post.url, update, alongside)
-      : all.update(post.url, update));
+    alongside: AlongsideStatement,
+  ): Promise<UpdatedAlongside>;
+  async function updateFromElsewhere(
+    post: Post,
+    update: PostUpdate,
+    alongside?: AlongsideStatement,
+  ): Promise<Post | UpdatedAlongside> {
+    const result = alongside
+      ? await all.updateAlongside(post.url, update, alongside)
+      : await all.update(post.url, update);
+    const updated = "alongside" in result ? result.post : result;
     const adapter = post.origin ? known.origin(post.origin) : undefined;
     if (adapter?.writeBack) {
       try {
@@ -45,7 +51,7 @@ export function hostPostSource({ own, all, known, logger }: EveryPostOptions): P
         });
       }
     }
-    return updated;
+    return result;
   }
 
   return {

@@ -72,8 +72,10 @@ export class PublishingPosts implements PostService {
     url: string,
     update: Parameters<PostService["update"]>[1],
     alongside: Parameters<PostService["updateAlongside"]>[2],
-  ): Promise<Post> {
-    return this.published(await this.inner.updateAlongside(url, update, alongside), update);
+  ): ReturnType<PostService["updateAlongside"]> {
+    const updated = await this.inner.updateAlongside(url, update, alongside);
+    await this.published(updated.post, update);
+    return updated;
   }
 
   /** An updated post on its way to the store, and to those listening. */

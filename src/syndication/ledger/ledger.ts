@@ -7,7 +7,9 @@
 // follow-ups.ts (updates and deletes of copies), and here the sends themselves.
 import { randomBytes } from "node:crypto";
 import type { Database, Queryable } from "../../contract/database.ts";
+import type { AlongsideStatement } from "../../contract/post-source.ts";
 import type { ThreadPost } from "../../contract/thread-progress.ts";
+import { together } from "../alongside.ts";
 import type { SentCopy } from "../copies/sent-copy.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
@@ -22,6 +24,7 @@ import {
   type StaleResolution,
 } from "./claims.ts";
 import { LedgerFollowUps } from "./follow-ups.ts";
+import { outcomesStatement, type PostOutcomes, type RecordedOutcome, recordedOutcomes } from "./outcomes.ts";
 import {
   clip,
   MAX_CHECKPOINT_LENGTH,
@@ -146,6 +149,32 @@ export class Ledger extends LedgerFollowUps {
     );
     const row = result.rows[0];
     return row ? toEntry(row) : null;
+  }
+
+  /**
+   * A post's outcomes as statements another statement runs (decision 0068): the post source's
+   * write-back (PostSource.updateAlongside), or `recordOutcomes`.
+   */
+  outcomesStatement(outcomes: PostOutcomes): AlongsideStatement {
+    return outcomesStatement(outcomes, this.backoff, this.now());
+  }
+
+  /**
+   * Records all of a post's outcomes in one statement, without its write-back (nothing to write
+   * back, or a source without updateAlongside). Returns the rows it moved, by uid.
+   */
+  async recordOutcomes(
+    outcomes: PostOutcomes,
+    /** Run in the same statement (the targets' health). */
+    extra?: AlongsideStatement,
+  ): Promise<Map<string, RecordedOutcome>> {
+    if (outcomes.outcomes.length === 0 && outcomes.writtenBack.length === 0 && !extra) return new Map();
+    const statement = together(this.outcomesStatement(outcomes), extra);
+    const result = await this.database.query<{ alongside: unknown }>(
+      `WITH ${statement.with(1)} SELECT ${statement.returning} AS alongside`,
+      [...statement.params],
+    );
+    return recordedOutcomes(result.rows[0]?.alongside);
   }
 
   /** What an attempt (a send or an edit) is about to send: kept with it for the history. */

@@ -1,20 +1,26 @@
 // Syndicates one post: every target it names is claimed in the ledger and called concurrently,
 // each under its own timeout; then the post is updated once with what was learnt.
 
-import type { Queryable } from "../../contract/database.ts";
 import type { Logger } from "../../contract/logger.ts";
 import type { SyndicatorPlugin } from "../../contract/plugin.ts";
-import type { PostSource } from "../../contract/post-source.ts";
+import type { AlongsideStatement, PostSource } from "../../contract/post-source.ts";
 import type { Post, PostUpdate } from "../../contract/posts.ts";
 import type { PreviewOptions, Publication } from "../../contract/syndicator.ts";
 import { completedThread } from "../../contract/thread-progress.ts";
 import { visibilityOf } from "../../contract/visibility.ts";
+import { together } from "../alongside.ts";
 import { digestFor, previewFor } from "../copies/copy-digest.ts";
 import { type OwnText, type OwnTexts, wordsFor } from "../copies/own-texts.ts";
 import { type SentCopy, sentCopyOf } from "../copies/sent-copy.ts";
 import type { ThreadChoices } from "../copies/thread-choices.ts";
 import type { Claim, OperationClaim } from "../ledger/claims.ts";
 import type { Ledger } from "../ledger/ledger.ts";
+import {
+  type Outcome,
+  type PostOutcomes,
+  type RecordedOutcome,
+  recordedOutcomes,
+} from "../ledger/outcomes.ts";
 import { UNKNOWN_OUTCOME_ERROR } from "../ledger/rows.ts";
 import { requestedTargets, syndicationUrls } from "../post-targets.ts";
 import type { LedgerEntry, PostResult, TargetResult, Trigger } from "../types.ts";
@@ -77,13 +83,14 @@ export interface KnownOfPost {
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * What one target of a post came to: its result and, for a target that was sent, the ledger
- * statement that records its outcome, run with the post's write-back (decision 0061). `on` absent:
- * on its own.
+ * What one target of a post came to: its result and, for a target that was sent, the outcome to
+ * record, with the post's other outcomes and its write-back in one statement (decision 0068).
  */
 interface Sent {
   target: TargetResult;
-  record?: (on?: Queryable) => Promise<TargetResult>;
+  outcome?: Outcome;
+  /** A success of a target this process knew to be well: its health is noted in that statement too. */
+  wellAgain?: boolean;
 }
 
 /** Why a target that could not be claimed is not being sent. */
@@ -223,21 +230,7 @@ export async function syndicatePost(
       sendOne(uid).catch((error: unknown): Sent => ({ target: internalFailure(uid, error) })),
     ),
   );
-  const outcomes: Outcomes = {
-    targets: sent.map(({ target }) => target),
-    recordEach: () =>
-      Promise.all(
-        sent.map(({ target, record }) =>
-          record ? record().catch((error: unknown) => internalFailure(target.uid, error)) : target,
-        ),
-      ),
-    async recordIn(tx) {
-      const recorded: TargetResult[] = [];
-      for (const { target, record } of sent) recorded.push(record ? await record(tx) : target);
-      return recorded;
-    },
-  };
-  const { targets, syndication } = await writeBack(context, post, outcomes, entries);
+  const { targets, syndication } = await writeBack(context, post, sent, entries, internalFailure);
   return { url: post.url, status: postStatus(targets), syndication, targets };
 }
 
@@ -291,42 +284,35 @@ async function send(
     },
   });
   if (outcome.ok) {
-    await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
+    const wellAgain = context.health?.knownWell(uid) === true;
+    if (!wellAgain)
+      await noteHealth(context, uid, () => context.health?.recordSuccess(uid, { checked: false }));
     context.notices?.recovered(uid, name);
     const target: TargetResult = { uid, name, status: "syndicated", url: outcome.url };
-    const record = async (on?: Queryable) => {
-      try {
-        // What the copy holds, so that an edit of the post that changes it is followed (decision 0028).
-        const digest = digestFor(syndicator, post.properties, context.publication, words);
-        // A thread's posts stay with the copy, for its edits and deletion (decision 0062).
-        await context.ledger.recordSuccess(
-          claim,
-          outcome.url,
-          digest,
-          completedThread(checkpoint) ?? null,
-          on,
-        );
-      } catch (error) {
-        // In the write-back's transaction, the failure undoes it: recorded again on its own.
-        if (on) throw error;
-        // The copy exists whatever the ledger says: report it and write it to the post, so that the
-        // post stops naming the target and is never sent again. The row, left `sending`, becomes
-        // `unknown` at the next run for the user to confirm.
-        context.logger.error("The target has the post but the ledger could not record it", {
-          post: post.url,
-          target: uid,
-          url: outcome.url,
-          error: describe(error),
-        });
-      }
-      return target;
+    let digest: string | null = null;
+    try {
+      // What the copy holds, so that an edit of the post that changes it is followed (decision 0028).
+      digest = digestFor(syndicator, post.properties, context.publication, words);
+    } catch (error) {
+      // The copy exists whatever its digest: recorded without one, so that it is never sent again.
+      context.logger.error("Could not work out what a copy holds", {
+        post: post.url,
+        target: uid,
+        error: describe(error),
+      });
+    }
+    // A thread's posts stay with the copy, for its edits and deletion (decision 0062).
+    const thread = completedThread(checkpoint) ?? null;
+    return {
+      target,
+      outcome: { kind: "syndicated", claim, url: outcome.url, digest, thread, writtenBack: false },
+      wellAgain,
     };
-    return { target, record };
   }
-  const write = await failureNoted(context, syndicator, claim, outcome, pauses, post.url);
+  const failure = await failureNoted(context, syndicator, claim, outcome, pauses, post.url);
   return {
     target: { uid, name, status: "failed", error: outcome.error },
-    record: async (on) => ({ uid, name, status: "failed", error: await write(on) }),
+    outcome: { ...failure, claim },
   };
 }
 
@@ -344,12 +330,23 @@ export async function recordFailed(
   /** The post's URL, named in a notice. */
   postUrl?: string,
 ): Promise<string> {
-  return (await failureNoted(context, syndicator, claim, outcome, pauses, postUrl))();
+  const failure = await failureNoted(context, syndicator, claim, outcome, pauses, postUrl);
+  if (failure.kind === "unknown") {
+    const entry = await context.ledger.recordUnknown(claim, outcome.error);
+    return entry?.lastError ?? outcome.error;
+  }
+  if (failure.kind === "held") await context.ledger.recordHeld(claim, outcome);
+  else await context.ledger.recordFailure(claim, outcome);
+  return outcome.error;
 }
+
+/** A failed send's outcome, as the ledger is to record it. */
+type FailureOutcome = DistributiveOmit<Extract<Outcome, { kind: "failed" | "held" | "unknown" }>, "claim">;
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
 /**
  * What recordFailed does at once (the log, the target's health, the run's pause, the notice),
- * returning its ledger statement, for a send to record with its post's write-back (decision 0061).
+ * returning what the ledger is to record, for a send to record with its post's others (decision 0068).
  */
 async function failureNoted(
   context: PostSyndicationContext,
@@ -358,7 +355,7 @@ async function failureNoted(
   outcome: SyndicatorFailure,
   pauses: TargetPauses | undefined,
   postUrl?: string,
-): Promise<(on?: Queryable) => Promise<string>> {
+): Promise<FailureOutcome> {
   const { uid, name } = syndicator.info;
   const unknown = outcome.uncertain && syndicator.honoursIdempotencyKey !== true;
   context.logger.warn("A syndication target failed", {
@@ -384,17 +381,16 @@ async function failureNoted(
       ...(syndicator.credentialSetting ? { setting: syndicator.credentialSetting } : {}),
       ...(syndicator.holdWhileRefused === true ? { reconnect: true } : {}),
     });
-  return async (on) => {
-    if (unknown) {
-      const entry = await context.ledger.recordUnknown(claim, outcome.error, on);
-      return entry?.lastError ?? outcome.error;
-    }
-    if (pause?.kind === "refused" && syndicator.holdWhileRefused === true) {
-      await context.ledger.recordHeld(claim, outcome, on);
-      return outcome.error;
-    }
-    await context.ledger.recordFailure(claim, outcome, on);
-    return outcome.error;
+  const status = outcome.status === undefined ? {} : { status: outcome.status };
+  if (unknown) return { kind: "unknown", error: outcome.error };
+  if (pause?.kind === "refused" && syndicator.holdWhileRefused === true)
+    return { kind: "held", error: outcome.error, ...status };
+  return {
+    kind: "failed",
+    error: outcome.error,
+    permanent: outcome.permanent,
+    ...(outcome.retryAt ? { retryAt: outcome.retryAt } : {}),
+    ...status,
   };
 }
 
@@ -411,29 +407,21 @@ export async function noteHealth(
   }
 }
 
-/** A post's targets as sent, and the two ways of recording their outcomes. */
-interface Outcomes {
-  targets: readonly TargetResult[];
-  /** Each outcome on its own (its failure reported as the target's), side by side. */
-  recordEach(): Promise<TargetResult[]>;
-  /** Every outcome in the write-back's transaction; a failure fails the transaction. */
-  recordIn(tx: Queryable): Promise<TargetResult[]>;
-}
-
 /**
- * Records the outcomes and writes them back in one update per post, in one transaction where the
- * post source offers one (decision 0061): the new URLs (and those of syndicated targets whose URL
- * never reached the post) added to `syndication`, the syndicated targets removed from
- * `mp-syndicate-to`. A URL that reached the post once and is gone was removed by the user, and
- * stays removed. Returns the targets as recorded and the post's syndication URLs afterwards.
+ * Records a post's outcomes and writes them back in one statement where the post source offers one
+ * (decision 0068): the new URLs (and those of syndicated targets whose URL never reached the post)
+ * added to `syndication`, the syndicated targets removed from `mp-syndicate-to`. A URL that reached
+ * the post once and is gone was removed by the user, and stays removed. Returns the targets as
+ * recorded and the post's syndication URLs afterwards.
  */
 async function writeBack(
   context: PostSyndicationContext,
   post: Post,
-  outcomes: Outcomes,
+  sent: readonly Sent[],
   entries: ReadonlyMap<string, LedgerEntry>,
+  internalFailure: (uid: string, error: unknown) => TargetResult,
 ): Promise<{ targets: TargetResult[]; syndication: string[] }> {
-  const { targets } = outcomes;
+  const targets = sent.map(({ target }) => target);
   const present = syndicationUrls(post);
   const requested = requestedTargets(post);
   const done = targets.filter(
@@ -447,47 +435,86 @@ async function writeBack(
     .map((t) => t.uid)
     .filter((uid) => requested.includes(uid));
   // A copy whose URL this update adds is marked written back by the database, in the update's own
-  // transaction (migration 014); those whose URL the post held already are marked here.
+  // statement (migration 014); those whose URL the post held already are marked by the outcomes.
   const unmarked = done.filter((t) => !(t.url && add.includes(t.url))).map((t) => t.uid);
-  if (add.length === 0 && remove.length === 0) {
-    const recorded = await outcomes.recordEach();
-    await context.ledger.markWrittenBack(post.id, unmarked);
-    return { targets: recorded, syndication: present };
-  }
+  const outcomes: PostOutcomes = {
+    postId: post.id,
+    outcomes: sent.flatMap(({ outcome }): Outcome[] =>
+      !outcome
+        ? []
+        : outcome.kind === "syndicated"
+          ? [{ ...outcome, writtenBack: unmarked.includes(outcome.claim.entry.targetUid) }]
+          : [outcome],
+    ),
+    writtenBack: unmarked,
+  };
+  const reported = (recorded: ReadonlyMap<string, RecordedOutcome>) =>
+    sent.map(({ target, outcome }) =>
+      outcome?.kind === "unknown"
+        ? { ...target, error: recorded.get(target.uid)?.last_error ?? target.error }
+        : target,
+    );
+  // What the sends said of targets known to be well, in the same statement; a send's own outcome
+  // never fails by it (below).
+  const health = context.health?.wellAgain(
+    sent.flatMap(({ target, wellAgain }) => (wellAgain ? [target.uid] : [])),
+  );
+  // The outcomes in one statement of their own. Each row moves only while it is `sending` under its
+  // claim, so that recording them again after a write-back that was undone changes nothing twice.
+  const recordAlone = async (
+    extra?: AlongsideStatement,
+  ): Promise<{ targets: TargetResult[]; recorded: boolean }> => {
+    try {
+      return { targets: reported(await context.ledger.recordOutcomes(outcomes, extra)), recorded: true };
+    } catch (error) {
+      if (extra) return recordAlone();
+      const syndicated = sent.filter(({ outcome }) => outcome?.kind === "syndicated");
+      if (syndicated.length > 0)
+        // The copies exist whatever the ledger says: reported and written to the post, so that the
+        // post stops naming their targets and is never sent again. Their rows, left `sending`, become
+        // `unknown` at the next run for the user to confirm.
+        context.logger.error("The target has the post but the ledger could not record it", {
+          post: post.url,
+          targets: syndicated.map(({ target }) => target.uid),
+          error: describe(error),
+        });
+      return {
+        targets: sent.map(({ target, outcome }) =>
+          !outcome || outcome.kind === "syndicated" ? target : internalFailure(target.uid, error),
+        ),
+        recorded: false,
+      };
+    }
+  };
+  if (add.length === 0 && remove.length === 0)
+    return { targets: (await recordAlone(health)).targets, syndication: present };
   const update: PostUpdate = {};
   if (add.length > 0) update.add = { syndication: add };
   if (remove.length > 0) update.delete = { "mp-syndicate-to": remove };
   const { posts } = context;
-  let recorded: TargetResult[] = [...targets];
-  let unrecorded = false;
+  let recorded: TargetResult[];
   try {
-    let updated: Post;
-    if (posts.updateAlongside) {
-      updated = await posts.updateAlongside(post.url, update, async (tx) => {
-        try {
-          recorded = await outcomes.recordIn(tx);
-        } catch (error) {
-          unrecorded = true;
-          throw error;
-        }
-      });
-    } else {
-      recorded = await outcomes.recordEach();
-      updated = await posts.update(post.url, update);
+    if (!posts.updateAlongside) {
+      recorded = (await recordAlone(health)).targets;
+      return { targets: recorded, syndication: syndicationUrls(await posts.update(post.url, update)) };
     }
-    await context.ledger.markWrittenBack(post.id, unmarked);
-    return { targets: recorded, syndication: syndicationUrls(updated) };
+    const written = await posts.updateAlongside(
+      post.url,
+      update,
+      together(context.ledger.outcomesStatement(outcomes), health),
+    );
+    recorded = reported(recordedOutcomes(written.alongside));
+    return { targets: recorded, syndication: syndicationUrls(written.post) };
   } catch (error) {
-    // Whether the transaction was undone or the store refused after it, the outcomes are recorded
-    // again on their own: each statement is bound to its claim, so once more changes nothing.
-    const again = await outcomes.recordEach();
-    if (unrecorded) {
-      // The ledger refused an outcome in the transaction: the links are written back all the same,
-      // so that the post stops naming a target that has it.
+    // The one statement was undone whole, or the store refused after it was committed: the outcomes
+    // on their own (once more changes nothing).
+    const again = await recordAlone();
+    if (!again.recorded) {
+      // The ledger refuses: the links are written back all the same, so that the post stops naming
+      // a target that has it.
       try {
         const updated = await posts.update(post.url, update);
-        await context.ledger.markWrittenBack(post.id, unmarked);
-        return { targets: again, syndication: syndicationUrls(updated) };
+        return { targets: again.targets, syndication: syndicationUrls(updated) };
       } catch {
         // Told below, with the first failure.
       }
@@ -497,6 +524,6 @@ async function writeBack(
       post: post.url,
       error: describe(error),
     });
-    return { targets: again, syndication: [...present, ...add] };
+    return { targets: again.targets, syndication: [...present, ...add] };
   }
 }

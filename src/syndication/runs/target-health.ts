@@ -3,6 +3,7 @@
 // rate-limits us (429). Checks (verify) and sends both feed it; a success of either clears it. It is
 // kept in the database, so every instance and the page after a restart see the same.
 import type { Database } from "../../contract/database.ts";
+import type { AlongsideStatement } from "../../contract/post-source.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import { clip } from "../ledger/rows.ts";
 
@@ -127,6 +128,29 @@ export class TargetHealthStore {
       [uid, checked, this.now()],
     );
     this.#known.add(uid);
+  }
+
+  /** Whether this process last knew the target to be well (a success then writes nothing of its own). */
+  knownWell(uid: string): boolean {
+    return this.#known.has(uid);
+  }
+
+  /**
+   * recordSuccess, unchecked, of targets this process knows to be well, as a statement for another
+   * to run (the post's write-back, decision 0068): nothing on an embedded database, on PostgreSQL the
+   * clearing of what another instance recorded since.
+   */
+  wellAgain(uids: readonly string[]): AlongsideStatement | undefined {
+    if (uids.length === 0 || this.database.engine === "pglite") return undefined;
+    return {
+      params: [[...new Set(uids)], this.now()],
+      with: (first) => `well_again AS (
+         UPDATE syndication_target_health SET ${well(sqlNow(first + 1))}
+          WHERE target_uid = ANY($${first}::text[])
+            AND (error IS NOT NULL OR refused_since IS NOT NULL OR rate_limited_until IS NOT NULL)
+       )`,
+      returning: "NULL::json",
+    };
   }
 
   /**
