@@ -127,25 +127,34 @@ export function isUnderOwnSite(url: URL, ownSite: string | undefined): boolean {
   return base === "/" || url.pathname === base.slice(0, -1) || url.pathname.startsWith(base);
 }
 
+/**
+ * A lookup that hands the connection only the public addresses `resolve` finds, and fails when there
+ * are none. Tests pass their own `resolve` rather than replacing dns.lookup, which every connection of
+ * the process shares (a replaced one answered another file's connections in the same test process).
+ */
+export const publicOnlyLookupVia =
+  (resolve: typeof dnsLookup): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) {
+        callback(error, "", 0);
+        return;
+      }
+      const allowed = addresses.filter((entry) => !isPrivateAddress(entry.address));
+      const first = allowed[0];
+      if (!first) {
+        callback(new RefusedAddress(hostname), "", 0);
+        return;
+      }
+      // net asks for every address (all: true) when it races IPv4 and IPv6; older callers ask for one.
+      if ((options as { all?: boolean }).all)
+        (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
+      else callback(null, first.address, first.family);
+    });
+  };
+
 /** dns.lookup that hands the connection only public addresses, and fails when there are none. */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) {
-      callback(error, "", 0);
-      return;
-    }
-    const allowed = addresses.filter((entry) => !isPrivateAddress(entry.address));
-    const first = allowed[0];
-    if (!first) {
-      callback(new RefusedAddress(hostname), "", 0);
-      return;
-    }
-    // net asks for every address (all: true) when it races IPv4 and IPv6; older callers ask for one.
-    if ((options as { all?: boolean }).all)
-      (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
-    else callback(null, first.address, first.family);
-  });
-};
+export const publicOnlyLookup: LookupFunction = publicOnlyLookupVia(dnsLookup);
 
 interface Hop {
   response: IncomingMessage;

@@ -4,17 +4,16 @@
 // compressed body that inflates past it is cut off); redirects followed, counted, recorded, or
 // handed back (manual), never for a POST; and each failure named by its kind.
 import assert from "node:assert/strict";
+import type dns from "node:dns";
 import type { LookupAddress } from "node:dns";
-import dns from "node:dns";
-import { syncBuiltinESMExports } from "node:module";
-import { after, before, describe, it, mock } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { hold, listen, type RunningServer } from "../../dev/sandbox/http-kit.ts";
 import {
   isRefusedAddress,
   isUnderOwnSite,
   OutgoingFetchError,
-  publicOnlyLookup,
+  publicOnlyLookupVia,
   type SafeFetchOptions,
   safeFetch,
 } from "../../src/net/safe-fetch.ts";
@@ -368,23 +367,18 @@ describe("which URLs lie under the user's own site", () => {
 });
 
 describe("the lookup that hands a connection only public addresses", () => {
-  const answering = (addresses: LookupAddress[]) => {
-    mock.method(
-      dns,
-      "lookup",
-      (_host: string, _options: unknown, callback: (e: null, a: LookupAddress[]) => void) =>
-        callback(null, addresses),
-    );
-    syncBuiltinESMExports();
+  // A resolver of the test's own: the process's dns.lookup stays untouched for the other files'
+  // connections that share this test process.
+  let addresses: LookupAddress[] = [];
+  const resolve = ((_host: string, _options: unknown, callback: (e: null, a: LookupAddress[]) => void) =>
+    callback(null, addresses)) as unknown as typeof dns.lookup;
+  const answering = (answer: LookupAddress[]) => {
+    addresses = answer;
   };
-  after(() => {
-    mock.restoreAll();
-    syncBuiltinESMExports();
-  });
   const lookup = (all: boolean) =>
-    new Promise<{ error: unknown; result: unknown; family?: number }>((resolve) =>
-      publicOnlyLookup("host.example", { all }, (error, result, family) =>
-        resolve({ error, result, family }),
+    new Promise<{ error: unknown; result: unknown; family?: number }>((done) =>
+      publicOnlyLookupVia(resolve)("host.example", { all }, (error, result, family) =>
+        done({ error, result, family }),
       ),
     );
 

@@ -19,10 +19,13 @@ import type { SiteEntry } from "./feed-site.ts";
 import { eventually, type FeedWorld, startFeedWorld } from "./feed-world.ts";
 
 /**
- * Generous: /health answers in milliseconds on an idle machine, in 400 ms at most at a load of 13 on
- * two cores; the bugs held it 135 s (the page) and 260 s (the first read) on the same machine.
+ * How long the server may be held, relative to the work: a quarter of the read's own duration, and
+ * never less than half a second. Relative, so that a loaded machine (CI runs its parts side by side)
+ * slows the bound with the work instead of failing it, and a fast machine cannot hide a held thread:
+ * the bugs held the server for nearly the whole read (135 s of the page, 260 s of the first read),
+ * and recording the kept entries without a turn between two holds it for most of that read.
  */
-const ANSWERED_WITHIN_MS = 2000;
+const heldAtMostMs = (measured: Measured<unknown>) => Math.max(500, measured.durationMs / 4);
 /** Short for the test (the server's is 30 s); a 50,000-deep page needs far longer on any machine. */
 const PARSE_LIMIT_MS = 5000;
 
@@ -87,7 +90,7 @@ async function whileRunning<T>(world: FeedWorld, work: Promise<T>): Promise<Meas
 }
 
 const figures = (measured: Measured<unknown>) =>
-  `slowest /health ${Math.round(measured.slowestMs)} ms of ${measured.answers}, event loop p99 ${Math.round(measured.loopP99Ms)} ms, max ${Math.round(measured.loopMaxMs)} ms`;
+  `slowest /health ${Math.round(measured.slowestMs)} ms of ${measured.answers}, event loop p99 ${Math.round(measured.loopP99Ms)} ms, max ${Math.round(measured.loopMaxMs)} ms, in a read of ${Math.round(measured.durationMs)} ms (held at most ${Math.round(heldAtMostMs(measured))} ms)`;
 
 for (const engine of engines) {
   describe(`an h-feed page of 50,000 nested <div> (${engine.name})`, () => {
@@ -112,13 +115,13 @@ for (const engine of engines) {
     });
     after(() => world?.close());
 
-    it("is read off the server's thread: /health answers within two seconds all along", async (t) => {
+    it("is read off the server's thread: /health answers all along, never held for a quarter of the read", async (t) => {
       assert.ok(world);
       const measured = await whileRunning(world, world.feed.fetchNow());
       const report = figures(measured);
       t.diagnostic(report);
-      assert.ok(measured.slowestMs < ANSWERED_WITHIN_MS, report);
-      assert.ok(measured.loopMaxMs < ANSWERED_WITHIN_MS, report);
+      assert.ok(measured.slowestMs < heldAtMostMs(measured), report);
+      assert.ok(measured.loopMaxMs < heldAtMostMs(measured), report);
       assert.ok(measured.answers >= 2, `the read lasted while /health was asked: ${report}`);
       assert.equal(measured.result.outcome, "parse-error");
       // Ended at its limit: the page alone needs far longer, and the fetch and the thread's start
@@ -191,8 +194,8 @@ for (const engine of engines) {
       const measured = await whileRunning(world, world.feed.fetchNow());
       const report = figures(measured);
       t.diagnostic(report);
-      assert.ok(measured.slowestMs < ANSWERED_WITHIN_MS, report);
-      assert.ok(measured.loopMaxMs < ANSWERED_WITHIN_MS, report);
+      assert.ok(measured.slowestMs < heldAtMostMs(measured), report);
+      assert.ok(measured.loopMaxMs < heldAtMostMs(measured), report);
       assert.deepEqual(measured.result, {
         outcome: "fetched",
         recorded: { new: KEPT, sent: 0, changed: 0 },
@@ -244,7 +247,7 @@ for (const engine of engines) {
         world.site.entries = archive.map((_, n) => entry(n, `<p>Post number ${n}, edition ${round}.</p>`));
         const measured: Measured<ReadSummary> = await whileRunning(world, world.feed.fetchNow());
         t.diagnostic(`round ${round}: ${figures(measured)}`);
-        assert.ok(measured.slowestMs < ANSWERED_WITHIN_MS, figures(measured));
+        assert.ok(measured.slowestMs < heldAtMostMs(measured), figures(measured));
         assert.deepEqual(measured.result, {
           outcome: "fetched",
           recorded: { new: 0, sent: 0, changed: KEPT },
