@@ -2,8 +2,9 @@
 // Generated mutants (StrykerJS, decisions 0057 and 0069) on what a change touches: the TypeScript files
 // of the folders stryker.config.mjs names that differ from a base commit are mutated (with --lines,
 // only their added and edited lines), each tested by the test files that reach it (its own *.test.ts
-// beside it, and the unit and integration test files that import it by name; system tests start
-// processes whose coverage Stryker cannot see). The report stays in reports/stryker/ (mutation.html,
+// beside it, and the unit and integration test files that import it by name, or when none does, those
+// of the nearest module that imports it; system tests start processes whose coverage Stryker cannot
+// see). The report stays in reports/stryker/ (mutation.html,
 // mutation.json, scores.txt) and each folder's mutation score is printed and checked against its
 // threshold (docs/testing.md, "Generated mutants"). The rules are in scripts/stryker-plan.mjs.
 //

@@ -146,7 +146,7 @@ const key = (m) =>
  * At most `cap` of the mutants, the same ones for the same seed: shuffled by the seed, then taken
  * in that order. Stryker is given each one's exact place (`file:line:column-line:column`), and
  * mutates everything within it, so a mutant is taken with the ones inside its code, and passed over
- * when they would not all fit. Returns { chosen, mutate, all }: `mutate` the entries for Stryker,
+ * when they would not all fit or are more than a tenth of the cap (at least 4). Returns { chosen, mutate, all }: `mutate` the entries for Stryker,
  * `chosen` the mutants those entries make (so the count is known before Stryker runs). With no cap,
  * or no more mutants than it, every mutant, and `mutate` null (the line ranges are the entries).
  */
@@ -159,13 +159,17 @@ export function sampleMutants(mutants, cap, seed) {
     const j = Math.floor(next() * (i + 1));
     [order[i], order[j]] = [order[j], order[i]];
   }
+  // A place holding many mutants (a whole function's body removed) would bring them all at once, and
+  // taken early it would fill the sample from one spot: a place holds at most a tenth of the cap (or
+  // 4: an operator's replacements share one place).
+  const largest = Math.max(4, Math.floor(cap / 10));
   const taken = new Set();
   const places = [];
   for (const mutant of order) {
     if (taken.size >= cap) break;
     if (taken.has(key(mutant))) continue;
     const inside = all.filter((other) => within(mutant, other) && !taken.has(key(other)));
-    if (taken.size + inside.length > cap) continue;
+    if (taken.size + inside.length > cap || inside.length > largest) continue;
     for (const other of inside) taken.add(key(other));
     places.push(mutant);
   }

@@ -167,7 +167,7 @@ describe("the mutants of the changed lines, and the cap", () => {
     assert.deepEqual(made.map(key).sort(), first.chosen.map(key).sort());
   });
 
-  it("passes over a mutant whose code holds more mutants than the room left", () => {
+  it("passes over a mutant whose code holds more mutants than the room left or a tenth of the cap", () => {
     const at = (
       line: number,
       column: number,
@@ -197,8 +197,40 @@ describe("the mutants of the changed lines, and the cap", () => {
       assert.ok(!chosen.some((m) => m.mutator === "BlockStatement"));
       assert.ok(!(mutate ?? []).includes("src/net/x.ts:1:0-9:1"));
     }
-    const roomy = sampleMutants(mutants, 4, 3);
-    assert.ok(roomy.chosen.length <= 4);
+    // Room for 20, a place at most 2: pairs (a call and the argument inside it) and singles.
+    const pairs = Array.from({ length: 10 }, (_, n) => [
+      at(20 + n, 0, 20 + n, 30, "MethodExpression"),
+      at(20 + n, 10, 20 + n, 20, "StringLiteral"),
+    ]).flat();
+    const singles = Array.from({ length: 10 }, (_, n) => at(40 + n, 0, 40 + n, 5, "BooleanLiteral"));
+    for (let seed = 1; seed <= 20; seed++) {
+      const { chosen } = sampleMutants([...pairs, ...singles], 20, seed);
+      assert.ok(chosen.length <= 20 && chosen.length >= 19, `seed ${seed}: ${chosen.length}`);
+    }
+  });
+
+  it("never fills the sample from one spot: a place holding more than a tenth of the cap (at least 4) is passed over", () => {
+    const at = (line: number, endLine: number, mutator: string): Mutant => ({
+      file: "src/net/y.ts",
+      line,
+      column: 0,
+      endLine,
+      endColumn: 40,
+      mutator,
+      replacement: "x",
+    });
+    // A function's body (lines 1–5) holding 4 more mutants, and 20 single ones elsewhere; cap 10.
+    const body = [at(1, 5, "BlockStatement"), at(2, 2, "A"), at(3, 3, "B"), at(4, 4, "C"), at(5, 5, "D")];
+    const elsewhere = Array.from({ length: 20 }, (_, n) => at(10 + n, 10 + n, "E"));
+    for (let seed = 1; seed <= 20; seed++) {
+      const { chosen, mutate } = sampleMutants([...body, ...elsewhere], 10, seed);
+      assert.equal(chosen.length, 10);
+      // The body's place brings at most 4 new mutants: some of those inside were taken on their own first.
+      if (mutate?.includes("src/net/y.ts:1:0-5:40")) {
+        const inside = [2, 3, 4, 5].filter((line) => mutate.includes(`src/net/y.ts:${line}:0-${line}:40`));
+        assert.ok(inside.length > 0, `seed ${seed} took the body's 5 mutants at once`);
+      }
+    }
   });
 });
 
