@@ -5,6 +5,7 @@
 //
 //   PLAN_BASE=<commit or empty>   PLAN_WHY=<one line>
 //   MUTANTS=<ids, space-separated, or "all">   INTEROP=0|1   INDIEKIT=0|1
+//   STRYKER=0|1   STRYKER_WHY=<one line>
 //   MUTANTS_WHY=<how many mutants run and why>   MUTANTS_COUNT=<how many>   MUTANTS_TOTAL=<in the list>
 //
 // Mutants: all of them when MUTATION=all or when there is no base; else those whose source file
@@ -14,11 +15,17 @@
 // when INTEROP=1, or with no base. Indiekit (the plug-in inside the real Indiekit): when the change
 // touches what Indiekit loads of the package (INDIEKIT_PATHS below), when INDIEKIT=1, or with no base.
 //
+// Generated mutants (StrykerJS, decision 0069): when the change touches a source file of the folders
+// stryker.config.mjs names, or with no base (then every file of them); STRYKER=0 with STRYKER=0 set.
+// Which lines and mutants: scripts/stryker-changed.mjs --lines, once node_modules is installed.
+//
 //   node scripts/ci-plan.mjs            the plan for HEAD
 //   node scripts/ci-plan.mjs --explain  the same, with the changed files and why each mutant runs
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
+import { FOLDERS } from "../stryker.config.mjs";
+import { isMutable } from "./stryker-plan.mjs";
 
 const LIST = "test/mutation/mutants.json";
 const git = (...args) => {
@@ -139,6 +146,17 @@ const indiekit =
   !base ||
   changed.some((file) => INDIEKIT_PATHS.some((path) => file === path || file.startsWith(path)));
 
+const strykerFiles = changed.filter((file) => isMutable(file, FOLDERS) && existsSync(file));
+const stryker = process.env.STRYKER !== "0" && (!base || strykerFiles.length > 0);
+const strykerWhy =
+  process.env.STRYKER === "0"
+    ? "none (STRYKER=0)"
+    : !base
+      ? "every source file of the mutated folders (no base commit)"
+      : strykerFiles.length > 0
+        ? `the changed lines of ${strykerFiles.length} source file(s) of the mutated folders`
+        : "none (the change touches no source file of the folders stryker.config.mjs names)";
+
 console.log(`PLAN_BASE=${base}`);
 console.log(`PLAN_WHY='${why.replaceAll("'", "")}'`);
 console.log(`MUTANTS='${chosen === "all" ? "all" : chosen.join(" ")}'`);
@@ -148,3 +166,5 @@ console.log(`MUTANTS_COUNT=${chosen === "all" ? mutants.length : chosen.length}`
 console.log(`MUTANTS_TOTAL=${mutants.length}`);
 console.log(`INTEROP=${interop ? 1 : 0}`);
 console.log(`INDIEKIT=${indiekit ? 1 : 0}`);
+console.log(`STRYKER=${stryker ? 1 : 0}`);
+console.log(`STRYKER_WHY='${strykerWhy.replaceAll("'", "")}'`);

@@ -49,9 +49,11 @@ const timeoutMs = Number(process.env.MUTATION_TIMEOUT_MS ?? 240_000);
 const historyFile = process.env.MUTATION_HISTORY || join(tmpdir(), "possekit-mutation-history.json");
 /**
  * Not copied: node_modules is linked instead; the rest is not needed to run tests. docs/ is copied:
- * tests run its examples (docs/copies.md), and a mutant may break one.
+ * tests run its examples (docs/copies.md), and a mutant may break one. Nor .stryker-tmp and reports:
+ * CI's generated mutants' part (decision 0069) copies the tree there and removes the copy while this
+ * part runs beside it, and a file vanishing under rsync would fail the copy.
  */
-const SKIPPED = ["node_modules", ".git", "bench", "data", "dist"];
+const SKIPPED = ["node_modules", ".git", "bench", "data", "dist", ".stryker-tmp", "reports"];
 
 const all = JSON.parse(readFileSync(join(root, LIST), "utf8"));
 const exact = process.argv.includes("--exact") || process.argv.includes("--only");
