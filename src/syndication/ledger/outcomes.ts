@@ -6,6 +6,7 @@
 import type { AlongsideStatement } from "../../contract/post-source.ts";
 import type { ThreadPost } from "../../contract/thread-progress.ts";
 import { sqlBackoffMs } from "../../net/backoff.ts";
+import { sqlNow } from "../database-now.ts";
 import type { Backoff, Claim } from "./claims.ts";
 import { clip, UNKNOWN_OUTCOME_ERROR } from "./rows.ts";
 
@@ -96,7 +97,7 @@ export function outcomesStatement(
     with(first) {
       const $ = (n: number) => `$${first + n}`;
       const post = `${$(0)}::bigint`;
-      const at = `COALESCE(${$(5)}::timestamptz, now())`;
+      const at = sqlNow(first + 5);
       const syndicated = "r.kind = 'syndicated'";
       return `outcome AS (
          SELECT * FROM jsonb_to_recordset(${$(1)}::jsonb) AS r(target_uid text, token text, attempt_id bigint,
