@@ -7,10 +7,15 @@
 //   MUTANTS=<ids, space-separated, or "all">   INTEROP=0|1   INDIEKIT=0|1
 //   STRYKER=0|1   STRYKER_WHY=<one line>
 //   MUTANTS_WHY=<how many mutants run and why>   MUTANTS_COUNT=<how many>   MUTANTS_TOTAL=<in the list>
+//   MUTANTS_SECONDS=<the part's estimate>   MUTANTS_LEFT=<ids left out>   MUTANTS_LEFT_OUT=<lines>
 //
-// Mutants: all of them when MUTATION=all or when there is no base; else those whose source file
-// or one of whose test files changed, whose tests import a changed helper (test/**/*.ts that is not
-// a test), and those added (an id absent at the base: always) or edited in test/mutation/mutants.json.
+// Mutants: all of them with MUTATION=all; else those whose source file or one of whose test files
+// changed, whose tests import a changed helper (test/**/*.ts that is not a test), and those added
+// (an id absent at the base) or edited in test/mutation/mutants.json; with no base, every mutant.
+// With MUTATION_BUDGET_SECONDS (.ci/run gives it) or MUTATION_MAX_MUTANTS, at most that many
+// (seconds / SECONDS_PER_MUTANT), by priority: new or edited entries always, then source changed,
+// test changed, helper changed, a seeded sample (MUTATION_SEED, else HEAD's id) within the priority
+// the cap cuts into, and every mutant left out printed by id (scripts/mutation-plan.mjs, decision 0072).
 // Interop (a 270 MB install): when the change touches src/syndicators/bluesky/ or interop/bluesky/,
 // when INTEROP=1, or with no base. Indiekit (the plug-in inside the real Indiekit): when the change
 // touches what Indiekit loads of the package (INDIEKIT_PATHS below), when INDIEKIT=1, or with no base.
@@ -21,11 +26,19 @@
 //
 //   node scripts/ci-plan.mjs            the plan for HEAD
 //   node scripts/ci-plan.mjs --explain  the same, with the changed files and why each mutant runs
+//   node scripts/ci-plan.mjs --mutants  only the MUTANTS* lines (.ci/run, once it knows the budget)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { FOLDERS } from "../stryker.config.mjs";
-import { isMutable } from "./stryker-plan.mjs";
+import {
+  capFromBudget,
+  chooseMutants,
+  chosenSummary,
+  leftOutLines,
+  SECONDS_PER_MUTANT,
+} from "./mutation-plan.mjs";
+import { isMutable, seedOf } from "./stryker-plan.mjs";
 
 const LIST = "test/mutation/mutants.json";
 const git = (...args) => {
@@ -50,20 +63,22 @@ const changed = base
   : [];
 const mutants = JSON.parse(readFileSync(LIST, "utf8"));
 
+// Why each mutant is needed: id -> [{ kind, text }] (kind: a priority of scripts/mutation-plan.mjs).
+const reasons = new Map();
+const note = (id, kind, text) => reasons.set(id, [...(reasons.get(id) ?? []), { kind, text }]);
 let chosen;
 let why;
 let mutantsWhy;
+let left = [];
+let leftOut = [];
 if (process.env.MUTATION === "all") {
   chosen = "all";
   why = "MUTATION=all";
   mutantsWhy = `all ${mutants.length} (MUTATION=all)`;
 } else if (!base) {
-  chosen = "all";
   why = "no commit older than 4 hours: the whole tree is the change";
-  mutantsWhy = `all ${mutants.length} (no base commit)`;
+  for (const mutant of mutants) note(mutant.id, "tree", "no base commit");
 } else {
-  const reasons = new Map();
-  const note = (id, reason) => reasons.set(id, [...(reasons.get(id) ?? []), reason]);
   const helpers = changed.filter(
     (file) => file.startsWith("test/") && file.endsWith(".ts") && !file.endsWith(".test.ts"),
   );
@@ -81,44 +96,46 @@ if (process.env.MUTATION === "all") {
   } catch {}
   const old = new Map(before.map((mutant) => [mutant.id, JSON.stringify(mutant)]));
   for (const mutant of mutants) {
-    if (changed.includes(mutant.file)) note(mutant.id, `its source ${mutant.file} changed`);
+    if (changed.includes(mutant.file)) note(mutant.id, "source", `its source ${mutant.file} changed`);
     for (const test of mutant.tests) {
-      if (changed.includes(test)) note(mutant.id, `its test ${test} changed`);
+      if (changed.includes(test)) note(mutant.id, "test", `its test ${test} changed`);
       const text = readTest(test);
       for (const helper of helpers) {
         if (text.includes(`/${basename(helper).replace(/\.ts$/, "")}.ts"`))
-          note(mutant.id, `its test ${test} imports ${helper}, which changed`);
+          note(mutant.id, "helper", `its test ${test} imports ${helper}, which changed`);
       }
     }
     // A new id (absent at the base) always runs: nothing has shown yet that a test kills it.
-    if (!old.has(mutant.id)) note(mutant.id, `it is new in ${LIST}`);
-    else if (old.get(mutant.id) !== JSON.stringify(mutant)) note(mutant.id, `its entry in ${LIST} is edited`);
+    if (!old.has(mutant.id)) note(mutant.id, "entry", `it is new in ${LIST}`);
+    else if (old.get(mutant.id) !== JSON.stringify(mutant))
+      note(mutant.id, "entry", `its entry in ${LIST} is edited`);
   }
-  chosen = [...reasons.keys()];
   why = `${changed.length} files changed since ${base.slice(0, 12)}`;
-  // How many were chosen for each kind of reason (a mutant may have several).
-  const kinds = [
-    ["source changed", /^its source /],
-    ["test changed", /^its test \S+ changed$/],
-    ["test imports a changed helper", / imports .*, which changed$/],
-    ["new", /^it is new /],
-    ["entry edited", /^its entry .* is edited$/],
-  ];
-  const counts = kinds
-    .map(([label, pattern]) => [
-      label,
-      [...reasons.values()].filter((list) => list.some((r) => pattern.test(r))).length,
-    ])
-    .filter(([, count]) => count > 0)
-    .map(([label, count]) => `${count} ${label}`);
-  mutantsWhy = counts.length
-    ? `${chosen.length} of ${mutants.length} (${counts.join(", ")})`
-    : `0 of ${mutants.length} (no source, test or entry of any mutant changed)`;
   if (explain) {
     console.log(`# changed since ${base}:`);
     for (const file of changed) console.log(`#   ${file}`);
-    for (const [id, list] of reasons) console.log(`# mutant ${id}: ${[...new Set(list)].join("; ")}`);
+    for (const [id, list] of reasons)
+      console.log(`# mutant ${id}: ${[...new Set(list.map((reason) => reason.text))].join("; ")}`);
   }
+}
+if (chosen !== "all") {
+  // The cap (decision 0072): an explicit count, or what fits in the part's seconds; none without either.
+  const cap = process.env.MUTATION_MAX_MUTANTS
+    ? Number(process.env.MUTATION_MAX_MUTANTS)
+    : process.env.MUTATION_BUDGET_SECONDS
+      ? capFromBudget(Number(process.env.MUTATION_BUDGET_SECONDS))
+      : null;
+  const seedText = process.env.MUTATION_SEED || git("rev-parse", "HEAD") || "0";
+  const candidates = new Map([...reasons].map(([id, list]) => [id, list.map((reason) => reason.kind)]));
+  const plan = chooseMutants(candidates, { cap, seed: seedOf(seedText) });
+  chosen = plan.run;
+  left = plan.left;
+  leftOut = leftOutLines(plan, { cap, seedText: seedText.slice(0, 12) });
+  mutantsWhy =
+    reasons.size > 0
+      ? `${chosenSummary(plan)}${cap === null ? "" : `; cap ${cap}, the new or edited entries always run`}`
+      : `0 of ${mutants.length} (no source, test or entry of any mutant changed)`;
+  if (explain) for (const line of leftOut) console.log(`# ${line}`);
 }
 
 const interop =
@@ -157,13 +174,20 @@ const strykerWhy =
         ? `the changed lines of ${strykerFiles.length} source file(s) of the mutated folders`
         : "none (the change touches no source file of the folders stryker.config.mjs names)";
 
-console.log(`PLAN_BASE=${base}`);
-console.log(`PLAN_WHY='${why.replaceAll("'", "")}'`);
-console.log(`MUTANTS='${chosen === "all" ? "all" : chosen.join(" ")}'`);
-// How many mutants run and why, and how many there are (.ci/run orders its parts by it).
-console.log(`MUTANTS_WHY='${mutantsWhy.replaceAll("'", "")}'`);
-console.log(`MUTANTS_COUNT=${chosen === "all" ? mutants.length : chosen.length}`);
+const count = chosen === "all" ? mutants.length : chosen.length;
+const quoted = (text) => `'${text.replaceAll("'", "")}'`;
+console.log(`MUTANTS=${quoted(chosen === "all" ? "all" : chosen.join(" "))}`);
+// How many mutants run and why, and how many there are, and the part's estimate (.ci/run orders its
+// parts by it); those left out over the cap, and the lines that name them.
+console.log(`MUTANTS_WHY=${quoted(mutantsWhy)}`);
+console.log(`MUTANTS_COUNT=${count}`);
 console.log(`MUTANTS_TOTAL=${mutants.length}`);
+console.log(`MUTANTS_SECONDS=${Math.round(count * SECONDS_PER_MUTANT)}`);
+console.log(`MUTANTS_LEFT=${quoted(left.join(" "))}`);
+console.log(`MUTANTS_LEFT_OUT=${quoted(leftOut.join("\n"))}`);
+if (process.argv.includes("--mutants")) process.exit(0);
+console.log(`PLAN_BASE=${base}`);
+console.log(`PLAN_WHY=${quoted(why)}`);
 console.log(`INTEROP=${interop ? 1 : 0}`);
 console.log(`INDIEKIT=${indiekit ? 1 : 0}`);
 console.log(`STRYKER=${stryker ? 1 : 0}`);

@@ -8,16 +8,28 @@
 //   node scripts/pack-check.mjs            check, print the sizes, remove the folder
 //   node scripts/pack-check.mjs --keep DIR install into DIR and keep it (the bench measures it);
 //                                          the last line printed is JSON: the sizes and paths
+//   node scripts/pack-check.mjs --built    pack dist/ as it is, without building it again (CI,
+//                                          whose npm install has just built it: decision 0072)
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { builtFrom, STAMP_FILE } from "../bin/entry.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const { values } = parseArgs({ options: { keep: { type: "string" } } });
+const { values } = parseArgs({ options: { keep: { type: "string" }, built: { type: "boolean" } } });
 const folder = values.keep ? resolve(values.keep) : mkdtempSync(join(tmpdir(), "possekit-pack-"));
 mkdirSync(folder, { recursive: true });
 const problems = [];
@@ -32,14 +44,34 @@ function sizeOf(path) {
   return readdirSync(path).reduce((sum, name) => sum + sizeOf(join(path, name)), 0);
 }
 
-// 1. The tarball (npm pack runs prepare: a fresh build of dist/).
-step("npm pack");
+// 1. The tarball (npm pack runs prepare: a fresh build of dist/). With --built, the dist/ there is
+// packed as it is: CI's npm install has just built it (prepare) from the same clone, and building
+// it again cost about 45 s of CPU (tsc) in a part that other parts wait for; and a pack that leaves
+// dist/ alone can run beside parts whose servers read it. Only when dist/ records exactly the
+// sources there now (else it stops: a stale build must never pass for this tree's package).
+if (values.built) {
+  let stamp = null;
+  try {
+    stamp = JSON.parse(readFileSync(join(root, "dist", STAMP_FILE), "utf8"));
+  } catch {}
+  if (!stamp || !builtFrom(root, stamp)) {
+    process.stderr.write(
+      "pack-check --built: dist/ is not built from the sources here (npm install or npm run build first).\n",
+    );
+    process.exit(1);
+  }
+}
+step(values.built ? "npm pack (dist/ as built)" : "npm pack");
 const [packed] = JSON.parse(
-  execFileSync("npm", ["pack", "--json", "--pack-destination", folder], {
-    cwd: root,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }),
+  execFileSync(
+    "npm",
+    ["pack", "--json", ...(values.built ? ["--ignore-scripts"] : []), "--pack-destination", folder],
+    {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  ),
 );
 const tarball = join(folder, packed.filename);
 const files = packed.files.map((file) => file.path);

@@ -17,6 +17,9 @@ export interface FolderScore {
   survived: number;
   noCoverage: number;
   score: number;
+  covered: number;
+  /** The highest score the folder plausibly has, given this sample (one-sided 95 % Wilson bound). */
+  bound: number;
   threshold: number;
   ok: boolean;
 }
@@ -34,10 +37,24 @@ export declare function sampleMutants(
   seed: number,
 ): { chosen: Mutant[]; mutate: string[] | null; all: Mutant[] };
 export declare function folderScores(
-  report: { files: Record<string, { mutants: { status: string }[] }> },
+  report: { files: Record<string, { mutants: ReportMutant[] }> },
   folders: Record<string, number>,
 ): FolderScore[];
+export declare function plausibleScore(killed: number, valid: number): number;
 export declare function scoreLine(score: FolderScore): string;
+export declare function gateVerdict(
+  scores: FolderScore[],
+  reportedOnly?: Record<string, string>,
+): { exit: 0 | 1; line: string };
+export interface ReportMutant {
+  status: string;
+  mutatorName?: string;
+  replacement?: string;
+  location?: { start: { line: number; column: number }; end: { line: number; column: number } };
+}
+export declare function standingMutants(report: {
+  files: Record<string, { mutants: Required<ReportMutant>[] }>;
+}): string[];
 export declare function relativeImports(file: string, source: string): string[];
 export declare function testsReaching(
   file: string,

@@ -1,6 +1,7 @@
 // What the generated-mutant run mutates and how its result is judged (decision 0069): the changed
 // lines of a change, the mutants StrykerJS makes there, a seeded sample of them when there are more
-// than a run may take, and each folder's score against its threshold. scripts/stryker-changed.mjs
+// than a run may take, and each folder's score against its threshold, which CI's part gates on
+// (decision 0071). scripts/stryker-changed.mjs
 // runs it; test/ci/stryker-plan.test.ts tests each rule.
 import { readFileSync } from "node:fs";
 
@@ -128,7 +129,7 @@ export function seedOf(text) {
 }
 
 /** mulberry32: a small seeded generator, the same numbers for the same seed on every machine. */
-function random(seed) {
+export function random(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -203,14 +204,102 @@ export function folderScores(report, folders) {
     .map(([folder, { killed, survived, noCoverage }]) => {
       const valid = killed + survived + noCoverage;
       const score = valid === 0 ? 100 : (100 * killed) / valid;
+      // Stryker's other figure, over the code the tests executed only: printed beside, never gated on
+      // (decision 0071): a line no test executes is a gap in the tests as much as a survivor is.
+      const covered = killed + survived === 0 ? 100 : (100 * killed) / (killed + survived);
       const threshold = folders[folder] ?? 0;
-      return { folder, killed, survived, noCoverage, score, threshold, ok: score >= threshold };
+      const bound = plausibleScore(killed, valid);
+      return {
+        folder,
+        killed,
+        survived,
+        noCoverage,
+        score,
+        covered,
+        bound,
+        threshold,
+        ok: bound >= threshold,
+      };
     });
 }
 
+/**
+ * The highest score a folder can plausibly have, given that `killed` of the `valid` mutants a run drew
+ * from it were detected: the upper end of the one-sided 95 % Wilson score interval (decision 0071).
+ * CI mutates a sample (the changed lines, at most 20 of their mutants), so its score is an estimate of
+ * the folder's; the gate fails a folder only when the sample shows it below its threshold beyond
+ * sampling error. The bound is never under the score itself and narrows towards it as more mutants
+ * run (all 100 detected of 100: 100 %; 3 of 20: 32.2 %; 4 of 5: 95.4 %).
+ *
+ * @example plausibleScore(3, 20) // 32.2…
+ */
+export function plausibleScore(killed, valid) {
+  // Every mutant detected: the bound is 100 exactly (the formula gives it up to rounding).
+  if (killed >= valid) return 100;
+  const z = 1.645;
+  const p = killed / valid;
+  const spread = z * Math.sqrt((p * (1 - p)) / valid + (z * z) / (4 * valid * valid));
+  return Math.min(100, (100 * (p + (z * z) / (2 * valid) + spread)) / (1 + (z * z) / valid));
+}
+
 /** One line per folder, as printed and kept in reports/stryker/scores.txt. */
-export function scoreLine({ folder, killed, survived, noCoverage, score, threshold, ok }) {
-  return `${folder.padEnd(22)} ${score.toFixed(1).padStart(5)} %  (killed ${killed}, survived ${survived}, no coverage ${noCoverage}; threshold ${threshold} %) ${ok ? "ok" : "BELOW"}`;
+export function scoreLine({ folder, killed, survived, noCoverage, score, covered, bound, threshold, ok }) {
+  return `${folder.padEnd(22)} ${score.toFixed(1).padStart(5)} %  (killed ${killed}, survived ${survived}, no coverage ${noCoverage}; threshold ${threshold} %; at most ${(bound ?? score).toFixed(1)} % by this sample; over executed code ${(covered ?? score).toFixed(1)} %) ${ok ? "ok" : "BELOW"}`;
+}
+
+/**
+ * CI's verdict on a run (decision 0071): the exit status of the part, 0 when every folder mutated may
+ * be at or above its threshold (the score over every valid mutant, not covered ones included, with
+ * this sample's allowance: `plausibleScore`), 1 when the sample shows one below it, and the line that
+ * says which. No folder (nothing valid ran) passes. A folder named in `reportedOnly` (folder → why) is
+ * printed with its reason when below and never fails the part (CI's changed lines, decision 0071).
+ */
+export function gateVerdict(scores, reportedOnly = {}) {
+  const below = scores.filter(({ ok, folder }) => !ok && !(folder in reportedOnly));
+  const advisory = scores
+    .filter(({ ok, folder }) => !ok && folder in reportedOnly)
+    .map(
+      ({ folder, score, threshold }) =>
+        `${folder} ${score.toFixed(1)} % < ${threshold} % (reported, not gated: ${reportedOnly[folder]})`,
+    );
+  const noted = advisory.length > 0 ? `; ${advisory.join("; ")}` : "";
+  if (below.length === 0) {
+    return {
+      exit: 0,
+      line: `Gate: passed, every folder at or above its threshold (${scores.length} folder(s))${noted}`,
+    };
+  }
+  const named = below.map(
+    ({ folder, score, bound, threshold }) =>
+      `${folder} ${score.toFixed(1)} % (at most ${bound.toFixed(1)} %) < ${threshold} %`,
+  );
+  return { exit: 1, line: `Gate: FAILED, below the threshold: ${named.join(", ")}${noted}` };
+}
+
+/**
+ * The mutants a run left standing, from Stryker's JSON report: survived and not covered (no test
+ * executes its code), each as `file:line:column mutator → replacement`, by file and line, so CI's log
+ * names every gap in the changed lines.
+ */
+export function standingMutants(report) {
+  const lines = [];
+  for (const [file, { mutants }] of Object.entries(report.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const standing = mutants
+      .filter(({ status }) => status === "Survived" || status === "NoCoverage")
+      .sort(
+        (a, b) =>
+          a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column,
+      );
+    for (const { status, location, mutatorName, replacement } of standing) {
+      const what = `${mutatorName} → ${String(replacement ?? "")
+        .replace(/\s+/g, " ")
+        .slice(0, 60)}`;
+      lines.push(
+        `${status === "NoCoverage" ? "no coverage" : "survived   "} ${file}:${location.start.line}:${location.start.column} ${what}`,
+      );
+    }
+  }
+  return lines;
 }
 
 /**

@@ -49,7 +49,7 @@ const IO_IN_MODULE =
   /from\s+"(node:(child_process|net|http|https|http2|dgram|tls|worker_threads)|@electric-sql\/pglite[^"]*|pg|nodemailer|playwright[^"]*)"/;
 
 /** The specifiers a file imports at run time (`import type` is erased and imports nothing). */
-function runtimeImports(source) {
+export function runtimeImports(source) {
   return [...source.matchAll(/^import\s+(type\s+)?[^;]*?\s+from\s+"([^"]+)";/gms)]
     .filter((match) => !match[1])
     .map((match) => match[2]);

@@ -25,10 +25,11 @@
 // The publishing end-to-end test needs Hugo: HUGO_PATH or /usr/bin/hugo, installed the same way;
 // the reverse proxy test nginx (Debian's nginx-light): NGINX_PATH or /usr/sbin/nginx.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { groupEntry } from "./test-group-entry.mjs";
 import { misplacedUnitTests, SYSTEM, tierOf } from "./test-tiers.mjs";
 
 /**
@@ -63,6 +64,9 @@ const ALONE = [
   "test/server/pglite-start-keeps-the-event-loop-alive.test.ts",
   // Measures its server's event loop and request times: another file's server would share the loop.
   "test/sources/feeds/a-hostile-or-huge-feed-never-holds-the-server.test.ts",
+  // Bounds the whole process's peak resident memory (VmHWM): the modules and databases of the other
+  // files of its group, loaded before any suite (scripts/test-group-entry.mjs), raised it to 625 MB.
+  "test/server/first-start-creates-the-embedded-database-in-a-child-that-exits.test.ts",
 ];
 
 /**
@@ -239,7 +243,9 @@ const main = () => {
     return 1;
   }
   if (options.list) {
-    for (const file of files) console.log(`${tierOfFile.get(file).padEnd(12)} ${file}`);
+    // Written at once and synchronously: main's process.exit would cut a piped console.log's queue
+    // short (a caller reading the list through a pipe got 279 of 406 files on a loaded machine).
+    writeSync(1, files.map((file) => `${tierOfFile.get(file).padEnd(12)} ${file}\n`).join(""));
     return 0;
   }
   if (files.some((file) => file.includes("/e2e/")))
@@ -294,10 +300,8 @@ const main = () => {
     }
     env.POSSEKIT_TEST_SNAPSHOT = made.stdout.trim();
   }
-  // Only unit files: the guard makes a database, a socket or a child process throw.
-  const guard = files.every((file) => tierOfFile.get(file) === "unit")
-    ? ["--import", "./test/helpers/unit-tier-guard.mjs"]
-    : [];
+  // In every test process: while unit tests run, a database, a socket or a child process throws.
+  const guard = ["--import", "./test/helpers/unit-tier-guard.mjs"];
 
   const { entries, cleanUp } = processesFor(files, (file) => tierOfFile.get(file), options.runner);
   // The timeout guards against a hang, not a slow machine: the fuzz and load files take minutes when
@@ -334,27 +338,22 @@ function processesFor(files, tierOf, runner) {
   const alone = (file) =>
     ALONE.includes(file) || (tierOf(file) === "system" && SYSTEM_ALONE.some((pattern) => pattern.test(file)));
   const system = files.filter((file) => tierOf(file) === "system" && !alone(file));
-  const shared = files.filter((file) => tierOf(file) !== "system" && !alone(file));
+  // Unit files apart from integration files: their groups are the unit tier's, guarded as such.
+  const unit = files.filter((file) => tierOf(file) === "unit" && !alone(file));
+  const integration = files.filter((file) => tierOf(file) === "integration" && !alone(file));
   // --test-only would skip the files' suites, which are not marked only.
   const asTheyAre = runner.some((flag) => flag.startsWith("--watch") || flag === "--test-only");
   // A run of a few files (a mutant's, a developer's, the PostgreSQL part's integration files) keeps
   // a process per file, each kind counted apart.
-  const grouped = [system, shared].filter((list) => list.length > GROUP_SIZE);
+  const grouped = [system, unit, integration].filter((list) => list.length > GROUP_SIZE);
   if (GROUP_SIZE <= 1 || grouped.length === 0 || asTheyAre) return { entries: files, cleanUp: () => {} };
   const folder = mkdtempSync(join(tmpdir(), "possekit-test-groups-"));
   const entries = files.filter((file) => !grouped.some((list) => list.includes(file)));
   const write = (group) => {
     // One file is a group of no use: it runs as it is.
     if (group.length === 1) return entries.push(group[0]);
-    const lines = group.map(
-      (file) =>
-        `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(pathToFileURL(resolve(file)).href)});\n});`,
-    );
     const entry = join(folder, `${String(entries.length + 1).padStart(2, "0")}.test.mjs`);
-    writeFileSync(
-      entry,
-      `// ${group.length} test files in one process (scripts/test.mjs, GROUP_SIZE).\nimport { describe } from "node:test";\n\n${lines.join("\n")}\n`,
-    );
+    writeFileSync(entry, groupEntry(group, { unit: group.every((file) => tierOf(file) === "unit") }));
     entries.push(entry);
   };
   for (const list of grouped) {

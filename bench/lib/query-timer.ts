@@ -13,6 +13,12 @@ export interface QueryKindStats {
 // its first words.
 const KINDS: Array<[RegExp, string]> = [
   [/^WITH claimed AS/, "ledger.claim (INSERT … ON CONFLICT + attempt row)"],
+  // A batch's next post's claim riding a write-back (decision 0075).
+  [
+    /^WITH outcome AS .*next_claimed AS .*UPDATE posts SET properties/s,
+    "posts.update with the outcomes and the next post's claim",
+  ],
+  [/^WITH outcome AS .*next_claimed AS/s, "ledger.recordOutcomes with the next post's claim"],
   [/^WITH outcome AS .*UPDATE posts SET properties/s, "posts.update with the outcomes (one statement)"],
   [/^WITH outcome AS/, "ledger.recordOutcomes"],
   [/^WITH attempt AS \(\s*UPDATE syndication_attempts SET outcome = 'syndicated'/, "ledger.recordSuccess"],

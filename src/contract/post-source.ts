@@ -66,9 +66,24 @@ export interface PostSource {
    * post's outcomes and links are one statement and one commit (decisions 0061 and 0068). Returns
    * the post and what `returning` read. Throws PostNotFoundError for an unknown URL; the core's
    * statements may have run all the same. Absent (a source outside the core's database): the core
-   * records the outcomes first, then calls `update`.
+   * records the outcomes first, then calls `update`. `post`: the post at `url` as the core read it
+   * from this source; what never changes of it (its origin) need not be read again (decision 0081).
    */
-  updateAlongside?(url: string, update: PostUpdate, alongside: AlongsideStatement): Promise<UpdatedAlongside>;
+  updateAlongside?(
+    url: string,
+    update: PostUpdate,
+    alongside: AlongsideStatement,
+    post?: Post,
+  ): Promise<UpdatedAlongside>;
+  /**
+   * True when a write-back of `post` made now (updateAlongside, inside writeTogether when the core
+   * runs one) returns once its statement is committed: nothing after that commit waits on the
+   * network (a content store, the post's origin). A batch then claims its next post inside that
+   * statement (decision 0075); otherwise the post's write-back commits alone and the next post is
+   * claimed after it returns, so that no claimed row waits `sending` on a request that is not its
+   * own. Absent or false: the write-back commits alone.
+   */
+  returnsOnCommit?(post: Post): boolean;
   /**
    * Runs `work`; the changes it makes reach the site's content store together when it ends, as one
    * change (one commit), not one per post. A syndication run writes its copies' links back inside

@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { Database } from "../../src/contract/database.ts";
 import { closeAll, type EndpointServer, startEndpointServer } from "../endpoint/endpoint-server.ts";
-import { postAccountsForm } from "../helpers/accounts-form.ts";
+import { postConnectForm } from "../helpers/accounts-form.ts";
 import { engines } from "../helpers/databases.ts";
 
 for (const engine of engines) {
@@ -54,7 +54,7 @@ for (const engine of engines) {
     it("needs reconnecting without its key, and is connected again once the key is back", async () => {
       const first = await restart(key);
       const session = await first.server.signIn();
-      const connected = await postAccountsForm(first.url, session, "mastodon", {
+      const connected = await postConnectForm(first.url, session, "mastodon", {
         instance: sandbox.url,
         accessToken: sandbox.accessToken,
       });

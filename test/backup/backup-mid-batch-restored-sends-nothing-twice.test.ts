@@ -143,6 +143,10 @@ describe("a backup taken mid-batch, restored into a fresh folder", () => {
       const response = await fetch(`${again.url}/syndicate`, {
         method: "POST",
         headers: { authorization: `Bearer ${token2}`, accept: "application/json" },
+      }).catch((error: Error) => {
+        throw new Error(
+          explain(`POST /syndicate: ${error.message} (${String(error.cause)}); alive ${again.alive()}`),
+        );
       });
       assert.equal(response.status, 200, explain(await response.clone().text()));
       return (await response.json()) as { summary: { syndicated: number } };

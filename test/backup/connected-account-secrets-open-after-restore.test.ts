@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli } from "../cli/run-cli.ts";
-import { postAccountsForm } from "../helpers/accounts-form.ts";
+import { postConnectForm } from "../helpers/accounts-form.ts";
 import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { createPost, ENDPOINT_PACKAGE, type Sandbox, startSandbox, until } from "../scale/cluster.ts";
 
@@ -64,7 +64,7 @@ describe("a connected account's secrets after a backup is restored", () => {
   const connect = async (server: ChildServer) => {
     const mastodon = (sandbox as Sandbox).mastodon;
     const session = await server.signIn();
-    const response = await postAccountsForm(server.url, session, "mastodon", {
+    const response = await postConnectForm(server.url, session, "mastodon", {
       instance: mastodon.url,
       accessToken: mastodon.accessToken,
     });

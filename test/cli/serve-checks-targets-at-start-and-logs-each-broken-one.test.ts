@@ -77,7 +77,6 @@ describe("possekit serve checks its targets at start", () => {
     await until(
       "both broken targets are logged",
       () => (server.stderr().match(/is not usable/g) ?? []).length >= 2,
-      30_000,
     );
     const log = server.stderr();
     const lines = log.split("\n").filter((line) => /is not usable/.test(line));

@@ -7,59 +7,26 @@
 // forged CSRF token) is refused in the reader's language, and nothing changes: no photo, no file, no
 // edit of the copy.
 import assert from "node:assert/strict";
-import { readdir } from "node:fs/promises";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { jpegBytes } from "../fakes/photo-server.ts";
 import { pngBytes } from "../fakes/png.ts";
-import { type FollowWorld, startFollowWorld } from "../follow/follow-world.ts";
 import { engines } from "../helpers/databases.ts";
 import { until } from "../helpers/eventually.ts";
+import { composeAsOwner, type Field, multipart } from "./compose-as-owner.ts";
 
 const MAX_BYTES = 1_000;
 const STATUS = /^\/api\/v1\/statuses\/\d+$/;
-
-type Field = [name: string, value: string | { bytes: Uint8Array<ArrayBuffer>; type: string }];
-
-function multipart(fields: Field[]): FormData {
-  const form = new FormData();
-  for (const [name, value] of fields)
-    if (typeof value === "string") form.append(name, value);
-    else form.append(name, new Blob([value.bytes], { type: value.type }), "photo");
-  return form;
-}
 
 const jpeg = { bytes: new Uint8Array(jpegBytes), type: "image/jpeg" };
 const png = { bytes: new Uint8Array(pngBytes(2, 2)), type: "image/png" };
 
 for (const engine of engines) {
   describe(`the edit form adds, replaces and removes a post's photos (${engine.name})`, () => {
-    let world: FollowWorld | undefined;
-    let session: { cookie: string; csrf: string };
-    let base: string;
+    const owner = composeAsOwner(engine, { media: { maxBytes: MAX_BYTES } });
+    const { page } = owner;
     let postUrl = "";
     let postId = "";
-    before(async () => {
-      world = await startFollowWorld(engine, undefined, { media: { maxBytes: MAX_BYTES } });
-      session = await world.app.server.signIn();
-      base = `${world.app.url}/syndicate`;
-    });
-    after(async () => {
-      await world?.close();
-    });
-
-    const page = async (path: string, init: RequestInit = {}, language = "en") => {
-      const headers = new Headers(init.headers);
-      headers.set("cookie", session.cookie);
-      headers.set("accept", "text/html");
-      headers.set("accept-language", language);
-      const response = await fetch(`${base}${path}`, { redirect: "manual", ...init, headers });
-      return {
-        status: response.status,
-        location: response.headers.get("location"),
-        html: await response.text(),
-      };
-    };
-    const edit = (fields: Field[], csrf: string | null = session.csrf, language = "en") =>
+    const edit = (fields: Field[], csrf: string | null = owner.session.csrf, language = "en") =>
       page(
         `/posts/${postId}/edit${csrf === null ? "" : `?_csrf=${encodeURIComponent(csrf)}`}`,
         { method: "POST", body: multipart(fields) },
@@ -69,28 +36,19 @@ for (const engine of engines) {
       ["kind", "note"],
       ["content", "Cats on the sofa"],
     ];
-    const storedPhotos = async () => {
-      const photo = (await world?.properties(postUrl))?.photo;
-      return (Array.isArray(photo) ? photo : []).map((item) =>
-        typeof item === "string"
-          ? { url: item, alt: "" }
-          : { url: item.url as string, alt: (item.alt as string) ?? "" },
-      );
-    };
-    const files = async () => {
-      const folder = world?.app.server.host.media.folder;
-      assert.ok(folder);
-      return (await readdir(folder).catch(() => [])).filter((name) => !name.startsWith("."));
-    };
+    const storedPhotos = () => owner.storedPhotos(postUrl);
+    const files = owner.mediaFiles;
     const copy = () => {
-      const status = world?.target.sandbox.statuses.find((each) => each.text.includes("Cats on the sofa"));
+      const status = owner.world.target.sandbox.statuses.find((each) =>
+        each.text.includes("Cats on the sofa"),
+      );
       assert.ok(status, "the copy is on the sandbox");
       return status;
     };
     const copyMedia = () => copy().media.map((item) => ({ id: item.id, description: item.description }));
-    const puts = () => world?.requests("PUT", STATUS).length ?? 0;
+    const puts = () => owner.world.requests("PUT", STATUS).length;
     const latestSent = async () => {
-      const result = await world?.app.server.host.database?.query<{ sent: unknown }>(
+      const result = await owner.world.app.server.host.database?.query<{ sent: unknown }>(
         `SELECT sent FROM syndication_attempts WHERE post_id = $1::bigint AND outcome = 'syndicated'
           ORDER BY started_at DESC, id DESC LIMIT 1`,
         [postId],
@@ -104,7 +62,7 @@ for (const engine of engines) {
       await until("the copy is edited", async () => puts() === before + 1);
       // Settled: the run that edited it has recorded its attempt.
       await until("the edit is recorded", async () => {
-        const result = await world?.app.server.host.database?.query<{ n: number }>(
+        const result = await owner.world.app.server.host.database?.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM syndication_attempts WHERE post_id = $1::bigint AND outcome = 'sending'",
           [postId],
         );
@@ -113,23 +71,22 @@ for (const engine of engines) {
     };
 
     it("publishes a note with one photo, copied with its alt text", async () => {
-      assert.ok(world);
-      const published = await page(`/compose?_csrf=${encodeURIComponent(session.csrf)}`, {
+      const published = await page(`/compose?_csrf=${encodeURIComponent(owner.session.csrf)}`, {
         method: "POST",
         body: multipart([
           ...text,
           ["photo", jpeg],
           ["mp-photo-alt", "A grey cat"],
-          ["mp-syndicate-to[]", world.target.uid],
+          ["mp-syndicate-to[]", owner.world.target.uid],
         ]),
       });
       assert.equal(published.status, 303, published.html);
       postId = /\/posts\/(\d+)$/.exec(published.location ?? "")?.[1] ?? "";
-      const post = await world.app.server.host.posts?.findById(postId);
+      const post = await owner.world.app.server.host.posts?.findById(postId);
       assert.ok(post);
       postUrl = post.url;
       await until("the copy is out", async () =>
-        Array.isArray((await world?.properties(postUrl))?.syndication),
+        Array.isArray((await owner.world.properties(postUrl))?.syndication),
       );
       assert.deepEqual(
         copyMedia().map((item) => item.description),
@@ -145,7 +102,10 @@ for (const engine of engines) {
       );
       assert.ok(form.html.includes(`name="photo-remove" value="${photo.url}"`), "a remove box");
       assert.match(form.html, /enctype="multipart\/form-data"/);
-      assert.ok(form.html.includes(`?_csrf=${encodeURIComponent(session.csrf)}`), "the token in the action");
+      assert.ok(
+        form.html.includes(`?_csrf=${encodeURIComponent(owner.session.csrf)}`),
+        "the token in the action",
+      );
     });
 
     it("adds a second photo with its alt text: the copy keeps the first media and gets the new one", async () => {
@@ -241,11 +201,10 @@ for (const engine of engines) {
     });
 
     it("keeps a dropped photo in the media store while another post names it", async () => {
-      assert.ok(world);
       const [first] = await storedPhotos();
       assert.ok(first);
       const name = first.url.slice(first.url.lastIndexOf("/") + 1);
-      await world.app.server.host.posts?.create({
+      await owner.world.app.server.host.posts?.create({
         properties: { content: "The same photo, elsewhere", photo: [first.url] },
       });
       const before = puts();
@@ -283,7 +242,7 @@ for (const engine of engines) {
           ["photo", { bytes: big, type: "image/jpeg" }],
           ["photo-alt", "Big"],
         ],
-        session.csrf,
+        owner.session.csrf,
         "fr",
       );
       assert.equal(tooBig.status, 413);
@@ -300,7 +259,7 @@ for (const engine of engines) {
           ["photo", { bytes: new TextEncoder().encode("just words, not a photo"), type: "image/jpeg" }],
           ["photo-alt", "Words"],
         ],
-        session.csrf,
+        owner.session.csrf,
         "de",
       );
       assert.equal(notPhoto.status, 415);
@@ -316,7 +275,7 @@ for (const engine of engines) {
           ["photo-slot", "new"],
           ["photo-alt", "A cat"],
         ],
-        session.csrf,
+        owner.session.csrf,
         "fr",
       );
       assert.equal(altAlone.status, 400);

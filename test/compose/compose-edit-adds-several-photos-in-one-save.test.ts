@@ -6,99 +6,56 @@
 // is refused in the reader's language and nothing is half-saved: no photo, no file left in the media
 // store, no edit of the copy.
 import assert from "node:assert/strict";
-import { readdir } from "node:fs/promises";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { MULTIPART_MAX_FILES } from "../../src/contract/micropub.ts";
 import { MAX_PHOTOS, NEW_PHOTO_ROWS } from "../../src/plugin/page/compose-form.ts";
 import { jpegBytes } from "../fakes/photo-server.ts";
 import { pngBytes } from "../fakes/png.ts";
-import { type FollowWorld, startFollowWorld } from "../follow/follow-world.ts";
 import { engines } from "../helpers/databases.ts";
 import { until } from "../helpers/eventually.ts";
+import { composeAsOwner, type Field, multipart } from "./compose-as-owner.ts";
 
 const STATUS = /^\/api\/v1\/statuses\/\d+$/;
-
-type Field = [name: string, value: string | { bytes: Uint8Array<ArrayBuffer>; type: string }];
-
-function multipart(fields: Field[]): FormData {
-  const form = new FormData();
-  for (const [name, value] of fields)
-    if (typeof value === "string") form.append(name, value);
-    else form.append(name, new Blob([value.bytes], { type: value.type }), "photo");
-  return form;
-}
 
 const jpeg = { bytes: new Uint8Array(jpegBytes), type: "image/jpeg" };
 const png = (side: number) => ({ bytes: new Uint8Array(pngBytes(side, side)), type: "image/png" });
 
 for (const engine of engines) {
   describe(`the edit form adds several photos in one save (${engine.name})`, () => {
-    let world: FollowWorld | undefined;
-    let session: { cookie: string; csrf: string };
-    let base: string;
-    before(async () => {
-      world = await startFollowWorld(engine);
-      session = await world.app.server.signIn();
-      base = `${world.app.url}/syndicate`;
-    });
-    after(async () => {
-      await world?.close();
-    });
-
-    const page = async (path: string, init: RequestInit = {}, language = "en") => {
-      const headers = new Headers(init.headers);
-      headers.set("cookie", session.cookie);
-      headers.set("accept", "text/html");
-      headers.set("accept-language", language);
-      const response = await fetch(`${base}${path}`, { redirect: "manual", ...init, headers });
-      return {
-        status: response.status,
-        location: response.headers.get("location"),
-        html: await response.text(),
-      };
-    };
+    const owner = composeAsOwner(engine);
+    const { page } = owner;
     const edit = (postId: string, fields: Field[], language = "en") =>
       page(
-        `/posts/${postId}/edit?_csrf=${encodeURIComponent(session.csrf)}`,
+        `/posts/${postId}/edit?_csrf=${encodeURIComponent(owner.session.csrf)}`,
         { method: "POST", body: multipart(fields) },
         language,
       );
-    const storedPhotos = async (url: string) => {
-      const photo = (await world?.properties(url))?.photo;
-      return (Array.isArray(photo) ? photo : []).map((item) =>
-        typeof item === "string"
-          ? { url: item, alt: "" }
-          : { url: item.url as string, alt: (item.alt as string) ?? "" },
-      );
-    };
-    const files = async () => {
-      const folder = world?.app.server.host.media.folder;
-      assert.ok(folder);
-      return (await readdir(folder).catch(() => [])).filter((name) => !name.startsWith(".")).sort();
-    };
-    const puts = () => world?.requests("PUT", STATUS).length ?? 0;
+    const { storedPhotos } = owner;
+    const files = owner.mediaFiles;
+    const puts = () => owner.world.requests("PUT", STATUS).length;
     const newRows = (html: string) => [...html.matchAll(/<fieldset class="edit-photo new-photo">/g)].length;
 
     it("adds three photos, each with its alt text, and the copy gets each as new media", async () => {
-      assert.ok(world);
-      const published = await page(`/compose?_csrf=${encodeURIComponent(session.csrf)}`, {
+      const published = await page(`/compose?_csrf=${encodeURIComponent(owner.session.csrf)}`, {
         method: "POST",
         body: multipart([
           ["kind", "note"],
           ["content", "Birds on the lake"],
           ["photo", jpeg],
           ["mp-photo-alt", "A heron"],
-          ["mp-syndicate-to[]", world.target.uid],
+          ["mp-syndicate-to[]", owner.world.target.uid],
         ]),
       });
       assert.equal(published.status, 303, published.html);
       const postId = /\/posts\/(\d+)$/.exec(published.location ?? "")?.[1] ?? "";
-      const post = await world.app.server.host.posts?.findById(postId);
+      const post = await owner.world.app.server.host.posts?.findById(postId);
       assert.ok(post);
       await until("the copy is out", async () =>
-        Array.isArray((await world?.properties(post.url))?.syndication),
+        Array.isArray((await owner.world.properties(post.url))?.syndication),
       );
-      const copy = world.target.sandbox.statuses.find((status) => status.text.includes("Birds on the lake"));
+      const copy = owner.world.target.sandbox.statuses.find((status) =>
+        status.text.includes("Birds on the lake"),
+      );
       assert.ok(copy);
       const [heronMedia] = copy.media.map((item) => item.id);
 
@@ -146,10 +103,12 @@ for (const engine of engines) {
     });
 
     it("refuses more photos than a post may have, and more files than a request may bring, keeping nothing", async () => {
-      assert.ok(world);
       // A post that already has MAX_PHOTOS - 1 photos (a Micropub client may send that many).
-      const many = Array.from({ length: MAX_PHOTOS - 1 }, (_, index) => `${world?.photos.url}/p${index}.jpg`);
-      const full = await world.app.server.host.posts?.create({
+      const many = Array.from(
+        { length: MAX_PHOTOS - 1 },
+        (_, index) => `${owner.world.photos.url}/p${index}.jpg`,
+      );
+      const full = await owner.world.app.server.host.posts?.create({
         properties: { content: "A full album", photo: many },
       });
       assert.ok(full);

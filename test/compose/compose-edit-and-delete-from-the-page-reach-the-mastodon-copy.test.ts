@@ -6,11 +6,11 @@
 // reader's language on the page, and nothing is stored: no post, no file.
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { jpegBytes } from "../fakes/photo-server.ts";
-import { type FollowWorld, startFollowWorld } from "../follow/follow-world.ts";
 import { engines } from "../helpers/databases.ts";
 import { until } from "../helpers/eventually.ts";
+import { composeAsOwner } from "./compose-as-owner.ts";
 
 const MAX_BYTES = 1_000;
 const STATUS = /^\/api\/v1\/statuses\/\d+$/;
@@ -27,31 +27,9 @@ function composeForm(fields: Record<string, string | string[]>, photo?: Uint8Arr
 
 for (const engine of engines) {
   describe(`the compose page writes, edits and deletes posts through Micropub (${engine.name})`, () => {
-    let world: FollowWorld | undefined;
-    let session: { cookie: string; csrf: string };
-    let base: string;
-    before(async () => {
-      world = await startFollowWorld(engine, undefined, { media: { maxBytes: MAX_BYTES } });
-      session = await world.app.server.signIn();
-      base = `${world.app.url}/syndicate`;
-    });
-    after(async () => {
-      await world?.close();
-    });
-
-    const page = async (path: string, init: RequestInit = {}, language = "en") => {
-      const headers = new Headers(init.headers);
-      headers.set("cookie", session.cookie);
-      headers.set("accept", "text/html");
-      headers.set("accept-language", language);
-      const response = await fetch(`${base}${path}`, { redirect: "manual", ...init, headers });
-      return {
-        status: response.status,
-        location: response.headers.get("location"),
-        html: await response.text(),
-      };
-    };
-    const publish = (form: FormData, csrf: string | null = session.csrf, language = "en") =>
+    const owner = composeAsOwner(engine, { media: { maxBytes: MAX_BYTES } });
+    const { page } = owner;
+    const publish = (form: FormData, csrf: string | null = owner.session.csrf, language = "en") =>
       page(
         csrf === null ? "/compose" : `/compose?_csrf=${encodeURIComponent(csrf)}`,
         { method: "POST", body: form },
@@ -64,27 +42,26 @@ for (const engine of engines) {
       return page(path, { method: "POST", body }, language);
     };
     const postCount = async () => {
-      const result = await world?.app.server.host.database?.query<{ count: string }>(
+      const result = await owner.world.app.server.host.database?.query<{ count: string }>(
         "SELECT count(*)::text AS count FROM posts",
       );
       return Number(result?.rows[0]?.count);
     };
     const storedFiles = async () => {
-      const folder = world?.app.server.host.media.folder;
+      const folder = owner.world.app.server.host.media.folder;
       assert.ok(folder);
       return (await readdir(folder).catch(() => [])).length;
     };
     const postOf = async (location: string | null) => {
       const id = /\/syndicate\/posts\/(\d+)$/.exec(location ?? "")?.[1];
       assert.ok(id, `redirected to the post's results page, not ${location}`);
-      const post = await world?.app.server.host.posts?.findById(id);
+      const post = await owner.world.app.server.host.posts?.findById(id);
       assert.ok(post);
       return post;
     };
 
     it("publishes a note and an article with a photo and alt text, each copied once", async () => {
-      assert.ok(world);
-      const { target } = world;
+      const { target } = owner.world;
       const form = await page("/compose");
       assert.equal(form.status, 200);
       assert.match(form.html, /enctype="multipart\/form-data"/);
@@ -122,8 +99,8 @@ for (const engine of engines) {
 
       await until("both copies are out", async () => {
         const [a, b] = await Promise.all([
-          world?.properties(notePost.url),
-          world?.properties(articlePost.url),
+          owner.world.properties(notePost.url),
+          owner.world.properties(articlePost.url),
         ]);
         return Array.isArray(a?.syndication) && Array.isArray(b?.syndication);
       });
@@ -143,11 +120,10 @@ for (const engine of engines) {
     });
 
     it("edits the article from the page, and the copy follows", async () => {
-      assert.ok(world);
-      const post = await world.app.server.host.posts?.findById(
+      const post = await owner.world.app.server.host.posts?.findById(
         String(
           (
-            await world.app.server.host.database?.query<{ id: string }>(
+            await owner.world.app.server.host.database?.query<{ id: string }>(
               "SELECT id::text AS id FROM posts WHERE properties->>'name' = 'Cats of the week'",
             )
           )?.rows[0]?.id,
@@ -161,7 +137,7 @@ for (const engine of engines) {
 
       // Preview on the edit form: the new title as the copy would show it, the form still the edit form.
       const previewed = await urlencoded(`/compose/preview?post=${post.id}`, {
-        _csrf: session.csrf,
+        _csrf: owner.session.csrf,
         kind: "article",
         name: "Cats of the fortnight",
         content: "Seven cats, one sofa.",
@@ -169,7 +145,11 @@ for (const engine of engines) {
       assert.equal(previewed.status, 200);
       assert.ok(previewed.html.includes(`action="/syndicate/posts/${post.id}/edit?_csrf=`));
       assert.match(previewed.html, /class="copy-text">Cats of the fortnight/);
-      assert.equal((await world.properties(post.url)).name, "Cats of the week", "a preview changes nothing");
+      assert.equal(
+        (await owner.world.properties(post.url)).name,
+        "Cats of the week",
+        "a preview changes nothing",
+      );
 
       // Without the CSRF token nothing changes.
       const forged = await urlencoded(`/posts/${post.id}/edit`, {
@@ -178,10 +158,10 @@ for (const engine of engines) {
         content: "Forged",
       });
       assert.equal(forged.status, 403);
-      assert.equal((await world.properties(post.url)).content, "Seven cats, one sofa.");
+      assert.equal((await owner.world.properties(post.url)).content, "Seven cats, one sofa.");
 
       const saved = await urlencoded(`/posts/${post.id}/edit`, {
-        _csrf: session.csrf,
+        _csrf: owner.session.csrf,
         kind: "article",
         name: "Cats of the fortnight",
         content: "Eight cats now, one sofa.",
@@ -189,55 +169,53 @@ for (const engine of engines) {
         "mp-photo-alt": "A grey cat asleep on a red sofa",
       });
       assert.equal(saved.status, 303, saved.html);
-      assert.equal((await world.properties(post.url)).content, "Eight cats now, one sofa.");
-      assert.equal((await world.properties(post.url)).name, "Cats of the fortnight");
-      await until("the copy is edited", async () => world?.requests("PUT", STATUS).length === 1);
-      const copy = world.target.sandbox.statuses.find((status) => status.media.length > 0);
+      assert.equal((await owner.world.properties(post.url)).content, "Eight cats now, one sofa.");
+      assert.equal((await owner.world.properties(post.url)).name, "Cats of the fortnight");
+      await until("the copy is edited", async () => owner.world.requests("PUT", STATUS).length === 1);
+      const copy = owner.world.target.sandbox.statuses.find((status) => status.media.length > 0);
       // An article's copy on Mastodon is its title and link: the new title is what it shows.
       assert.match(copy?.text ?? "", /Cats of the fortnight/);
-      assert.equal(world.requests("PUT", STATUS).length, 1, "edited once");
+      assert.equal(owner.world.requests("PUT", STATUS).length, 1, "edited once");
     });
 
     it("deletes the article after asking, and the copy is deleted", async () => {
-      assert.ok(world);
-      const row = await world.app.server.host.database?.query<{ id: string }>(
+      const row = await owner.world.app.server.host.database?.query<{ id: string }>(
         "SELECT id::text AS id FROM posts WHERE properties->>'name' = 'Cats of the fortnight'",
       );
-      const post = await world.app.server.host.posts?.findById(String(row?.rows[0]?.id));
+      const post = await owner.world.app.server.host.posts?.findById(String(row?.rows[0]?.id));
       assert.ok(post);
       const ask = await page(`/posts/${post.id}/delete`);
       assert.equal(ask.status, 200);
       assert.match(ask.html, /Delete this post\?/);
       assert.equal(
-        (await world.app.server.host.posts?.findByUrl(post.url))?.deleted,
+        (await owner.world.app.server.host.posts?.findByUrl(post.url))?.deleted,
         false,
         "asking deletes nothing",
       );
 
       const forged = await urlencoded(`/posts/${post.id}/delete`, { _csrf: "not-the-token" });
       assert.equal(forged.status, 403);
-      assert.equal((await world.app.server.host.posts?.findByUrl(post.url))?.deleted, false);
+      assert.equal((await owner.world.app.server.host.posts?.findByUrl(post.url))?.deleted, false);
 
-      const done = await urlencoded(`/posts/${post.id}/delete`, { _csrf: session.csrf });
+      const done = await urlencoded(`/posts/${post.id}/delete`, { _csrf: owner.session.csrf });
       assert.equal(done.status, 303);
-      assert.equal((await world.app.server.host.posts?.findByUrl(post.url))?.deleted, true);
-      await until("the copy is deleted", async () => world?.requests("DELETE", STATUS).length === 1);
+      assert.equal((await owner.world.app.server.host.posts?.findByUrl(post.url))?.deleted, true);
+      await until("the copy is deleted", async () => owner.world.requests("DELETE", STATUS).length === 1);
       assert.ok(
-        world.target.sandbox.statuses.find((status) => status.media.length > 0)?.deletedAt,
+        owner.world.target.sandbox.statuses.find((status) => status.media.length > 0)?.deletedAt,
         "the copy is gone",
       );
     });
 
     it("refuses bad input with a message in the reader's language and keeps nothing", async () => {
-      assert.ok(world);
-      const { target } = world;
+      const { target } = owner.world;
       const posts = await postCount();
       const files = await storedFiles();
       const statuses = target.sandbox.statuses.length;
 
       const long = await publish(
         composeForm({ content: "x".repeat(50_001), "mp-syndicate-to[]": target.uid }),
-        session.csrf,
+        owner.session.csrf,
         "de",
       );
       assert.equal(long.status, 400);
@@ -251,7 +229,7 @@ for (const engine of engines) {
       big.set(jpegBytes.subarray(0, 4));
       const photo = await publish(
         composeForm({ content: "Too big a cat", "mp-photo-alt": "A cat" }, big),
-        session.csrf,
+        owner.session.csrf,
         "fr",
       );
       assert.equal(photo.status, 413);
@@ -260,7 +238,7 @@ for (const engine of engines) {
         /Le fichier est plus grand que ce que ce serveur accepte \(0\.001 Mo au plus\)/,
       );
 
-      const empty = await publish(composeForm({ content: "   " }), session.csrf, "fr");
+      const empty = await publish(composeForm({ content: "   " }), owner.session.csrf, "fr");
       assert.equal(empty.status, 400);
       assert.match(empty.html, /Le billet est vide/);
 
@@ -286,11 +264,10 @@ for (const engine of engines) {
     });
 
     it("previews the text each ticked target gets, without JavaScript and as an htmx fragment", async () => {
-      assert.ok(world);
-      const { target } = world;
+      const { target } = owner.world;
       const posts = await postCount();
       const fields = {
-        _csrf: session.csrf,
+        _csrf: owner.session.csrf,
         kind: "note",
         content: "Preview me #cats",
         "mp-syndicate-to[]": target.uid,
@@ -311,7 +288,7 @@ for (const engine of engines) {
           content: "Preview me #cats",
           "mp-syndicate-to[]": target.uid,
         }),
-        headers: { "hx-request": "true", "x-csrf-token": session.csrf },
+        headers: { "hx-request": "true", "x-csrf-token": owner.session.csrf },
       });
       assert.equal(fragment.status, 200);
       assert.doesNotMatch(fragment.html, /<html/);

@@ -94,10 +94,8 @@ describe("the copies.json examples of docs/copies.md, built by Hugo and by Eleve
       env: { MASTODON_ACCESS_TOKEN: mastodon.accessToken },
     });
     const sandbox = mastodon;
-    await eventually(
-      "the two newest entries are sent",
-      async () => (sandbox.statuses.length >= 2 ? true : undefined),
-      60_000,
+    await eventually("the two newest entries are sent", async () =>
+      sandbox.statuses.length >= 2 ? true : undefined,
     ).catch((error: Error) => {
       throw new Error(`${error.message}\nThe server wrote:\n${server?.output()}`);
     });

@@ -59,7 +59,7 @@ describe("Fetch now and Accept the new ids in the browser", () => {
   async function signedInPage(javaScriptEnabled: boolean): Promise<Page> {
     const context = await browser.newContext({ javaScriptEnabled, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(60_000);
     await page.goto(`${world.server.url}/session/login`);
     await page.getByLabel(/password/i).fill(world.server.password);
     await page.getByLabel(/password/i).press("Enter");

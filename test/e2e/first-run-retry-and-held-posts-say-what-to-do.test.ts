@@ -6,14 +6,23 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { Browser } from "playwright";
+import { launchChromium } from "../helpers/chromium.ts";
 import { SCREENSHOTS, type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
 const quiet = { "@possekit/endpoint-syndicate": { schedule: { enabled: false } } };
 
+/** One Chromium for the file's worlds (each world a server of its own). */
+let browser: Browser;
+before(async () => {
+  browser = await launchChromium();
+});
+after(() => browser?.close());
+
 describe("a first start: no target, no post", () => {
   let world: SyndicateWorld;
   before(async () => {
-    world = await startSyndicateWorld({ targets: false, serverConfig: quiet });
+    world = await startSyndicateWorld({ targets: false, serverConfig: quiet, browser });
   });
   after(() => world.close());
 
@@ -51,7 +60,7 @@ describe("a first start: no target, no post", () => {
 describe("retry and held posts", () => {
   let world: SyndicateWorld;
   before(async () => {
-    world = await startSyndicateWorld({ serverConfig: quiet });
+    world = await startSyndicateWorld({ serverConfig: quiet, browser });
   });
   after(() => world.close());
 

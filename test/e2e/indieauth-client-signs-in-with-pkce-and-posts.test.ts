@@ -72,7 +72,7 @@ describe("an IndieAuth client signs the owner in with PKCE in a browser and post
       route.fulfill({ status: 200, contentType: "image/png", body: pngBytes(96, 96) }),
     );
     page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(60_000);
     endpoints = await discover(`${server.url}/`);
   });
   after(async () => {

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Page } from "playwright";
+import type { Browser, Page } from "playwright";
+import { launchChromium } from "../helpers/chromium.ts";
 import { SCREENSHOTS, type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
 const template = "A note about herons on the canal.";
@@ -54,13 +55,20 @@ async function turnOnCarolsThreads(page: Page, world: SyndicateWorld, id: string
   assert.deepEqual(threads, { thread: true, threadMax: 4, threadNumbering: false, threadPermalink: "first" });
 }
 
+/** One Chromium for the file's worlds (each world a server of its own). */
+let browser: Browser;
+before(async () => {
+  browser = await launchChromium();
+});
+after(() => browser?.close());
+
 describe("preview, edit and send the Mastodon text", () => {
   let world: SyndicateWorld;
   let page: Page;
   let url: string;
 
   before(async () => {
-    world = await startSyndicateWorld();
+    world = await startSyndicateWorld({ browser });
     url = await world.publish(template, [world.socialUid]);
     page = await world.signedInPage();
     await page.goto(`${world.server.url}/syndicate`);
@@ -182,7 +190,7 @@ describe("preview and own words without JavaScript", () => {
   let page: Page;
 
   before(async () => {
-    world = await startSyndicateWorld();
+    world = await startSyndicateWorld({ browser });
     await world.publish(template, [world.socialUid]);
     page = await world.signedInPage({ javaScriptEnabled: false });
     await page.goto(`${world.server.url}/syndicate`);

@@ -38,7 +38,7 @@ describe("retry everything that needs attention, from the page", () => {
     await page
       .locator("#run-announcer")
       .getByText(/^3 posts processed: 3 syndicated/)
-      .waitFor({ timeout: 20_000 });
+      .waitFor();
 
     assert.equal(world.other.statuses.length, 3, "each post reached the target exactly once");
     for (const words of ["First post.", "Second post.", "Third post."])

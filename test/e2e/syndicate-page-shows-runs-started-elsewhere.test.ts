@@ -9,14 +9,16 @@ import type { Page } from "playwright";
 import type { BatchRun } from "../../src/syndication/syndication.ts";
 import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
-// The target hangs until the endpoint gives up on it: the run lasts this long, longer than the
-// page's polling interval (3 s) with room to spare on a busy machine, so that an open page sees it
-// while it runs.
-const TARGET_TIMEOUT_MS = 15_000;
+// The target hangs until the endpoint gives up on it: the run lasts this long, far longer than the
+// page's polling interval (3 s) and than the three checks made while it runs, so that an open page
+// sees it while it runs. 15 s was too short on a loaded CI machine: the run had ended before the
+// second check submitted its form (the last test waits for its end, so a longer run costs no check).
+const TARGET_TIMEOUT_MS = 60_000;
 
 describe("a run started elsewhere shows on the Syndicate page", () => {
   let world: SyndicateWorld;
   let openPage: Page;
+  let stalePage: Page;
   let run: BatchRun;
 
   before(async () => {
@@ -30,6 +32,12 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
     await openPage.goto(`${world.server.url}/syndicate`);
     assert.match(await shownText(openPage.locator("#run-status")), /No run is in progress/);
     assert.equal(await openPage.locator("#syndicate-all").isDisabled(), false);
+    // A page that still offers "Syndicate all" once the run has started: its poll has not come round
+    // yet. Its clock (the page's own, Playwright's) stands still from before it loads, so that this
+    // holds however long the machine takes: on a loaded one, the first test outlasted the poll's 3 s,
+    // the poll made the button unavailable, and the page rightly held the form's request back.
+    stalePage = await world.signedInPageWithItsClockStill("/syndicate");
+    assert.equal(await stalePage.locator("#syndicate-all").isDisabled(), false);
 
     world.social.hang();
     run = await world.syndication().runs.startBatch("webhook");
@@ -57,37 +65,31 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
   });
 
   it("tells a page that still offers 'Syndicate all' that syndication is already in progress", async () => {
-    // Every text the live region holds is recorded as it changes: the page's poll may swap in other
-    // news a moment later (every 3 s), and a loaded machine can let that happen before a check reads it.
-    await openPage.locator("#run-announcer").evaluate((announcer) => {
-      const held: { text: string; paragraphs: number }[] = [];
-      Object.assign(window, { announcerHeld: held });
-      new MutationObserver(() =>
-        held.push({
-          text: (announcer.textContent ?? "").replace(/\s+/g, " ").trim(),
-          paragraphs: announcer.querySelectorAll("p").length,
-        }),
-      ).observe(announcer, { childList: true, subtree: true, characterData: true });
-    });
-    // The form is submitted as a click on a stale button would submit it.
-    await openPage
+    const button = stalePage.locator("#syndicate-all");
+    assert.equal(await button.isDisabled(), false);
+    assert.equal(
+      await button.getAttribute("aria-disabled"),
+      null,
+      "the page has not polled since the run started",
+    );
+    // The form is submitted as a click on the stale button would submit it.
+    await stalePage
       .locator("#syndicate-all-form")
       .evaluate((form) => (form as HTMLFormElement).requestSubmit());
-    const refusal = await openPage.waitForFunction(() =>
-      (window as unknown as { announcerHeld: { text: string; paragraphs: number }[] }).announcerHeld.find(
-        (held) => held.text.startsWith("Syndication is already in progress"),
-      ),
-    );
-    const shown = (await refusal.jsonValue()) as { text: string; paragraphs: number };
+    // The page's clock still stands: what it shows now came with the refusal, not from a poll.
+    const announcer = stalePage.locator("#run-announcer");
+    await announcer.getByText(/^Syndication is already in progress/).waitFor();
     // One message, naming the run that holds the lease; the status and the button agree with it.
-    assert.equal(shown.paragraphs, 1);
+    assert.equal(await announcer.locator("p").count(), 1);
+    const shown = await shownText(announcer);
     assert.match(
-      shown.text,
+      shown,
       /^Syndication is already in progress: the run started [A-Z][a-z]{2} \d{1,2}, \d{4}, .* by the deploy webhook\./,
     );
-    assert.doesNotMatch(shown.text, /conflicts with something/);
-    assert.match(await shownText(openPage.locator("#run-status")), /A run is in progress\./);
-    assert.equal(await openPage.locator("#syndicate-all").isDisabled(), true);
+    assert.doesNotMatch(shown, /conflicts with something/);
+    assert.match(await shownText(stalePage.locator("#run-status")), /A run is in progress\./);
+    assert.equal(await button.getAttribute("aria-disabled"), "true");
+    await stalePage.context().close();
   });
 
   it("notices the run on an open page by polling, and disables 'Syndicate all' meanwhile", async () => {
@@ -122,11 +124,21 @@ describe("a run started elsewhere shows on the Syndicate page", () => {
     assert.match(await shownText(row.locator(".target-error")), /did not answer/);
     assert.match(await shownText(openPage.locator("#recent-runs")), /Webhook/);
     assert.match(await shownText(openPage.locator("#awaiting-count")), /^1 post awaits syndication/);
-    // Announced once: the next polls leave the announcement alone.
+    // Announced once: the next polls leave the announcement alone. Each poll's answer brings the
+    // time the server answered it (the status's `since`): two answers after the announcement was
+    // cleared, the second asked for after it, and it is still empty.
     await openPage.evaluate(() => {
       document.getElementById("run-announcer")?.replaceChildren();
     });
-    await openPage.waitForTimeout(3_500);
+    const answeredAt = openPage.locator("#run-status input[name=since]");
+    for (const _ of [1, 2]) {
+      const previous = await answeredAt.getAttribute("value");
+      await openPage.waitForFunction(
+        (previous) =>
+          document.querySelector("#run-status input[name=since]")?.getAttribute("value") !== previous,
+        previous,
+      );
+    }
     assert.equal(await shownText(announcer), "");
 
     await openPage.getByRole("link", { name: "Show the current list" }).click();

@@ -56,7 +56,7 @@ describe("the Syndicate page streams results into the rows", () => {
     const phone = await world.browser.newContext({ viewport: { width: 360, height: 780 } });
     await phone.addCookies(await page.context().cookies());
     const small = await phone.newPage();
-    small.setDefaultTimeout(10_000);
+    small.setDefaultTimeout(60_000);
     return small;
   }
 
@@ -154,14 +154,12 @@ describe("the Syndicate page streams results into the rows", () => {
     // Mid-run: the first rows have their results, the last still waits.
     await page.locator("#post-2 .state-syndicated").waitFor();
     // The count above the list follows the run: the post just sent no longer awaits.
-    await page
-      .locator("#awaiting-count", { hasText: /^3 posts await syndication/ })
-      .waitFor({ timeout: 5_000 });
+    await page.locator("#awaiting-count", { hasText: /^3 posts await syndication/ }).waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, "syndicate-mid-run.png"), fullPage: true });
     await page
       .locator("#run-announcer")
       .getByText(/4 posts processed/)
-      .waitFor({ timeout: 20_000 });
+      .waitFor();
     world.social.clearBehaviour();
 
     const updates = await page.evaluate(() => (window as unknown as { updates: Observed[] }).updates);

@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContextOptions, Locator, Page } from "playwright";
+import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page } from "playwright";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
 import type { EndpointPlugin } from "../../src/contract/plugin.ts";
 import type { Syndication } from "../../src/syndication/syndication.ts";
@@ -41,12 +41,26 @@ export interface SyndicateWorld {
   publish(content: string, targets: string[], name?: string): Promise<string>;
   /** A signed-in page in a new browser context. */
   signedInPage(options?: BrowserContextOptions): Promise<Page>;
+  /**
+   * A signed-in page opened at `path` whose clock (Playwright's, in the page) stands still: its timers
+   * (a page's polls) fire only when the test moves it (`page.clock.runFor`), however loaded the machine.
+   * htmx, which starts on such a timer, has started.
+   */
+  signedInPageWithItsClockStill(path: string): Promise<Page>;
   close(): Promise<void>;
 }
 
 export async function startSyndicateWorld(
-  /** `targets: false`: the server starts with no syndicator, as on a first start. */
-  options: { serverConfig?: Record<string, unknown>; targets?: false } = {},
+  options: {
+    serverConfig?: Record<string, unknown>;
+    /** `targets: false`: the server starts with no syndicator, as on a first start. */
+    targets?: false;
+    /**
+     * A Chromium the file launched for its several worlds, which the world leaves open: a launch
+     * per world cost each such file a browser start (decision 0077).
+     */
+    browser?: Browser;
+  } = {},
 ): Promise<SyndicateWorld> {
   const social = await startMastodonSandbox({ accessToken: "social-token", user: "alice", name: "Social" });
   const other = await startMastodonSandbox({ accessToken: "other-token", user: "bob", name: "Other" });
@@ -62,11 +76,12 @@ export async function startSyndicateWorld(
     config: { "@possekit/endpoint-syndicate": { schedule: { enabled: false } }, ...options.serverConfig },
     plugins: options.targets === false ? [] : [socialTarget, otherTarget],
   });
-  const browser = await launchChromium();
+  const browser = options.browser ?? (await launchChromium());
   mkdirSync(SCREENSHOTS, { recursive: true });
   const token = await server.token("create update");
+  const contexts: BrowserContext[] = [];
 
-  return {
+  const world: SyndicateWorld = {
     server,
     social,
     other,
@@ -98,21 +113,35 @@ export async function startSyndicateWorld(
     },
     async signedInPage(contextOptions = {}) {
       const context = await browser.newContext(contextOptions);
+      contexts.push(context);
       const page = await context.newPage();
       // Every wait here is for something local: 20 s leaves room for a busy machine and still fails
       // sooner than the default 30 s.
-      page.setDefaultTimeout(20_000);
+      page.setDefaultTimeout(60_000);
       await page.goto(`${server.url}/session/login`);
       await page.getByLabel(/password|passwort|mot de passe/i).fill(server.password);
       await page.getByLabel(/password|passwort|mot de passe/i).press("Enter");
       await page.waitForURL((url) => !url.pathname.startsWith("/session/login"));
       return page;
     },
+    async signedInPageWithItsClockStill(path) {
+      const page = await this.signedInPage();
+      const start = Date.now();
+      await page.clock.install({ time: start });
+      await page.clock.pauseAt(start + 60_000);
+      await page.goto(`${server.url}${path}`);
+      await page.clock.runFor(1);
+      await page.locator("[data-htmx-powered]").first().waitFor({ state: "attached" });
+      return page;
+    },
     async close() {
-      await browser.close();
+      // A borrowed browser outlives the world, its pages on this server do not.
+      if (options.browser) for (const context of contexts) await context.close();
+      else await browser.close();
       await server.close();
       await social.close();
       await other.close();
     },
   };
+  return world;
 }

@@ -31,6 +31,9 @@ describe("the write-back of a post from elsewhere", () => {
   const writtenBack: Array<{ post: Post; update: PostUpdate }> = [];
   /** The origin's answer to the next write-back: taken, or refused (its site unreachable). */
   let originRefuses = false;
+  /** When set, the origin answers only once it resolves (a slow site). */
+  let originWaits: Promise<void> | undefined;
+  let originCalled: (() => void) | undefined;
 
   before(async () => {
     site = mkdtempSync(join(tmpdir(), "possekit-site-"));
@@ -42,6 +45,8 @@ describe("the write-back of a post from elsewhere", () => {
       origin: "feed:blog",
       async writeBack(post, update) {
         writtenBack.push({ post, update });
+        originCalled?.();
+        if (originWaits) await originWaits;
         if (originRefuses) throw new Error("blog.example: 503 Service Unavailable");
       },
     });
@@ -121,5 +126,72 @@ describe("the write-back of a post from elsewhere", () => {
     assert.equal(writtenBack.length, told + 2, "its origin was asked");
     const kept = await world.server.host.knownPosts?.findByUrl(url);
     assert.deepEqual(links(kept).slice(-2), [confirmed, later]);
+  });
+
+  it("a post from elsewhere commits alone: the site's own next post is claimed only once its origin has answered", async () => {
+    // Decision 0075: a batch's next post is claimed inside the previous post's write-back only when
+    // nothing after that commit waits on the network; an origin's write-back is a request.
+    const known = world.server.host.knownPosts;
+    const source = world.server.host.postSource;
+    const database = world.server.host.database;
+    assert.ok(known && source && database);
+    const { post: foreign } = await known.record({
+      origin: "feed:blog",
+      url: "https://blog.example/2026/slow-origin/",
+      published: new Date("2026-01-03T10:00:00Z"),
+      properties: { content: "A post whose origin answers slowly", "mp-syndicate-to": [world.uid] },
+    });
+    const own = await world.micropub({
+      type: ["h-entry"],
+      properties: {
+        content: ["The site's own post after it"],
+        published: ["2026-01-03T11:00:00Z"],
+        "mp-slug": ["own-after"],
+        "mp-syndicate-to": [world.uid],
+      },
+    });
+    assert.equal(own.status, 201);
+    const ownUrl = own.headers.get("location") ?? "";
+    // The source's promise, post by post: the site's own post inside writeTogether only.
+    assert.equal(source.returnsOnCommit?.(foreign), false, "a post whose origin is told after the commit");
+    const ownPost = await source.findByUrl(ownUrl);
+    assert.ok(ownPost);
+    assert.equal(
+      source.returnsOnCommit?.(ownPost),
+      false,
+      "outside writeTogether the store is reached first",
+    );
+    assert.equal(
+      await source.writeTogether?.(async () => source.returnsOnCommit?.(ownPost)),
+      true,
+      "inside writeTogether the store is reached at the end",
+    );
+
+    let release!: () => void;
+    originWaits = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const called = new Promise<void>((resolve) => {
+      originCalled = resolve;
+    });
+    const response = fetch(`${world.server.url}/syndicate`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${world.token}`, accept: "application/json" },
+    });
+    await called;
+    const { rows } = await database.query<{ state: string }>(
+      "SELECT state FROM syndication_targets WHERE post_id = $1::bigint",
+      [ownPost.id],
+    );
+    assert.deepEqual(rows, [], "nothing of the own post is claimed while the origin is awaited");
+    release();
+    originWaits = undefined;
+    originCalled = undefined;
+    assert.equal((await response).status, 200);
+    const after = await database.query<{ state: string }>(
+      "SELECT state FROM syndication_targets WHERE post_id = $1::bigint",
+      [ownPost.id],
+    );
+    assert.deepEqual(after.rows, [{ state: "syndicated" }]);
   });
 });

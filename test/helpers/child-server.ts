@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import { PACKAGE_ROOT } from "../../src/server/package-root.ts";
+import { listensOn } from "./listening-socket.ts";
 import { freePort } from "./server.ts";
 import { signInAt } from "./sign-in.ts";
 import { triggerOnly } from "./trigger-only.ts";
@@ -27,6 +28,8 @@ export interface ChildServerOptions {
   password?: string;
   /** How long to wait for /health (default 60 s: a cold start compiles the TypeScript first). */
   startTimeoutMs?: number;
+  /** The port of the first try (default: a free one); its test names one another server holds. */
+  firstPort?: number;
 }
 
 export interface ChildExit {
@@ -66,75 +69,99 @@ export function rssOf(pid: number): number {
   return Number(kilobytes) * 1024;
 }
 
+/** What the child prints when another process took its port between freePort() and its listen(). */
+const PORT_TAKEN = /application\.port: \d+ is in use by another program/;
+
+/** Starts on another free port when the one chosen was taken before the child could bind it. */
+const PORT_TRIES = 3;
+
 export async function startChildServer(options: ChildServerOptions = {}): Promise<ChildServer> {
   const folder = mkdtempSync(join(tmpdir(), "possekit-child-"));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const secret = options.secret ?? randomBytes(24).toString("base64url");
   const password = options.password ?? randomBytes(9).toString("base64url");
   const fileConfig = triggerOnly(options.config ?? {});
   const application = (fileConfig.application ?? {}) as Record<string, unknown>;
   const publication = (fileConfig.publication ?? {}) as Record<string, unknown>;
   const configPath = join(folder, "possekit.config.json");
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      ...fileConfig,
-      application: { url, dataDir: join(folder, "data"), ...application, port },
-      publication: { me: SHARED_ME, ...publication },
-    }),
-  );
 
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...TYPESCRIPT_HOOKS, join(PACKAGE_ROOT, "bin/possekit.js"), "serve", "--config", configPath],
-    {
-      cwd: folder,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? folder,
-        NODE_ENV: "test",
-        // The sources, never a build in dist/ (bin/entry.js); test plug-ins are TypeScript too.
-        POSSEKIT_SOURCE: "1",
-        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
-        SECRET: secret,
-        PASSWORD: password,
-        ...options.env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  const pid = child.pid;
-  if (pid === undefined) throw new Error("Could not start node bin/possekit.js serve");
-
+  let url = "";
+  let child: ChildProcess | undefined;
   let output = "";
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString("utf8")).slice(-OUTPUT_KEPT);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  let running = true;
-  const exited = new Promise<ChildExit>((resolve) => {
-    child.once("exit", (code, signal) => {
-      running = false;
-      resolve({ code, signal });
+  let running = false;
+  let exited: Promise<ChildExit> = Promise.resolve({ code: null, signal: null });
+  const spawnOn = (port: number) => {
+    url = `http://127.0.0.1:${port}`;
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        ...fileConfig,
+        application: { url, dataDir: join(folder, "data"), ...application, port },
+        publication: { me: SHARED_ME, ...publication },
+      }),
+    );
+    const started = spawn(
+      process.execPath,
+      [...TYPESCRIPT_HOOKS, join(PACKAGE_ROOT, "bin/possekit.js"), "serve", "--config", configPath],
+      {
+        cwd: folder,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? folder,
+          NODE_ENV: "test",
+          // The sources, never a build in dist/ (bin/entry.js); test plug-ins are TypeScript too.
+          POSSEKIT_SOURCE: "1",
+          LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+          SECRET: secret,
+          PASSWORD: password,
+          ...options.env,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    if (started.pid === undefined) throw new Error("Could not start node bin/possekit.js serve");
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-OUTPUT_KEPT);
+    };
+    started.stdout?.on("data", keep);
+    started.stderr?.on("data", keep);
+    running = true;
+    exited = new Promise<ChildExit>((resolve) => {
+      started.once("exit", (code, signal) => {
+        running = false;
+        resolve({ code, signal });
+      });
     });
-  });
+    child = started;
+    return started.pid;
+  };
 
   const removeFolder = () => rmSync(folder, { recursive: true, force: true });
   const kill = async (signal: NodeJS.Signals = "SIGTERM"): Promise<ChildExit> => {
-    if (running) child.kill(signal);
+    if (running) child?.kill(signal);
     return exited;
   };
 
-  try {
-    // A hang guard, not a time budget: a first start on an embedded folder runs initdb in a child
-    // (no build, no template), and on two cores shared with other work that took over 60 s.
-    await waitForHealth(url, options.startTimeoutMs ?? 300_000, () => running);
-  } catch (error) {
-    await kill("SIGKILL");
-    removeFolder();
-    throw new Error(`${(error as Error).message}\nIts output:\n${output}`);
+  let pid = 0;
+  for (let attempt = 1; ; attempt += 1) {
+    const port = attempt === 1 && options.firstPort !== undefined ? options.firstPort : await freePort();
+    pid = spawnOn(port);
+    try {
+      // A hang guard, not a time budget: a first start on an embedded folder runs initdb in a child
+      // (no build, no template), and on two cores shared with other work that took over 60 s.
+      await waitForHealth(url, options.startTimeoutMs ?? 300_000, () => running, {
+        pid,
+        port,
+      });
+      break;
+    } catch (error) {
+      await kill("SIGKILL");
+      if (attempt < PORT_TRIES && PORT_TAKEN.test(output)) {
+        output += `\n[child-server: port ${port} was taken before the server bound it; starting again]\n`;
+        continue;
+      }
+      removeFolder();
+      throw new Error(`${(error as Error).message}\nIts output:\n${output}`);
+    }
   }
 
   const tokens = new TokenIssuer(secret, `${SHARED_ME}/`);
@@ -154,8 +181,8 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
     stop() {
       stopped ??= (async () => {
         if (running) {
-          child.kill("SIGTERM");
-          const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+          child?.kill("SIGTERM");
+          const timer = setTimeout(() => child?.kill("SIGKILL"), 10_000);
           await exited;
           clearTimeout(timer);
         }
@@ -166,15 +193,22 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
   };
 }
 
-async function waitForHealth(url: string, timeoutMs: number, running: () => boolean): Promise<void> {
+async function waitForHealth(
+  url: string,
+  timeoutMs: number,
+  running: () => boolean,
+  own: { pid: number; port: number },
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = "no answer";
   while (Date.now() < deadline) {
     if (!running()) throw new Error(`The server at ${url} exited before it answered /health`);
     try {
       const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      if (response.status === 200) return;
-      last = `${response.status} ${await response.text()}`;
+      await response.arrayBuffer();
+      // Another test's server on the port would answer too: only the child's own socket counts.
+      if (response.status === 200 && listensOn(own.pid, own.port)) return;
+      last = `${response.status}, ${listensOn(own.pid, own.port) ? "" : "not "}from the child's own socket`;
     } catch (error) {
       last = (error as Error).message;
     }

@@ -37,6 +37,8 @@ export interface TestServerOptions {
   database?: boolean;
   /** Receives every line the server logs, at debug level (a test that reads the whole log). */
   log?: (line: string) => void;
+  /** The port of the first try (default: a free one); its test names one another server holds. */
+  firstPort?: number;
 }
 
 /** A port free right now, so that the server's own URL (and its posts' URLs) name the real port. */
@@ -52,49 +54,64 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** What the host throws when another process took its port between freePort() and its listen(). */
+const PORT_TAKEN = /application\.port: \d+ is in use by another program/;
+
+/** Starts on another free port when the one chosen was taken before the host could bind it. */
+const PORT_TRIES = 3;
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const engine = options.engine ?? pgliteEngine;
   const dataDir = mkdtempSync(join(tmpdir(), "possekit-test-"));
   const password = randomBytes(9).toString("base64url");
+  const secret = randomBytes(24).toString("base64url");
   const database = options.database === false ? null : await engine.open();
   const fileConfig = triggerOnly(options.config ?? {});
   const application = (fileConfig.application ?? {}) as Record<string, unknown>;
-  const port = await freePort();
-  const config = loadConfig({
-    config: {
-      ...fileConfig,
-      application: {
-        port,
-        url: `http://127.0.0.1:${port}`,
-        dataDir,
-        ...(options.database === false ? { database: false } : {}),
-        ...application,
+  const hostOn = (port: number) => {
+    const config = loadConfig({
+      config: {
+        ...fileConfig,
+        application: {
+          port,
+          url: `http://127.0.0.1:${port}`,
+          dataDir,
+          ...(options.database === false ? { database: false } : {}),
+          ...application,
+        },
       },
-    },
-    env: {
-      SECRET: randomBytes(24).toString("base64url"),
-      PASSWORD: password,
-      ...options.env,
-    },
-    cwd: dataDir,
-  });
-  const host = new Host(config, {
-    logger: options.log
-      ? createLogger("debug", options.log)
-      : createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "error"),
-    builtInPlugins,
-    ...(options.plugins ? { plugins: options.plugins } : {}),
-    ...(database ? { database } : {}),
-  });
-  try {
-    await host.prepare();
-    await host.listen();
-  } catch (error) {
-    // A start refused (a configuration problem found at start) leaves nothing open behind it.
-    await host.stop().catch(() => undefined);
-    await database?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    throw error;
+      env: { SECRET: secret, PASSWORD: password, ...options.env },
+      cwd: dataDir,
+    });
+    return new Host(config, {
+      logger: options.log
+        ? createLogger("debug", options.log)
+        : createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "error"),
+      builtInPlugins,
+      ...(options.plugins ? { plugins: options.plugins } : {}),
+      ...(database ? { database } : {}),
+    });
+  };
+  // The port is chosen free, then bound only after prepare() (seconds on a busy machine); another
+  // test process may bind it in between. A port the config names is the test's own: no retry.
+  const retries = application.port === undefined;
+  let port = 0;
+  let host: Host;
+  for (let attempt = 1; ; attempt += 1) {
+    port = attempt === 1 && options.firstPort !== undefined ? options.firstPort : await freePort();
+    host = hostOn(port);
+    try {
+      await host.prepare();
+      await host.listen();
+      break;
+    } catch (error) {
+      // A start refused (a configuration problem found at start) leaves nothing open behind it.
+      await host.stop().catch(() => undefined);
+      if (retries && attempt < PORT_TRIES && PORT_TAKEN.test(String(error))) continue;
+      await database?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      throw error;
+    }
   }
   const url = `http://127.0.0.1:${port}`;
   return {

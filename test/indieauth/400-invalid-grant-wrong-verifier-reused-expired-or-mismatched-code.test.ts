@@ -2,39 +2,28 @@
 // redemption, lives 10 minutes, and is bound to its client_id, redirect_uri and code challenge.
 // Every refusal is 400 {"error":"invalid_grant"}; a reused code also revokes what it was exchanged for.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { engines } from "../helpers/databases.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { approvedCode, type ClientApp, exchangeCode, pkcePair, startClientApp } from "./indieauth-client.ts";
+import { approvedCode, exchangeCode, pkcePair } from "./indieauth-client.ts";
+import { signedInClient } from "./signed-in-client.ts";
 
 for (const engine of engines) {
   describe(`authorization codes refused at the token endpoint (${engine.name})`, () => {
-    let server: TestServer;
-    let client: ClientApp;
-    let session: { cookie: string };
-    before(async () => {
-      server = await startTestServer({ engine });
-      client = await startClientApp();
-      session = await server.signIn();
-    });
-    after(async () => {
-      await server.close();
-      await client.close();
-    });
-
-    const token = () => `${server.url}/auth/token`;
-    const code = (scope?: string) => approvedCode(server.url, client, session, scope);
+    const indieauth = signedInClient({ engine });
+    const token = () => `${indieauth.server.url}/auth/token`;
+    const code = (scope?: string) =>
+      approvedCode(indieauth.server.url, indieauth.client, indieauth.session, scope);
     const exchange = (fields: { code: string; verifier: string }, overrides: Record<string, string> = {}) =>
       exchangeCode(token(), {
         grant_type: "authorization_code",
         code: fields.code,
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
+        client_id: indieauth.client.clientId,
+        redirect_uri: indieauth.client.redirectUri,
         code_verifier: fields.verifier,
         ...overrides,
       });
     const micropubCreate = (accessToken: string) =>
-      fetch(`${server.url}/micropub`, {
+      fetch(`${indieauth.server.url}/micropub`, {
         method: "POST",
         headers: {
           authorization: `Bearer ${accessToken}`,
@@ -48,7 +37,7 @@ for (const engine of engines) {
       const { status, body } = await exchange(granted);
       assert.equal(status, 200);
       assert.equal(body.token_type, "Bearer");
-      assert.equal(body.me, server.host.publication.me);
+      assert.equal(body.me, indieauth.server.host.publication.me);
       assert.equal(body.scope, "create update");
       assert.equal(typeof body.access_token, "string");
       assert.equal(typeof body.refresh_token, "string");
@@ -77,17 +66,13 @@ for (const engine of engines) {
       assert.match(String(again.body.error_description), /used before/);
       const refused = await micropubCreate(first.body.access_token as string);
       assert.equal(refused.status, 401);
-      const refresh = await exchangeCode(token(), {
-        grant_type: "refresh_token",
-        refresh_token: first.body.refresh_token as string,
-        client_id: client.clientId,
-      });
+      const refresh = await indieauth.refresh(first.body.refresh_token as string);
       assert.equal(refresh.body.error, "invalid_grant");
     });
 
     it("refuses an expired code (older than 10 minutes)", async () => {
       const granted = await code();
-      const database = server.host.database;
+      const database = indieauth.server.host.database;
       assert.ok(database);
       // Ten minutes and a second later, as far as the code is concerned.
       await database.query(
@@ -103,14 +88,14 @@ for (const engine of engines) {
       const forOther = await exchange(await code(), { client_id: "https://other.example/" });
       assert.equal(forOther.status, 400);
       assert.equal(forOther.body.error, "invalid_grant");
-      const elsewhere = await exchange(await code(), { redirect_uri: `${client.url}/other` });
+      const elsewhere = await exchange(await code(), { redirect_uri: `${indieauth.client.url}/other` });
       assert.equal(elsewhere.status, 400);
       assert.equal(elsewhere.body.error, "invalid_grant");
     });
 
     it("keeps only a hash of each code, and codes live at most 10 minutes", async () => {
       const granted = await code();
-      const database = server.host.database;
+      const database = indieauth.server.host.database;
       assert.ok(database);
       const rows = await database.query<{ code_hash: string; expires_at: Date | string }>(
         "SELECT code_hash, expires_at FROM indieauth_codes WHERE used_at IS NULL",
@@ -132,8 +117,8 @@ for (const engine of engines) {
       const unknown = await exchangeCode(token(), {
         grant_type: "authorization_code",
         code: "not-a-code",
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
+        client_id: indieauth.client.clientId,
+        redirect_uri: indieauth.client.redirectUri,
         code_verifier: pkcePair().verifier,
       });
       assert.equal(unknown.body.error, "invalid_grant");

@@ -57,7 +57,22 @@ describe("the authorization endpoint never redirects an error to an unverified r
       redirect: "manual",
     });
     assert.equal(json.status, 400);
-    assert.equal(((await json.json()) as { error: string }).error, "unsupported_response_type");
+    assert.deepEqual(await json.json(), {
+      error: "unsupported_response_type",
+      error_description:
+        'response_type must be "code"; the client could not be verified, so you are not sent back to it',
+    });
+    // The page names the client and the reason.
+    const english = await fetch(attack(server.url), {
+      headers: { cookie: session.cookie, accept: "text/html", "accept-language": "en" },
+      redirect: "manual",
+    });
+    assert.match(
+      await english.text(),
+      new RegExp(
+        `${new URL(client.url).host} asked to sign you in, but its request is not valid \\(response_type must be &quot;code&quot;\\)`,
+      ),
+    );
     const french = await fetch(attack(server.url), {
       headers: { cookie: session.cookie, accept: "text/html", "accept-language": "fr" },
       redirect: "manual",

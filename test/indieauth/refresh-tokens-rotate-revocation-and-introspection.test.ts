@@ -3,43 +3,17 @@
 // endpoint ends a grant from either of its tokens (RFC 7009); introspection (RFC 7662) answers only
 // a caller holding a live token of this server.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { decodeJwt } from "jose";
 import { engines } from "../helpers/databases.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { approvedTokens, type ClientApp, exchangeCode, startClientApp } from "./indieauth-client.ts";
+import { signedInClient } from "./signed-in-client.ts";
 
 for (const engine of engines) {
   describe(`refresh, revocation and introspection (${engine.name})`, () => {
-    let server: TestServer;
-    let client: ClientApp;
-    let session: { cookie: string; csrf: string };
-    before(async () => {
-      server = await startTestServer({ engine });
-      client = await startClientApp();
-      session = await server.signIn();
-    });
-    after(async () => {
-      await server.close();
-      await client.close();
-    });
-
-    const tokens = (scope?: string) => approvedTokens(server.url, client, session, scope);
-    const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>
-      exchangeCode(`${server.url}/auth/token`, {
-        grant_type: "refresh_token",
-        refresh_token: refreshToken,
-        client_id: client.clientId,
-        ...extra,
-      });
-    const works = async (accessToken: string) =>
-      (
-        await fetch(`${server.url}/micropub?q=config`, {
-          headers: { authorization: `Bearer ${accessToken}` },
-        })
-      ).status === 200;
+    const indieauth = signedInClient({ engine });
+    const { tokens, refresh, works } = indieauth;
     const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-      fetch(`${server.url}${path}`, {
+      fetch(`${indieauth.server.url}${path}`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
         body: new URLSearchParams(fields),
@@ -67,15 +41,9 @@ for (const engine of engines) {
     it("refuses to refresh a grant whose token the owner revoked on the status page", async () => {
       const granted = await tokens();
       const id = decodeJwt(granted.access_token).jti as string;
-      const page = await (
-        await fetch(`${server.url}/status`, { headers: { cookie: session.cookie, accept: "text/html" } })
-      ).text();
+      const page = await indieauth.statusPage();
       assert.ok(page.includes(`data-token-id="${id}"`), "listed on the status page");
-      const revoked = await post(
-        "/status/tokens/revoke",
-        { _csrf: session.csrf, id },
-        { cookie: session.cookie },
-      );
+      const revoked = await indieauth.revokeOnStatus(id);
       assert.equal(revoked.status, 303);
       assert.equal(await works(granted.access_token), false);
       const again = await refresh(granted.refresh_token);
@@ -98,7 +66,7 @@ for (const engine of engines) {
 
     it("introspects for a caller with a live token, and for nobody else", async () => {
       const granted = await tokens();
-      const owner = await server.token("create");
+      const owner = await indieauth.server.token("create");
       const active = await post(
         "/auth/introspect",
         { token: granted.access_token },
@@ -107,8 +75,8 @@ for (const engine of engines) {
       assert.equal(active.status, 200);
       const body = (await active.json()) as Record<string, unknown>;
       assert.equal(body.active, true);
-      assert.equal(body.client_id, client.clientId);
-      assert.equal(body.me, server.host.publication.me);
+      assert.equal(body.client_id, indieauth.client.clientId);
+      assert.equal(body.me, indieauth.server.host.publication.me);
       assert.equal(body.scope, "create update");
       const stranger = await post("/auth/introspect", { token: granted.access_token });
       assert.equal(stranger.status, 401);
@@ -119,18 +87,18 @@ for (const engine of engines) {
 
     it("keeps IndieAuth's older token verification (GET) and revocation (action=revoke)", async () => {
       const granted = await tokens("create");
-      const verified = await fetch(`${server.url}/auth/token`, {
+      const verified = await fetch(`${indieauth.server.url}/auth/token`, {
         headers: { authorization: `Bearer ${granted.access_token}`, accept: "application/json" },
       });
       assert.equal(verified.status, 200);
       assert.deepEqual(await verified.json(), {
-        me: server.host.publication.me,
-        client_id: client.clientId,
+        me: indieauth.server.host.publication.me,
+        client_id: indieauth.client.clientId,
         scope: "create",
       });
       const revoked = await post("/auth/token", { action: "revoke", token: granted.access_token });
       assert.equal(revoked.status, 200);
-      const after = await fetch(`${server.url}/auth/token`, {
+      const after = await fetch(`${indieauth.server.url}/auth/token`, {
         headers: { authorization: `Bearer ${granted.access_token}` },
       });
       assert.equal(after.status, 401);

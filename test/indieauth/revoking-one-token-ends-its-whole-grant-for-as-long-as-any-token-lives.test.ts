@@ -3,55 +3,18 @@
 // longest-lived token, so purging expired rows never brings a grant back. Also: a refresh that asks
 // for more (a wider scope, another client_id) is refused without spending the refresh token.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { decodeJwt } from "jose";
 import { engines } from "../helpers/databases.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { approvedTokens, type ClientApp, exchangeCode, startClientApp } from "./indieauth-client.ts";
+import { signedInClient } from "./signed-in-client.ts";
 
 for (const engine of engines) {
   describe(`revoking one token ends its grant, for as long as any of its tokens lives (${engine.name})`, () => {
-    let server: TestServer;
-    let client: ClientApp;
-    let session: { cookie: string; csrf: string };
-    before(async () => {
-      server = await startTestServer({ engine });
-      client = await startClientApp();
-      session = await server.signIn();
-    });
-    after(async () => {
-      await server.close();
-      await client.close();
-    });
-
-    const tokens = () => approvedTokens(server.url, client, session);
-    const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>
-      exchangeCode(`${server.url}/auth/token`, {
-        grant_type: "refresh_token",
-        refresh_token: refreshToken,
-        client_id: client.clientId,
-        ...extra,
-      });
-    const works = async (accessToken: string) =>
-      (
-        await fetch(`${server.url}/micropub?q=config`, {
-          headers: { authorization: `Bearer ${accessToken}` },
-        })
-      ).status === 200;
-    const statusPage = async () =>
-      (
-        await fetch(`${server.url}/status`, { headers: { cookie: session.cookie, accept: "text/html" } })
-      ).text();
-    const revokeOnStatus = (id: string) =>
-      fetch(`${server.url}/status/tokens/revoke`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie: session.cookie },
-        body: new URLSearchParams({ _csrf: session.csrf, id }),
-        redirect: "manual",
-      });
+    const indieauth = signedInClient({ engine });
+    const { tokens, refresh, works, statusPage, revokeOnStatus } = indieauth;
     const jti = (token: string) => decodeJwt(token).jti as string;
     const sql = (text: string) => {
-      const database = server.host.database;
+      const database = indieauth.server.host.database;
       assert.ok(database, "the test server has a database");
       return database.query(text);
     };
@@ -89,7 +52,10 @@ for (const engine of engines) {
       await sql("UPDATE indieauth_refresh_tokens SET revoked_at = NULL");
       // The purge runs as a token is recorded (the status page records its own).
       await statusPage();
-      assert.ok(await works(await server.token("create")), "a token from elsewhere, recorded on first use");
+      assert.ok(
+        await works(await indieauth.server.token("create")),
+        "a token from elsewhere, recorded on first use",
+      );
       const again = await refresh(granted.refresh_token);
       assert.equal(again.status, 400, "the refresh token must not mint tokens again");
       assert.equal(again.body.error, "invalid_grant");

@@ -2,35 +2,22 @@
 // token lives accessTokenDays, the refresh token refreshTokenDays, and the access token's row keeps
 // the grant's revocation for as long as that refresh token lives (grant-store.ts).
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { decodeJwt } from "jose";
 import { engines } from "../helpers/databases.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { approvedTokens, type ClientApp, exchangeCode, startClientApp } from "./indieauth-client.ts";
+import { signedInClient } from "./signed-in-client.ts";
 
 const DAY = 86_400_000;
 
 for (const engine of engines) {
   describe(`token lifetimes as configured (${engine.name})`, () => {
-    let server: TestServer;
-    let client: ClientApp;
-    let session: { cookie: string; csrf: string };
-    before(async () => {
-      server = await startTestServer({
-        engine,
-        config: { application: { indieauth: { accessTokenDays: 2, refreshTokenDays: 30 } } },
-      });
-      client = await startClientApp();
-      session = await server.signIn();
+    const indieauth = signedInClient({
+      engine,
+      config: { application: { indieauth: { accessTokenDays: 2, refreshTokenDays: 30 } } },
     });
-    after(async () => {
-      await server.close();
-      await client.close();
-    });
-
     /** When the refresh token's row and the access token's row expire, in days from now. */
     const lifetimes = async (accessToken: string) => {
-      const database = server.host.database;
+      const database = indieauth.server.host.database;
       assert.ok(database);
       const id = decodeJwt(accessToken).jti as string;
       const refresh = await database.query<{ expires_at: Date | string }>(
@@ -47,16 +34,12 @@ for (const engine of engines) {
     };
 
     it("issues a code's tokens and a refresh's tokens with the configured days", async () => {
-      const first = await approvedTokens(server.url, client, session);
+      const first = await indieauth.tokens();
       const firstExpires = Number(decodeJwt(first.access_token).exp) * 1000 - Date.now();
       assert.ok(firstExpires > 1.9 * DAY && firstExpires <= 2 * DAY, `access token: ${firstExpires} ms`);
       assert.deepEqual(await lifetimes(first.access_token), { refresh: 30, keep: 30 });
 
-      const second = await exchangeCode(`${server.url}/auth/token`, {
-        grant_type: "refresh_token",
-        refresh_token: first.refresh_token,
-        client_id: client.clientId,
-      });
+      const second = await indieauth.refresh(first.refresh_token);
       assert.equal(second.status, 200);
       const expiresIn = Number(second.body.expires_in);
       assert.ok(expiresIn > 1.9 * 86_400 && expiresIn <= 2 * 86_400, `expires_in ${expiresIn}`);

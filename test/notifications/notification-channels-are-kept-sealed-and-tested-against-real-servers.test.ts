@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createHmac, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Database } from "../../src/contract/database.ts";
 import { notificationMigrations } from "../../src/notifications/migrations.ts";
@@ -348,6 +348,22 @@ for (const engine of engines) {
           ok: false,
           answer: "500 Broken",
         });
+        // A status line without a reason phrase (HTTP/1.1 allows it): the status alone, no trailing space.
+        const bare = createTcpServer((socket) => {
+          socket.once("data", () =>
+            socket.end("HTTP/1.1 299 \r\ncontent-length: 0\r\nconnection: close\r\n\r\n"),
+          );
+        });
+        await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+        try {
+          const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
+          assert.deepEqual(await sendTestWebhook(webhook(bareUrl), message, { allowPrivate: true }), {
+            ok: true,
+            answer: "299",
+          });
+        } finally {
+          await new Promise((resolve) => bare.close(() => resolve(undefined)));
+        }
         const refused = await sendTestWebhook(webhook(`${accepting.url}/${TOKEN}`), message, {});
         assert.equal(refused.ok, false);
         assert.match(refused.answer, /private/i);

@@ -41,7 +41,7 @@ describe("npm run demo", () => {
     demo.stderr?.on("data", (chunk: Buffer) => {
       output += chunk.toString();
     });
-    await until("the demo has started", () => output.includes("possekit demo is running"), 60_000);
+    await until("the demo has started", () => output.includes("possekit demo is running"));
   });
   after(async () => {
     const exited = new Promise((resolve) => demo.once("exit", resolve));

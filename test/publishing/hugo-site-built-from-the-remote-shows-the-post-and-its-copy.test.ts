@@ -58,11 +58,7 @@ describe("a post through possekit, the git store and a Hugo site", () => {
     assert.ok(built, "Hugo published the post where possekit said it would be");
 
     // The scheduler sees it live, sends the copy and writes the link back: one commit.
-    await until(
-      "the write-back commit",
-      () => remote.log()[0]?.startsWith("Syndication links") === true,
-      30_000,
-    );
+    await until("the write-back commit", () => remote.log()[0]?.startsWith("Syndication links") === true);
     assert.equal(world.social.statuses.length, 1);
     const copy = world.social.statuses[0]?.url;
     assert.ok(copy);

@@ -4,50 +4,26 @@
 // once. A request (here POST {mountPath}) sends at once, live or not, as before. The server's core
 // and scheduler tell time by the test's clock, so the minutes of backoff take no time.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import {
-  closeAll,
-  type EndpointServer,
-  startEndpointServer,
-  startTarget,
-  type Target,
-  until,
-} from "../endpoint/endpoint-server.ts";
+import { describe, it } from "node:test";
+import { until } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
-import { looks, ServerClock, schedulerOf } from "./scheduled-server.ts";
-import { type StaticSite, startStaticSite } from "./static-site.ts";
+import { looks, schedulerOf } from "./scheduled-server.ts";
+import { whenLiveServer } from "./when-live-server.ts";
 
 const MINUTE = 60_000;
 
 for (const engine of engines) {
   describe(`a post answering 404, then 200 (${engine.name})`, () => {
-    let target: Target | undefined;
-    let site: StaticSite | undefined;
-    let app: EndpointServer | undefined;
-    const clock = new ServerClock();
-    before(async () => {
-      target = await startTarget();
-      site = await startStaticSite();
-      app = await startEndpointServer({
-        engine,
-        targets: [target],
-        config: { publication: { me: site.url } },
-        pluginOptions: { schedule: { enabled: true, whenLive: true } },
-        clock,
-      });
-    });
-    after(async () => {
-      await app?.close();
-      await closeAll(target, site);
-    });
+    const live = whenLiveServer(engine);
+    const { clock } = live;
 
     it("sends nothing while the page is missing, checking it with backoff, and sends it once at the check after the deploy", async () => {
-      assert.ok(app && target && site);
+      const { app, target, site } = live;
       const scheduler = schedulerOf(app);
       const url = await app.createPost({ content: "on a static site", targets: [target.uid] });
       const path = new URL(url).pathname;
       assert.ok(url.startsWith(site.url), `the post lives on the site: ${url}`);
-      const checks = () => site?.requests.filter((p) => p === path).length ?? 0;
+      const checks = () => site.requests.filter((p) => p === path).length;
 
       await until("the page was checked", () => checks() === 1);
       // Check n waits 2^n minutes: the second comes 2 minutes after the first, the third 4 after that.
@@ -73,7 +49,7 @@ for (const engine of engines) {
       await looks(scheduler);
       assert.equal(target.sandbox.statuses.length, 0, "not sent before the next check finds it live");
       await clock.advance(8 * MINUTE);
-      await until("the target has the post", () => target?.sandbox.statuses.length === 1);
+      await until("the target has the post", () => target.sandbox.statuses.length === 1);
       assert.equal(checks(), 4, "the fourth check found it live");
 
       await looks(scheduler);
@@ -86,7 +62,7 @@ for (const engine of engines) {
     });
 
     it("sends at once when asked, although the page is still missing", async () => {
-      assert.ok(app && target && site);
+      const { app, target } = live;
       const url = await app.createPost({ content: "asked for explicitly", targets: [target.uid] });
       const answer = await app.syndicate(`?source_url=${encodeURIComponent(url)}`);
       assert.equal(answer.status, 200);

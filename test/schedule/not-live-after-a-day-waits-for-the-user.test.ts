@@ -3,52 +3,28 @@
 // them, and the page says why. A click then sends it. The server's core and scheduler tell time by
 // the test's clock, so the day passes at once.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import {
-  closeAll,
-  type EndpointServer,
-  startEndpointServer,
-  startTarget,
-  type Target,
-  until,
-} from "../endpoint/endpoint-server.ts";
+import { describe, it } from "node:test";
+import { until } from "../endpoint/endpoint-server.ts";
 import { engines } from "../helpers/databases.ts";
 import { healthOf } from "../helpers/health.ts";
-import { looks, ServerClock, schedulerOf } from "./scheduled-server.ts";
-import { type StaticSite, startStaticSite } from "./static-site.ts";
+import { looks, schedulerOf } from "./scheduled-server.ts";
+import { whenLiveServer } from "./when-live-server.ts";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 for (const engine of engines) {
   describe(`a post not live after a day (${engine.name})`, () => {
-    let target: Target | undefined;
-    let site: StaticSite | undefined;
-    let app: EndpointServer | undefined;
-    const clock = new ServerClock();
-    before(async () => {
-      target = await startTarget();
-      site = await startStaticSite();
-      app = await startEndpointServer({
-        engine,
-        targets: [target],
-        config: { publication: { me: site.url } },
-        pluginOptions: { schedule: { enabled: true, whenLive: true } },
-        clock,
-      });
-    });
-    after(async () => {
-      await app?.close();
-      await closeAll(target, site);
-    });
+    const live = whenLiveServer(engine);
+    const { clock } = live;
 
     it("stops checking, sends nothing by itself, says so, and sends when the user asks", async () => {
-      assert.ok(app && target && site);
+      const { app, target, site } = live;
       const database = app.server.host.database;
       assert.ok(database);
       const url = await app.createPost({ content: "never deployed in time", targets: [target.uid] });
       const path = new URL(url).pathname;
-      const checks = () => site?.requests.filter((p) => p === path).length ?? 0;
+      const checks = () => site.requests.filter((p) => p === path).length;
       await until("the page was checked", () => checks() === 1);
       const gaveUp = async () =>
         (await database.query<{ gave_up: boolean }>("SELECT gave_up FROM syndication_live_checks")).rows[0]
@@ -71,7 +47,7 @@ for (const engine of engines) {
       // Another post going out runs a batch over every awaiting post, the one that gave up included.
       const other = await app.createPost({ content: "deployed in time", targets: [target.uid] });
       site.deploy(new URL(other).pathname);
-      await until("the other post is sent", () => target?.sandbox.statuses.length === 1);
+      await until("the other post is sent", () => target.sandbox.statuses.length === 1);
       await looks(schedulerOf(app));
       assert.equal(checks(), checksThen, "no more checks once it gave up");
       assert.deepEqual(

@@ -145,7 +145,7 @@ for (const engine of engines) {
           statusPostsByKey(mastodon).get(interrupted.idempotencyKey as string) === 2,
         45_000,
       ).catch(explain);
-      await until("every post reached the Micropub site", () => other.created.length === POSTS, 30_000).catch(
+      await until("every post reached the Micropub site", () => other.created.length === POSTS).catch(
         explain,
       );
       // The restarted scheduler finds nothing left to do: nothing more will be sent.

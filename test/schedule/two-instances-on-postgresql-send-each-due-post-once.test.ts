@@ -53,7 +53,7 @@ describe("two instances on PostgreSQL, both scheduling", () => {
         }),
       ),
     );
-    await until("every post is on Mastodon", () => mastodon.mastodon.statuses.length >= POSTS, 20_000);
+    await until("every post is on Mastodon", () => mastodon.mastodon.statuses.length >= POSTS);
     // Both schedulers find nothing left to do: nothing more will be sent.
     await settled([first, second]);
     assert.equal(mastodon.mastodon.statuses.length, POSTS);

@@ -157,7 +157,11 @@ describe("Micropub client against a server that fails", () => {
 
   it("an HTML page instead of Micropub, a list without items, too large an answer: invalid", async () => {
     answer = (res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>hello</html>");
-    assert.match((await failure(client().listPage())).message, /not JSON/);
+    const notJson = await failure(client().listPage());
+    assert.match(notJson.message, /not JSON/);
+    // Invalid, not a passing outage: the link write-back gives up on such an answer instead of
+    // throwing it to be retried (link-write-back.ts).
+    assert.equal(notJson.kind, "invalid");
     answer = (res) => res.writeHead(200, { "content-type": "application/json" }).end('{"posts": []}');
     assert.match((await failure(client().listPage())).message, /without an "items" list/);
     answer = (res) => res.writeHead(200).end(JSON.stringify({ items: [], pad: "x".repeat(5000) }));

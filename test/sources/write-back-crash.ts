@@ -42,7 +42,7 @@ export async function startCrashWorld(): Promise<CrashWorld> {
     return server;
   };
   const waitFor = (what: string, server: ChildServer, condition: () => boolean) =>
-    until(what, condition, 60_000).catch((error: Error) => {
+    until(what, condition).catch((error: Error) => {
       throw new Error(`${error.message}\nThe server wrote:\n${server.output()}`);
     });
   return {

@@ -7,6 +7,7 @@ import {
   ledgerRow,
   openSyndication,
   type SyndicationFixture,
+  sentWithItsWriteBackLost,
   TestTarget,
 } from "./syndication-fixture.ts";
 
@@ -56,18 +57,7 @@ for (const engine of engines) {
 
     it("a URL that never reached the post (its write failed) is repaired by the next run", async () => {
       const post = await fixture.createPost("2024-01-03T00:00:00Z", [first]);
-      const { update, updateAlongside } = fixture.posts;
-      const away = async (): Promise<never> => {
-        throw new Error("the database went away");
-      };
-      fixture.posts.update = away;
-      fixture.posts.updateAlongside = away;
-      let copy: string | undefined;
-      try {
-        copy = (await fixture.syndication.runs.syndicatePost(post.url, "manual")).targets[0]?.url;
-      } finally {
-        Object.assign(fixture.posts, { update, updateAlongside });
-      }
+      const copy = await sentWithItsWriteBackLost(fixture, post.url);
       assert.ok(copy);
       assert.equal((await fixture.posts.findByUrl(post.url))?.properties.syndication, undefined);
       await fixture.syndication.runs.syndicatePost(post.url, "manual");

@@ -50,6 +50,8 @@ export interface Call {
   idempotencyKey: string;
   /** The user's own words, when the post has some for this target. */
   text?: string;
+  /** The user's thread choice, when the post has one for this target. */
+  thread?: boolean;
   signal: AbortSignal;
   resumeFrom?: string;
   checkpoint?(value: string): Promise<void>;
@@ -120,8 +122,11 @@ export interface SyndicationFixture<Target extends SyndicatorPlugin = TestTarget
   syndication: Syndication;
   /** The instances' clock where the core decides time itself (a batch's page going stale). */
   clock: TestClock;
-  /** Another instance (another process, as far as the database can tell) on the same database. */
-  instance(options?: SyndicationOptions): Syndication;
+  /**
+   * Another instance (another process, as far as the database can tell) on the same database, or,
+   * given `through`, on that database as another wrapper of it (one that counts or refuses statements).
+   */
+  instance(options?: SyndicationOptions, through?: Database): Syndication;
   createPost(published: string, targets: string[], extra?: Record<string, unknown>): Promise<Post>;
   close(): Promise<void>;
 }
@@ -150,9 +155,9 @@ export async function openSyndication<Target extends SyndicatorPlugin = TestTarg
   };
   const instances: Syndication[] = [];
   const clock = new TestClock();
-  const instance = (extra: SyndicationOptions = {}) => {
+  const instance = (extra: SyndicationOptions = {}, through: Database = database) => {
     const created = new Syndication({
-      database,
+      database: through,
       posts,
       syndicators: () => targets,
       publication,
@@ -222,4 +227,25 @@ export function contentPreview(properties: PostProperties): CopyPreview {
     photos: [],
     ownText: false,
   };
+}
+
+/**
+ * Sends the post alone while its source refuses every write (its database away for a moment): the
+ * first target's copy URL, which never reaches the post.
+ */
+export async function sentWithItsWriteBackLost(
+  fixture: SyndicationFixture,
+  url: string,
+): Promise<string | undefined> {
+  const { update, updateAlongside } = fixture.posts;
+  const away = async (): Promise<never> => {
+    throw new Error("the database went away");
+  };
+  fixture.posts.update = away;
+  fixture.posts.updateAlongside = away;
+  try {
+    return (await fixture.syndication.runs.syndicatePost(url, "manual")).targets[0]?.url;
+  } finally {
+    Object.assign(fixture.posts, { update, updateAlongside });
+  }
 }

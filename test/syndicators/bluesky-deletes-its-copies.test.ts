@@ -4,7 +4,7 @@ import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { BlueskySyndicator } from "../../src/syndicators/bluesky/index.ts";
 import { recordKeyFor, recordKeyRange } from "../../src/syndicators/bluesky/record-key.ts";
 import { type FakePds, startFakePds } from "../fakes/bluesky-pds.ts";
-import { callOptions, note, publication } from "./fixtures.ts";
+import { callOptions, changeOptions, note, publication } from "./fixtures.ts";
 
 const bobDid = "did:plc:bob00000000000000000000";
 const post = "app.bsky.feed.post";
@@ -15,7 +15,6 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
   let pds: FakePds;
   let syndicator: BlueskySyndicator;
   /** A delete's options: a fresh key each time, as the ledger gives each follow-up its own. */
-  const change = (url: string) => ({ ...callOptions(), url });
   const deletes = () => pds.calls.filter((call) => call.nsid === "com.atproto.repo.deleteRecord");
   const reaction = (fields: Record<string, unknown>) => ({
     type: "entry",
@@ -52,10 +51,10 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
     const url = await syndicator.syndicate(note(), publication, callOptions());
     const rkey = url.split("/").pop() ?? "";
     assert.ok(stored(post, rkey));
-    await syndicator.delete(note(), publication, change(url));
+    await syndicator.delete(note(), publication, changeOptions(url));
     assert.equal(stored(post, rkey), undefined, "the record is gone");
     assert.equal(deletes().length, 1);
-    await syndicator.delete(note(), publication, change(url));
+    await syndicator.delete(note(), publication, changeOptions(url));
     assert.deepEqual(
       deletes().map((call) => call.status),
       [200, 200],
@@ -69,7 +68,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
     await syndicator.delete(
       note(),
       publication,
-      change(`https://bsky.app/profile/alice.example.com/post/${rkey}`),
+      changeOptions(`https://bsky.app/profile/alice.example.com/post/${rkey}`),
     );
     assert.equal(stored(post, rkey), undefined);
   });
@@ -91,7 +90,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
       const reacted = reaction({ [property]: [page] });
       const url = await syndicator.syndicate(reacted, publication, callOptions());
       const before = pds.records.filter((record) => record.collection === collection).length;
-      await syndicator.delete(reacted, publication, change(url));
+      await syndicator.delete(reacted, publication, changeOptions(url));
       const left = pds.records.filter((record) => record.collection === collection);
       assert.equal(left.length, before - 1, `one ${collection} deleted`);
       assert.ok(
@@ -112,9 +111,9 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
     pds.seedRecord(bobDid, post, "3kliked000001", { text: "Like me" });
     const like = reaction({ "like-of": ["https://bsky.app/profile/bob.example.net/post/3kliked000001"] });
     const url = await syndicator.syndicate(like, publication, callOptions());
-    await syndicator.delete(like, publication, change(url));
+    await syndicator.delete(like, publication, changeOptions(url));
     const sent = deletes().length;
-    await syndicator.delete(like, publication, change(url));
+    await syndicator.delete(like, publication, changeOptions(url));
     assert.equal(deletes().length, sent, "no second deleteRecord: nothing of ours refers to the post");
   });
 
@@ -137,12 +136,12 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
       await syndicator.delete(
         properties,
         publication,
-        change(`https://bsky.app/profile/${bobDid}/post/${rkey}`),
+        changeOptions(`https://bsky.app/profile/${bobDid}/post/${rkey}`),
       );
       await syndicator.delete(
         properties,
         publication,
-        change(`https://bsky.app/profile/bob.example.net/post/${rkey}`),
+        changeOptions(`https://bsky.app/profile/bob.example.net/post/${rkey}`),
       );
     }
     assert.equal(deletes().length, sent, "no deleteRecord was sent");
@@ -175,7 +174,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
       },
     });
     const liked = `https://bsky.app/profile/${bobDid}/post/3kliked000002`;
-    await syndicator.delete(reaction({ "like-of": [liked] }), publication, change(liked));
+    await syndicator.delete(reaction({ "like-of": [liked] }), publication, changeOptions(liked));
     assert.equal(stored("app.bsky.feed.like", recordKeyRange.last), undefined);
     assert.equal(pds.records.length, 130);
   });
@@ -191,10 +190,10 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
     const repost = reaction({ "repost-of": [`https://bsky.app/profile/alice.example.com/post/${appKey}`] });
     const url = await syndicator.syndicate(repost, publication, callOptions());
     assert.equal(url, `https://bsky.app/profile/${pds.did}/post/${appKey}`);
-    await syndicator.delete(repost, publication, change(url));
+    await syndicator.delete(repost, publication, changeOptions(url));
     assert.ok(stored(post, appKey), "the post made in the app is kept");
     assert.equal(pds.records.filter((record) => record.collection === "app.bsky.feed.repost").length, 0);
-    await syndicator.delete(repost, publication, change(url));
+    await syndicator.delete(repost, publication, changeOptions(url));
     assert.ok(stored(post, appKey), "a repeated delete does not take the post instead");
   });
 
@@ -204,7 +203,7 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
       "https://bsky.app/profile/nobody.example.org/post/3kliked000000",
     ]) {
       await assert.rejects(
-        syndicator.delete(note(), publication, change(url)),
+        syndicator.delete(note(), publication, changeOptions(url)),
         (error: unknown) => error instanceof SyndicationError && error.permanent,
         url,
       );
@@ -221,11 +220,11 @@ describe("Bluesky: a copy is deleted with com.atproto.repo.deleteRecord, from th
       times: 1,
     });
     await assert.rejects(
-      syndicator.delete(note(), publication, change(url)),
+      syndicator.delete(note(), publication, changeOptions(url)),
       (error: unknown) => error instanceof SyndicationError && !error.permanent && error.status === 429,
     );
     const refreshes = pds.refreshes.length;
-    await syndicator.delete(note(), publication, change(url));
+    await syndicator.delete(note(), publication, changeOptions(url));
     assert.equal(pds.refreshes.length, refreshes + 1, "the expired session was refreshed");
     assert.equal(stored(post, url.split("/").pop() ?? ""), undefined);
   });

@@ -36,6 +36,11 @@ export function callOptions(
   return { idempotencyKey, signal: AbortSignal.timeout(timeoutMs) };
 }
 
+/** Options for one edit or deletion of the copy at `url`: callOptions() naming the copy. */
+export function changeOptions(url: string): SyndicateOptions & { url: string } {
+  return { ...callOptions(), url };
+}
+
 /**
  * The publication when the test's photo server stands in for the user's own site: photos there are
  * fetched although it listens on 127.0.0.1, as a self-hosted site's photos would be.

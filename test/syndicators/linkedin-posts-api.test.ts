@@ -11,14 +11,9 @@ import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { LinkedinSyndicator } from "../../src/syndicators/linkedin/index.ts";
 import { DEFAULT_LINKEDIN_VERSION } from "../../src/syndicators/linkedin/linkedin-options.ts";
 import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
-import { callOptions, HANG_MS, note, siteServedBy } from "./fixtures.ts";
+import { callOptions, changeOptions, HANG_MS, note, siteServedBy } from "./fixtures.ts";
 
 const author = "urn:li:person:AbC123xyz";
-const change = (url: string) => ({
-  url,
-  idempotencyKey: crypto.randomUUID(),
-  signal: AbortSignal.timeout(HANG_MS),
-});
 
 /** Every character the little format reserves, in fixtures a post may hold. */
 export const RESERVED_FIXTURES = [
@@ -171,7 +166,7 @@ describe("LinkedIn: the Posts API", () => {
     const card = structuredClone(sandbox.posts[0]?.article);
     const pictures = sandbox.images.size;
     const edited = { ...post, name: "Second (better) title", featured: [`${photos.url}/other.jpg`] };
-    await syndicator.update(edited, site, change(url));
+    await syndicator.update(edited, site, changeOptions(url));
     const made = sandbox.posts[0];
     assert.equal(made?.shown, "Second (better) title");
     assert.equal(made?.edits.length, 1);
@@ -187,9 +182,9 @@ describe("LinkedIn: the Posts API", () => {
     const site = siteServedBy(photos.url);
     const post = note();
     const url = await syndicator.syndicate(post, site, callOptions());
-    await syndicator.delete(post, site, change(url));
+    await syndicator.delete(post, site, changeOptions(url));
     assert.equal(sandbox.posts[0]?.deleted, true);
-    await syndicator.delete(post, site, change(url));
+    await syndicator.delete(post, site, changeOptions(url));
     const deletes = sandbox.requests.filter((r) => r.method === "DELETE");
     assert.equal(deletes.length, 2);
     assert.equal(deletes[0]?.headers["x-restli-method"], "DELETE");

@@ -12,13 +12,8 @@ import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/ma
 import type { SandboxSoftware } from "../../dev/sandbox/mastodon-software.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
-import { callOptions, HANG_MS, note, siteServedBy } from "./fixtures.ts";
-
-const change = (url: string) => ({
-  url,
-  idempotencyKey: crypto.randomUUID(),
-  signal: AbortSignal.timeout(HANG_MS),
-});
+import { callOptions, note, siteServedBy } from "./fixtures.ts";
+import { sendTwoPhotosThenEdit } from "./mastodon-two-photos-edited.ts";
 
 describe("the Mastodon API servers edit a copy's photos as their source says", () => {
   let photos: PhotoServer;
@@ -43,45 +38,12 @@ describe("the Mastodon API servers edit a copy's photos as their source says", (
   /** A post with photos a and b sent, then edited to b (alt B2) and a new c. */
   async function editTwoPhotos(software: SandboxSoftware) {
     const { sandbox, syndicator } = await serverOf(software);
-    const site = siteServedBy(photos.url);
-    const [a, b, c] = ["/a.jpg", "/b.jpg", "/c.jpg"].map((path) =>
-      photos.add(`/${software}${path}`, jpegBytes),
-    );
-    assert.ok(a && b && c);
-    const url = await syndicator.syndicate(
-      note({
-        content: "Two photos",
-        photo: [
-          { value: a, alt: "A" },
-          { value: b, alt: "B" },
-        ],
-      }),
-      site,
-      callOptions(),
-    );
-    const status = sandbox.statuses.find((s) => s.url === url);
-    assert.ok(status);
-    const [mediaA, mediaB] = status.media.map((m) => m.id);
-    const uploads = sandbox.media.length;
-    await syndicator.update(
-      note({
-        content: "Two photos, changed",
-        photo: [
-          { value: b, alt: "B2" },
-          { value: c, alt: "C" },
-        ],
-      }),
-      site,
-      {
-        ...change(url),
-        sentPhotos: [
-          { url: a, alt: "A" },
-          { url: b, alt: "B" },
-        ],
-      },
-    );
-    assert.match(status.text, /^Two photos, changed/);
-    return { sandbox, syndicator, status, mediaA, mediaB, uploads };
+    const edited = await sendTwoPhotosThenEdit(sandbox, syndicator, photos, {
+      folder: `/${software}`,
+      editedText: "Two photos, changed",
+    });
+    assert.match(edited.status.text, /^Two photos, changed/);
+    return { sandbox, syndicator, ...edited };
   }
 
   for (const software of ["gotosocial", "akkoma", "pleroma"] as const) {

@@ -10,13 +10,8 @@ import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/ma
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { jpegBytes, type PhotoServer, startPhotoServer } from "../fakes/photo-server.ts";
-import { callOptions, HANG_MS, note, siteServedBy } from "./fixtures.ts";
-
-const change = (url: string) => ({
-  url,
-  idempotencyKey: crypto.randomUUID(),
-  signal: AbortSignal.timeout(HANG_MS),
-});
+import { callOptions, changeOptions, note, siteServedBy } from "./fixtures.ts";
+import { sendTwoPhotosThenEdit } from "./mastodon-two-photos-edited.ts";
 
 describe("Mastodon deletes and edits its copies", () => {
   let sandbox: MastodonSandbox;
@@ -35,9 +30,9 @@ describe("Mastodon deletes and edits its copies", () => {
     const site = siteServedBy(photos.url);
     const post = note({ content: "Gone soon" });
     const url = await syndicator.syndicate(post, site, callOptions());
-    await syndicator.delete(post, site, change(url));
+    await syndicator.delete(post, site, changeOptions(url));
     assert.ok(sandbox.statuses[0]?.deletedAt);
-    await syndicator.delete(post, site, change(url));
+    await syndicator.delete(post, site, changeOptions(url));
     const deletes = sandbox.requests.filter((r) => r.method === "DELETE");
     assert.equal(deletes.length, 2, "the second delete was made, and answered 404");
   });
@@ -52,14 +47,14 @@ describe("Mastodon deletes and edits its copies", () => {
     const boostCopy = await syndicator.syndicate(boost, site, callOptions());
     assert.deepEqual(sandbox.favourites, [liked.id]);
     assert.equal(sandbox.reblogs.length, 1);
-    await syndicator.delete(like, site, change(likeCopy));
-    await syndicator.delete(boost, site, change(boostCopy));
+    await syndicator.delete(like, site, changeOptions(likeCopy));
+    await syndicator.delete(boost, site, changeOptions(boostCopy));
     assert.deepEqual(sandbox.favourites, []);
     assert.equal(sandbox.reblogs.length, 0);
     assert.equal(liked.deletedAt, null, "someone else's status is never deleted");
     // A like has nothing to edit.
     const before = sandbox.requests.length;
-    await syndicator.update(note({ "like-of": [liked.url] }), site, change(likeCopy));
+    await syndicator.update(note({ "like-of": [liked.url] }), site, changeOptions(likeCopy));
     assert.equal(sandbox.requests.length, before);
   });
 
@@ -69,7 +64,7 @@ describe("Mastodon deletes and edits its copies", () => {
     const url = await syndicator.syndicate(post, site, callOptions());
     const reset = new Date(Date.now() + 30 * 60_000);
     sandbox.rateLimit(reset, "DELETE /api/v1/statuses/:id", 1);
-    const error = await syndicator.delete(post, site, change(url)).then(
+    const error = await syndicator.delete(post, site, changeOptions(url)).then(
       () => assert.fail("the delete went through"),
       (caught: unknown) => caught,
     );
@@ -80,7 +75,7 @@ describe("Mastodon deletes and edits its copies", () => {
       Math.abs((error.retryAfterSeconds ?? 0) - 30 * 60) < 5,
       `waits until the reset (${error.retryAfterSeconds} s)`,
     );
-    await syndicator.delete(post, site, change(url));
+    await syndicator.delete(post, site, changeOptions(url));
     assert.ok(sandbox.statuses.find((status) => status.url === url)?.deletedAt);
   });
 
@@ -94,7 +89,7 @@ describe("Mastodon deletes and edits its copies", () => {
     await syndicator.update(
       note({ content: "With a photo, fixed", photo: [{ value: `${photos.url}/photo.jpg`, alt: "A heron" }] }),
       site,
-      change(url),
+      changeOptions(url),
     );
     assert.match(status?.text ?? "", /^With a photo, fixed/);
     assert.deepEqual(
@@ -105,41 +100,7 @@ describe("Mastodon deletes and edits its copies", () => {
   });
 
   it("an edit told the photos sent keeps, adds and drops media as the post's photos say", async () => {
-    const site = siteServedBy(photos.url);
-    const [a, b, c] = ["/a.jpg", "/b.jpg", "/c.jpg"].map((path) => photos.add(path, jpegBytes));
-    assert.ok(a && b && c);
-    const url = await syndicator.syndicate(
-      note({
-        content: "Two photos",
-        photo: [
-          { value: a, alt: "A" },
-          { value: b, alt: "B" },
-        ],
-      }),
-      site,
-      callOptions(),
-    );
-    const status = sandbox.statuses.find((s) => s.url === url);
-    assert.ok(status);
-    const [mediaA, mediaB] = status.media.map((m) => m.id);
-    const uploads = sandbox.media.length;
-    await syndicator.update(
-      note({
-        content: "Two photos",
-        photo: [
-          { value: b, alt: "B2" },
-          { value: c, alt: "C" },
-        ],
-      }),
-      site,
-      {
-        ...change(url),
-        sentPhotos: [
-          { url: a, alt: "A" },
-          { url: b, alt: "B" },
-        ],
-      },
-    );
+    const { status, mediaA, mediaB, uploads } = await sendTwoPhotosThenEdit(sandbox, syndicator, photos);
     assert.equal(status.media[0]?.id, mediaB, "b keeps its media, now first");
     assert.equal(status.media[0]?.description, "B2");
     assert.notEqual(status.media[1]?.id, mediaA);
@@ -157,7 +118,7 @@ describe("Mastodon deletes and edits its copies", () => {
       await slowSyndicator.update(
         note({ content: "No photo yet", photo: [{ value: photos.add("/new.jpg", jpegBytes), alt: "New" }] }),
         site,
-        { ...change(url), sentPhotos: [] },
+        { ...changeOptions(url), sentPhotos: [] },
       );
       const status = slow.statuses.find((s) => s.url === url);
       assert.deepEqual(

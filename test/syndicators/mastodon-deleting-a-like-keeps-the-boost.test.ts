@@ -7,13 +7,7 @@ import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/ma
 import { SyndicationError } from "../../src/contract/syndication-error.ts";
 import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 
-import { callOptions, HANG_MS, note, publication } from "./fixtures.ts";
-
-const change = (url: string) => ({
-  url,
-  idempotencyKey: crypto.randomUUID(),
-  signal: AbortSignal.timeout(HANG_MS),
-});
+import { callOptions, changeOptions, note, publication } from "./fixtures.ts";
 
 describe("Mastodon: deleting a like post undoes only the favourite, a boost post only the boost", () => {
   let sandbox: MastodonSandbox;
@@ -41,7 +35,7 @@ describe("Mastodon: deleting a like post undoes only the favourite, a boost post
 
   it("deleting the like post leaves the boost; deleting the boost post then undoes it", async () => {
     const { status, like, boost, copy } = await likedAndBoosted();
-    await syndicator.delete(like, publication, change(copy));
+    await syndicator.delete(like, publication, changeOptions(copy));
     assert.equal(status.favourited, false, "the favourite is undone");
     assert.equal(status.reblogged, true, "the boost made through the other post is kept");
     assert.equal(
@@ -49,18 +43,18 @@ describe("Mastodon: deleting a like post undoes only the favourite, a boost post
       1,
       "the boost is still on the account",
     );
-    await syndicator.delete(boost, publication, change(copy));
+    await syndicator.delete(boost, publication, changeOptions(copy));
     assert.equal(status.reblogged, false);
     assert.equal(status.deletedAt, null, "someone else's status is never deleted");
   });
 
   it("deleting the boost post leaves the favourite, for a status of another server too", async () => {
     const { status, like, boost, copy } = await likedAndBoosted("https://elsewhere.example/@bob/1101");
-    await syndicator.delete(boost, publication, change(copy));
+    await syndicator.delete(boost, publication, changeOptions(copy));
     assert.equal(status.reblogged, false, "the boost is undone");
     assert.equal(status.favourited, true, "the favourite made through the other post is kept");
     assert.ok(sandbox.favourites.includes(status.id));
-    await syndicator.delete(like, publication, change(copy));
+    await syndicator.delete(like, publication, changeOptions(copy));
     assert.equal(status.favourited, false);
   });
 
@@ -71,7 +65,7 @@ describe("Mastodon: deleting a like post undoes only the favourite, a boost post
     const likeCopy = await syndicator.syndicate(like, publication, callOptions());
     const status = sandbox.statuses.find((s) => s.url === url);
     assert.ok(status?.favourited);
-    await syndicator.delete(like, publication, change(likeCopy));
+    await syndicator.delete(like, publication, changeOptions(likeCopy));
     assert.equal(status.favourited, false);
     assert.equal(status.deletedAt, null, "the status is the other post's copy: kept");
   });
@@ -84,13 +78,13 @@ describe("Mastodon: deleting a like post undoes only the favourite, a boost post
       publication,
       callOptions(),
     );
-    await syndicator.delete(edited, publication, change(singleCopy));
+    await syndicator.delete(edited, publication, changeOptions(singleCopy));
     assert.equal(single.favourited, false);
 
     const { status, copy } = await likedAndBoosted();
     const before = undos();
     await assert.rejects(
-      syndicator.delete(edited, publication, change(copy)),
+      syndicator.delete(edited, publication, changeOptions(copy)),
       (error: unknown) =>
         error instanceof SyndicationError && error.permanent && /undo the copy/.test(error.message),
     );

@@ -5,19 +5,11 @@
 // edit (or the post's deletion) the instance holds exactly the thread the post says, one chain, each
 // status once and recorded with the copy, or nothing at all.
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, it } from "node:test";
-import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
+import { describe, it } from "node:test";
 import type { Post } from "../../src/contract/posts.ts";
-import { MastodonSyndicator } from "../../src/syndicators/mastodon/index.ts";
 import { engines } from "../helpers/databases.ts";
-import {
-  collect,
-  openSyndication,
-  publication,
-  type SyndicationFixture,
-} from "../syndication/syndication-fixture.ts";
-
-const LIMIT = 120;
+import { collect, publication } from "../syndication/syndication-fixture.ts";
+import { mastodonThreadWorld } from "./mastodon-thread-world.ts";
 
 const paragraphs = [
   "Walking along the old canal this morning I counted herons, cormorants and one kingfisher.",
@@ -30,74 +22,52 @@ const text = (parts: string[]) => parts.join("\n\n");
 
 for (const engine of engines) {
   describe(`Mastodon: a status appended by an edit whose answer was lost is never left behind (${engine.name})`, () => {
-    let sandbox: MastodonSandbox;
-    let mastodon: MastodonSyndicator;
-    let fixture: SyndicationFixture<MastodonSyndicator>;
-    let offsetMs = 0;
-    const now = () => Date.now() + offsetMs;
-
-    before(async () => {
-      sandbox = await startMastodonSandbox({ accessToken: "token", now });
-      mastodon = new MastodonSyndicator({
-        url: sandbox.url,
-        user: "demo",
-        accessToken: "token",
-        characterLimit: LIMIT,
-        thread: true,
-        includeCategories: false,
-      });
-      fixture = await openSyndication(engine, [mastodon], {
-        // Each lost answer waits this long; room for a busy machine's sends, which must not time out.
-        targetTimeoutMs: 4_000,
-        clock: now,
-        retry: { baseMs: 1, maxMs: 1 },
-      });
-    });
-    beforeEach(() => {
-      sandbox.clearBehaviour();
-      offsetMs += 31 * 60 * 1000;
-    });
-    after(async () => {
-      await fixture.close();
-      await sandbox.close();
+    const thread = mastodonThreadWorld(engine, {
+      // Each lost answer waits this long; room for a busy machine's sends, which must not time out.
+      targetTimeoutMs: 4_000,
     });
 
-    const live = () => sandbox.statuses.filter((status) => status.deletedAt === null);
+    const live = () => thread.sandbox.statuses.filter((status) => status.deletedAt === null);
     const threadOf = async (post: Post) =>
-      (await fixture.syndication.reads.entriesForPost(post.id)).find((e) => e.targetUid === mastodon.info.uid)
-        ?.thread;
+      (await thread.fixture.syndication.reads.entriesForPost(post.id)).find(
+        (e) => e.targetUid === thread.mastodon.info.uid,
+      )?.thread;
     const posted = () =>
-      sandbox.requests.filter((request) => request.method === "POST" && request.path === "/api/v1/statuses");
+      thread.sandbox.requests.filter(
+        (request) => request.method === "POST" && request.path === "/api/v1/statuses",
+      );
 
     async function send(published: string, parts: string[]): Promise<{ post: Post; firstId: string }> {
-      const start = sandbox.statuses.length;
-      const post = await fixture.createPost(published, [mastodon.info.uid], { content: text(parts) });
-      const result = await fixture.syndication.runs.syndicatePost(post.url, "manual");
+      const start = thread.sandbox.statuses.length;
+      const post = await thread.fixture.createPost(published, [thread.mastodon.info.uid], {
+        content: text(parts),
+      });
+      const result = await thread.fixture.syndication.runs.syndicatePost(post.url, "manual");
       assert.equal(result.targets[0]?.status, "syndicated", result.targets[0]?.error);
-      return { post, firstId: sandbox.statuses[start]?.id ?? "" };
+      return { post, firstId: thread.sandbox.statuses[start]?.id ?? "" };
     }
 
     async function edit(post: Post, parts: string[]): Promise<void> {
-      await fixture.posts.update(post.url, { replace: { content: [text(parts)] } });
-      offsetMs += 1000;
-      await collect(await fixture.syndication.runs.startBatch("manual"));
+      await thread.fixture.posts.update(post.url, { replace: { content: [text(parts)] } });
+      thread.advance(1000);
+      await collect(await thread.fixture.syndication.runs.startBatch("manual"));
     }
 
     /** An edit whose appended status is made, but whose answer never arrives. */
     async function editWithAnswerLost(post: Post, parts: string[]): Promise<string | undefined> {
-      const before = sandbox.statuses.length;
-      sandbox.setBehaviour({ hangMs: Number.POSITIVE_INFINITY, hangPhase: "after", times: 1 });
+      const before = thread.sandbox.statuses.length;
+      thread.sandbox.setBehaviour({ hangMs: Number.POSITIVE_INFINITY, hangPhase: "after", times: 1 });
       await edit(post, parts);
-      sandbox.clearBehaviour();
-      assert.equal(sandbox.statuses.length - before, 1, "the appended status was made");
-      const [op] = await fixture.syndication.reads.operationsForPost(post.id);
+      thread.sandbox.clearBehaviour();
+      assert.equal(thread.sandbox.statuses.length - before, 1, "the appended status was made");
+      const [op] = await thread.fixture.syndication.reads.operationsForPost(post.id);
       assert.equal(op?.state, "failed", "its answer never came");
-      return sandbox.statuses.at(-1)?.id;
+      return thread.sandbox.statuses.at(-1)?.id;
     }
 
     /** The live statuses made since `start`: exactly one chain from `firstId`, in order. */
     function onlyChain(start: number, firstId: string): string[] {
-      const made = live().filter((status) => sandbox.statuses.indexOf(status) >= start);
+      const made = live().filter((status) => thread.sandbox.statuses.indexOf(status) >= start);
       const chain = [firstId];
       for (;;) {
         const next = made.filter((status) => status.inReplyToId === chain.at(-1));
@@ -122,17 +92,17 @@ for (const engine of engines) {
         recorded?.every((each) => each.appending === undefined),
         "no append left under way",
       );
-      const stored = await fixture.posts.findByUrl(post.url);
-      const preview = mastodon.preview(stored?.properties ?? {}, publication);
+      const stored = await thread.fixture.posts.findByUrl(post.url);
+      const preview = thread.mastodon.preview(stored?.properties ?? {}, publication);
       assert.deepEqual(
-        chain.map((id) => sandbox.statuses.find((status) => status.id === id)?.text),
+        chain.map((id) => thread.sandbox.statuses.find((status) => status.id === id)?.text),
         (preview.thread ?? [{ text: preview.text }]).map((each) => each.text),
         "each status holds what the preview shows",
       );
     }
 
     it("edited again before the retry: the lost status is found, edited, and the thread goes on from it", async () => {
-      const start = sandbox.statuses.length;
+      const start = thread.sandbox.statuses.length;
       const { post, firstId } = await send("2024-03-01T00:00:00Z", paragraphs.slice(0, 3));
       const lost = await editWithAnswerLost(post, paragraphs.slice(0, 4));
       const marked = await threadOf(post);
@@ -156,12 +126,12 @@ for (const engine of engines) {
       );
       await assertThreadIs(post, start, firstId, 5);
       assert.equal((await threadOf(post))?.[3]?.id, lost, "the lost status is the thread's 4th");
-      const [op] = await fixture.syndication.reads.operationsForPost(post.id);
+      const [op] = await thread.fixture.syndication.reads.operationsForPost(post.id);
       assert.equal(op?.state, "done");
     });
 
     it("edited again to fewer posts: the lost status is found and deleted", async () => {
-      const start = sandbox.statuses.length;
+      const start = thread.sandbox.statuses.length;
       const { post, firstId } = await send("2024-03-02T00:00:00Z", paragraphs.slice(0, 3));
       await editWithAnswerLost(post, paragraphs.slice(0, 4));
       await edit(post, paragraphs.slice(0, 2));
@@ -169,20 +139,23 @@ for (const engine of engines) {
     });
 
     it("deleted before the retry: no status of the thread is left, the lost one too", async () => {
-      const start = sandbox.statuses.length;
+      const start = thread.sandbox.statuses.length;
       const { post, firstId } = await send("2024-03-03T00:00:00Z", paragraphs.slice(0, 3));
       const lost = await editWithAnswerLost(post, paragraphs.slice(0, 4));
-      await fixture.posts.delete(post.url);
-      offsetMs += 1000;
-      await collect(await fixture.syndication.runs.startBatch("manual"));
+      await thread.fixture.posts.delete(post.url);
+      thread.advance(1000);
+      await collect(await thread.fixture.syndication.runs.startBatch("manual"));
       assert.deepEqual(
-        live().filter((status) => sandbox.statuses.indexOf(status) >= start),
+        live().filter((status) => thread.sandbox.statuses.indexOf(status) >= start),
         [],
         "zero statuses left",
       );
-      assert.ok(sandbox.statuses.find((status) => status.id === lost)?.deletedAt, "the lost one deleted");
+      assert.ok(
+        thread.sandbox.statuses.find((status) => status.id === lost)?.deletedAt,
+        "the lost one deleted",
+      );
       assert.ok(firstId);
-      const ops = await fixture.syndication.reads.operationsForPost(post.id);
+      const ops = await thread.fixture.syndication.reads.operationsForPost(post.id);
       assert.equal(ops.find((op) => op.operation === "delete")?.state, "done");
     });
 
@@ -192,7 +165,7 @@ for (const engine of engines) {
         ["2024-03-04T00:00:00Z", "edit"],
         ["2024-03-05T00:00:00Z", "delete"],
       ] as const) {
-        const start = sandbox.statuses.length;
+        const start = thread.sandbox.statuses.length;
         const { post, firstId } = await send(published, [short]);
         assert.equal(await threadOf(post), null, "one status, no thread kept");
         await editWithAnswerLost(post, paragraphs.slice(0, 2));
@@ -201,11 +174,11 @@ for (const engine of engines) {
           await edit(post, [`${short} Edited.`]);
           assert.deepEqual(onlyChain(start, firstId), [firstId], `${then}: the lost status is deleted`);
         } else {
-          await fixture.posts.delete(post.url);
-          offsetMs += 1000;
-          await collect(await fixture.syndication.runs.startBatch("manual"));
+          await thread.fixture.posts.delete(post.url);
+          thread.advance(1000);
+          await collect(await thread.fixture.syndication.runs.startBatch("manual"));
           assert.deepEqual(
-            live().filter((status) => sandbox.statuses.indexOf(status) >= start),
+            live().filter((status) => thread.sandbox.statuses.indexOf(status) >= start),
             [],
             `${then}: zero statuses left`,
           );
@@ -215,7 +188,7 @@ for (const engine of engines) {
 
     it("a status the instance shows otherwise than sent is asked for again with its key, within the key's hour", async () => {
       // Mastodon shows a remote mention without its domain: the text read back differs from the one sent.
-      const start = sandbox.statuses.length;
+      const start = thread.sandbox.statuses.length;
       const { post, firstId } = await send("2024-03-06T00:00:00Z", paragraphs.slice(0, 2));
       const withMention = [
         ...paragraphs.slice(0, 2),
@@ -223,9 +196,9 @@ for (const engine of engines) {
       ];
       const lost = await editWithAnswerLost(post, withMention);
       const lostKey = posted().at(-1)?.idempotencyKey;
-      const requests = sandbox.requests.length;
+      const requests = thread.sandbox.requests.length;
       await edit(post, [...withMention, paragraphs[4] ?? ""]);
-      const again = sandbox.requests
+      const again = thread.sandbox.requests
         .slice(requests)
         .filter((request) => request.method === "POST" && request.path === "/api/v1/statuses");
       assert.equal(again[0]?.idempotencyKey, lostKey, "the lost request made again, with its own key");

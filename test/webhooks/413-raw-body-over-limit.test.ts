@@ -91,6 +91,27 @@ describe("reading a webhook body raw, within a byte limit", () => {
     assert.equal(answer.status, 413);
   });
 
+  it("says the limit in its refusal, which closes the connection", async () => {
+    let refusal: unknown;
+    server.handle(async (req, res) => {
+      await readRawBody(req, { limit: 10 }).catch((error: unknown) => {
+        refusal = error;
+      });
+      res.end();
+    });
+    await send(server.url, { chunks: [randomBytes(11)] });
+    assert.ok(refusal instanceof RawBodyError);
+    assert.deepEqual(
+      { status: refusal.status, error: refusal.error, message: refusal.message, headers: refusal.headers },
+      {
+        status: 413,
+        error: "payload_too_large",
+        message: "The request body is larger than the limit of 10 bytes. Send a smaller body.",
+        headers: { Connection: "close" },
+      },
+    );
+  });
+
   it("limits to 100 kB when no limit is given", async () => {
     assert.equal(DEFAULT_MAX_BODY_BYTES, 100_000);
     server.handle(readingWith());

@@ -36,6 +36,8 @@ describe("a raw body is read once, and a hang-up is an error", () => {
     const error = await outcome.promise;
     assert.ok(error instanceof RequestAbortedError, `expected RequestAbortedError, got ${String(error)}`);
     assert.equal(error.status, 400);
+    assert.equal(error.error, "invalid_request");
+    assert.equal(error.message, "The request was aborted before its whole body arrived.");
   });
 
   it("refuses a second read of the same request, during or after the first", async () => {
@@ -75,6 +77,24 @@ describe("a raw body is read once, and a hang-up is an error", () => {
     assert.ok(error instanceof BodyAlreadyReadError);
     assert.equal(error.status, 500);
     assert.match(error.message, /Mount the webhook routes before any body parser/);
+  });
+
+  it("refuses a negative limit, and takes a limit of 0 for an empty body", async () => {
+    const outcomes: unknown[] = [];
+    server.handle(async (req, res) => {
+      const limit = Number(req.headers["x-limit"]);
+      await readRawBody(req, { limit }).then(
+        (body) => outcomes.push(body.length),
+        (error: unknown) => outcomes.push(error),
+      );
+      res.end();
+    });
+    await send(server.url, { headers: { "x-limit": "-1" } });
+    await send(server.url, { headers: { "x-limit": "0" } });
+    const [negative, zero] = outcomes;
+    assert.ok(negative instanceof TypeError, String(negative));
+    assert.equal(negative.message, "readRawBody: limit must be a whole number of bytes, 0 or more (got -1).");
+    assert.equal(zero, 0);
   });
 
   it("refuses a limit that is not a whole number of bytes", async () => {

@@ -88,6 +88,26 @@ describe("which GitHub events start a run", () => {
     }
   });
 
+  it("says which: no X-GitHub-Event header, or one that is not an event name", () => {
+    const reason = (event: unknown) => {
+      const decision = decide(event, deploymentStatusBody());
+      return decision.start ? undefined : decision.reason;
+    };
+    assert.equal(reason(undefined), "The request has no X-GitHub-Event header.");
+    assert.equal(reason("Deployment Status"), "The X-GitHub-Event header is not a GitHub event name.");
+  });
+
+  it("ignores a successful deployment that names no environment, in its status or its deployment", () => {
+    const body = JSON.parse(deploymentStatusBody({ environment: "" }));
+    delete body.deployment;
+    assert.deepEqual(decide("deployment_status", JSON.stringify(body)), {
+      start: false,
+      outcome: "ignored",
+      status: 200,
+      reason: "the deployment names no environment, so it cannot be one of the contexts",
+    });
+  });
+
   it("answers a form-encoded or non-event body as invalid, saying to use application/json", () => {
     const form = `payload=${encodeURIComponent(deploymentStatusBody())}`;
     const decision = decide("deployment_status", form);

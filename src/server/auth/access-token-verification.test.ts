@@ -59,6 +59,9 @@ describe("access tokens: issued, then checked", () => {
     const issuedAt = minted.issuedAt.getTime() / 1000;
     assert.ok(issuedAt >= before && issuedAt <= now(), "issued now, in whole seconds");
     assert.equal(minted.expiresAt.getTime() - minted.issuedAt.getTime(), 7 * DAY * 1000);
+    // A JWT any other verifier reads as one (RFC 7519 §5.1): the header names its type too.
+    const header = JSON.parse(Buffer.from(token.split(".")[0] ?? "", "base64url").toString("utf8"));
+    assert.deepEqual(header, { alg: "HS256", typ: "JWT" });
   });
 
   it("gives each token a random id of its own unless one is chosen", async () => {

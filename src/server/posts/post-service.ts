@@ -248,6 +248,9 @@ export function createPostService(
         update,
       }),
 
+    // Nothing after its statement waits: its listeners are told, not awaited (decision 0075).
+    returnsOnCommit: () => true,
+
     async updateAlongside(url, update, alongside) {
       const updated = await updateAlongside(url, update, alongside);
       notify({ kind: "update", post: updated.post, update });

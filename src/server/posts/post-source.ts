@@ -68,12 +68,21 @@ export function hostPostSource({ own, all, known, logger }: EveryPostOptions): P
       // A post's origin never changes, so the row read here decides where its update goes.
       return post.origin === undefined ? own.update(url, update) : updateFromElsewhere(post, update);
     },
-    async updateAlongside(url, update, alongside) {
-      const post = await all.findByUrl(url);
+    // The core hands the post it read from here: its origin, which never changes, says where the
+    // write-back goes without a statement more a post (decision 0081).
+    async updateAlongside(url, update, alongside, read) {
+      const post = read ?? (await all.findByUrl(url));
       if (!post) throw new PostNotFoundError(url);
       return post.origin === undefined
         ? own.updateAlongside(url, update, alongside)
         : updateFromElsewhere(post, update, alongside);
+    },
+    // A post from elsewhere whose origin takes its write-back is told after the commit, over the
+    // network: never one that a batch's next claim rides (decision 0075).
+    returnsOnCommit(post) {
+      if (post.origin === undefined) return own.returnsOnCommit?.(post) === true;
+      if (known.origin(post.origin)?.writeBack) return false;
+      return all.returnsOnCommit?.(post) === true;
     },
     onChange(listener: (change: PostChange) => void) {
       const stops = [own.onChange?.(listener), all.onChange?.(listener), known.onChange(listener)];

@@ -43,3 +43,38 @@ describe("an unlisted post's front matter", () => {
     }
   });
 });
+
+describe("a post's file: its text after the front matter", () => {
+  const body = (content: unknown, extra: Record<string, unknown> = {}) =>
+    postFile(post({ content, ...extra }), PRESETS.hugo).split(/^---\n[\s\S]*?\n---\n/)[1];
+
+  it("is the HTML when the content has some, else its text or value, else the summary, else nothing", () => {
+    assert.equal(body({ html: "<p>Hi</p>", text: "Hi", value: "v" }), "<p>Hi</p>\n");
+    assert.equal(body({ text: "Hi", value: "v" }), "Hi\n");
+    assert.equal(body({ value: "v" }), "v\n");
+    assert.equal(body({ html: 5, text: ["x"], value: null }, { summary: "In short" }), "In short\n");
+    assert.equal(body(undefined, { summary: "In short" }), "In short\n");
+    assert.equal(body("plain", { summary: "In short" }), "plain\n", "a string content first");
+    assert.equal(body(["not", "a", "string"]), "");
+    assert.equal(body(undefined), "");
+    assert.equal(body(null, { summary: "In short" }), "In short\n", "a null content is none");
+    assert.equal(body(undefined, { summary: ["x"] }), "");
+  });
+
+  it("ends with one newline: added when missing, never doubled, none after nothing", () => {
+    assert.equal(body("a\nb"), "a\nb\n");
+    assert.equal(body("a\n"), "a\n");
+    assert.equal(body("\na"), "\na\n");
+    assert.equal(body(""), "");
+    assert.ok(postFile(post({ content: "" }), PRESETS.hugo).endsWith("---\n"));
+  });
+
+  it("keeps a long title on one line of front matter", () => {
+    const title = `A ${"long ".repeat(40)}title`;
+    const file = postFile(post({ name: title }), PRESETS.jekyll);
+    assert.ok(
+      file.split("\n").some((line) => line === `title: ${title}`),
+      file,
+    );
+  });
+});

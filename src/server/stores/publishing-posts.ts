@@ -78,6 +78,14 @@ export class PublishingPosts implements PostService {
     return updated;
   }
 
+  /**
+   * Inside writeTogether a change is kept for the end: nothing after the statement's commit waits
+   * on the store (decision 0075). Outside it, the store is reached before the write-back returns.
+   */
+  returnsOnCommit(post: Post): boolean {
+    return this.together.getStore() !== undefined && this.inner.returnsOnCommit?.(post) === true;
+  }
+
   /** An updated post on its way to the store, and to those listening. */
   private async published(post: Post, update: Parameters<PostService["update"]>[1]): Promise<Post> {
     const failure = await this.reach(post, "Update");

@@ -144,12 +144,4 @@ export class OwnTexts {
         : { replace: { [OWN_TEXT_PROPERTY]: [Object.fromEntries(given)] } },
     );
   }
-
-  /** Notes in the attempts history that this send carried the user's own words. */
-  async markAttempt(attemptId: string, text: string): Promise<void> {
-    await this.database.query("UPDATE syndication_attempts SET own_text = $2 WHERE id = $1::bigint", [
-      attemptId,
-      text,
-    ]);
-  }
 }

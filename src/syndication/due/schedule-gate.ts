@@ -23,15 +23,20 @@ export interface GateDependencies {
   now(): number;
 }
 
+/** What holdBack answers without a request when the post's gate needs a live check (an HTTP request). */
+export const NEEDS_REQUEST = "needs a live check";
+
 /**
  * Null when the post may be sent now; otherwise the result that says what it waits for.
- * `knownEntries` is the post's ledger rows when they were read with it.
+ * `knownEntries` is the post's ledger rows when they were read with it. Without `mayRequest` (a
+ * batch preparing its next post, decision 0075), NEEDS_REQUEST instead of a live check.
  */
 export async function holdBack(
   deps: GateDependencies,
   post: Post,
   knownEntries?: readonly LedgerEntry[],
-): Promise<PostResult | null> {
+  mayRequest = true,
+): Promise<PostResult | typeof NEEDS_REQUEST | null> {
   if (post.status !== "published") return null;
   const entries = knownEntries ?? (await deps.ledger.entriesForPost(post.id));
   if (entries.length > 0) return null;
@@ -44,6 +49,7 @@ export async function holdBack(
   if (known?.gaveUp) return waiting(deps, post, notLiveNote(post.url, known.lastError));
   if (known?.nextCheckAt && known.nextCheckAt.getTime() > deps.now())
     return waiting(deps, post, waitingNote(post.url, known.lastError));
+  if (!mayRequest) return NEEDS_REQUEST;
   const answer = await deps.checkLive(post.url);
   const recorded = await deps.liveChecks.record(post.id, post.url, answer);
   if (recorded.liveAt) return null;

@@ -1,6 +1,7 @@
 // What a claim asks for and what it hands out: the right to send one (post, target), or to carry out
 // one follow-up, held until its outcome is recorded; and how failures back off.
 import type { BackoffRule } from "../../net/backoff.ts";
+import type { SentCopy } from "../copies/sent-copy.ts";
 import type { FollowUp, LedgerEntry, Operation, OperationEntry, Trigger } from "../types.ts";
 
 export interface ClaimRequest {
@@ -19,12 +20,44 @@ export interface ClaimRequest {
   force?: boolean;
 }
 
+/** One target of a post's claim, and what its attempt will send (decision 0081). */
+export interface ClaimedTarget {
+  targetUid: string;
+  idempotencyKey: string;
+  /**
+   * What the attempt is about to send (its preview, decision 0054), written by the claim's own
+   * attempt row, so that it is committed before the request without a statement of its own.
+   */
+  sent?: SentCopy;
+  /** The user's own words the attempt sends (OwnTexts), noted the same way. */
+  ownText?: string;
+}
+
 /**
  * The claim of several targets of one post at once, in one statement (decision 0063): each target
  * is taken or refused as a ClaimRequest's would be.
  */
 export interface PostClaimRequest extends Omit<ClaimRequest, "targetUid" | "idempotencyKey"> {
-  targets: readonly { targetUid: string; idempotencyKey: string }[];
+  targets: readonly ClaimedTarget[];
+  /**
+   * The post as a batch's page read it (as-listed.ts): the claim takes nothing unless it is still so
+   * (decision 0080). Absent: the post was read just before, and only its deletion is checked.
+   */
+  asListed?: string;
+}
+
+/**
+ * A post's claim made ready, not yet run (Ledger.prepareClaim): its tokens made beforehand, so that
+ * what it took can be read back by them (decision 0075).
+ */
+export interface PreparedClaim {
+  request: PostClaimRequest;
+  /** The uids claimed, in the order their rows are taken. */
+  uids: readonly string[];
+  /** The claimed_by value of each uid. */
+  tokens: ReadonlyMap<string, string>;
+  /** The claim's parameters, in claimSql's order. */
+  params: readonly unknown[];
 }
 
 /** The right to send one (post, target), held until recordSuccess or recordFailure. */

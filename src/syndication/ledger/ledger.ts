@@ -9,11 +9,12 @@ import { randomBytes } from "node:crypto";
 import type { Database, Queryable } from "../../contract/database.ts";
 import type { AlongsideStatement } from "../../contract/post-source.ts";
 import type { ThreadPost } from "../../contract/thread-progress.ts";
-import { together } from "../alongside.ts";
+import { jsonValue, together } from "../alongside.ts";
 import type { SentCopy } from "../copies/sent-copy.ts";
 import { DATABASE_DECIDES, type DatabaseNow, sqlNow } from "../database-now.ts";
 import type { LedgerEntry, Operation } from "../types.ts";
-import { claimRows, FOLLOW_UPS, failureSql, held, heldSql, SENDS, staleSql, unknownSql } from "./books.ts";
+import { asListedSql } from "./as-listed.ts";
+import { FOLLOW_UPS, failureSql, held, heldSql, SENDS, staleSql, unknownSql } from "./books.ts";
 import {
   type Backoff,
   type Claim,
@@ -21,6 +22,7 @@ import {
   DEFAULT_BACKOFF,
   type OperationClaim,
   type PostClaimRequest,
+  type PreparedClaim,
   type StaleResolution,
 } from "./claims.ts";
 import { LedgerFollowUps } from "./follow-ups.ts";
@@ -64,48 +66,112 @@ export class Ledger extends LedgerFollowUps {
    * order of their uids, so that two claimers of the same post never wait on each other in a circle.
    */
   async claimPost(request: PostClaimRequest): Promise<Map<string, Claim>> {
-    const keys = new Map(request.targets.map((t) => [t.targetUid, t.idempotencyKey]));
-    const uids = [...keys.keys()].sort();
-    if (uids.length === 0) return new Map();
+    return this.runClaim(this.prepareClaim(request));
+  }
+
+  /**
+   * A post's claim made ready and not run: its tokens are made here, before any statement, so that
+   * a claim that runs beside a write-back can be read back by them when that write-back's answer is
+   * lost (decision 0075).
+   */
+  prepareClaim(request: PostClaimRequest): PreparedClaim {
+    const byUid = new Map(request.targets.map((t) => [t.targetUid, t]));
+    const uids = [...byUid.keys()].sort();
     const tokens = new Map(uids.map((uid) => [uid, `${request.holder}/${randomBytes(4).toString("hex")}`]));
-    const rows = await claimRows<TargetRow>(
-      this.database,
-      `WITH claimed AS (
-         INSERT INTO syndication_targets AS t
-           (post_id, target_uid, state, attempts, idempotency_key, claimed_by, claimed_at, created_at, updated_at)
-         SELECT $1::bigint, r.target_uid, 'sending', 1, r.idempotency_key, r.claimed_by,
-                ${sqlNow(8)}, ${sqlNow(8)}, ${sqlNow(8)}
-           FROM post_source AS p,
-                unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY
-                  AS r(target_uid, idempotency_key, claimed_by, n)
-          WHERE p.id = $1::bigint AND p.deleted_at IS NULL
-          ORDER BY r.n
-          FOR SHARE OF p
-         ON CONFLICT (post_id, target_uid) DO UPDATE
-           SET state = 'sending', attempts = t.attempts + 1, claimed_by = EXCLUDED.claimed_by,
-               claimed_at = ${sqlNow(8)}, updated_at = ${sqlNow(8)}
-           WHERE (t.state IN ('pending', 'failed', 'skipped') AND NOT t.permanent
-                  AND (t.next_attempt_at IS NULL OR t.next_attempt_at <= ${sqlNow(8)}))
-              OR ($5::boolean AND t.state IN ('pending', 'failed', 'unknown', 'skipped'))
-         RETURNING ${TARGET_COLUMNS}
-       ), attempt AS (
-         INSERT INTO syndication_attempts (post_id, target_uid, run_id, trigger, outcome, started_at)
-         SELECT post_id::bigint, target_uid, $6::bigint, $7, 'sending', ${sqlNow(8)} FROM claimed
-         RETURNING target_uid, id::text AS attempt_id
-       )
-       SELECT claimed.*, attempt.attempt_id FROM claimed JOIN attempt USING (target_uid)`,
-      [request.postId, uids, uids.map((uid) => keys.get(uid)), uids.map((uid) => tokens.get(uid))],
+    return {
       request,
-      this.now(),
+      uids,
+      tokens,
+      params: [
+        request.postId,
+        uids,
+        uids.map((uid) => byUid.get(uid)?.idempotencyKey),
+        uids.map((uid) => tokens.get(uid)),
+        request.force ?? false,
+        request.runId,
+        request.trigger,
+        this.now(),
+        request.asListed ?? null,
+        uids.map((uid) => {
+          const sent = byUid.get(uid)?.sent;
+          return sent ? JSON.stringify(sent) : null;
+        }),
+        uids.map((uid) => byUid.get(uid)?.ownText ?? null),
+      ],
+    };
+  }
+
+  /** Runs a prepared claim as a statement of its own (decision 0063). */
+  async runClaim(prepared: PreparedClaim): Promise<Map<string, Claim>> {
+    if (prepared.uids.length === 0) return new Map();
+    const { rows } = await this.database.query<TargetRow & { attempt_id: string }>(
+      `WITH ${claimSql(1, "claimed", "attempt")}
+       SELECT claimed.*, attempt.attempt_id FROM claimed JOIN attempt USING (target_uid)`,
+      [...prepared.params],
     );
+    return this.claimsOf(prepared, rows);
+  }
+
+  /**
+   * A prepared claim as common table expressions, to run inside another statement (a batch's
+   * previous post's write-back, decision 0075): the same SQL as runClaim's, its expressions named
+   * apart. Its `returning` reads the claimed rows, for claimsFrom.
+   */
+  claimStatement(prepared: PreparedClaim): AlongsideStatement {
+    return {
+      params: prepared.params,
+      with: (first) => claimSql(first, "next_claimed", "next_attempt"),
+      returning: `(SELECT COALESCE(json_agg(to_json(c)), '[]'::json) FROM (
+         SELECT next_claimed.*, next_attempt.attempt_id FROM next_claimed JOIN next_attempt USING (target_uid)) AS c)`,
+    };
+  }
+
+  /** The claims claimStatement's `returning` read. */
+  claimsFrom(prepared: PreparedClaim, value: unknown): Map<string, Claim> {
+    const rows = jsonValue<(Record<string, unknown> & { attempt_id: string | number })[]>(value);
+    return this.claimsOf(
+      prepared,
+      (rows ?? []).map((row) => ({ ...fromJson(row), attempt_id: String(row.attempt_id) })),
+    );
+  }
+
+  /**
+   * After a statement that carried a prepared claim threw, what that claim took all the same: the
+   * rows still `sending` under its tokens, with the attempt each started under its run (decision
+   * 0075, guard 1). A row the claim never took, or that another claim took since, is absent.
+   */
+  async readBackClaim(prepared: PreparedClaim): Promise<Map<string, Claim>> {
+    if (prepared.uids.length === 0) return new Map();
+    const { rows } = await this.database.query<TargetRow & { attempt_id: string }>(
+      `SELECT t.*, a.id::text AS attempt_id
+         FROM (SELECT ${TARGET_COLUMNS} FROM syndication_targets
+                WHERE post_id = $1::bigint AND target_uid = ANY($2::text[]) AND state = 'sending'
+                  AND claimed_by = ANY($3::text[])) AS t
+         JOIN LATERAL (
+           SELECT id FROM syndication_attempts
+            WHERE post_id = t.post_id::bigint AND target_uid = t.target_uid AND outcome = 'sending'
+              AND run_id IS NOT DISTINCT FROM $4::bigint
+            ORDER BY id DESC LIMIT 1
+         ) AS a ON true`,
+      [
+        prepared.request.postId,
+        prepared.uids,
+        prepared.uids.map((uid) => prepared.tokens.get(uid)),
+        prepared.request.runId,
+      ],
+    );
+    return this.claimsOf(prepared, rows);
+  }
+
+  private claimsOf(prepared: PreparedClaim, rows: readonly (TargetRow & { attempt_id: string })[]) {
     return new Map(
-      rows.map((row) => [
+      rows.map((row): [string, Claim] => [
         row.target_uid,
         {
           entry: toEntry(row),
           attemptId: row.attempt_id,
-          token: tokens.get(row.target_uid) ?? "",
-          trigger: request.trigger,
+          token: prepared.tokens.get(row.target_uid) ?? "",
+          trigger: prepared.request.trigger,
         },
       ]),
     );
@@ -169,12 +235,16 @@ export class Ledger extends LedgerFollowUps {
     extra?: AlongsideStatement,
   ): Promise<Map<string, RecordedOutcome>> {
     if (outcomes.outcomes.length === 0 && outcomes.writtenBack.length === 0 && !extra) return new Map();
-    const statement = together(this.outcomesStatement(outcomes), extra);
+    return recordedOutcomes(await this.runAlongside(together(this.outcomesStatement(outcomes), extra)));
+  }
+
+  /** Runs statements meant to go beside a write-back on their own: what their `returning` read. */
+  async runAlongside(statement: AlongsideStatement): Promise<unknown> {
     const result = await this.database.query<{ alongside: unknown }>(
       `WITH ${statement.with(1)} SELECT ${statement.returning} AS alongside`,
       [...statement.params],
     );
-    return recordedOutcomes(result.rows[0]?.alongside);
+    return result.rows[0]?.alongside ?? null;
   }
 
   /** What an attempt (a send or an edit) is about to send: kept with it for the history. */
@@ -379,4 +449,59 @@ export class Ledger extends LedgerFollowUps {
       [postId, targetUids],
     );
   }
+}
+
+/**
+ * The claim of a post's targets (decision 0063), its expressions named `claimed` and `attempt` as
+ * given, its parameters from $first: the post, the uids (sorted), their keys, their tokens, force,
+ * the run, the trigger, "now", the post as listed (null: not compared; decision 0080), what each
+ * attempt sends and the own words it carries (null: none; decision 0081). One text for
+ * the claim alone and the claim beside a write-back (decision 0075), so that both take the rows
+ * alike on every engine. The post's row is compared under the share lock: an edit committed while
+ * the claim waits for it is seen.
+ */
+function claimSql(first: number, claimed: string, attempt: string): string {
+  const $ = (n: number) => `$${first + n}`;
+  const at = sqlNow(first + 7);
+  return `${claimed} AS (
+         INSERT INTO syndication_targets AS t
+           (post_id, target_uid, state, attempts, idempotency_key, claimed_by, claimed_at, created_at, updated_at)
+         SELECT ${$(0)}::bigint, r.target_uid, 'sending', 1, r.idempotency_key, r.claimed_by, ${at}, ${at}, ${at}
+           FROM post_source AS p,
+                unnest(${$(1)}::text[], ${$(2)}::text[], ${$(3)}::text[]) WITH ORDINALITY
+                  AS r(target_uid, idempotency_key, claimed_by, n)
+          WHERE p.id = ${$(0)}::bigint AND p.deleted_at IS NULL
+            AND (${$(8)}::jsonb IS NULL OR ${$(8)}::jsonb = ${asListedSql("p")})
+          ORDER BY r.n
+          FOR SHARE OF p
+         ON CONFLICT (post_id, target_uid) DO UPDATE
+           SET state = 'sending', attempts = t.attempts + 1, claimed_by = EXCLUDED.claimed_by,
+               claimed_at = ${at}, updated_at = ${at}
+           WHERE (t.state IN ('pending', 'failed', 'skipped') AND NOT t.permanent
+                  AND (t.next_attempt_at IS NULL OR t.next_attempt_at <= ${at}))
+              OR (${$(4)}::boolean AND t.state IN ('pending', 'failed', 'unknown', 'skipped'))
+         RETURNING ${TARGET_COLUMNS}
+       ), ${attempt} AS (
+         INSERT INTO syndication_attempts
+           (post_id, target_uid, run_id, trigger, outcome, started_at, sent, own_text)
+         SELECT c.post_id::bigint, c.target_uid, ${$(5)}::bigint, ${$(6)}, 'sending', ${at},
+                w.sent::jsonb, w.own_text
+           FROM ${claimed} AS c
+           JOIN unnest(${$(1)}::text[], ${$(9)}::text[], ${$(10)}::text[]) AS w(target_uid, sent, own_text)
+             ON w.target_uid = c.target_uid
+         RETURNING target_uid, id::text AS attempt_id
+       )`;
+}
+
+/** A ledger row read through json (timestamps as text), as the driver would have given it. */
+function fromJson(row: Record<string, unknown>): TargetRow {
+  const date = (value: unknown) => (value === null || value === undefined ? null : new Date(String(value)));
+  return {
+    ...(row as unknown as TargetRow),
+    post_id: String(row.post_id),
+    next_attempt_at: date(row.next_attempt_at),
+    claimed_at: date(row.claimed_at),
+    created_at: date(row.created_at) ?? new Date(0),
+    updated_at: date(row.updated_at) ?? new Date(0),
+  };
 }

@@ -6,6 +6,7 @@
 import type { AlongsideStatement } from "../../contract/post-source.ts";
 import type { ThreadPost } from "../../contract/thread-progress.ts";
 import { sqlBackoffMs } from "../../net/backoff.ts";
+import { jsonValue } from "../alongside.ts";
 import { sqlNow } from "../database-now.ts";
 import type { Backoff, Claim } from "./claims.ts";
 import { clip, UNKNOWN_OUTCOME_ERROR } from "./rows.ts";
@@ -147,6 +148,6 @@ export function outcomesStatement(
 
 /** What the statement's `returning` read, by uid. */
 export function recordedOutcomes(value: unknown): Map<string, RecordedOutcome> {
-  const rows = (typeof value === "string" ? JSON.parse(value) : value) as RecordedOutcome[] | null;
+  const rows = jsonValue<RecordedOutcome[]>(value);
   return new Map((rows ?? []).map((row) => [row.target_uid, row]));
 }

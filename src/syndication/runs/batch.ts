@@ -1,20 +1,20 @@
 // A batch run: every awaiting post, oldest first, one at a time, under the lease. It goes on by
 // itself whoever listens: results are broadcast as each post finishes and not kept.
 
-import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Logger } from "../../contract/logger.ts";
 import type { PostSource } from "../../contract/post-source.ts";
-import type { AwaitingCursor, Post } from "../../contract/posts.ts";
+import type { Post } from "../../contract/posts.ts";
 import { visibilityOf } from "../../contract/visibility.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import { requestedTargets, syndicationUrls } from "../post-targets.ts";
 import type { PostResult, RunSummary, SyndicationEvent, Trigger } from "../types.ts";
+import { AwaitingPosts, type Listed } from "./awaiting-posts.ts";
 import { Broadcast } from "./broadcast.ts";
 import type { HeldLease } from "./lease.ts";
 import { countInto, emptySummary } from "./post-result.ts";
 import type { PostRunner } from "./post-runner.ts";
 import type { RunLog } from "./run-log.ts";
-import type { KnownOfPost } from "./syndicate-post.ts";
+import type { ClaimedNext, NextPost } from "./syndicate-post.ts";
 
 /** What the starter of a batch gets back. */
 export interface BatchRun {
@@ -39,8 +39,6 @@ export interface BatchDependencies {
   lease: HeldLease;
   /** `sending` rows older than this were left by a process that died mid-send. */
   staleMs: number;
-  /** The time in milliseconds (Date.now; a test's clock, so that a page goes stale without a sleep). */
-  now(): number;
   /** Uids of the targets that honour the idempotency key (their stale rows are sent again). */
   idempotentUids(): string[];
   /** Uids of the configured targets: a post naming none of them is not walked. */
@@ -50,12 +48,8 @@ export interface BatchDependencies {
   emit(event: SyndicationEvent): void;
 }
 
-// Posts are listed a page at a time, with their ledger rows and own words. A post is read again
-// before it is processed when its page is older than FRESH_MS (slow targets before it), so that an
-// edit made meanwhile is honoured.
-const PAGE = 100;
-const FRESH_MS = 1_000;
-
+// A post is read again when its claim finds it changed since its page was listed (decision 0080): it
+// is sent as it is now only while it still awaits syndication.
 function isAwaiting(post: Post): boolean {
   return (
     post.status === "published" &&
@@ -152,49 +146,62 @@ export class Batch implements BatchRun {
   }
 
   /**
-   * Passes over the awaiting posts, oldest first, each processing the posts this run has not
-   * tried yet. A post published during a pass after the cursor is met in that pass; one that
-   * arrives behind the cursor (an older `published`) is met by the next. The run ends after a
-   * pass that found nothing new. Returns false when it was stopped before that.
+   * Sends the awaiting posts one after another (AwaitingPosts: oldest first, in passes until one
+   * finds nothing new). The next post is prepared once the current post's targets have answered,
+   * and only when its claim may ride the current post's write-back (decision 0075); else it is
+   * taken at its turn. Returns false when it was stopped before the end.
    */
   private async walk(summary: RunSummary): Promise<boolean> {
-    // Memory grows with the number of posts tried (a few dozen bytes each), not with results.
-    const tried = new Set<string>();
+    const { posts, runner } = this.deps;
+    const awaiting = new AwaitingPosts({
+      // Only posts naming a configured target: one naming only removed targets does not wait.
+      list: (cursor, limit) => posts.nextAwaitingSyndication(cursor, limit, this.deps.targetUids()),
+      knownOf: (listed) => runner.knownOf(listed),
+    });
+    /** What the current post's write-back claimed of the next post. */
+    let claimed: ClaimedNext | undefined;
     for (;;) {
-      let processed = 0;
-      let cursor: AwaitingCursor | undefined;
-      for (;;) {
-        // Only posts naming a configured target: one naming only removed targets does not wait.
-        const page = await this.deps.posts.nextAwaitingSyndication(cursor, PAGE, this.deps.targetUids());
-        const listedAt = this.deps.now();
-        const known = await this.deps.runner.knownOf(page.filter((listed) => !tried.has(listed.id)));
-        for (const listed of page) {
-          if (tried.has(listed.id)) continue;
-          if (this.shouldStop()) return false;
-          tried.add(listed.id);
-          const fresh = this.deps.now() - listedAt < FRESH_MS;
-          const post = fresh ? listed : await this.deps.posts.findById(listed.id);
-          if (!post || !isAwaiting(post)) continue;
-          await this.process(post, summary, fresh ? known.get(post.id) : undefined);
-          processed += 1;
-          // A turn of the event loop between posts: PGlite answers on this thread through
-          // microtasks, so a batch whose targets answer without I/O would otherwise hold every
-          // request until its last post (bench: batch-overhead, "Event loop delay").
-          await nextTurn();
-        }
-        // Even after a short page: posts published meanwhile after the cursor join this pass.
-        const last = page.at(-1);
-        if (!last) break;
-        cursor = { published: last.published, id: last.id };
-      }
-      if (processed === 0) return true;
+      // A post whose claim rode the last write-back is sent whatever happens meanwhile: its rows
+      // are `sending` under this run. Any other is not begun once the run is asked to stop.
+      if (!claimed && this.shouldStop()) return false;
+      const current = await awaiting.take();
+      if (!current) return true;
+      claimed = await this.process({ ...current, claimed }, summary, async () => {
+        const following = await awaiting.peek();
+        if (!following || this.shouldStop()) return undefined;
+        return runner.prepareNext(following.post, following.known);
+      });
     }
   }
 
-  private async process(post: Post, summary: RunSummary, known: KnownOfPost | undefined): Promise<void> {
-    let result: PostResult | null;
+  /**
+   * Sends one post and reports its result. Returns what its write-back claimed of the next post,
+   * when that claim rode it (decision 0075). A post that changed since its page was read is read
+   * again and sent as it is now, unless it no longer awaits syndication or the run is stopping
+   * (decision 0080).
+   */
+  private async process(
+    { post, known, claimed }: Listed & { claimed: ClaimedNext | undefined },
+    summary: RunSummary,
+    next: NextPost,
+  ): Promise<ClaimedNext | undefined> {
+    const { runner, posts } = this.deps;
+    let result: PostResult | null = null;
+    let claimedNext: ClaimedNext | undefined;
     try {
-      result = await this.deps.runner.syndicate(post, known);
+      let done = await runner.syndicateBefore(post, known, next, claimed);
+      if ("changed" in done) {
+        const again = this.shouldStop() ? null : await posts.findById(post.id);
+        // Read just now: its claim compares nothing but its deletion, and is never "changed".
+        done =
+          again && isAwaiting(again)
+            ? await runner.syndicateBefore(again, undefined, next)
+            : { result: null };
+      }
+      if ("result" in done) {
+        result = done.result;
+        claimedNext = done.next;
+      }
     } catch (error) {
       this.deps.logger.error("Syndicating a post failed inside the server", {
         post: post.url,
@@ -213,6 +220,7 @@ export class Batch implements BatchRun {
       };
     }
     if (result) this.report(result, summary);
+    return claimedNext;
   }
 
   private report(result: PostResult, summary: RunSummary): void {

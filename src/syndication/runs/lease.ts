@@ -133,6 +133,7 @@ export class HeldLease {
   private stopRenewing: (() => void) | undefined;
   private renewing = false;
   /** A tick came while renewing: renew once more when that renewal ends. */
+  // Stryker disable next-line BooleanLiteral: renewNow sets it false before any renewal reads it.
   private renewAgain = false;
   private released = false;
   private lostFlag = false;

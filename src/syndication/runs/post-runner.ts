@@ -4,15 +4,26 @@
 
 import type { Post } from "../../contract/posts.ts";
 import { holdBack } from "../due/schedule-gate.ts";
+import { mayHaveChanged } from "../ledger/as-listed.ts";
 import type { SyndicationParts } from "../parts.ts";
 import type { PostResult } from "../types.ts";
 import { performFollowUps, planFollowUps } from "./follow-ups.ts";
 import {
+  type ClaimedNext,
   type KnownOfPost,
+  type NextPost,
   type PostSyndicationContext,
   type PostSyndicationRun,
+  type PreparedPost,
+  preparePost,
+  sendPrepared,
   syndicatePost,
 } from "./syndicate-post.ts";
+
+/** What a batch's post came to: sent (or held back: null), or found changed since its page was read. */
+export type SentBefore = { result: PostResult | null; next?: ClaimedNext } | { changed: true };
+
+const CHANGED = { changed: true } as const;
 
 /** How many changed posts, or posts with follow-ups due, are read at a time. */
 const FOLLOW_PAGE = 100;
@@ -34,7 +45,7 @@ export interface PostRunnerRun extends PostSyndicationRun {
  *
  * @example
  * const runner = new PostRunner(parts, { runId, trigger: "manual", force: false, pauses });
- * const result = await runner.syndicate(post); // claimed, sent, recorded, written back
+ * const done = await runner.syndicateBefore(post, known, next); // claimed, sent, recorded, written back
  * const followed = await runner.followUps(post); // its copies' updates and deletes that are due
  */
 export class PostRunner {
@@ -94,14 +105,61 @@ export class PostRunner {
   }
 
   /**
-   * A batch's post: sent as `send` does, or, in a scheduled run, held back while it is not due.
-   * Null: the post is not due yet, and nothing is reported for it.
+   * A batch's post under the pipeline (decision 0075): sent as `send` does, or, in a scheduled run,
+   * held back while it is not due; with `claims` when its claim rode the previous post's write-back
+   * (its gate was passed then), and `next`, the batch's next post, whose claim may ride this post's
+   * write-back. Null: held back (nothing reported). `changed`: the post was read with its page
+   * (`known`) and its claim took nothing, as after a change since (decision 0080): nothing was sent
+   * or said of it, and the batch reads it again.
    */
-  async syndicate(post: Post, known?: KnownOfPost): Promise<PostResult | null> {
-    if (!this.run.holdBackUntilDue) return this.send(post, known);
+  async syndicateBefore(
+    post: Post,
+    known: KnownOfPost | undefined,
+    next: NextPost | undefined,
+    claimed?: ClaimedNext,
+  ): Promise<SentBefore> {
     const context = this.context;
-    const names = new Map(context.syndicators.map((s) => [s.info.uid, s.info.name]));
-    const held = await holdBack(
+    const run = this.batchRun;
+    if (claimed)
+      return mayHaveChanged(claimed.prepared.claim, claimed.claims)
+        ? CHANGED
+        : sendPrepared(context, claimed.prepared, run, Promise.resolve(claimed.claims), next);
+    if (this.run.holdBackUntilDue && (await this.gate(post, known, true)) !== null) return { result: null };
+    const prepared = await preparePost(context, post, run, known);
+    if (!("claim" in prepared)) return { result: prepared };
+    const claiming = context.ledger.runClaim(prepared.claim);
+    // A claim that throws is told by each of its targets (sendPrepared), as ever.
+    const changed = await claiming.then(
+      (claims) => mayHaveChanged(prepared.claim, claims),
+      () => false,
+    );
+    return changed ? CHANGED : sendPrepared(context, prepared, run, claiming, next);
+  }
+
+  /**
+   * The batch's next post made ready to be claimed beside the current post's write-back: its gate
+   * passed without a network request (a scheduled run's live check is one: the post then waits for
+   * its own turn), its targets decided with the run's pauses as they stand now. Undefined: it is
+   * not prepared, and the current post commits alone.
+   */
+  async prepareNext(post: Post, known: KnownOfPost | undefined): Promise<PreparedPost | undefined> {
+    if (this.run.holdBackUntilDue && (await this.gate(post, known, false)) !== null) return undefined;
+    const prepared = await preparePost(this.context, post, this.batchRun, known);
+    return "claim" in prepared ? prepared : undefined;
+  }
+
+  /** A batch's run: a scheduled run never forces (its retry is the user's, not the schedule's). */
+  private get batchRun(): PostSyndicationRun {
+    return this.run.holdBackUntilDue ? { ...this.run, force: false } : this.run;
+  }
+
+  /**
+   * A scheduled run's gate (schedule-gate.ts): null when the post may be sent now. Without
+   * `mayRequest`, a post whose gate needs a live check (an HTTP request) is "not now" too.
+   */
+  private gate(post: Post, known: KnownOfPost | undefined, mayRequest: boolean) {
+    const names = new Map(this.context.syndicators.map((s) => [s.info.uid, s.info.name]));
+    return holdBack(
       {
         ledger: this.parts.ledger,
         liveChecks: this.parts.liveChecks,
@@ -112,8 +170,8 @@ export class PostRunner {
       },
       post,
       known?.entries,
+      mayRequest,
     );
-    return held ? null : syndicatePost(context, post, { ...this.run, force: false }, known);
   }
 
   /** Carries out the post's follow-ups that are due (decision 0028). Null when none was due. */

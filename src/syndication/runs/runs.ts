@@ -59,7 +59,6 @@ export class Runs {
             logger: this.parts.deps.logger,
             lease: held,
             staleMs: this.parts.staleMs,
-            now: this.parts.clock,
             idempotentUids: () => this.parts.idempotentUids(),
             targetUids: () => this.parts.targetUids(),
             runner: new PostRunner(this.parts, {

@@ -8,12 +8,13 @@ import type { Post, PostUpdate } from "../../contract/posts.ts";
 import type { PreviewOptions, Publication } from "../../contract/syndicator.ts";
 import { completedThread } from "../../contract/thread-progress.ts";
 import { visibilityOf } from "../../contract/visibility.ts";
-import { together } from "../alongside.ts";
+import { joined, partOf, together } from "../alongside.ts";
 import { digestFor, previewFor } from "../copies/copy-digest.ts";
 import { type OwnText, type OwnTexts, wordsFor } from "../copies/own-texts.ts";
 import { type SentCopy, sentCopyOf } from "../copies/sent-copy.ts";
 import type { ThreadChoices } from "../copies/thread-choices.ts";
-import type { Claim, OperationClaim } from "../ledger/claims.ts";
+import { asListed } from "../ledger/as-listed.ts";
+import type { Claim, OperationClaim, PreparedClaim } from "../ledger/claims.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import {
   type Outcome,
@@ -124,6 +125,16 @@ function looksClaimable(entry: LedgerEntry | undefined, force: boolean, now: num
   return entry.nextAttemptAt === null || entry.nextAttemptAt.getTime() <= now;
 }
 
+/** The post and what its page read beside it, as a claim compares them (decision 0080). */
+function listedAs(post: Post, known: KnownOfPost): string {
+  const pageTexts = new Map(
+    [...known.ownTexts].flatMap(([uid, own]): [string, string][] =>
+      own.source === "page" ? [[uid, own.text]] : [],
+    ),
+  );
+  return asListed(post, { pageTexts, threadChoices: known.threadChoices });
+}
+
 /** The configured syndicators by uid; the first of two with one uid is the one used. */
 export function syndicatorsByUid(syndicators: readonly SyndicatorPlugin[]): Map<string, SyndicatorPlugin> {
   const byUid = new Map<string, SyndicatorPlugin>();
@@ -132,12 +143,58 @@ export function syndicatorsByUid(syndicators: readonly SyndicatorPlugin[]): Map<
   return byUid;
 }
 
+/** What a target comes to without a round trip, or the syndicator that will send it once claimed. */
+type Decision = { target: TargetResult } | { syndicator: SyndicatorPlugin };
+
+/**
+ * A post's targets decided and its claim made ready (its tokens made), before the claim runs: on its
+ * own, or, for a batch's next post, inside the previous post's write-back (decision 0075).
+ */
+export interface PreparedPost {
+  post: Post;
+  entries: ReadonlyMap<string, LedgerEntry>;
+  ownTexts: ReadonlyMap<string, OwnText> | undefined;
+  threadChoices: ReadonlyMap<string, boolean> | undefined;
+  uids: readonly string[];
+  decided: ReadonlyMap<string, Decision>;
+  claim: PreparedClaim;
+}
+
+/**
+ * The next post of a batch, prepared once the current post's targets have answered, and only when
+ * its claim may ride the current post's write-back; undefined: the current post commits alone.
+ */
+export type NextPost = () => Promise<PreparedPost | undefined>;
+
+/** The next post and the claims its prepared claim took (decision 0075). */
+export interface ClaimedNext {
+  prepared: PreparedPost;
+  claims: ReadonlyMap<string, Claim>;
+}
+
 export async function syndicatePost(
   context: PostSyndicationContext,
   post: Post,
   run: PostSyndicationRun,
   known?: KnownOfPost,
 ): Promise<PostResult> {
+  const prepared = await preparePost(context, post, run, known);
+  if (!("claim" in prepared)) return prepared;
+  return (await sendPrepared(context, prepared, run, context.ledger.runClaim(prepared.claim))).result;
+}
+
+/**
+ * Decides what each target of the post comes to and makes its claim ready. A draft or a post its
+ * author keeps back is a result at once (nothing to claim). The run's pauses are read now: a batch
+ * prepares its next post only once the current post's targets have answered, so that a target one
+ * of them paused is not claimed (decision 0075).
+ */
+export async function preparePost(
+  context: PostSyndicationContext,
+  post: Post,
+  run: PostSyndicationRun,
+  known?: KnownOfPost,
+): Promise<PreparedPost | PostResult> {
   const requested = requestedTargets(post);
   const byUid = syndicatorsByUid(context.syndicators);
   const nameOf = (uid: string) => byUid.get(uid)?.info.name ?? uid;
@@ -170,8 +227,7 @@ export async function syndicatePost(
       .map((entry) => entry.targetUid),
   ];
 
-  // What each target comes to without a round trip, or the syndicator that will send it once claimed.
-  const decide = (uid: string): { target: TargetResult } | { syndicator: SyndicatorPlugin } => {
+  const decide = (uid: string): Decision => {
     const name = nameOf(uid);
     const known = entries.get(uid);
     const requestedNow = requested.includes(uid);
@@ -185,16 +241,52 @@ export async function syndicatePost(
     return { syndicator };
   };
   const decided = new Map(uids.map((uid) => [uid, decide(uid)]));
-  const toClaim = uids.filter((uid) => "syndicator" in (decided.get(uid) ?? { target: null }));
-  // Every target of the post that may be sent is claimed in one statement (decision 0063).
-  const claiming = context.ledger.claimPost({
+  const toClaim = uids.flatMap((uid) => {
+    const decision = decided.get(uid);
+    return decision && "syndicator" in decision ? [{ uid, syndicator: decision.syndicator }] : [];
+  });
+  // Every target of the post that may be sent is claimed in one statement (decision 0063); when the
+  // post was read with a page, only while it is as read (decision 0080). Its attempt rows keep what
+  // each target will send and the own words it carries (decision 0081): the claim commits before
+  // any request, and takes nothing when the post is no longer what these were made from.
+  const claim = context.ledger.prepareClaim({
     postId: post.id,
-    targets: toClaim.map((uid) => ({ targetUid: uid, idempotencyKey: idempotencyKey(post.url, uid) })),
+    targets: toClaim.map(({ uid, syndicator }) => {
+      const words = wordsFor(post, ownTexts, uid, threadChoices);
+      const sent = sentCopyFor(context, syndicator, post, words);
+      return {
+        targetUid: uid,
+        idempotencyKey: idempotencyKey(post.url, uid),
+        ...(sent ? { sent } : {}),
+        ...(words.text !== undefined ? { ownText: words.text } : {}),
+      };
+    }),
     holder: context.holder,
     runId: run.runId,
     trigger: run.trigger,
     force: run.force,
+    ...(known ? { asListed: listedAs(post, known) } : {}),
   });
+  return { post, entries, ownTexts, threadChoices, uids, decided, claim };
+}
+
+/**
+ * Sends a prepared post under `claiming` (its claim, run on its own or beside the previous post's
+ * write-back), then records the outcomes and writes the links back. `next`, a batch's: the next
+ * post, whose claim may ride this write-back; what it took comes back as `next`.
+ */
+export async function sendPrepared(
+  context: PostSyndicationContext,
+  prepared: PreparedPost,
+  run: PostSyndicationRun,
+  claiming: Promise<ReadonlyMap<string, Claim>>,
+  next?: NextPost,
+): Promise<{ result: PostResult; next?: ClaimedNext }> {
+  const { post, entries, ownTexts, threadChoices, uids, decided } = prepared;
+  const byUid = syndicatorsByUid(context.syndicators);
+  const nameOf = (uid: string) => byUid.get(uid)?.info.name ?? uid;
+  // A claim that fails is told by each target that waits on it (below), not as an unhandled rejection.
+  claiming.catch(() => {});
   // Someone else changed a row since we read it: what the rows are now, read once for the post.
   let current: Promise<LedgerEntry[]> | undefined;
   const currentEntries = () => {
@@ -203,7 +295,8 @@ export async function syndicatePost(
   };
 
   const sendOne = async (uid: string): Promise<Sent> => {
-    const decision = decided.get(uid) ?? decide(uid);
+    const decision = decided.get(uid);
+    if (!decision) return { target: notClaimed(entries.get(uid), uid, nameOf(uid)) };
     if ("target" in decision) return decision;
     const { syndicator } = decision;
     const claim = (await claiming).get(uid);
@@ -211,9 +304,8 @@ export async function syndicatePost(
       const now = (await currentEntries()).find((e) => e.targetUid === uid);
       return { target: notClaimed(now, uid, nameOf(uid)) };
     }
+    // What it sends and its own words were recorded by the claim's attempt row (decision 0081).
     const words = wordsFor(post, ownTexts, uid, threadChoices);
-    if (words.text !== undefined) await context.ownTexts?.markAttempt(claim.attemptId, words.text);
-    await recordWhatIsSent(context, syndicator, post, claim, words);
     return send(context, post, syndicator, claim, run.pauses, words);
   };
 
@@ -230,8 +322,12 @@ export async function syndicatePost(
       sendOne(uid).catch((error: unknown): Sent => ({ target: internalFailure(uid, error) })),
     ),
   );
-  const { targets, syndication } = await writeBack(context, post, sent, entries, internalFailure);
-  return { url: post.url, status: postStatus(targets), syndication, targets };
+  const written = await writeBack(context, post, sent, entries, internalFailure, next);
+  const { targets, syndication } = written;
+  return {
+    result: { url: post.url, status: postStatus(targets), syndication, targets },
+    ...(written.next ? { next: written.next } : {}),
+  };
 }
 
 /**
@@ -247,19 +343,46 @@ export async function recordWhatIsSent(
   words: PreviewOptions,
   keptPhotos?: SentCopy["photos"],
 ): Promise<void> {
+  const sent = sentCopyFor(context, syndicator, post, words);
+  if (!sent) return;
   try {
-    const preview = previewFor(syndicator, post.properties, context.publication, words);
-    if (!preview) return;
-    const sent = sentCopyOf(preview);
     // An edit that cannot change photos leaves the copy's as they were: the record says so too.
     await context.ledger.recordSent(claim.attemptId, keptPhotos ? { ...sent, photos: keptPhotos } : sent);
   } catch (error) {
-    context.logger.warn("Could not record what an attempt sends", {
-      post: post.url,
-      target: syndicator.info.uid,
-      error: describe(error),
-    });
+    couldNotRecord(context, syndicator, post, error);
   }
+}
+
+/**
+ * What `syndicator` would send of `post` with `words`, as the history keeps it; undefined when it
+ * cannot preview, or its preview fails (logged: the send goes ahead without the record).
+ */
+function sentCopyFor(
+  context: PostSyndicationContext,
+  syndicator: SyndicatorPlugin,
+  post: Post,
+  words: PreviewOptions,
+): SentCopy | undefined {
+  try {
+    const preview = previewFor(syndicator, post.properties, context.publication, words);
+    return preview ? sentCopyOf(preview) : undefined;
+  } catch (error) {
+    couldNotRecord(context, syndicator, post, error);
+    return undefined;
+  }
+}
+
+function couldNotRecord(
+  context: PostSyndicationContext,
+  syndicator: SyndicatorPlugin,
+  post: Post,
+  error: unknown,
+): void {
+  context.logger.warn("Could not record what an attempt sends", {
+    post: post.url,
+    target: syndicator.info.uid,
+    error: describe(error),
+  });
 }
 
 /** Calls the syndicator for a claimed row and records the outcome in the ledger. */
@@ -413,6 +536,12 @@ export async function noteHealth(
  * added to `syndication`, the syndicated targets removed from `mp-syndicate-to`. A URL that reached
  * the post once and is gone was removed by the user, and stays removed. Returns the targets as
  * recorded and the post's syndication URLs afterwards.
+ *
+ * With `next` (a batch), the next post's claim rides the same statement when nothing after its
+ * commit waits on the network (decision 0075): the post has nothing to write back, or the source
+ * promises it of this post's write-back (PostSource.returnsOnCommit). Then `next` is prepared here,
+ * after this post's answers, and what its claim took comes back, read back by its tokens when the
+ * statement's answer was lost.
  */
 async function writeBack(
   context: PostSyndicationContext,
@@ -420,7 +549,8 @@ async function writeBack(
   sent: readonly Sent[],
   entries: ReadonlyMap<string, LedgerEntry>,
   internalFailure: (uid: string, error: unknown) => TargetResult,
-): Promise<{ targets: TargetResult[]; syndication: string[] }> {
+  next?: NextPost,
+): Promise<{ targets: TargetResult[]; syndication: string[]; next?: ClaimedNext }> {
   const targets = sent.map(({ target }) => target);
   const present = syndicationUrls(post);
   const requested = requestedTargets(post);
@@ -459,15 +589,51 @@ async function writeBack(
   const health = context.health?.wellAgain(
     sent.flatMap(({ target, wellAgain }) => (wellAgain ? [target.uid] : [])),
   );
+  const { posts, ledger } = context;
+  const writes = add.length > 0 || remove.length > 0;
+
+  // The next post rides this commit only when nothing after it waits on the network (decision
+  // 0075, guard 2): else its claim, made after this commit, would hold its rows `sending` meanwhile.
+  const mayRide =
+    next !== undefined &&
+    (!writes || (posts.updateAlongside !== undefined && posts.returnsOnCommit?.(post) === true));
+  // A next post that cannot be prepared is taken at its turn; this post's outcomes never wait on it.
+  const following = mayRide
+    ? await next().catch((error: unknown) => {
+        context.logger.error("Could not prepare a batch's next post", { error: describe(error) });
+        return undefined;
+      })
+    : undefined;
+  const riding = following && following.claim.uids.length > 0 ? following : undefined;
+  /** What the riding claim took, once the statement's answer is read. */
+  let nextClaims: ReadonlyMap<string, Claim> | undefined;
+  const combined = (statement: AlongsideStatement): AlongsideStatement =>
+    riding ? joined({ outcomes: statement, claims: ledger.claimStatement(riding.claim) }) : statement;
+  const answered = (value: unknown): Map<string, RecordedOutcome> => {
+    if (!riding) return recordedOutcomes(value);
+    nextClaims = ledger.claimsFrom(riding.claim, partOf(value, "claims"));
+    return recordedOutcomes(partOf(value, "outcomes"));
+  };
+
   // The outcomes in one statement of their own. Each row moves only while it is `sending` under its
   // claim, so that recording them again after a write-back that was undone changes nothing twice.
   const recordAlone = async (
     extra?: AlongsideStatement,
+    withNext = false,
   ): Promise<{ targets: TargetResult[]; recorded: boolean }> => {
     try {
-      return { targets: reported(await context.ledger.recordOutcomes(outcomes, extra)), recorded: true };
+      if (withNext && riding)
+        return {
+          targets: reported(
+            answered(
+              await ledger.runAlongside(combined(together(ledger.outcomesStatement(outcomes), extra))),
+            ),
+          ),
+          recorded: true,
+        };
+      return { targets: reported(await ledger.recordOutcomes(outcomes, extra)), recorded: true };
     } catch (error) {
-      if (extra) return recordAlone();
+      if (extra || (withNext && riding)) return recordAlone();
       const syndicated = sent.filter(({ outcome }) => outcome?.kind === "syndicated");
       if (syndicated.length > 0)
         // The copies exist whatever the ledger says: reported and written to the post, so that the
@@ -486,44 +652,70 @@ async function writeBack(
       };
     }
   };
-  if (add.length === 0 && remove.length === 0)
-    return { targets: (await recordAlone(health)).targets, syndication: present };
-  const update: PostUpdate = {};
-  if (add.length > 0) update.add = { syndication: add };
-  if (remove.length > 0) update.delete = { "mp-syndicate-to": remove };
-  const { posts } = context;
-  let recorded: TargetResult[];
-  try {
-    if (!posts.updateAlongside) {
-      recorded = (await recordAlone(health)).targets;
-      return { targets: recorded, syndication: syndicationUrls(await posts.update(post.url, update)) };
-    }
-    const written = await posts.updateAlongside(
-      post.url,
-      update,
-      together(context.ledger.outcomesStatement(outcomes), health),
-    );
-    recorded = reported(recordedOutcomes(written.alongside));
-    return { targets: recorded, syndication: syndicationUrls(written.post) };
-  } catch (error) {
-    // The one statement was undone whole, or the store refused after it was committed: the outcomes
-    // on their own (once more changes nothing).
-    const again = await recordAlone();
-    if (!again.recorded) {
-      // The ledger refuses: the links are written back all the same, so that the post stops naming
-      // a target that has it.
-      try {
-        const updated = await posts.update(post.url, update);
-        return { targets: again.targets, syndication: syndicationUrls(updated) };
-      } catch {
-        // Told below, with the first failure.
+
+  const written = await (async (): Promise<{ targets: TargetResult[]; syndication: string[] }> => {
+    if (!writes) return { targets: (await recordAlone(health, true)).targets, syndication: present };
+    const update: PostUpdate = {};
+    if (add.length > 0) update.add = { syndication: add };
+    if (remove.length > 0) update.delete = { "mp-syndicate-to": remove };
+    let recorded: TargetResult[];
+    try {
+      if (!posts.updateAlongside) {
+        recorded = (await recordAlone(health)).targets;
+        return { targets: recorded, syndication: syndicationUrls(await posts.update(post.url, update)) };
       }
+      const written = await posts.updateAlongside(
+        post.url,
+        update,
+        combined(together(ledger.outcomesStatement(outcomes), health)),
+        post,
+      );
+      recorded = reported(answered(written.alongside));
+      return { targets: recorded, syndication: syndicationUrls(written.post) };
+    } catch (error) {
+      // The one statement was undone whole, or the store refused after it was committed: the outcomes
+      // on their own (once more changes nothing).
+      const again = await recordAlone();
+      if (!again.recorded) {
+        // The ledger refuses: the links are written back all the same, so that the post stops naming
+        // a target that has it.
+        try {
+          const updated = await posts.update(post.url, update);
+          return { targets: again.targets, syndication: syndicationUrls(updated) };
+        } catch {
+          // Told below, with the first failure.
+        }
+      }
+      // The ledger holds the truth; the next run repairs the post from it.
+      context.logger.error("Could not write the syndication URLs back to the post", {
+        post: post.url,
+        error: describe(error),
+      });
+      return { targets: again.targets, syndication: [...present, ...add] };
     }
-    // The ledger holds the truth; the next run repairs the post from it.
-    context.logger.error("Could not write the syndication URLs back to the post", {
-      post: post.url,
+  })();
+  if (!following) return written;
+  if (!riding) return { ...written, next: { prepared: following, claims: new Map() } };
+  if (nextClaims) return { ...written, next: { prepared: following, claims: nextClaims } };
+  // The statement threw, yet may have been committed (its post gone, the store refusing after it):
+  // what the claim took is read back by its tokens and adopted, and only the targets it did not take
+  // are claimed afresh (decision 0075, guard 1). Else its rows would stay `sending`, never sent.
+  try {
+    return { ...written, next: { prepared: following, claims: await adoptClaims(ledger, riding.claim) } };
+  } catch (error) {
+    context.logger.error("Could not learn what the next post's claim took", {
+      post: following.post.url,
       error: describe(error),
     });
-    return { targets: again.targets, syndication: [...present, ...add] };
+    return written;
   }
+}
+
+/** A riding claim whose answer was lost: the rows it took, and the targets it did not take claimed now. */
+async function adoptClaims(ledger: Ledger, claim: PreparedClaim): Promise<ReadonlyMap<string, Claim>> {
+  const adopted = await ledger.readBackClaim(claim);
+  const missing = claim.request.targets.filter((target) => !adopted.has(target.targetUid));
+  if (missing.length === 0) return adopted;
+  const fresh = await ledger.runClaim(ledger.prepareClaim({ ...claim.request, targets: missing }));
+  return new Map([...adopted, ...fresh]);
 }

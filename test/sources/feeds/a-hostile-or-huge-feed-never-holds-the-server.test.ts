@@ -3,10 +3,15 @@
 // nested <div> (550 kB), which parse5 builds in time that grows with the square of its depth, and a
 // first read of 10,000 entries, each recorded on the server's thread. Here each is read while
 // /health is asked one request after another, over real HTTP, and the event loop's delay is
-// measured: every request is answered within two seconds (before, the first waited out the parse,
-// 135 s, the second the recording, 260 s), a parse past its time limit is ended and is the feed's
-// error, and one read keeps only the feed's newest `maxEntries` entries. The file runs in a process
+// measured: no request waits, and the loop is never held, for a quarter of the read's own duration
+// (before, the first waited out the parse, 135 s, the second the recording, 260 s), a parse past
+// its time limit is ended and is the feed's error, and one read keeps only the feed's newest
+// `maxEntries` entries. The file runs in a process
 // of its own (ALONE in scripts/test.mjs): another file's server would share the event loop measured.
+// How fast a first read of 10,000 entries is, is a figure, and the bench keeps it (`feed-hostile`,
+// the default 300 of 10,000); here the feed lists 2,000 and keeps 500 (decision 0077): at 10,000
+// and 2,000 kept, recording 6,000 entries took 294 s of CI's test part, and the promise and every
+// slip it guards (a read that keeps one more, a recording without a turn) show as well.
 import assert from "node:assert/strict";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { after, before, describe, it } from "node:test";
@@ -31,11 +36,15 @@ const PARSE_LIMIT_MS = 5000;
 
 const start = Date.now() - 60 * 86_400_000;
 /**
- * The entries the big first read keeps (its maxEntries, above the default 300): recording them
- * without a turn of the event loop between two would hold the server for seconds on any machine, so
- * that the test tells a recording that lets requests in from one that does not.
+ * The entries the first read keeps (its maxEntries, not the default 300: a read that ignored the
+ * option would keep 300): recording them without a turn of the event loop between two holds the
+ * server for most of the read (the parse is on its own thread), so that the test tells a recording
+ * that lets requests in from one that does not. Not fewer: 300 recorded on a fast machine once held
+ * it less than an absolute bar (decision 0077 keeps the margin over the 500 ms floor below).
  */
-const KEPT = 2000;
+const KEPT = 500;
+/** The entries the feed lists: four times what is kept, so that most are left out. */
+const LISTED = 2000;
 const entry = (n: number, content = `<p>Post number ${n}.</p>`): SiteEntry => ({
   id: `tag:blog.example,2026:${n}`,
   url: `https://blog.example/posts/${n}/`,
@@ -168,9 +177,9 @@ for (const engine of engines) {
     });
   });
 
-  describe(`a first read of 10,000 entries (${engine.name})`, () => {
+  describe(`a first read of ${LISTED} entries (${engine.name})`, () => {
     let world: FeedWorld | undefined;
-    const archive = Array.from({ length: 10_000 }, (_, n) => entry(n));
+    const archive = Array.from({ length: LISTED }, (_, n) => entry(n));
     before(async () => {
       // The site is down at start: the read of the archive below is the feed's first.
       world = await startFeedWorld(engine, {
@@ -205,20 +214,20 @@ for (const engine of engines) {
       assert.equal(read.entriesKnown, KEPT);
       assert.equal(
         read.notes[0],
-        `The feed lists 10000 entries: only the newest ${KEPT} were read, the ${10_000 - KEPT} older ones left out (the feed's maxEntries option).`,
+        `The feed lists ${LISTED} entries: only the newest ${KEPT} were read, the ${LISTED - KEPT} older ones left out (the feed's maxEntries option).`,
       );
       const database = world.server.host.database;
       assert.ok(database);
       const known = await new FeedStore(database).matching(
         world.feed.key,
-        [archive[9999], archive[10_000 - KEPT], archive[9999 - KEPT], archive[0]].map(
+        [archive[LISTED - 1], archive[LISTED - KEPT], archive[LISTED - 1 - KEPT], archive[0]].map(
           (kept) => kept?.id ?? "",
         ),
         [],
       );
       assert.deepEqual(
         known.map((kept) => kept.entryId).sort(),
-        [archive[10_000 - KEPT]?.id, archive[9999]?.id].sort(),
+        [archive[LISTED - KEPT]?.id, archive[LISTED - 1]?.id].sort(),
         "the newest are kept, the older left out",
       );
     });

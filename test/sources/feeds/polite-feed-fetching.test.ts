@@ -178,6 +178,7 @@ describe("fetching a feed politely", () => {
     await spare.close();
     const result = expectKind(await fetchFeed({ url: `${closed}/feed` }, options), "backoff");
     assert.equal(result.reason, "unreachable");
+    assert.equal(result.retryAfter, false);
     assert.equal(result.nextFetchAt, clock.now() + 600_000);
   });
 
@@ -367,5 +368,76 @@ describe("fetching a feed politely", () => {
     } finally {
       await inside.close();
     }
+  });
+
+  it("asks for feeds by their own types first, then XML and JSON, then a page", async () => {
+    route("/feed.xml", (_request, response) => response.writeHead(200).end(ATOM));
+    const result = expectKind(await fetchFeed({ url: url("/feed.xml") }, options), "fetched");
+    assert.equal(
+      seen[0]?.headers.accept,
+      "application/atom+xml, application/rss+xml, application/feed+json, application/rdf+xml;q=0.9, " +
+        "application/json;q=0.9, application/xml;q=0.8, text/xml;q=0.8, text/html;q=0.7, */*;q=0.1",
+    );
+    assert.equal("movedTo" in result, false, "no redirect, no URL to store");
+  });
+
+  it("a 304 with a new ETag replaces the stored one and keeps the other validator", async () => {
+    route("/v2", (_request, response) => response.writeHead(304, { etag: '"v2"' }).end());
+    const result = expectKind(
+      await fetchFeed(
+        { url: url("/v2"), etag: '"v1"', lastModified: "Sat, 01 Jun 2024 10:00:00 GMT" },
+        options,
+      ),
+      "not-modified",
+    );
+    assert.deepEqual(result.validators, { etag: '"v2"', lastModified: "Sat, 01 Jun 2024 10:00:00 GMT" });
+  });
+
+  it("an error says which URL answered what, and whether the site named its own wait", async () => {
+    route("/quiet-500", (_request, response) => response.writeHead(500, "").end());
+    const missing = expectKind(await fetchFeed({ url: url("/missing") }, options), "backoff");
+    assert.equal(missing.message, `${url("/missing")} answered 404 Not Found`);
+    assert.equal(missing.retryAfter, false);
+    const quiet = expectKind(await fetchFeed({ url: url("/quiet-500") }, options), "backoff");
+    assert.equal(quiet.message, `${url("/quiet-500")} answered 500`);
+  });
+
+  it("an empty answer, or media whatever the case of its type, is refused and tried again later", async () => {
+    route("/empty", (_request, response) =>
+      response.writeHead(200, { "content-type": "application/rss+xml" }).end(),
+    );
+    route("/photo", (_request, response) =>
+      response.writeHead(200, { "content-type": "Image/PNG ; name=feed" }).end("PNG"),
+    );
+    const empty = expectKind(await fetchFeed({ url: url("/empty") }, options), "refused");
+    assert.equal(empty.reason, "bad-content");
+    assert.equal(empty.message, `${url("/empty")}: the answer is empty, not a feed`);
+    const photo = expectKind(await fetchFeed({ url: url("/photo"), failures: 1 }, options), "refused");
+    assert.equal(photo.message, `${url("/photo")}: the answer is image/png, not a feed`);
+    assert.equal(photo.failures, 2);
+    assert.equal(photo.nextFetchAt, clock.now() + 1_200_000);
+  });
+
+  it("an address that is not a URL, or a redirect loop, is refused and tried again later", async () => {
+    route("/loop", (_request, response) => response.writeHead(302, { location: "/loop" }).end());
+    const invalid = expectKind(await fetchFeed({ url: "not a url" }, options), "refused");
+    assert.equal(invalid.reason, "invalid-url");
+    assert.equal(invalid.nextFetchAt, clock.now() + 600_000);
+    const loop = expectKind(await fetchFeed({ url: url("/loop") }, options), "refused");
+    assert.equal(loop.reason, "too-many-redirects");
+    assert.equal(loop.failures, 1);
+    assert.ok(loop.message.length > 0);
+  });
+
+  it("the caller's cancellation ends the fetch with the caller's reason, not a verdict on the feed", async () => {
+    route("/slow", async (_request, response) => {
+      await hold(response, Number.POSITIVE_INFINITY);
+    });
+    const controller = new AbortController();
+    const shutdown = new Error("shutting down");
+    const fetching = fetchFeed({ url: url("/slow") }, { ...options, signal: controller.signal });
+    while (seen.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(shutdown);
+    await assert.rejects(fetching, (error) => error === shutdown);
   });
 });

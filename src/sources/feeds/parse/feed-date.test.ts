@@ -251,6 +251,54 @@ describe("feed dates: what is no date", () => {
   });
 });
 
+describe("feed dates: the edges a slip would move", () => {
+  // Each row sits on a line a one-character slip moves (Stryker's survivors, docs/testing.md): a
+  // month's last day, the century rule of leap years, the furthest offset, a zone said only in the
+  // comment, or before the time, or after its own offset, the longest date read. A date read wrong
+  // or lost changes an entry's age (too old to send, or sent as new); a throw here would make the
+  // whole feed unreadable.
+  const comment = (length: number) => {
+    const start = "Mon, 01 Sep 2025 12:00:00 +0000 (";
+    return `${start}${"x".repeat(length - start.length - 1)})`;
+  };
+  const rows: Array<[what: string, text: string, instant: string | undefined]> = [
+    ["the 31st of January of a leap year", "2024-01-31T12:00:00Z", "2024-01-31T12:00:00.000Z"],
+    ["the 30th of a month of 30 days", "2025-04-30", "2025-04-30T00:00:00.000Z"],
+    ["the 31st of a month of 30 days", "2025-04-31", undefined],
+    ["the 29th of February 1900: a century is no leap year", "1900-02-29", undefined],
+    ["the 29th of February 2000: every fourth century is", "2000-02-29", "2000-02-29T00:00:00.000Z"],
+    ["the furthest offset, +23:59", "2025-09-01T23:59:00+23:59", "2025-09-01T00:00:00.000Z"],
+    ["an offset of 23 hours", "2025-09-01T23:00:00+23:00", "2025-09-01T00:00:00.000Z"],
+    ["NDT, Newfoundland's summer time", "Mon, 01 Sep 2025 12:00:00 NDT", "2025-09-01T14:30:00.000Z"],
+    ["the zone only in the comment", "Mon, 01 Sep 2025 14:00:00 (CEST)", "2025-09-01T12:00:00.000Z"],
+    ["a month between hyphens", "01-Jan-2004 12:00:00 GMT", "2004-01-01T12:00:00.000Z"],
+    ["UTC-5 after a date alone", "2025-09-01 UTC-5", "2025-09-01T05:00:00.000Z"],
+    ["Etc/GMT-3 (three hours ahead) after a date alone", "2025-09-01 Etc/GMT-3", "2025-08-31T21:00:00.000Z"],
+    ["an offset in two digits before the year", "Mon Sep 01 14:00:00 +02 2025", "2025-09-01T12:00:00.000Z"],
+    [
+      "Go's default: the offset, then its zone's name",
+      "2025-09-01 12:00:00 -0700 MST",
+      "2025-09-01T19:00:00.000Z",
+    ],
+    [
+      "a tz database name with an underscore, read as UTC",
+      "Mon, 01 Sep 2025 12:00:00 America/New_York",
+      "2025-09-01T12:00:00.000Z",
+    ],
+    ["an offset alone", "+0200", undefined],
+    ["a hyphen and a number alone", "-5", undefined],
+    ["a date of 200 characters (a long comment)", comment(200), "2025-09-01T12:00:00.000Z"],
+    ["a date of 201 characters", comment(201), undefined],
+  ];
+  it("gives each its instant, or none, and never throws", () => {
+    const wrong = rows
+      .map(([what, text, instant]) => ({ what, text, instant, read: parseFeedDate(text)?.toISOString() }))
+      .filter((row) => row.read !== row.instant)
+      .map((row) => `${row.what}: ${JSON.stringify(row.text)} gave ${row.read ?? "no date"}`);
+    assert.deepEqual(wrong, []);
+  });
+});
+
 /** Runs parseFeedDate on each text in a worker, which is ended if it has not answered in 20 s. */
 function inWorker(texts: string[]): Promise<Array<string | null>> {
   const code = `

@@ -176,4 +176,48 @@ describe("per-entry choices", () => {
     });
     assert.equal(feed.entries[1]?.choices, undefined);
   });
+
+  it("gives each <posse:post> to its own entry, by id, when the reader skipped an entry before it", () => {
+    // feedsmith leaves out an entry with nothing it reads (the first and the last here): positions
+    // shift, and the id says which entry a choice belongs to. A choice on another entry would send
+    // (or hold back) the wrong post; one on an entry no longer there must not make the feed unreadable.
+    const feed = parseFeed({
+      url: "https://example.com/atom.xml",
+      body: `<feed xmlns="http://www.w3.org/2005/Atom" xmlns:posse="https://posseparty.com/2024/Feed">
+        <title>t</title><id>urn:f</id><updated>2025-09-01T00:00:00Z</updated>
+        <entry><id>urn:0</id><title>Zero</title><updated>2025-09-01T00:00:00Z</updated><content>Text zero</content></entry>
+        <entry></entry>
+        <entry><id>urn:1</id><title>One</title><updated>2025-09-01T00:00:00Z</updated><content>Text one</content>
+          <posse:post format="json">{"syndicate": ["https://mastodon.example/@jo"]}</posse:post></entry>
+        <entry><id>urn:2</id><title>Two</title><updated>2025-09-01T00:00:00Z</updated><content>Text two</content></entry>
+        <entry><posse:post format="json">{"syndicate": []}</posse:post></entry>
+      </feed>`,
+    });
+    assert.deepEqual(
+      feed.entries.map((entry) => [entry.key, entry.choices?.sources]),
+      [
+        ["id:urn:0", undefined],
+        ["id:urn:1", ["posse:post"]],
+        ["id:urn:2", undefined],
+      ],
+    );
+  });
+
+  it("gives each <posse:post> of an RSS feed without guids to the item it is in", () => {
+    const feed = parseFeed({
+      url: "https://example.com/rss.xml",
+      body: `<rss version="2.0" xmlns:posse="https://posseparty.com/2024/Feed"><channel><title>t</title>
+        <item><link>https://example.com/a</link><description>A</description></item>
+        <item><link>https://example.com/b</link><description>B</description>
+          <posse:post format="json">{"syndicate": false}</posse:post></item>
+      </channel></rss>`,
+    });
+    assert.deepEqual(
+      feed.entries.map((entry) => [entry.key, entry.choices?.syndicate]),
+      [
+        ["url:https://example.com/a", undefined],
+        ["url:https://example.com/b", false],
+      ],
+    );
+  });
 });

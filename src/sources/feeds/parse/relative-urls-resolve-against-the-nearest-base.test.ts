@@ -12,6 +12,7 @@ describe("relative URLs", () => {
       url: "https://example.com/feeds/atom.xml",
       body: `<feed xmlns="http://www.w3.org/2005/Atom" xml:base="/blog/">
         <title>t</title><id>urn:f</id><updated>2025-09-01T00:00:00Z</updated><link rel="alternate" href="./"/>
+        <link rel="self" href="atom.xml"/><link rel="hub" href="/hub"/>
         <entry xml:base="2025/">
           <id>urn:1</id><title>One</title><updated>2025-09-01T00:00:00Z</updated>
           <link rel="alternate" href="one.html"/>
@@ -25,6 +26,9 @@ describe("relative URLs", () => {
     });
     const [one, two] = feed.entries;
     assert.equal(feed.homeUrl, "https://example.com/blog/");
+    // The feed's own address and its WebSub hub: what a subscription names and where it is asked.
+    assert.equal(feed.selfUrl, "https://example.com/blog/atom.xml");
+    assert.equal(feed.hubUrl, "https://example.com/hub");
     assert.equal(one?.url, "https://example.com/blog/2025/one.html");
     assert.deepEqual(one?.photos, [{ url: "https://example.com/blog/img/one.png" }]);
     assert.equal(

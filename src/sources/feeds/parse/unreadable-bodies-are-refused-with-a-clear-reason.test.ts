@@ -89,6 +89,20 @@ describe("bodies that are not feeds", () => {
     assertRefused('<?xml version="1.0"?><opml version="2.0"><body/></opml>', "not-a-feed", /OPML/);
     assertRefused("<Error><Code>NoSuchKey</Code></Error>", "not-a-feed", /root element is <Error>/);
     assertRefused("Service temporarily unavailable", "not-a-feed", /neither XML, JSON nor HTML/);
+    // Its beginning, blanks collapsed, so that the user sees what came back.
+    assertRefused(
+      "\n  Service   temporarily\n\n unavailable, try again in a minute or two please",
+      "not-a-feed",
+      /\(it starts with "Service temporarily unavailable, try"\)/,
+    );
+  });
+
+  it("cut off in its prolog: names what was left open, where, and that the response looks cut off", () => {
+    assertRefused(
+      '<?xml version="1.0"?>\n<!-- a comment the response cut',
+      "malformed-xml",
+      /not well-formed XML \(the .+ that starts on line 2 never ends: the response looks cut off\)/,
+    );
   });
 
   it("a root element of a feed with nothing a feed has", () => {

@@ -1,0 +1,23 @@
+// Types of scripts/mutation-plan.mjs for the TypeScript test that imports it.
+export type Kind = "entry" | "source" | "test" | "helper" | "tree";
+export interface Group {
+  label: string;
+  must: boolean;
+  run: string[];
+  left: string[];
+}
+export interface Plan {
+  run: string[];
+  left: string[];
+  groups: Group[];
+}
+export declare const SECONDS_PER_MUTANT: number;
+export declare const PRIORITIES: { kind: Kind; label: string; must?: boolean }[];
+export declare function priorityOf(kinds: Iterable<string>): number;
+export declare function capFromBudget(seconds: number, secondsPerMutant?: number): number;
+export declare function chooseMutants(
+  candidates: Map<string, string[]>,
+  options?: { cap?: number | null; seed?: number },
+): Plan;
+export declare function chosenSummary(plan: Plan): string;
+export declare function leftOutLines(plan: Plan, options: { cap: number | null; seedText: string }): string[];
