@@ -51,8 +51,10 @@ import {
   INDEX_FILE,
   indexedTests,
   lineMapOf,
+  probeCandidatesOf,
   readIndex,
   unitAndIntegration,
+  unmappedMutants,
 } from "./stryker-index.mjs";
 import {
   changedLineRanges,
@@ -263,26 +265,39 @@ if (index) {
   for (const mutant of chosen)
     if (byIndex(mutant).length > 0) placedByIndex.add(`${mutant.file}:${mutant.line}`);
   const mutantsByFile = new Map(chosenFiles.map((file) => [file, chosen.filter((m) => m.file === file)]));
-  const probeCandidates = new Map(
-    chosenFiles.map((file) => [
-      file,
-      candidatesOf(file).filter(({ test }) => !index.files[file] || fresh.has(test)),
-    ]),
-  );
-  const toProbe = !listOnly && [...probeCandidates.values()].some((list) => list.length > 0);
-  const probed = toProbe ? await probeChoice(mutantsByFile, probeCandidates) : null;
   const changed = chosenFiles.filter(
     (file) => index.files[file] && index.files[file].blob !== blobs.get(file),
   );
+  // A stale index (decision 0082): a mutant of a file changed since, whose line no indexed test maps
+  // to (new, moved, or its indexed version gone), is the probe's, among the index's tests of its file.
+  const unmapped = unmappedMutants(chosen, index, candidates, new Set(changed));
+  const probeCandidates = new Map(
+    chosenFiles.map((file) => {
+      const mine = unmapped.filter((mutant) => mutant.file === file);
+      return [
+        file,
+        index.files[file]
+          ? probeCandidatesOf(file, candidatesOf(file, mine.length > 0 ? mine : undefined), {
+              index: { ...index, tests: known },
+              fresh,
+              unmapped,
+            })
+          : candidatesOf(file),
+      ];
+    }),
+  );
+  const toProbe = !listOnly && [...probeCandidates.values()].some((list) => list.length > 0);
+  const probed = toProbe ? await probeChoice(mutantsByFile, probeCandidates) : null;
   probeSummary =
     `; ${picked.tests.length} chosen by the coverage index of ${index.built.date} (${index.built.commit.slice(0, 12)}: ` +
     `guarding tests first, ${guarded.size} of ${chosen.length} sampled mutant(s) given one; ` +
-    `${Math.round(picked.seconds)} s by its clock, at most ${indexSeconds}; ${changed.length} sampled file(s) changed since it, their lines mapped through the diff)` +
+    `${Math.round(picked.seconds)} s by its clock, at most ${indexSeconds}; ${changed.length} sampled file(s) changed since it, their lines mapped through the diff; ` +
+    `${unmapped.length} sampled mutant(s) sent to the probe for want of a mapping)` +
     (probed
-      ? `, ${probed.tests.length} new or edited test file(s) kept of ${probed.probes} probed under coverage in ${probed.seconds} s`
+      ? `, ${probed.tests.length} test file(s) kept of ${probed.probes} probed under coverage (new or edited, or of an unmapped line's file) in ${probed.seconds} s`
       : listOnly
-        ? `, and the new or edited tests that reach them probed`
-        : ", no test new to the index to probe");
+        ? `, and the new or edited tests that reach them probed, with the index's tests of an unmapped line's file`
+        : ", no test to probe");
   for (const file of chosenFiles) {
     const mine = mutantsByFile.get(file) ?? [];
     const fromProbe = probed?.byFile.get(file);
@@ -290,9 +305,14 @@ if (index) {
       !!fromProbe && fromProbe.tests.length > 0 && !fromProbe.unexecuted.includes(mutant);
     const none = mine.filter((m) => byIndex(m).length === 0 && !executedByProbe(m));
     const withGuard = mine.filter((mutant) => guarded.has(mutantKey(mutant))).length;
+    const sent = unmapped.filter((mutant) => mutant.file === file).length;
+    const candidateCount = probeCandidates.get(file)?.length ?? 0;
     const what = index.files[file]
-      ? `index: ${mine.length - none.length} of ${mine.length} sampled mutant(s) executed by a chosen test, ${withGuard} by one of their guarding tests`
-      : `not in the index: ${fromProbe?.probed ?? 0} of ${fromProbe?.candidates ?? 0} candidate(s) probed`;
+      ? `index: ${mine.length - none.length} of ${mine.length} sampled mutant(s) executed by a chosen test, ${withGuard} by one of their guarding tests` +
+        (sent > 0
+          ? `; ${sent} sent to the probe for want of a mapping, ${fromProbe?.probed ?? 0} of ${candidateCount} candidate(s) probed`
+          : "")
+      : `not in the index: ${fromProbe?.probed ?? 0} of ${candidateCount} candidate(s) probed`;
     const lines =
       none.length > 0 ? `; by none: lines ${[...new Set(none.map((m) => m.line))].join(", ")}` : "";
     const kept = fromProbe?.tests.length ? `; ${fromProbe.tests.length} kept by the probe` : "";
@@ -300,6 +320,8 @@ if (index) {
       tests: [...new Set([...mine.flatMap(byIndex), ...(fromProbe?.tests ?? [])])].sort(),
       leftOut: 0,
       note: `(${what}${lines}${kept})`,
+      // The plan runs no probe: a file whose mutants it will probe is not one no test reaches.
+      probes: listOnly ? candidateCount : 0,
     });
   }
 } else if (maxTests && listOnly) {
@@ -350,7 +372,11 @@ for (const [file, lines] of ranges) {
   const note = reaching.get(file)?.note;
   if (note) console.log(`  ${note}`);
   if (perFile(file) > 0 && (testsOf.get(file) ?? []).length === 0)
-    console.log("  (no test file reaches it: every mutant will survive as NoCoverage)");
+    console.log(
+      reaching.get(file)?.probes
+        ? "  (no test file chosen yet: the run probes its candidates for them)"
+        : "  (no test file reaches it: every mutant will survive as NoCoverage)",
+    );
 }
 const summary = sampled
   ? `${chosen.length} of the ${found.length} mutants in the changed code (at most ${cap}: a sample seeded by ${seedText.slice(0, 12)} = ${seed}; the same seed takes the same mutants, STRYKER_SEED or --seed another)`

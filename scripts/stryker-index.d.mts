@@ -19,6 +19,17 @@ export declare function indexedTests(
   index: CoverageIndex,
   lineMapOf: (file: string) => LineMap | null,
 ): Map<string, string[]>;
+export declare function unmappedMutants<M extends Mutant>(
+  mutants: M[],
+  index: CoverageIndex,
+  candidates: Map<string, string[]>,
+  changed: Set<string>,
+): M[];
+export declare function probeCandidatesOf(
+  file: string,
+  ranked: { test: string; distance: number | null }[],
+  options: { index: CoverageIndex; fresh: Set<string>; unmapped: Mutant[] },
+): { test: string; distance: number | null }[];
 export declare function guardingTests(
   candidates: Map<string, string[]>,
   orderOf: (key: string) => string[],
@@ -30,7 +41,7 @@ export declare function cheapestTests(
   options?: { perMutant?: number; maxSeconds?: number; guards?: Map<string, string[]> },
 ): { tests: string[]; seconds: number; short: string[]; guarded: string[] };
 export declare function blobOf(root: string, file: string): string;
-export declare function lineMapOf(root: string, file: string, blob: string): LineMap | null;
+export declare function lineMapOf(root: string, file: string, blob: string | undefined): LineMap | null;
 export declare function packIndex(index: CoverageIndex): {
   tests: [string, number, string][];
   files: Record<string, { blob: string; runs: Record<string, number[]> }>;

@@ -156,6 +156,52 @@ export function indexedTests(mutants, index, lineMapOf) {
 }
 
 /**
+ * The sampled mutants the index cannot place (decision 0082): those of a file it holds that changed
+ * since it was built (`changed`, a set of files) whose line no indexed test executes (`candidates`,
+ * as indexedTests gives them: no entry when the file's indexed version cannot be read, none for a
+ * line it added or moved beyond what the diff tells). On a file unchanged since, a line with no
+ * indexed test is one no test executes: not for want of a mapping.
+ */
+export function unmappedMutants(mutants, index, candidates, changed) {
+  return mutants.filter(
+    (mutant) =>
+      index.files[mutant.file] &&
+      changed.has(mutant.file) &&
+      (candidates.get(mutantKey(mutant)) ?? []).length === 0,
+  );
+}
+
+/** How many lines "1-5,9" holds. */
+const linesIn = (ranges) =>
+  ranges.split(",").reduce((sum, part) => {
+    const [a, b] = part.split("-").map(Number);
+    return sum + (b === undefined ? 1 : b - a + 1);
+  }, 0);
+
+/**
+ * A file's candidates for the probe when the index holds it: the tests new to the index (`fresh`: it
+ * cannot know what they execute), and, when `unmapped` (unmappedMutants) holds one of its mutants,
+ * every test the index lists for the file at any line (decision 0082): one of those most likely
+ * executes a line the change added or moved, and only a run can tell which. `ranked` is the probe's
+ * ranking of the tests that reach the file (testCandidates, for the unmapped mutants' words: those
+ * importing it, then its area, then its words, the guarding order of decision 0079), [{ test,
+ * distance }]; the index's tests it lacks (no static import reaches the file) come after it, those
+ * that execute most of the file first. The probe takes them in this order within its --max-probes.
+ */
+export function probeCandidatesOf(file, ranked, { index, fresh, unmapped }) {
+  const lines = index.files[file]?.lines ?? {};
+  const listed = unmapped.some((mutant) => mutant.file === file)
+    ? new Set(Object.keys(lines).filter((test) => test in index.tests))
+    : new Set();
+  const inRanking = new Set(ranked.map(({ test }) => test));
+  const unranked = [...listed]
+    .filter((test) => !inRanking.has(test))
+    .sort((a, b) => linesIn(lines[b]) - linesIn(lines[a]) || (a < b ? -1 : 1))
+    .map((test) => ({ test, distance: null }));
+  return [...ranked.filter(({ test }) => fresh.has(test) || listed.has(test)), ...unranked];
+}
+
+/**
  * Each mutant's guarding tests (decision 0079): the first `perMutant` of the tests that execute its
  * line (`candidates`, as indexedTests gives them) in `orderOf(key)`'s order, the probe's ranking of
  * the tests that reach its file (testCandidates: those that import it or lie beside it, then those of
@@ -299,18 +345,22 @@ export function blobsOf(root, files) {
 
 /**
  * The line map of a file from its indexed version (`blob`) to the file now: the same lines when the
- * blob is unchanged; through the diff when it changed; null when that version is not in the
- * repository (an index built from files never committed).
+ * blob is unchanged; through the diff when it changed; null when that version cannot be read (an
+ * index built from files never committed, a history rewritten since, an entry with no blob id): its
+ * lines are unknown, and the part probes its mutants (decision 0082) rather than stop.
  */
 export function lineMapOf(root, file, blob) {
   if (blobOf(root, file) === blob) return (line) => ({ lines: [line], all: false });
+  // Only an object id: anything else would be read by git as an option or a revision.
+  if (typeof blob !== "string" || !/^[0-9a-f]{40,64}$/.test(blob)) return null;
   const old = git(root, "cat-file", "blob", blob);
-  if (old.status !== 0) return null;
+  if (old.error || old.status !== 0) return null;
   const dir = mkdtempSync(join(tmpdir(), "possekit-stryker-index-"));
   try {
     writeFileSync(join(dir, "indexed.ts"), old.stdout);
     const diff = git(root, "diff", "--no-index", "--no-color", "-U0", "--", join(dir, "indexed.ts"), file);
-    return lineMapFromDiff(diff.stdout);
+    // 0: the same text, 1: they differ; anything else (the file gone) maps nothing.
+    return diff.status === 0 || diff.status === 1 ? lineMapFromDiff(diff.stdout) : null;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

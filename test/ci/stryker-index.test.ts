@@ -1,7 +1,8 @@
 // The coverage index of CI's generated-mutant part (decision 0076, scripts/stryker-index.mjs): which
 // lines a test file executes, as a real run under V8's coverage shows them; a line of the file now
 // found in the version the index holds, through the diff; the tests the index names for a mutant; and
-// the choice of the cheapest ones, a few a mutant, within the budget.
+// the choice of the cheapest ones, a few a mutant, within the budget; and the probe for a line it
+// cannot map (decision 0082).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -17,8 +18,10 @@ import {
   lineMapOf,
   optionMistake,
   packIndex,
+  probeCandidatesOf,
   rangesHold,
   rangesText,
+  unmappedMutants,
   unpackIndex,
 } from "../../scripts/stryker-index.mjs";
 import { type Mutant, mutantsIn } from "../../scripts/stryker-plan.mjs";
@@ -152,6 +155,9 @@ describe("a line of the file now, in the version the index holds", () => {
       assert.deepEqual(lineMapOf(repo, "a.ts", blob)?.(3), { lines: [2], all: false });
       assert.deepEqual(lineMapOf(repo, "a.ts", blob)?.(1), { lines: [1], all: true });
       assert.equal(lineMapOf(repo, "a.ts", "0123456789012345678901234567890123456789"), null);
+      // An entry with no blob id, or one git would read as an option: unknown lines, not a crash.
+      assert.equal(lineMapOf(repo, "a.ts", undefined), null);
+      assert.equal(lineMapOf(repo, "a.ts", "--batch"), null);
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }
@@ -317,6 +323,102 @@ describe("a mutant's guarding tests before the cheapest (decision 0079)", () => 
       "test/guards.test.ts",
       "test/only.test.ts",
     ]);
+  });
+});
+
+describe("a line the index cannot map is probed among the index's tests of its file (decision 0082)", () => {
+  const mutant = (line: number) => ({
+    file: "src/x.ts",
+    line,
+    column: 2,
+    endLine: line,
+    endColumn: 9,
+    mutator: "BooleanLiteral",
+    replacement: "false",
+  });
+  const index = {
+    tests: {
+      "test/imports-x.test.ts": { seconds: 30, blob: "i" },
+      "test/x-area.test.ts": { seconds: 20, blob: "a" },
+      "test/through-a-child.test.ts": { seconds: 5, blob: "c" },
+      "test/spawns-x.test.ts": { seconds: 6, blob: "s" },
+      "test/far.test.ts": { seconds: 8, blob: "f" },
+      "test/other-file.test.ts": { seconds: 2, blob: "o" },
+    },
+    files: {
+      "src/x.ts": {
+        blob: "old",
+        lines: {
+          "test/imports-x.test.ts": "1-10",
+          "test/x-area.test.ts": "1-4",
+          "test/through-a-child.test.ts": "1-3",
+          "test/spawns-x.test.ts": "1-2,5-9",
+          "test/far.test.ts": "1-9",
+        },
+      },
+      "src/y.ts": { blob: "y", lines: { "test/other-file.test.ts": "1-5" } },
+    },
+  };
+  // The file now: lines 11 and 12 added below the indexed version's last line, 10.
+  const added = () => (line: number) =>
+    line > 10 ? { lines: [10, 11], all: true } : { lines: [line], all: false };
+  // The probe's ranking of the tests reaching src/x.ts (testCandidates): a test the change edited
+  // first, then one importing it, then its area; it holds tests the index does not list for the file.
+  const ranked = [
+    { test: "test/edited.test.ts", distance: 0 },
+    { test: "test/imports-x.test.ts", distance: 0 },
+    { test: "test/never-runs-x.test.ts", distance: 1 },
+    { test: "test/x-area.test.ts", distance: 2 },
+    { test: "test/far.test.ts", distance: 5 },
+  ];
+  const fresh = new Set(["test/edited.test.ts"]);
+
+  it("sends a mutant on a line the change added, in a file changed since the index, to the probe", () => {
+    const mutants = [mutant(3), mutant(12)];
+    const candidates = indexedTests(mutants, index, added);
+    assert.deepEqual(candidates.get(mutantKey(mutant(12))), []);
+    assert.deepEqual(unmappedMutants(mutants, index, candidates, new Set(["src/x.ts"])), [mutant(12)]);
+    // Unchanged since the index: a line no indexed test executes is one no test executes.
+    assert.deepEqual(unmappedMutants(mutants, index, candidates, new Set()), []);
+  });
+
+  it("gives it the index's tests of its file at any line, in the guarding ranking, then those the ranking lacks", () => {
+    const unmapped = [mutant(12)];
+    assert.deepEqual(
+      probeCandidatesOf("src/x.ts", ranked, { index, fresh, unmapped }).map(({ test }) => test),
+      [
+        "test/edited.test.ts",
+        "test/imports-x.test.ts",
+        "test/x-area.test.ts",
+        "test/far.test.ts",
+        // No static import reaches the file: the one that executes more of it first.
+        "test/spawns-x.test.ts",
+        "test/through-a-child.test.ts",
+      ],
+    );
+    // With every line mapped, the probe runs only what is new to the index, as before.
+    assert.deepEqual(
+      probeCandidatesOf("src/x.ts", ranked, { index, fresh, unmapped: [] }).map(({ test }) => test),
+      ["test/edited.test.ts"],
+    );
+  });
+
+  it("sends every mutant of a file whose indexed version is gone from the repository to the probe", () => {
+    const repo = mkdtempSync(join(tmpdir(), "possekit-stryker-index-gone-"));
+    try {
+      spawnSync("git", ["init", "-q"], { cwd: repo });
+      writeFileSync(join(repo, "x.ts"), "one\ntwo\n");
+      // A history rewritten since the index was built: its blob id names nothing here.
+      const map = lineMapOf(repo, "x.ts", "1d5f6f25ba67e59f420e0a918a342dd8bfc17ea9");
+      assert.equal(map, null);
+      const mutants = [mutant(3), mutant(12)];
+      const candidates = indexedTests(mutants, index, () => map);
+      const unmapped = unmappedMutants(mutants, index, candidates, new Set(["src/x.ts"]));
+      assert.deepEqual(unmapped, mutants);
+      assert.equal(probeCandidatesOf("src/x.ts", ranked, { index, fresh, unmapped }).length, 6);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });
 
