@@ -7,7 +7,10 @@
 // of the import graph once each under V8's coverage (scripts/stryker-probe.mjs); with --index too
 // (CI, decision 0076), those that execute each sampled mutant's line by the committed coverage
 // index (scripts/stryker-index.mjs), its guarding tests in the probe's ranking first, then the
-// cheapest (decision 0079), the probe then running only the tests new to it. System tests
+// cheapest (decision 0079), the probe then running only the tests new to it, and, for a mutant whose
+// line the index cannot map (its file changed since and the line new or moved, or the indexed
+// version gone from git), the index's tests of its file in the guarding ranking (decision 0082), all
+// within --max-probes; the plan and the run print how many went to the probe so. System tests
 // start processes whose coverage Stryker cannot see. The report stays in reports/stryker/ (mutation.html,
 // mutation.json, scores.txt) and each folder's mutation score is printed and checked against its
 // threshold (docs/testing.md, "Generated mutants"), with every mutant left standing by file:line.
@@ -34,7 +37,8 @@
 //                                              the cheapest, --per-mutant of them
 //                                              (default 2) within --index-seconds of the index's
 //                                              seconds (default 150); the probe only for the tests
-//                                              new to the index and the files it lacks
+//                                              new to the index, the files it lacks, and the lines
+//                                              it cannot map (then among its tests of their file)
 //   npm run test:stryker -- --list             prints the files, lines, mutants and tests; runs nothing
 //   npm run test:stryker -- --count            prints how many mutants would run; runs nothing
 //
@@ -223,7 +227,7 @@ if (index) {
   // mutant within `indexSeconds` of the index's seconds: its guarding tests first (decision 0079),
   // then the cheapest. The tests the index does not know as they are now (new or edited by the
   // change) are probed under coverage, and for a file the index lacks, every candidate of the import
-  // graph (decision 0071).
+  // graph (decision 0071); for a line it cannot map, the index's tests of its file (decision 0082).
   // New to the index: a test edited since it was built, or one it lacks that its commit did not have
   // (a test it lacks that was there then failed or was left out when it was built: not a candidate).
   const atBuild = git("ls-tree", "-r", "--name-only", index.built.commit, "--", "src", "test");
