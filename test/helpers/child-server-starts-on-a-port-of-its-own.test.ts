@@ -2,20 +2,14 @@
 // another test process may take it in between, and its /health answers 200 too. The helper must
 // neither take that answer for the child's nor give up: it starts the child on another port.
 import assert from "node:assert/strict";
-import { once } from "node:events";
-import { createServer } from "node:http";
 import { describe, it } from "node:test";
 import { startChildServer } from "./child-server.ts";
+import { startDecoyServer } from "./decoy-server.ts";
 
 describe("a child server whose port another server took first", () => {
-  it("starts again on a port of its own, and answers there itself", async () => {
-    let decoyAsked = 0;
-    const decoy = createServer((_request, response) => {
-      decoyAsked += 1;
-      response.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
-    }).listen(0, "127.0.0.1");
-    await once(decoy, "listening");
-    const taken = (decoy.address() as { port: number }).port;
+  it("starts again on a port of its own, and answers there itself", async (t) => {
+    const decoy = await startDecoyServer(t);
+    const taken = decoy.port;
     const child = await startChildServer({ firstPort: taken });
     try {
       assert.notEqual(child.url, `http://127.0.0.1:${taken}`, "not the port another server holds");
@@ -25,10 +19,9 @@ describe("a child server whose port another server took first", () => {
         headers: { authorization: `Bearer ${token}` },
       });
       assert.equal(response.status, 200, "the child itself answers, accepting its own token");
-      assert.ok(decoyAsked > 0, "the decoy's answers were asked for and not taken");
+      assert.ok(decoy.asked() > 0, "the decoy's answers were asked for and not taken");
     } finally {
       await child.stop();
-      decoy.close();
     }
   });
 });

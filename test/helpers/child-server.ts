@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TokenIssuer } from "../../src/server/auth/tokens.ts";
 import { PACKAGE_ROOT } from "../../src/server/package-root.ts";
+import { startOnAFreePort } from "./free-port.ts";
 import { listensOn } from "./listening-socket.ts";
-import { freePort } from "./server.ts";
 import { signInAt } from "./sign-in.ts";
 import { triggerOnly } from "./trigger-only.ts";
 import { TYPESCRIPT_HOOKS } from "./typescript.ts";
@@ -68,12 +68,6 @@ export function rssOf(pid: number): number {
   if (kilobytes === undefined) throw new Error(`/proc/${pid}/status has no VmRSS line`);
   return Number(kilobytes) * 1024;
 }
-
-/** What the child prints when another process took its port between freePort() and its listen(). */
-const PORT_TAKEN = /application\.port: \d+ is in use by another program/;
-
-/** Starts on another free port when the one chosen was taken before the child could bind it. */
-const PORT_TRIES = 3;
 
 export async function startChildServer(options: ChildServerOptions = {}): Promise<ChildServer> {
   const folder = mkdtempSync(join(tmpdir(), "possekit-child-"));
@@ -141,28 +135,30 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
     return exited;
   };
 
-  let pid = 0;
-  for (let attempt = 1; ; attempt += 1) {
-    const port = attempt === 1 && options.firstPort !== undefined ? options.firstPort : await freePort();
-    pid = spawnOn(port);
-    try {
-      // A hang guard, not a time budget: a first start on an embedded folder runs initdb in a child
-      // (no build, no template), and on two cores shared with other work that took over 60 s.
-      await waitForHealth(url, options.startTimeoutMs ?? 300_000, () => running, {
-        pid,
-        port,
-      });
-      break;
-    } catch (error) {
-      await kill("SIGKILL");
-      if (attempt < PORT_TRIES && PORT_TAKEN.test(output)) {
-        output += `\n[child-server: port ${port} was taken before the server bound it; starting again]\n`;
-        continue;
+  // The child says so when another process took its port before it bound it (free-port.ts).
+  const pid = await startOnAFreePort(
+    async (port) => {
+      const pid = spawnOn(port);
+      try {
+        // A hang guard, not a time budget: a first start on an embedded folder runs initdb in a child
+        // (no build, no template), and on two cores shared with other work that took over 60 s.
+        await waitForHealth(url, options.startTimeoutMs ?? 300_000, () => running, { pid, port });
+        return pid;
+      } catch (error) {
+        await kill("SIGKILL");
+        throw new Error(`${(error as Error).message}\nIts output:\n${output}`);
       }
-      removeFolder();
-      throw new Error(`${(error as Error).message}\nIts output:\n${output}`);
-    }
-  }
+    },
+    {
+      firstPort: options.firstPort,
+      onTaken: (port) => {
+        output += `\n[child-server: port ${port} was taken before the server bound it; starting again]\n`;
+      },
+    },
+  ).catch((error: unknown) => {
+    removeFolder();
+    throw error;
+  });
 
   const tokens = new TokenIssuer(secret, `${SHARED_ME}/`);
   let stopped: Promise<void> | undefined;
