@@ -59,6 +59,7 @@ const worded = "https://worded.example/@me";
 const plain = "https://plain.example/@me";
 const broken = "https://broken.example/@me";
 const refusing = "https://refusing.example/@me";
+const lost = "https://lost.example/@me";
 const unconfigured = "https://gone.example/@me";
 
 type Logged = { level: "warn" | "error"; message: string; fields: Record<string, unknown> | undefined };
@@ -110,6 +111,12 @@ for (const engine of engines)
       new TestTarget(refusing, {
         behaviour: () => {
           throw Object.assign(new Error("503 Service Unavailable"), { status: 503 });
+        },
+      }),
+      // Its answer lost, and no idempotency key honoured: the outcome is unknown.
+      new TestTarget(lost, {
+        behaviour: () => {
+          throw Object.assign(new Error("the answer was lost"), { uncertain: true });
         },
       }),
     ];
@@ -371,7 +378,7 @@ for (const engine of engines)
     });
 
     it("nothing to write back: the next post's claim rides the outcomes' statement, the ledger's only one, under its own tokens", async () => {
-      const failing = await fixture.createPost("2025-02-01T00:00:00Z", [refusing]);
+      const failing = await fixture.createPost("2025-02-01T00:00:00Z", [refusing, lost]);
       const next = await fixture.createPost("2025-02-01T00:01:00Z", [named, plain]);
       // Nothing waits on the network after the outcomes: the source need not promise it.
       const { context, state, logged } = contextOf({ ...fixture.posts, returnsOnCommit: undefined });
@@ -387,11 +394,16 @@ for (const engine of engines)
       });
       assert.equal(state.statements, 1, "the outcomes and the next claim are one statement");
       assert.equal(fixture.updates.get(failing.url), undefined, "the post has nothing to write back");
+      // An unknown outcome is told as the ledger recorded it, read from the statement's answer.
       assert.deepEqual(
-        outcome.result.targets.map((target) => [target.uid, target.status]),
-        [[refusing, "failed"]],
+        outcome.result.targets.map((target) => [target.uid, target.status, target.error]),
+        [
+          [refusing, "failed", "503 Service Unavailable"],
+          [lost, "failed", "the answer was lost; unknown: check the target"],
+        ],
       );
       assert.equal((await ledgerRow(fixture.database, failing.id, refusing))?.state, "failed");
+      assert.equal((await ledgerRow(fixture.database, failing.id, lost))?.state, "unknown");
       assert.ok(nextReady);
       assert.equal(outcome.next?.prepared, nextReady);
       const tokens = nextReady.claim.tokens;
