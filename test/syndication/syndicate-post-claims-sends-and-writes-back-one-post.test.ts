@@ -463,16 +463,21 @@ for (const engine of engines)
       assert.deepEqual(errorsOf(logged), []);
     });
 
-    it("links to write back, on a source that does not promise to return on commit: the next post is not even prepared", async () => {
-      for (const returnsOnCommit of [undefined, () => false]) {
+    it("links to write back, on a source that does not promise to return on commit or cannot write alongside: the next post is not even prepared", async () => {
+      const sources: [string, Partial<PostSource>][] = [
+        ["no promise", { returnsOnCommit: undefined }],
+        ["no return on commit", { returnsOnCommit: () => false }],
+        ["no write-back alongside", { returnsOnCommit: () => true, updateAlongside: undefined }],
+      ];
+      for (const [what, change] of sources) {
         const current = await fixture.createPost("2025-02-03T00:00:00Z", [named]);
-        const { context, logged } = contextOf({ ...fixture.posts, returnsOnCommit });
+        const { context, logged } = contextOf({ ...fixture.posts, ...change });
         let asked = 0;
         const outcome = await sendWithNext(context, current, async () => {
           asked += 1;
           return undefined;
         });
-        assert.equal(asked, 0, String(returnsOnCommit));
+        assert.equal(asked, 0, what);
         assert.equal("next" in outcome, false);
         assert.equal(outcome.result.targets[0]?.status, "syndicated");
         assert.deepEqual(errorsOf(logged), []);
