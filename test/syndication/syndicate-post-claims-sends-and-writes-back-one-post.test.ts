@@ -80,15 +80,15 @@ function keptLogger(): { logger: Logger; logged: Logged[] } {
 
 /**
  * The ledger's database, counting its statements (the post source writes on its own) and refusing
- * every one while `refusing` is set, as a database that went away would.
+ * those `refuse` says, as a database that went away (or a statement it cannot run) would.
  */
 function countedDatabase(database: Database) {
-  const state = { statements: 0, refusing: false };
+  const state = { statements: 0, refuse: (_sql: string): boolean => false };
   const counted: Database = {
     engine: database.engine,
     query(sql, params) {
       state.statements += 1;
-      if (state.refusing) return Promise.reject(new Error("the ledger's database went away"));
+      if (state.refuse(sql)) return Promise.reject(new Error("the ledger's database went away"));
       return database.query(sql, params);
     },
     exec: (sql) => database.exec(sql),
@@ -601,6 +601,39 @@ for (const engine of engines)
       assert.equal((await ledgerRow(fixture.database, next.id, plain))?.state, "syndicated");
     });
 
+    it("a combined statement refused: the outcomes are recorded alone, and the next post's targets claimed afresh", async () => {
+      const failing = await fixture.createPost("2025-02-10T00:00:00Z", [refusing]);
+      const next = await fixture.createPost("2025-02-10T00:01:00Z", [named, plain]);
+      const { context, state, logged } = contextOf();
+      const ready = await prepared(context, failing);
+      const claims = await context.ledger.runClaim(ready.claim);
+      let nextReady: PreparedPost | undefined;
+      // Only the statement that carries the next post's claim (its expressions named apart).
+      state.refuse = (sql) => sql.includes("next_claimed");
+      const outcome = await sendPrepared(context, ready, run, Promise.resolve(claims), async () => {
+        nextReady = await prepared(context, next);
+        return nextReady;
+      });
+      state.refuse = () => false;
+      assert.deepEqual(
+        outcome.result.targets.map((target) => [target.uid, target.status, target.error]),
+        [[refusing, "failed", "503 Service Unavailable"]],
+      );
+      assert.equal((await ledgerRow(fixture.database, failing.id, refusing))?.state, "failed");
+      assert.ok(nextReady);
+      const nextClaims = outcome.next?.claims ?? new Map();
+      assert.deepEqual(
+        (await claimedBy(next.id)).map(([uid, state, token]) => [uid, state, token]),
+        [
+          [named, "sending", nextClaims.get(named)?.token],
+          [plain, "sending", nextClaims.get(plain)?.token],
+        ],
+      );
+      await sendPrepared(context, nextReady, run, Promise.resolve(nextClaims));
+      assert.equal((await ledgerRow(fixture.database, next.id, named))?.state, "syndicated");
+      assert.deepEqual(errorsOf(logged), []);
+    });
+
     it("a ledger that refuses after the sends: the link is written to the post all the same, and a next claim whose answer is lost is told", async () => {
       const current = await fixture.createPost("2025-02-07T00:00:00Z", [named]);
       const source: PostSource = {
@@ -612,9 +645,9 @@ for (const engine of engines)
       const { context, state, logged } = contextOf(source);
       const ready = await prepared(context, current);
       const claims = await context.ledger.runClaim(ready.claim);
-      state.refusing = true;
+      state.refuse = () => true;
       const outcome = await sendPrepared(context, ready, run, Promise.resolve(claims));
-      state.refusing = false;
+      state.refuse = () => false;
       const url = outcome.result.targets[0]?.url;
       assert.ok(url);
       assert.deepEqual((await reread(current)).properties.syndication, [url]);
@@ -628,7 +661,7 @@ for (const engine of engines)
       const failingReady = await prepared(alone.context, failing);
       const failingClaims = await alone.context.ledger.runClaim(failingReady.claim);
       const nextReady = await prepared(alone.context, next);
-      alone.state.refusing = true;
+      alone.state.refuse = () => true;
       const told = await sendPrepared(
         alone.context,
         failingReady,
@@ -636,7 +669,7 @@ for (const engine of engines)
         Promise.resolve(failingClaims),
         async () => nextReady,
       );
-      alone.state.refusing = false;
+      alone.state.refuse = () => false;
       assert.equal("next" in told, false);
       assert.deepEqual(
         errorsOf(alone.logged).find(
