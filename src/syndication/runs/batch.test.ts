@@ -9,6 +9,7 @@ import { describe, it } from "node:test";
 import type { Logger } from "../../contract/logger.ts";
 import type { PostSource } from "../../contract/post-source.ts";
 import type { AwaitingCursor, Post } from "../../contract/posts.ts";
+import type { StaleResolution } from "../ledger/claims.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import type { PostResult, SyndicationEvent } from "../types.ts";
 import { Batch } from "./batch.ts";
@@ -59,7 +60,10 @@ type Send = (
  * A batch on fakes. `send` answers for each post (by default: sent, with the next post prepared and
  * claimed as a write-back would); every call to the runner and the post source is recorded.
  */
-function batchOf(listed: Post[], options: { send?: Send; current?: Map<string, Post | null> } = {}) {
+function batchOf(
+  listed: Post[],
+  options: { send?: Send; current?: Map<string, Post | null>; stale?: StaleResolution[] } = {},
+) {
   const calls: unknown[][] = [];
   const events: SyndicationEvent[] = [];
   const logged: [string, string, Record<string, unknown> | undefined][] = [];
@@ -114,7 +118,7 @@ function batchOf(listed: Post[], options: { send?: Send; current?: Map<string, P
   const batch = new Batch(
     {
       posts,
-      ledger: { resolveStale: async () => [] } as Pick<Ledger, "resolveStale"> as Ledger,
+      ledger: { resolveStale: async () => options.stale ?? [] } as Pick<Ledger, "resolveStale"> as Ledger,
       runLog: {
         async abandonDead() {
           return 0;
@@ -346,5 +350,20 @@ describe("a batch's walk", () => {
       ],
     );
     assert.deepEqual(fixture.statusOf(), ["finished"]);
+  });
+
+  it("says how many sends a dead process left it resends and how many it marks unknown, and says nothing when none", async () => {
+    const stale = (state: string) => ({ state }) as StaleResolution;
+    const left = batchOf([], { stale: [stale("pending"), stale("unknown"), stale("pending")] });
+    await resultsOf(left.batch);
+    const warned = (logged: typeof left.logged) =>
+      logged.filter(([level, message]) => level === "warn" && message.startsWith("Resolved"));
+    assert.deepEqual(
+      warned(left.logged).map(([, , fields]) => fields),
+      [{ resend: 2, unknown: 1 }],
+    );
+    const none = batchOf([]);
+    await resultsOf(none.batch);
+    assert.deepEqual(warned(none.logged), []);
   });
 });
