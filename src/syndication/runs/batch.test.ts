@@ -62,12 +62,33 @@ type Send = (
  */
 function batchOf(
   listed: Post[],
-  options: { send?: Send; current?: Map<string, Post | null>; stale?: StaleResolution[] } = {},
+  options: {
+    send?: Send;
+    current?: Map<string, Post | null>;
+    stale?: StaleResolution[];
+    /** The changed posts' follow-ups, a batch's first part (by default: none, and not stopped). */
+    follow?: (report: (result: PostResult) => void, shouldStop: () => boolean) => Promise<boolean>;
+    /** The run log or the lease refusing a write: the run's start, its end, the lease's release. */
+    refuse?: "start" | "end" | "release";
+  } = {},
 ) {
   const calls: unknown[][] = [];
   const events: SyndicationEvent[] = [];
   const logged: [string, string, Record<string, unknown> | undefined][] = [];
-  const lease = { runId: "41", lost: false, keepAlive() {}, async release() {} };
+  const refused = (what: string) => {
+    if (options.refuse === what) throw new Error(`the database refused the ${what}`);
+  };
+  const lease = {
+    runId: "41",
+    lost: false,
+    onLost: undefined as (() => void) | undefined,
+    keepAlive(onLost: () => void) {
+      lease.onLost = onLost;
+    },
+    async release() {
+      refused("release");
+    },
+  };
   const finished: [string, string][] = [];
   const log =
     (level: string) =>
@@ -97,8 +118,8 @@ function batchOf(
     async knownOf(page: readonly Post[]) {
       return new Map(page.map((p) => [p.id, knownOf(p.id)]));
     },
-    async followChangedPosts() {
-      return true;
+    async followChangedPosts(report: (result: PostResult) => void, shouldStop: () => boolean) {
+      return options.follow ? options.follow(report, shouldStop) : true;
     },
     async syndicateBefore(
       sending: Post,
@@ -121,9 +142,11 @@ function batchOf(
       ledger: { resolveStale: async () => options.stale ?? [] } as Pick<Ledger, "resolveStale"> as Ledger,
       runLog: {
         async abandonDead() {
+          refused("start");
           return 0;
         },
         async finish(runId: string, status: string) {
+          refused("end");
           finished.push([runId, status]);
         },
       } as Pick<RunLog, "abandonDead" | "finish"> as RunLog,
@@ -140,7 +163,7 @@ function batchOf(
   const sends = () => calls.filter((call) => call[0] === "send");
   const sentIds = () => sends().map((call) => (call[1] as Post).id);
   const statusOf = () => events.flatMap((event) => (event.type === "run-finished" ? [event.status] : []));
-  return { batch, calls, sends, sentIds, events, logged, finished, statusOf };
+  return { batch, calls, sends, sentIds, events, logged, finished, statusOf, lease };
 }
 
 async function resultsOf(batch: Batch): Promise<PostResult[]> {
@@ -343,10 +366,18 @@ describe("a batch's walk", () => {
       },
     ]);
     assert.deepEqual(
-      fixture.logged.filter(([level]) => level === "error").map(([, , fields]) => fields),
+      fixture.logged.filter(([level]) => level === "error"),
       [
-        { post: listed[0]?.url, error: "the ledger went away" },
-        { post: listed[1]?.url, error: "a plain refusal" },
+        [
+          "error",
+          "Syndicating a post failed inside the server",
+          { post: listed[0]?.url, error: "the ledger went away" },
+        ],
+        [
+          "error",
+          "Syndicating a post failed inside the server",
+          { post: listed[1]?.url, error: "a plain refusal" },
+        ],
       ],
     );
     assert.deepEqual(fixture.statusOf(), ["finished"]);
@@ -365,5 +396,76 @@ describe("a batch's walk", () => {
     const none = batchOf([]);
     await resultsOf(none.batch);
     assert.deepEqual(warned(none.logged), []);
+  });
+
+  it("reports the changed posts' follow-ups before any send, and sends nothing when asked to stop during them", async () => {
+    const followed = { ...sent("https://site.example/followed"), followUp: true as const };
+    const asked: boolean[] = [];
+    const fixture = batchOf([post(1)], {
+      follow: async (report, shouldStop) => {
+        report(followed);
+        asked.push(shouldStop());
+        fixture.batch.stop();
+        asked.push(shouldStop());
+        return false;
+      },
+    });
+    assert.deepEqual(await resultsOf(fixture.batch), [followed]);
+    assert.deepEqual(asked, [false, true]);
+    assert.deepEqual(fixture.sentIds(), []);
+    assert.deepEqual(fixture.statusOf(), ["abandoned"]);
+    assert.deepEqual(
+      fixture.logged.filter(([level]) => level === "warn"),
+      [["warn", "The syndication run stopped before its end", { runId: "41", reason: "shutdown" }]],
+    );
+  });
+
+  it("tells of a lost lease, stops before the next post, and says why", async () => {
+    const fixture = batchOf([post(1), post(2)], {
+      send: async (sending) => {
+        fixture.lease.lost = true;
+        fixture.lease.onLost?.();
+        return { result: sent(sending.url) };
+      },
+    });
+    await resultsOf(fixture.batch);
+    assert.deepEqual(fixture.sentIds(), ["1"]);
+    assert.deepEqual(
+      fixture.events.filter((event) => event.type === "lease-lost"),
+      [{ type: "lease-lost", runId: "41" }],
+    );
+    assert.deepEqual(
+      fixture.logged.filter(([level]) => level === "warn"),
+      [["warn", "The syndication run stopped before its end", { runId: "41", reason: "lease lost" }]],
+    );
+  });
+
+  it("ends a run that failed as abandoned, with its error, and logs it", async () => {
+    const fixture = batchOf([post(1)], { refuse: "start" });
+    await assert.rejects(resultsOf(fixture.batch), /the database refused the start/);
+    await assert.rejects(fixture.batch.done, /the database refused the start/);
+    assert.deepEqual(fixture.sentIds(), []);
+    assert.deepEqual(fixture.statusOf(), ["abandoned"]);
+    assert.deepEqual(fixture.finished, [["41", "abandoned"]]);
+    assert.deepEqual(fixture.logged, [
+      [
+        "error",
+        "The syndication run stopped on an error",
+        { runId: "41", error: "the database refused the start" },
+      ],
+    ]);
+  });
+
+  it("finishes a run whose end could not be recorded or whose lease could not be released, saying so", async () => {
+    for (const [refuse, level, message] of [
+      ["end", "error", "Could not record the end of the syndication run"],
+      ["release", "warn", "Could not release the syndication lease"],
+    ] as const) {
+      const fixture = batchOf([post(1)], { refuse });
+      assert.equal((await resultsOf(fixture.batch)).length, 1);
+      assert.deepEqual(fixture.statusOf(), ["finished"]);
+      assert.equal(fixture.batch.finished, true);
+      assert.deepEqual(fixture.logged, [[level, message, { error: `the database refused the ${refuse}` }]]);
+    }
   });
 });
