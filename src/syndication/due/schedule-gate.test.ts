@@ -7,7 +7,7 @@ import type { Post } from "../../contract/posts.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import type { LedgerEntry } from "../types.ts";
 import type { LiveAnswer, LiveCheck, LiveChecks } from "./live-checks.ts";
-import { type GateDependencies, holdBack } from "./schedule-gate.ts";
+import { type GateDependencies, holdBack, NEEDS_REQUEST } from "./schedule-gate.ts";
 
 const PUBLISHED = Date.parse("2026-11-29T10:00:00.000Z");
 const URL = "https://example.org/notes/1/";
@@ -227,6 +227,38 @@ describe("the schedule gate", () => {
       waitingFor(
         `${URL} was not live after 24 hours (last answer: timed out); send it from the syndication page`,
       ),
+    );
+  });
+
+  // A batch preparing its next post (decision 0075) may not make a request: the post then waits for its turn.
+  it("without leave to make a request, answers that one is needed where it would check the page, and checks nothing", async () => {
+    const now = PUBLISHED + 60_000;
+    for (const known of [null, check({ nextCheckAt: new Date(now) })]) {
+      const { deps, asked } = gate({ now, known, answer: { live: true, status: 200 } });
+      assert.equal(await holdBack(deps, post(), [], false), NEEDS_REQUEST);
+      assert.deepEqual(asked.checked, []);
+      assert.deepEqual(asked.recorded, []);
+    }
+  });
+
+  it("without leave to make a request, still answers what needs none", async () => {
+    const live = gate({ known: check({ liveAt: new Date(PUBLISHED) }) });
+    assert.equal(await holdBack(live.deps, post(), [], false), null);
+    const early = gate({ afterPublishMs: 3_600_000 });
+    assert.deepEqual(
+      await holdBack(early.deps, post(), [], false),
+      waitingFor("Sent automatically from 2026-11-29T11:00:00.000Z"),
+    );
+    const notLive = gate({ known: check({ gaveUp: true, lastError: "timed out" }) });
+    assert.deepEqual(
+      await holdBack(notLive.deps, post(), [], false),
+      waitingFor(
+        `${URL} was not live after 24 hours (last answer: timed out); send it from the syndication page`,
+      ),
+    );
+    assert.deepEqual(
+      [live, early, notLive].flatMap((each) => each.asked.checked),
+      [],
     );
   });
 
