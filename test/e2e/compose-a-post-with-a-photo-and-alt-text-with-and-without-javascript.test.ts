@@ -10,6 +10,7 @@ import { after, before, describe, it } from "node:test";
 import { jpegBytes } from "../fakes/photo-server.ts";
 import { pngBytes } from "../fakes/png.ts";
 import { until } from "../helpers/eventually.ts";
+import { slowFirstAnswer } from "./slow-first-answer.ts";
 import { type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
 describe("the compose page in Chromium", () => {
@@ -115,6 +116,25 @@ describe("the compose page in Chromium", () => {
     const post = await storedPost(page.url());
     assert.equal(post.properties.content, "Words alone");
     assert.equal(post.properties.photo, undefined, "an empty file input is no photo");
+    await page.context().close();
+  });
+
+  it("shows the form's last state when it changed twice while a preview was on its way", async () => {
+    // A slow answer (a loaded server, a slow link): the owner types, and while the preview of the text
+    // is on its way changes a field and ticks a target. Each later change carries the whole form, so
+    // the preview must end on the last one; htmx's default keeps the first change queued and drops
+    // the tick, leaving a preview that never shows the ticked target.
+    const page = await world.signedInPage({ javaScriptEnabled: true });
+    await page.goto(`${world.server.url}/syndicate/compose`);
+    const slow = await slowFirstAnswer(page, "**/syndicate/compose/preview");
+    await page.getByLabel("Text", { exact: true }).fill("Words written on a slow day");
+    await slow.asked;
+    await page.getByLabel("Categories").fill("slow");
+    await page.locator(`input[name="mp-syndicate-to[]"][value="${world.socialUid}"]`).check();
+    slow.release();
+    const preview = page.locator(`#compose-preview [data-uid="${world.socialUid}"] .copy-text`);
+    await preview.waitFor();
+    assert.match(await shownText(preview), /Words written on a slow day/);
     await page.context().close();
   });
 

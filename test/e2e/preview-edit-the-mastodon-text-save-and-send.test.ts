@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright";
 import { launchChromium } from "../helpers/chromium.ts";
+import { countHtmxRequests, slowFirstAnswer } from "./slow-first-answer.ts";
 import { SCREENSHOTS, type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
 const template = "A note about herons on the canal.";
@@ -104,6 +105,25 @@ describe("preview, edit and send the Mastodon text", () => {
     assert.ok(post);
     assert.equal((await world.syndication().copies.ownTextsForPost(post)).size, 0, "nothing was saved");
     await page.screenshot({ path: join(SCREENSHOTS, "preview-over-the-limit.png") });
+  });
+
+  it("counts the last text typed while a count was on its way", async () => {
+    // Each count carries the whole text, so only the newest matters: htmx's default keeps the first
+    // change typed during a slow answer queued and drops the later ones, leaving a count of old words.
+    const slow = await slowFirstAnswer(page, /\/text\/check\?/);
+    const htmx = await countHtmxRequests(page, ".preview-target textarea");
+    const textarea = section().locator("textarea");
+    await textarea.fill("A first word");
+    await slow.asked;
+    await textarea.fill("A second");
+    await htmx.waitForReady(2);
+    await textarea.fill("Three words now");
+    await htmx.waitForReady(3);
+    slow.release();
+    await section()
+      .locator(".preview-count", { hasText: /^15 \/ 500/ })
+      .waitFor();
+    await slow.stop();
   });
 
   it("saves the fixed text, and the next send carries it", async () => {
