@@ -44,7 +44,7 @@ export interface SyndicateWorld {
   /**
    * A signed-in page opened at `path` whose clock (Playwright's, in the page) stands still: its timers
    * (a page's polls) fire only when the test moves it (`page.clock.runFor`), however loaded the machine.
-   * htmx, which starts on such a timer, has started.
+   * htmx has started: it starts with the document, on no timer (views/layout.njk).
    */
   signedInPageWithItsClockStill(path: string): Promise<Page>;
   close(): Promise<void>;
@@ -130,8 +130,6 @@ export async function startSyndicateWorld(
       await page.clock.install({ time: start });
       await page.clock.pauseAt(start + 60_000);
       await page.goto(`${server.url}${path}`);
-      await page.clock.runFor(1);
-      await page.locator("[data-htmx-powered]").first().waitFor({ state: "attached" });
       return page;
     },
     async close() {
