@@ -1,7 +1,8 @@
 // A local, Mastodon-compatible server for the demo and the tests: it speaks the parts of the
 // Mastodon REST API a syndicator uses, with Mastodon's answers and error bodies (401 for a bad
 // token, 422 for a status over the limit, Idempotency-Key replays, media that may still be
-// processing), keeps what it receives for inspection, and can be told to fail or to hang.
+// processing), keeps what it receives for inspection, and can be told to fail, to hang, or to hold
+// requests until a test releases them.
 // Nothing here talks to the network: it listens on a loopback port only.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
@@ -19,6 +20,7 @@ import { notFoundPage, type PageStatus, statusPage, timelinePage } from "./masto
 import { type SandboxSoftware, softwareProfile } from "./mastodon-software.ts";
 import { hashtagsIn, statusHtml, statusLength } from "./mastodon-text.ts";
 import { boundaryOf, parseMultipart } from "./multipart.ts";
+import { requestGate } from "./request-gate.ts";
 
 export interface MastodonSandboxOptions {
   /** 0 (the default) picks a free port. */
@@ -140,6 +142,8 @@ export interface SandboxBehaviour {
   headers?: Record<string, string>;
   /** Keep the request waiting this long (Infinity: until the client gives up) … */
   hangMs?: number;
+  /** … or until `release` lets it through (request-gate.ts) … */
+  untilReleased?: boolean;
   /**
    * … before handling it ("before", the default: nothing happens), or after handling it ("after":
    * the status is created but the answer never arrives, as when a connection drops).
@@ -185,6 +189,17 @@ export interface MastodonSandbox {
   setFailure(status: number, message: string, route?: string): void;
   /** Shorthand: keep `route` requests waiting `ms` milliseconds (forever by default). */
   hang(ms?: number, route?: string): void;
+  /**
+   * Shorthand: keep `route` requests waiting until `release` lets them through, so that what a
+   * client shows meanwhile lasts until the test has seen it.
+   */
+  holdUntilReleased(route?: string): void;
+  /**
+   * Lets `count` (1 unless given) requests held by holdUntilReleased (a behaviour's `untilReleased`)
+   * through: those waiting, oldest first, then the next ones to come. Any new behaviour, and
+   * clearBehaviour, lets every held request through.
+   */
+  release(count?: number): void;
   /**
    * Shorthand: answer `route` requests as Mastodon's rate limiter does once a limit is used up
    * (config/initializers/rack_attack.rb): 429, {"error": "Too many requests"}, and X-RateLimit-*
@@ -240,6 +255,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   let behaviour: SandboxBehaviour | null = null;
   let behaviourUses = 0;
   let behaviourSkipped = 0;
+  const gate = requestGate();
   let nextId = 110_000_000_000_000_001n;
   const newId = () => (nextId++).toString();
 
@@ -1023,6 +1039,13 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     return issued && issued.user !== null ? issued.scopes : undefined;
   }
 
+  /** Keeps a request waiting as its behaviour says: false when its client gave up meanwhile. */
+  function held(special: SandboxBehaviour, response: ServerResponse): Promise<boolean> {
+    if (special.hangMs !== undefined) return hold(response, special.hangMs);
+    if (special.untilReleased) return gate.pass(response);
+    return Promise.resolve(true);
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", base);
     const method = request.method ?? "GET";
@@ -1088,9 +1111,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
 
     const special = matchingBehaviour(routeOf(method, url.pathname.replace(/\/+$/, "")));
     const phase = special?.hangPhase ?? "before";
-    if (special?.hangMs !== undefined && phase === "before" && !(await hold(response, special.hangMs))) {
-      return;
-    }
+    if (special && phase === "before" && !(await held(special, response))) return;
     if (special && (special.status !== undefined || special.body !== undefined) && phase === "before") {
       request.resume();
       sendJson(
@@ -1111,9 +1132,7 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
         answer = { status: 400, body: { error: "The request body is not valid JSON" } };
       else throw error;
     }
-    if (special?.hangMs !== undefined && phase === "after" && !(await hold(response, special.hangMs))) {
-      return;
-    }
+    if (special && phase === "after" && !(await held(special, response))) return;
     sendJson(response, answer.status, answer.body, answer.headers);
   }
 
@@ -1122,6 +1141,8 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
   oauth.setBase(base);
 
   const setBehaviour = (next: SandboxBehaviour | null) => {
+    // Requests held by the behaviour it replaces are not left waiting for a release that never comes.
+    gate.reset();
     behaviour = next;
     behaviourUses = 0;
     behaviourSkipped = 0;
@@ -1155,6 +1176,12 @@ export async function startMastodonSandbox(options: MastodonSandboxOptions): Pro
     },
     hang(ms = Number.POSITIVE_INFINITY, route = "POST /api/v1/statuses") {
       setBehaviour({ route, hangMs: ms });
+    },
+    holdUntilReleased(route = "POST /api/v1/statuses") {
+      setBehaviour({ route, untilReleased: true });
+    },
+    release(count = 1) {
+      gate.release(count);
     },
     rateLimit(resetAt, route = "POST /api/v1/statuses", times) {
       setBehaviour({

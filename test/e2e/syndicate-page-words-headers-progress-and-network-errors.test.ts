@@ -39,14 +39,25 @@ describe("the Syndicate page's words", () => {
   it("shows one progress count out of the posts that awaited, and no zero counts in the summary", async () => {
     for (const text of ["Count one.", "Count two.", "Count three."])
       await world.publish(text, [world.socialUid]);
-    world.social.hang(400);
+    // Each post waits at the sandbox until the test lets it through: a count stays on the page until
+    // the test has seen it, however loaded the machine (Playwright looks every 500 ms, and a count
+    // that lasted a 400 ms wait fell between two looks).
+    world.social.holdUntilReleased();
+    world.social.release();
     const page = await world.signedInPage();
     await page.goto(`${world.server.url}/syndicate`);
+    // The page has loaded before htmx starts (on a timer): a click before then would send the form
+    // without it, and the page would come back only once the run had ended.
+    await page.locator("#syndicate-all-form[data-htmx-powered]").waitFor({ state: "attached" });
     await page.getByRole("button", { name: "Syndicate all" }).click();
     await page.locator("#run-progress", { hasText: /^1 of 3 posts done so far: 1 syndicated\.$/ }).waitFor();
+    // The one count the page shows while the second post is being sent.
+    assert.equal(await page.getByText(/done so far/).count(), 1);
+    world.social.release();
+    await page.locator("#run-progress", { hasText: /^2 of 3 posts done so far: 2 syndicated\.$/ }).waitFor();
+    world.social.clearBehaviour();
     const summary = page.locator("#run-announcer").getByText(/^3 posts processed/);
     await summary.waitFor();
-    world.social.clearBehaviour();
     assert.equal(await shownText(summary), "3 posts processed: 3 syndicated.");
     await page.context().close();
   });

@@ -28,7 +28,7 @@ export async function shownText(locator: Locator): Promise<string> {
 
 export interface SyndicateWorld {
   server: TestServer;
-  /** Answers every post (slowly when told: `social.hang(ms)`). */
+  /** Answers every post (slowly when told, `social.hang(ms)`; when let through, `social.holdUntilReleased()`). */
   social: MastodonSandbox;
   /** A second account elsewhere, to be made to fail. */
   other: MastodonSandbox;

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { type MastodonSandbox, startMastodonSandbox } from "../../dev/sandbox/mastodon-server.ts";
+import { until } from "../helpers/eventually.ts";
 
 describe("The sandbox Mastodon speaks Mastodon's API", () => {
   let sandbox: MastodonSandbox;
@@ -117,6 +118,39 @@ describe("The sandbox Mastodon speaks Mastodon's API", () => {
         signal: AbortSignal.timeout(200),
       }),
       { name: "TimeoutError" },
+    );
+  });
+
+  it("holds requests until released, one at a time and oldest first, then all once cleared", async () => {
+    sandbox.holdUntilReleased();
+    const earlier = sandbox.requests.length;
+    const came = (count: number) => sandbox.requests.length === earlier + count;
+    const answered: string[] = [];
+    const send = (status: string) =>
+      post({ status }).then((response) => {
+        answered.push(status);
+        return response;
+      });
+    const first = send("First");
+    await until("the first request has come", () => came(1));
+    const second = send("Second");
+    await until("the second request has come", () => came(2));
+    sandbox.release();
+    assert.equal((await first).status, 200);
+    assert.deepEqual(answered, ["First"], "the second still waits");
+    // A release made before its request comes lets that request through.
+    sandbox.release();
+    assert.equal((await second).status, 200);
+    sandbox.release();
+    assert.equal((await send("Third")).status, 200);
+    const fourth = send("Fourth");
+    await until("the fourth request has come", () => came(4));
+    assert.deepEqual(answered, ["First", "Second", "Third"]);
+    sandbox.clearBehaviour();
+    assert.equal((await fourth).status, 200);
+    assert.deepEqual(
+      sandbox.statuses.slice(-4).map((status) => status.text),
+      ["First", "Second", "Third", "Fourth"],
     );
   });
 
