@@ -27,6 +27,19 @@ import {
 import { type Mutant, mutantsIn } from "../../scripts/stryker-plan.mjs";
 import { mutantKey, probeTest, runUnderCoverage, unrunRanges } from "../../scripts/stryker-probe.mjs";
 
+/** A mutant as the plan samples one, on one line of `file`: only where it stands matters here. */
+function sampledMutant(file: string, line: number): Mutant {
+  return {
+    file,
+    line,
+    column: 2,
+    endLine: line,
+    endColumn: 9,
+    mutator: "BooleanLiteral",
+    replacement: "false",
+  };
+}
+
 describe("the lines a test file executes, from a real run under V8's coverage", () => {
   const dir = mkdtempSync(join(tmpdir(), "possekit-stryker-index-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -165,15 +178,7 @@ describe("a line of the file now, in the version the index holds", () => {
 });
 
 describe("the tests for each sampled mutant: the cheapest that execute its line", () => {
-  const mutant = (file: string, line: number) => ({
-    file,
-    line,
-    column: 2,
-    endLine: line,
-    endColumn: 9,
-    mutator: "BooleanLiteral",
-    replacement: "false",
-  });
+  const mutant = sampledMutant;
   const index = {
     tests: {
       "test/slow.test.ts": { seconds: 40, blob: "s" },
@@ -327,15 +332,7 @@ describe("a mutant's guarding tests before the cheapest (decision 0079)", () => 
 });
 
 describe("a line the index cannot map is probed among the index's tests of its file (decision 0082)", () => {
-  const mutant = (line: number) => ({
-    file: "src/x.ts",
-    line,
-    column: 2,
-    endLine: line,
-    endColumn: 9,
-    mutator: "BooleanLiteral",
-    replacement: "false",
-  });
+  const mutant = (line: number) => sampledMutant("src/x.ts", line);
   const index = {
     tests: {
       "test/imports-x.test.ts": { seconds: 30, blob: "i" },

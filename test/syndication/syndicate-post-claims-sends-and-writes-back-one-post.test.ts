@@ -153,6 +153,28 @@ for (const engine of engines)
       const ready = await prepared(context, post);
       return sendPrepared(context, ready, run, context.ledger.runClaim(ready.claim), next);
     };
+    /**
+     * Sends `post` under its own claim, run first, with `next` beside it, counting from zero again
+     * after the next post's own reads: `state.statements` then holds what the outcomes and the next
+     * post's claim cost the ledger.
+     */
+    const sendBesideNextCounted = async (
+      context: PostSyndicationContext,
+      state: { statements: number },
+      post: Post,
+      next: Post,
+    ) => {
+      const ready = await prepared(context, post);
+      const claims = await context.ledger.runClaim(ready.claim);
+      state.statements = 0;
+      let nextReady: PreparedPost | undefined;
+      const outcome = await sendPrepared(context, ready, run, Promise.resolve(claims), async () => {
+        nextReady = await prepared(context, next);
+        state.statements = 0;
+        return nextReady;
+      });
+      return { outcome, nextReady };
+    };
     const attemptsOf = async (postId: string) => {
       const { rows } = await fixture.database.query<{
         target_uid: string;
@@ -382,16 +404,7 @@ for (const engine of engines)
       const next = await fixture.createPost("2025-02-01T00:01:00Z", [named, plain]);
       // Nothing waits on the network after the outcomes: the source need not promise it.
       const { context, state, logged } = contextOf({ ...fixture.posts, returnsOnCommit: undefined });
-      const ready = await prepared(context, failing);
-      const claims = await context.ledger.runClaim(ready.claim);
-      let nextReady: PreparedPost | undefined;
-      state.statements = 0;
-      const outcome = await sendPrepared(context, ready, run, Promise.resolve(claims), async () => {
-        nextReady = await prepared(context, next);
-        // What follows the next post's own reads.
-        state.statements = 0;
-        return nextReady;
-      });
+      const { outcome, nextReady } = await sendBesideNextCounted(context, state, failing, next);
       assert.equal(state.statements, 1, "the outcomes and the next claim are one statement");
       assert.equal(fixture.updates.get(failing.url), undefined, "the post has nothing to write back");
       // An unknown outcome is told as the ledger recorded it, read from the statement's answer.
@@ -436,16 +449,7 @@ for (const engine of engines)
       const current = await fixture.createPost("2025-02-02T00:00:00Z", [named]);
       const next = await fixture.createPost("2025-02-02T00:01:00Z", [plain]);
       const { context, state, logged } = contextOf({ ...fixture.posts, returnsOnCommit: () => true });
-      const ready = await prepared(context, current);
-      const claims = await context.ledger.runClaim(ready.claim);
-      state.statements = 0;
-      let nextReady: PreparedPost | undefined;
-      const outcome = await sendPrepared(context, ready, run, Promise.resolve(claims), async () => {
-        nextReady = await prepared(context, next);
-        // What follows the next post's own reads.
-        state.statements = 0;
-        return nextReady;
-      });
+      const { outcome, nextReady } = await sendBesideNextCounted(context, state, current, next);
       assert.equal(state.statements, 0, "the outcomes and the claim rode the post's own write-back");
       const url = outcome.result.targets[0]?.url;
       assert.ok(url);
@@ -532,15 +536,7 @@ for (const engine of engines)
         },
       };
       const { context, state, logged } = contextOf(source);
-      const ready = await prepared(context, current);
-      const claims = await context.ledger.runClaim(ready.claim);
-      state.statements = 0;
-      let nextReady: PreparedPost | undefined;
-      const outcome = await sendPrepared(context, ready, run, Promise.resolve(claims), async () => {
-        nextReady = await prepared(context, next);
-        state.statements = 0;
-        return nextReady;
-      });
+      const { outcome, nextReady } = await sendBesideNextCounted(context, state, current, next);
       // The outcomes once more (they change nothing twice), then the claim read back: no claim again.
       assert.equal(state.statements, 2);
       assert.ok(nextReady);
