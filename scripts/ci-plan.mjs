@@ -12,10 +12,10 @@
 // Mutants: all of them with MUTATION=all; else those whose source file or one of whose test files
 // changed, whose tests import a changed helper (test/**/*.ts that is not a test), and those added
 // (an id absent at the base) or edited in test/mutation/mutants.json; with no base, every mutant.
-// With MUTATION_BUDGET_SECONDS (.ci/run gives it) or MUTATION_MAX_MUTANTS, at most that many
-// (seconds / SECONDS_PER_MUTANT), by priority: new or edited entries always, then source changed,
+// With MUTATION_BUDGET_SECONDS (.ci/run gives it), those that fit in that many seconds, each at its
+// cost by its tests' tier (decision 0085); with MUTATION_MAX_MUTANTS, at most that many; by priority: new or edited entries always, then source changed,
 // test changed, helper changed, a seeded sample (MUTATION_SEED, else HEAD's id) within the priority
-// the cap cuts into, and every mutant left out printed by id (scripts/mutation-plan.mjs, decision 0072).
+// the limit cuts into, and every mutant left out printed by id (scripts/mutation-plan.mjs, decision 0072).
 // Interop (a 270 MB install): when the change touches src/syndicators/bluesky/ or interop/bluesky/,
 // when INTEROP=1, or with no base. Indiekit (the plug-in inside the real Indiekit): when the change
 // touches what Indiekit loads of the package (INDIEKIT_PATHS below), when INDIEKIT=1, or with no base.
@@ -31,14 +31,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { FOLDERS } from "../stryker.config.mjs";
-import {
-  capFromBudget,
-  chooseMutants,
-  chosenSummary,
-  leftOutLines,
-  SECONDS_PER_MUTANT,
-} from "./mutation-plan.mjs";
+import { chooseMutants, chosenSummary, leftOutLines, secondsOfMutant } from "./mutation-plan.mjs";
 import { isMutable, seedOf } from "./stryker-plan.mjs";
+import { tierOf } from "./test-tiers.mjs";
 
 const LIST = "test/mutation/mutants.json";
 const git = (...args) => {
@@ -118,25 +113,36 @@ if (process.env.MUTATION === "all") {
       console.log(`# mutant ${id}: ${[...new Set(list.map((reason) => reason.text))].join("; ")}`);
   }
 }
+// Each mutant's seconds in the part, by the tiers of its tests (decision 0085).
+const secondsOf = new Map(mutants.map((mutant) => [mutant.id, secondsOfMutant(mutant.tests, tierOf)]));
+let seconds = 0;
 if (chosen !== "all") {
-  // The cap (decision 0072): an explicit count, or what fits in the part's seconds; none without either.
-  const cap = process.env.MUTATION_MAX_MUTANTS
-    ? Number(process.env.MUTATION_MAX_MUTANTS)
-    : process.env.MUTATION_BUDGET_SECONDS
-      ? capFromBudget(Number(process.env.MUTATION_BUDGET_SECONDS))
-      : null;
+  // The limits (decisions 0072 and 0085): an explicit count, and what fits in the part's seconds,
+  // each mutant at its own cost; none without either.
+  const cap = process.env.MUTATION_MAX_MUTANTS ? Number(process.env.MUTATION_MAX_MUTANTS) : null;
+  const budget = process.env.MUTATION_BUDGET_SECONDS ? Number(process.env.MUTATION_BUDGET_SECONDS) : null;
   const seedText = process.env.MUTATION_SEED || git("rev-parse", "HEAD") || "0";
   const candidates = new Map([...reasons].map(([id, list]) => [id, list.map((reason) => reason.kind)]));
-  const plan = chooseMutants(candidates, { cap, seed: seedOf(seedText) });
+  const plan = chooseMutants(candidates, {
+    cap,
+    budget,
+    secondsOf: (id) => secondsOf.get(id),
+    seed: seedOf(seedText),
+  });
   chosen = plan.run;
   left = plan.left;
-  leftOut = leftOutLines(plan, { cap, seedText: seedText.slice(0, 12) });
+  seconds = plan.seconds;
+  leftOut = leftOutLines(plan, { cap, budget, seedText: seedText.slice(0, 12) });
+  const limits = [
+    ...(cap === null ? [] : [`cap ${cap}`]),
+    ...(budget === null ? [] : [`${Math.round(seconds)} s by their tests' tiers`]),
+  ];
   mutantsWhy =
     reasons.size > 0
-      ? `${chosenSummary(plan)}${cap === null ? "" : `; cap ${cap}, the new or edited entries always run`}`
+      ? `${chosenSummary(plan)}${limits.length === 0 ? "" : `; ${limits.join(", ")}, the new or edited entries always run`}`
       : `0 of ${mutants.length} (no source, test or entry of any mutant changed)`;
   if (explain) for (const line of leftOut) console.log(`# ${line}`);
-}
+} else seconds = mutants.reduce((sum, mutant) => sum + secondsOf.get(mutant.id), 0);
 
 const interop =
   process.env.INTEROP === "1" ||
@@ -182,7 +188,7 @@ console.log(`MUTANTS=${quoted(chosen === "all" ? "all" : chosen.join(" "))}`);
 console.log(`MUTANTS_WHY=${quoted(mutantsWhy)}`);
 console.log(`MUTANTS_COUNT=${count}`);
 console.log(`MUTANTS_TOTAL=${mutants.length}`);
-console.log(`MUTANTS_SECONDS=${Math.round(count * SECONDS_PER_MUTANT)}`);
+console.log(`MUTANTS_SECONDS=${Math.round(seconds)}`);
 console.log(`MUTANTS_LEFT=${quoted(left.join(" "))}`);
 console.log(`MUTANTS_LEFT_OUT=${quoted(leftOut.join("\n"))}`);
 if (process.argv.includes("--mutants")) process.exit(0);

@@ -1,16 +1,17 @@
 // Which of the hand-written mutants a change needs CI runs, within the mutation part's budget
 // (decision 0072; scripts/ci-plan.mjs finds why each one is needed, .ci/run gives the budget).
 //
-// The part scales with the mutants chosen (about SECONDS_PER_MUTANT each beside the other parts), and a
-// large change touches hundreds: uncapped, it alone outlasted CI's 25 minutes. So CI runs at most
-// `cap` of them, in this order of priority:
+// The part scales with the mutants chosen (about SECONDS_PER_MUTANT each beside the other parts, and
+// SYSTEM_SECONDS_PER_MUTANT for one with a system-tier test: decision 0085), and a large change
+// touches hundreds: uncapped, it alone outlasted CI's 25 minutes. So CI runs those that fit in the
+// part's budget of seconds (or at most a count of them), in this order of priority:
 //   1. a new or edited entry of test/mutation/mutants.json: always, even over the cap (nothing has
 //      shown yet that a test kills it, and its author is the one who must know);
 //   2. a mutant whose source file changed;
 //   3. one of whose test files changed;
 //   4. one whose test imports a changed helper;
 //   5. with no base commit, every mutant (the whole tree is the change).
-// A mutant with several reasons counts at its first. Within the priority the cap cuts into, a
+// A mutant with several reasons counts at its first. Within the priority the budget cuts into, a
 // seeded sample: the same seed (the HEAD commit's id, or MUTATION_SEED) takes the same mutants.
 // Every mutant left out is printed by id, with the commands that run it.
 import { random } from "./stryker-plan.mjs";
@@ -22,6 +23,19 @@ import { random } from "./stryker-plan.mjs";
  * 1,781 s for 257 on a loaded machine (6.93 s): the cost follows the mutants' tests.
  */
 export const SECONDS_PER_MUTANT = 7.5;
+
+/**
+ * Seconds a mutant adds when one of its tests is of the system tier (a browser, the possekit
+ * command, several instances; scripts/test-tiers.mjs): such a file starts processes and takes 30 to
+ * 180 s where an integration file takes seconds. Session 22 ran them at 70 to 90 s each, two at a
+ * time on a quiet machine; beside another part, about 60 s a mutant (decision 0085).
+ */
+export const SYSTEM_SECONDS_PER_MUTANT = 60;
+
+/** A mutant's seconds in the part, by the tiers of its tests (`tierOf`, scripts/test-tiers.mjs). */
+export function secondsOfMutant(tests, tierOf) {
+  return tests.some((test) => tierOf(test) === "system") ? SYSTEM_SECONDS_PER_MUTANT : SECONDS_PER_MUTANT;
+}
 
 /** The priorities, first to last; `must`: run whatever the cap. */
 export const PRIORITIES = [
@@ -39,11 +53,6 @@ export function priorityOf(kinds) {
   return Math.min(...ranks);
 }
 
-/** How many mutants fit in `seconds` of the part (none when the budget is spent). */
-export function capFromBudget(seconds, secondsPerMutant = SECONDS_PER_MUTANT) {
-  return Math.max(0, Math.floor(seconds / secondsPerMutant));
-}
-
 /** The ids in a seeded order: sorted first, so that the list's order does not change the sample. */
 function shuffled(ids, seed) {
   const order = [...ids].sort();
@@ -56,27 +65,44 @@ function shuffled(ids, seed) {
 }
 
 /**
- * The mutants to run of `candidates` (a Map of id to the kinds of its reasons), at most `cap` beside
- * those that must run (no cap: all). Returns { run, left, groups }: `run` and `left` ids in priority
- * order, and per priority that has candidates { label, must, run: [ids], left: [ids] }.
+ * The mutants to run of `candidates` (a Map of id to the kinds of its reasons), beside those that
+ * must run: at most `cap` of them (a count), and within `budget` seconds of the part, each costing
+ * `secondsOf(id)` (no cap, no budget: all). A mutant that does not fit is left out, and a cheaper one
+ * after it may still fit. Returns { run, left, groups, seconds }: `run` and `left` ids in priority
+ * order, per priority that has candidates { label, must, run: [ids], left: [ids] }, and the seconds
+ * of those that run.
  */
-export function chooseMutants(candidates, { cap = null, seed = 0 } = {}) {
+export function chooseMutants(
+  candidates,
+  { cap = null, budget = null, secondsOf = () => SECONDS_PER_MUTANT, seed = 0 } = {},
+) {
   const byRank = PRIORITIES.map(() => []);
   for (const [id, kinds] of candidates) byRank[priorityOf(kinds)].push(id);
   let room = cap === null || cap === undefined ? Number.POSITIVE_INFINITY : cap;
+  let secondsLeft = budget === null || budget === undefined ? Number.POSITIVE_INFINITY : budget;
+  let seconds = 0;
   const groups = [];
   for (const [rank, ids] of byRank.entries()) {
     if (ids.length === 0) continue;
     const { label, must = false } = PRIORITIES[rank];
-    const order = shuffled(ids, seed);
-    const taken = must ? order.length : Math.min(order.length, room);
-    room = Math.max(0, room - taken);
-    groups.push({ label, must, run: order.slice(0, taken), left: order.slice(taken) });
+    const run = [];
+    const left = [];
+    for (const id of shuffled(ids, seed)) {
+      const cost = secondsOf(id);
+      if (must || (room >= 1 && cost <= secondsLeft)) {
+        run.push(id);
+        room = Math.max(0, room - 1);
+        secondsLeft -= cost;
+        seconds += cost;
+      } else left.push(id);
+    }
+    groups.push({ label, must, run, left });
   }
   return {
     run: groups.flatMap((group) => group.run),
     left: groups.flatMap((group) => group.left),
     groups,
+    seconds,
   };
 }
 
@@ -94,10 +120,14 @@ export function chosenSummary({ run, left, groups }) {
  * The lines CI prints for the mutants it left out: each by id under its priority, and how to run
  * them. None when every mutant the change needs runs.
  */
-export function leftOutLines({ left, groups }, { cap, seedText }) {
+export function leftOutLines({ left, groups }, { cap = null, budget = null, seedText }) {
   if (left.length === 0) return [];
+  const limits = [
+    ...(cap === null || cap === undefined ? [] : [`the cap of ${cap}`]),
+    ...(budget === null || budget === undefined ? [] : [`the budget of ${Math.round(budget)} s`]),
+  ];
   return [
-    `Mutants left out: ${left.length}, over the cap of ${cap} (seed ${seedText}; decision 0072). Run them with ` +
+    `Mutants left out: ${left.length}, over ${limits.join(" and ") || "the cap"} (seed ${seedText}; decision 0072). Run them with ` +
       "MUTATION=all bash .ci/run (every mutant), or node scripts/mutation.mjs --exact <ids>:",
     ...groups
       .filter((group) => group.left.length > 0)

@@ -9,11 +9,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import {
-  capFromBudget,
   chooseMutants,
   chosenSummary,
   leftOutLines,
   SECONDS_PER_MUTANT,
+  SYSTEM_SECONDS_PER_MUTANT,
+  secondsOfMutant,
 } from "../../scripts/mutation-plan.mjs";
 
 /** `count` candidates named `<prefix>-<n>`, each with these kinds of reason. */
@@ -109,12 +110,40 @@ describe("which mutants run under the cap", () => {
     for (const id of plan.run) assert.ok(!printed.includes(id), `${id} runs, yet is printed as left out`);
   });
 
-  it("fits as many mutants in the budget as its seconds pay for, none when it is spent", () => {
-    assert.equal(SECONDS_PER_MUTANT, 7.5);
-    assert.equal(capFromBudget(720), 96);
-    assert.equal(capFromBudget(7.5 * 3), 3);
-    assert.equal(capFromBudget(4), 0);
-    assert.equal(capFromBudget(-300), 0);
+  it("costs a mutant by its tests' tier, and fits in the budget what its seconds pay for", () => {
+    const tierOf = (file: string) => (file.startsWith("test/e2e/") ? "system" : "integration");
+    assert.equal(secondsOfMutant(["test/a.test.ts"], tierOf), SECONDS_PER_MUTANT);
+    assert.equal(
+      secondsOfMutant(["test/a.test.ts", "test/e2e/b.test.ts"], tierOf),
+      SYSTEM_SECONDS_PER_MUTANT,
+    );
+    assert.ok(
+      SYSTEM_SECONDS_PER_MUTANT >= 4 * SECONDS_PER_MUTANT,
+      "a browser test costs minutes, not seconds",
+    );
+    const candidates = new Map([...some("browser", 3, ["source"]), ...some("plain", 3, ["source"])]);
+    const secondsOf = (id: string) => (id.startsWith("browser") ? 60 : 7.5);
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const plan = chooseMutants(candidates, { budget: 80, secondsOf, seed });
+      const taken = plan.run.reduce((sum, id) => sum + secondsOf(id), 0);
+      assert.equal(plan.seconds, taken);
+      assert.ok(plan.seconds <= 80, `seed ${seed}: ${plan.seconds} s taken of 80`);
+      assert.ok(plan.run.filter((id) => id.startsWith("browser")).length <= 1);
+      // A mutant that does not fit leaves room for a cheaper one after it: none left out would fit.
+      for (const id of plan.left) assert.ok(secondsOf(id) > 80 - plan.seconds, `seed ${seed}: ${id} fits`);
+    }
+    // A spent budget takes none but those that must run, and counts their seconds.
+    const spent = chooseMutants(new Map([...some("new", 2, ["entry"]), ...some("plain", 2, ["source"])]), {
+      budget: 0,
+      secondsOf,
+      seed: 1,
+    });
+    assert.deepEqual([...spent.run].sort(), ["new-00", "new-01"]);
+    assert.equal(spent.seconds, 15);
+    assert.match(
+      leftOutLines(spent, { budget: 0, seedText: "abc" })[0] ?? "",
+      /^Mutants left out: 2, over the budget of 0 s \(seed abc; decision 0072\)/,
+    );
   });
 });
 
@@ -144,6 +173,8 @@ describe("scripts/ci-plan.mjs on a change in a git repository", () => {
   };
   const list = (entries: object[]) => write("test/mutation/mutants.json", JSON.stringify(entries, null, 2));
   const old = Array.from({ length: 8 }, (_, n) => entry(`old-${n}`, n));
+  // One mutant guarded by a browser test: it costs SYSTEM_SECONDS_PER_MUTANT.
+  old[7] = { ...entry("old-7", 7), tests: ["test/e2e/m7.test.ts"] };
   git("init", "-q", "-b", "main");
   for (let n = 0; n < 9; n++) write(`src/m${n}.ts`, "export const a = 1;\n");
   list(old);
@@ -161,18 +192,19 @@ describe("scripts/ci-plan.mjs on a change in a git repository", () => {
       "bash",
       [
         "-c",
-        `eval "$(node ${JSON.stringify(ciPlan)} --mutants)" && printf '%s\\0' "$MUTANTS" "$MUTANTS_LEFT" "$MUTANTS_LEFT_OUT" "$MUTANTS_COUNT" "$MUTANTS_WHY"`,
+        `eval "$(node ${JSON.stringify(ciPlan)} --mutants)" && printf '%s\\0' "$MUTANTS" "$MUTANTS_LEFT" "$MUTANTS_LEFT_OUT" "$MUTANTS_COUNT" "$MUTANTS_WHY" "$MUTANTS_SECONDS"`,
       ],
       { cwd: repo, encoding: "utf8", env: { ...process.env, CI_BASE: base, MUTATION: "", ...env } },
     );
     assert.equal(result.status, 0, result.stderr);
-    const [run = "", left = "", leftOut = "", count = "", why = ""] = result.stdout.split("\0");
+    const [run = "", left = "", leftOut = "", count = "", why = "", seconds = ""] = result.stdout.split("\0");
     return {
       run: run.split(" ").filter(Boolean),
       left: left.split(" ").filter(Boolean),
       leftOut,
       count,
       why,
+      seconds: Number(seconds),
     };
   };
 
@@ -188,11 +220,16 @@ describe("scripts/ci-plan.mjs on a change in a git repository", () => {
     assert.deepEqual(plan({ MUTATION_MAX_MUTANTS: "1", MUTATION_SEED: "one" }).run, ["new-one"]);
   });
 
-  it("takes its cap from the part's budget in seconds, and runs every one without a cap or with MUTATION=all", () => {
-    assert.equal(plan({ MUTATION_BUDGET_SECONDS: String(SECONDS_PER_MUTANT * 5) }).run.length, 5);
+  it("takes what fits in the part's budget in seconds, each at its tier's cost, and every one without a limit or with MUTATION=all", () => {
+    const budgeted = plan({ MUTATION_BUDGET_SECONDS: String(SECONDS_PER_MUTANT * 5) });
+    assert.equal(budgeted.run.length, 5);
+    assert.ok(!budgeted.run.includes("old-7"), "the browser-tested mutant costs more than the budget");
+    assert.equal(budgeted.seconds, Math.round(SECONDS_PER_MUTANT * 5));
+    assert.match(budgeted.leftOut, /^Mutants left out: 4, over the budget of 38 s /);
     const uncapped = plan({});
     assert.equal(uncapped.run.length, 9);
     assert.equal(uncapped.leftOut, "");
+    assert.equal(uncapped.seconds, SECONDS_PER_MUTANT * 8 + SYSTEM_SECONDS_PER_MUTANT);
     assert.deepEqual(plan({ MUTATION: "all", MUTATION_MAX_MUTANTS: "1" }).run, ["all"]);
   });
 });
