@@ -135,7 +135,7 @@ if (chosen !== "all") {
   leftOut = leftOutLines(plan, { cap, budget, seedText: seedText.slice(0, 12) });
   const limits = [
     ...(cap === null ? [] : [`cap ${cap}`]),
-    ...(budget === null ? [] : [`${Math.round(seconds)} s by their tests' tiers`]),
+    ...(budget === null ? [] : [`${Math.round(seconds)} s, priced by the tier of their tests`]),
   ];
   mutantsWhy =
     reasons.size > 0
