@@ -17,20 +17,21 @@
 import { random } from "./stryker-plan.mjs";
 
 /**
- * Seconds one mutant adds to the part in CI, beside the other parts on a 2-core machine: about 7.5
- * in the last full run (29 Nov, session 20: 236 mutants in about 29 minutes beside the test and
- * system parts). Before: 472 s for 116 (4.07 s; decision 0077), 968 s for 125 on 28 Nov (7.74 s),
- * 1,781 s for 257 on a loaded machine (6.93 s): the cost follows the mutants' tests.
+ * Seconds one mutant adds to the part in CI, beside the other parts on a 2-core machine (the part runs
+ * two mutants at a time), when its tests are unit or integration files: 3.5 in session 22's full run
+ * (16 mutants, 111 s of mutant time). Before the tiers were priced apart (decision 0085), every
+ * mutant cost the same: 7.5 s in session 20's run (236 mutants in about 29 minutes), 4.07 s for 116
+ * (decision 0077), 7.74 s for 125, 6.93 s for 257 on a loaded machine. Rounded up to 5.
  */
-export const SECONDS_PER_MUTANT = 7.5;
+export const SECONDS_PER_MUTANT = 5;
 
 /**
  * Seconds a mutant adds when one of its tests is of the system tier (a browser, the possekit
- * command, several instances; scripts/test-tiers.mjs): such a file starts processes and takes 30 to
- * 180 s where an integration file takes seconds. Session 22 ran them at 70 to 90 s each, two at a
- * time on a quiet machine; beside another part, about 60 s a mutant (decision 0085).
+ * command, several instances; scripts/test-tiers.mjs): such a file starts processes, and its mutant
+ * took 2 to 132 s in session 22's full run, 43.5 s on average (19 mutants, 827 s of mutant time,
+ * two at a time: 21.8 s of the part each). Rounded up to 25 (decision 0085).
  */
-export const SYSTEM_SECONDS_PER_MUTANT = 60;
+export const SYSTEM_SECONDS_PER_MUTANT = 25;
 
 /** A mutant's seconds in the part, by the tiers of its tests (`tierOf`, scripts/test-tiers.mjs). */
 export function secondsOfMutant(tests, tierOf) {
