@@ -30,6 +30,10 @@ export interface ChildServerOptions {
   startTimeoutMs?: number;
   /** The port of the first try (default: a free one); its test names one another server holds. */
   firstPort?: number;
+  /** Node's and V8's flags before the script, for those NODE_OPTIONS refuses (e.g. --trace-gc). */
+  nodeArgs?: string[];
+  /** Every line the child writes, as it comes: `output()` keeps only the last 64 KB. */
+  onLine?: (line: string) => void;
 }
 
 export interface ChildExit {
@@ -95,7 +99,14 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
     );
     const started = spawn(
       process.execPath,
-      [...TYPESCRIPT_HOOKS, join(PACKAGE_ROOT, "bin/possekit.js"), "serve", "--config", configPath],
+      [
+        ...(options.nodeArgs ?? []),
+        ...TYPESCRIPT_HOOKS,
+        join(PACKAGE_ROOT, "bin/possekit.js"),
+        "serve",
+        "--config",
+        configPath,
+      ],
       {
         cwd: folder,
         env: {
@@ -113,11 +124,19 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
       },
     );
     if (started.pid === undefined) throw new Error("Could not start node bin/possekit.js serve");
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-OUTPUT_KEPT);
+    const keepFrom = () => {
+      let partial = "";
+      return (chunk: Buffer) => {
+        const text = chunk.toString("utf8");
+        output = (output + text).slice(-OUTPUT_KEPT);
+        if (!options.onLine) return;
+        const lines = (partial + text).split("\n");
+        partial = lines.pop() ?? "";
+        for (const line of lines) options.onLine(line);
+      };
     };
-    started.stdout?.on("data", keep);
-    started.stderr?.on("data", keep);
+    started.stdout?.on("data", keepFrom());
+    started.stderr?.on("data", keepFrom());
     running = true;
     exited = new Promise<ChildExit>((resolve) => {
       started.once("exit", (code, signal) => {

@@ -75,6 +75,9 @@ export interface ClusterOptions {
   endpoint?: Record<string, unknown>;
   /** More of the config file (e.g. application.rateLimit). */
   config?: Record<string, unknown>;
+  /** Node's flags and a line listener for each instance (test/helpers/child-server.ts). */
+  nodeArgs?: string[];
+  onLine?: (line: string) => void;
 }
 
 /** `count` instances started side by side, sharing SECRET and PASSWORD as instances behind a balancer do. */
@@ -94,7 +97,16 @@ export async function startCluster(options: ClusterOptions): Promise<ChildServer
     ...(options.sandbox ? { MASTODON_ACCESS_TOKEN: options.sandbox.mastodon.accessToken } : {}),
   };
   const started = await Promise.allSettled(
-    Array.from({ length: options.count }, () => startChildServer({ config, env, secret, password })),
+    Array.from({ length: options.count }, () =>
+      startChildServer({
+        config,
+        env,
+        secret,
+        password,
+        ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+        ...(options.onLine ? { onLine: options.onLine } : {}),
+      }),
+    ),
   );
   const servers = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const failed = started.find((result) => result.status === "rejected");

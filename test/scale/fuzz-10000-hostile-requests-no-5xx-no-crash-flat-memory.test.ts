@@ -5,10 +5,14 @@
 // Reproduce a failure with FUZZ_SEED=<the printed seed> (FUZZ_REQUESTS changes the count).
 import assert from "node:assert/strict";
 import { randomBytes, randomInt } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { ChildServer } from "../helpers/child-server.ts";
+import { until } from "../helpers/eventually.ts";
 import { createPost, type Sandbox, singleInstanceDatabase, startCluster, startSandbox } from "./cluster.ts";
 import {
   type FuzzContext,
@@ -23,12 +27,27 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 /** FUZZ_ONLY=279,512 sends only those requests of the seed's sequence (to replay a failure). */
 const ONLY = process.env.FUZZ_ONLY ? new Set(process.env.FUZZ_ONLY.split(",").map(Number)) : undefined;
-/** V8 grows its heap over the first few thousand requests before it settles. */
+/** The server's caches and V8's code fill over the first few thousand requests before they settle. */
 const WARM_UP = Math.min(2_500, Math.floor(REQUESTS / 4));
 const CONCURRENCY = 16;
 const REQUEST_TIMEOUT_MS = 20_000;
-/** The highest RSS of the last third may exceed the highest reached by the end of the first third by this much. */
-const RSS_GROWTH_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The server's live heap after each full collection the heap profiler asks for (a heap snapshot on
+ * SIGUSR2 collects everything unreachable first; --trace-gc prints what survives, in MB).
+ */
+const liveAfterFullCollection: number[] = [];
+const PROFILER_COLLECTION =
+  /Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB.* heap profiler/;
+/** Where the server writes its diagnostic report on SIGTTIN: its memory outside V8's heap (Buffers). */
+const REPORTS = mkdtempSync(join(tmpdir(), "possekit-fuzz-reports-"));
+/**
+ * What survives a full collection may grow by this much from the end of the warm-up to the end, in
+ * V8's heap and outside it (Buffers) each: a leak of 2 KB a request over the 7,500 after it. What
+ * survives varies by a megabyte or two (caches within their bounds), not by the hundred that RSS
+ * swings with the collector's timing.
+ */
+const GROWTH_LIMIT_MB = 16;
 
 interface Outcome {
   status?: number;
@@ -153,9 +172,20 @@ describe("10,000 hostile requests to one server process", () => {
         WEBHOOK_SECRET: webhookSecret,
         // As deployed: production mode (no error details in answers).
         NODE_ENV: "production",
-        // V8's young generation alone may grow by up to 48 MB as it warms up, which would hide a
-        // leak or fake one; kept small, what RSS shows is the memory the server keeps.
-        NODE_OPTIONS: "--max-semi-space-size=2",
+      },
+      // The live heap, measured (test below): a snapshot's full collection on SIGUSR2, and V8's
+      // line for each full collection (none for the young generation's).
+      nodeArgs: [
+        "--trace-gc",
+        "--trace-gc-ignore-scavenger",
+        "--heapsnapshot-signal=SIGUSR2",
+        "--report-on-signal",
+        "--report-signal=SIGTTIN",
+        `--report-directory=${REPORTS}`,
+      ],
+      onLine: (line) => {
+        const live = PROFILER_COLLECTION.exec(line)?.[1];
+        if (live) liveAfterFullCollection.push(Number(live));
       },
     });
     if (!server) throw new Error("No server started");
@@ -169,6 +199,7 @@ describe("10,000 hostile requests to one server process", () => {
   });
 
   after(async () => {
+    rmSync(REPORTS, { recursive: true, force: true });
     await server?.stop();
     await sandbox?.mastodon.close();
     await database?.drop();
@@ -189,11 +220,11 @@ describe("10,000 hostile requests to one server process", () => {
     let next = 0;
     const rssSamples: Array<{ index: number; rss: number }> = [];
 
-    const worker = async () => {
+    const worker = async (end: number) => {
       for (;;) {
         const index = next;
+        if (index >= end) return;
         next += 1;
-        if (index >= REQUESTS) return;
         if (ONLY && !ONLY.has(index)) continue;
         // Each request has a generator of its own, so that it depends on the seed and its index only.
         const random = new Random(SEED ^ Math.imul(index + 1, 0x9e3779b1));
@@ -214,8 +245,36 @@ describe("10,000 hostile requests to one server process", () => {
         if (!child.alive()) throw new Error(`The server died at request #${index}:\n${child.output()}`);
       }
     };
+    /**
+     * What survives a full collection of the server's memory now, in MB: V8's heap (a heap snapshot
+     * collects first, and --trace-gc says what is left), then what is outside it (the report that
+     * follows the snapshot: its external memory, Buffers).
+     */
+    const liveMemory = async () => {
+      const before = liveAfterFullCollection.length;
+      process.kill(child.pid, "SIGUSR2");
+      await until("the server's full collection", async () => liveAfterFullCollection.length > before);
+      const reportsBefore = readdirSync(REPORTS).length;
+      process.kill(child.pid, "SIGTTIN");
+      let external = Number.NaN;
+      await until("the server's report", async () => {
+        const files = readdirSync(REPORTS).sort();
+        if (files.length <= reportsBefore) return false;
+        try {
+          const report = JSON.parse(readFileSync(join(REPORTS, files.at(-1) ?? ""), "utf8"));
+          external = report.javascriptHeap.externalMemory / 1024 / 1024;
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      return { heap: liveAfterFullCollection[before] ?? Number.NaN, external };
+    };
     const started = Date.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    await Promise.all(Array.from({ length: CONCURRENCY }, () => worker(WARM_UP)));
+    const liveAfterWarmUp = await liveMemory();
+    await Promise.all(Array.from({ length: CONCURRENCY }, () => worker(REQUESTS)));
+    const liveAtTheEnd = await liveMemory();
     agent.destroy();
     const seconds = (Date.now() - started) / 1000;
 
@@ -231,34 +290,28 @@ describe("10,000 hostile requests to one server process", () => {
         );
     }
 
-    // Memory: RSS sampled every 250 requests. Garbage collection makes readings swing by tens of
-    // megabytes, and a major collection can hold them low for thousands of requests, so means of
-    // windows compare a trough with a plateau. The ceilings do not: the highest reading of the last
-    // third is compared with the highest the server had reached by the end of the first third after
-    // the warm-up. A leak raises the ceiling steadily, so it shows; a trough does not count.
+    // Memory: RSS sampled every 250 requests, printed for the record. It swings by a hundred megabytes
+    // with the collector's timing (a full collection can come once in 4,000 requests), so it judges
+    // nothing: what survives a full collection does (GROWTH_LIMIT_MB).
     rssSamples.push({ index: REQUESTS, rss: child.rss() });
     const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-    const mean = (samples: typeof rssSamples) =>
-      samples.reduce((sum, sample) => sum + sample.rss, 0) / Math.max(1, samples.length);
-    const span = (REQUESTS - WARM_UP) / 3;
-    const ceiling = (samples: typeof rssSamples) => Math.max(...samples.map((sample) => sample.rss));
-    const early = ceiling(rssSamples.filter((s) => s.index <= WARM_UP + span));
-    const late = ceiling(rssSamples.filter((s) => s.index >= REQUESTS - span));
-    const lateMean = mean(rssSamples.filter((s) => s.index >= REQUESTS - span));
     const peak = Math.max(...rssSamples.map((sample) => sample.rss));
     const histogram = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`);
     console.log(
       `# fuzz: ${REQUESTS} requests in ${seconds.toFixed(1)} s (${unanswered.length} cut off under load, replayed alone); statuses ${histogram.join(" ")}`,
     );
     console.log(
-      `# fuzz: RSS ${mb(rssSamples[0]?.rss ?? 0)} MB at the start, highest ${mb(early)} MB up to request ${Math.round(WARM_UP + span)}, ` +
-        `highest ${mb(late)} MB (mean ${mb(lateMean)} MB) over the last ${Math.round(span)}, peak ${mb(peak)} MB, ${mb(rssSamples.at(-1)?.rss ?? 0)} MB at the end; ` +
-        `growth ${mb(late - early)} MB (limit ${mb(RSS_GROWTH_LIMIT)} MB); by request ${rssSamples
-          .filter((s) => s.index % 1_000 === 0)
-          .map((s) => `${s.index}:${mb(s.rss)}`)
-          .join(" ")}`,
+      `# fuzz: RSS ${mb(rssSamples[0]?.rss ?? 0)} MB at the start, peak ${mb(peak)} MB, ${mb(rssSamples.at(-1)?.rss ?? 0)} MB at the end; by request ${rssSamples
+        .filter((s) => s.index % 1_000 === 0)
+        .map((s) => `${s.index}:${mb(s.rss)}`)
+        .join(" ")}`,
     );
 
+    console.log(
+      `# fuzz: after a full collection, V8's heap ${liveAfterWarmUp.heap.toFixed(1)} MB and outside it ` +
+        `${liveAfterWarmUp.external.toFixed(1)} MB after the warm-up (${WARM_UP} requests), ` +
+        `${liveAtTheEnd.heap.toFixed(1)} and ${liveAtTheEnd.external.toFixed(1)} MB at the end (limit: ${GROWTH_LIMIT_MB} MB more each)`,
+    );
     assert.ok(unanswered.length <= 500, `${unanswered.length} requests got no answer under load`);
     assert.ok(
       failures.length === 0,
@@ -268,7 +321,14 @@ describe("10,000 hostile requests to one server process", () => {
     assert.ok(child.alive(), "the server is still running");
     const health = await fetch(`${child.url}/health`);
     assert.equal(health.status, 200);
-    assert.ok(late - early < RSS_GROWTH_LIMIT, `RSS grew ${mb(late - early)} MB after the warm-up`);
+    assert.ok(
+      liveAtTheEnd.heap - liveAfterWarmUp.heap < GROWTH_LIMIT_MB,
+      `V8's heap after a full collection grew from ${liveAfterWarmUp.heap} MB to ${liveAtTheEnd.heap} MB after the warm-up`,
+    );
+    assert.ok(
+      liveAtTheEnd.external - liveAfterWarmUp.external < GROWTH_LIMIT_MB,
+      `memory outside V8's heap grew from ${liveAfterWarmUp.external.toFixed(1)} MB to ${liveAtTheEnd.external.toFixed(1)} MB after the warm-up`,
+    );
     assert.ok(
       !child.output().includes("Unhandled error"),
       `the server logged:\n${child.output().slice(-4000)}`,
