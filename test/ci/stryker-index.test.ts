@@ -178,7 +178,6 @@ describe("a line of the file now, in the version the index holds", () => {
 });
 
 describe("the tests for each sampled mutant: the cheapest that execute its line", () => {
-  const mutant = sampledMutant;
   const index = {
     tests: {
       "test/slow.test.ts": { seconds: 40, blob: "s" },
@@ -195,21 +194,27 @@ describe("the tests for each sampled mutant: the cheapest that execute its line"
   const same = () => (line: number) => ({ lines: [line], all: false });
 
   it("names the tests whose lines hold the mutant's, and none for a file the index lacks", () => {
-    const found = indexedTests([mutant("src/x.ts", 12), mutant("src/y.ts", 1)], index, same);
-    assert.deepEqual(found.get(mutantKey(mutant("src/x.ts", 12))), ["test/slow.test.ts"]);
-    assert.equal(found.has(mutantKey(mutant("src/y.ts", 1))), false);
+    const found = indexedTests([sampledMutant("src/x.ts", 12), sampledMutant("src/y.ts", 1)], index, same);
+    assert.deepEqual(found.get(mutantKey(sampledMutant("src/x.ts", 12))), ["test/slow.test.ts"]);
+    assert.equal(found.has(mutantKey(sampledMutant("src/y.ts", 1))), false);
     // A line that no longer maps (the file's indexed version unreadable): the file is as unknown.
-    assert.equal(indexedTests([mutant("src/x.ts", 12)], index, () => null).size, 0);
+    assert.equal(indexedTests([sampledMutant("src/x.ts", 12)], index, () => null).size, 0);
     // An added line needs a test that ran both lines around it.
     const between = () => () => ({ lines: [10, 11], all: true });
     assert.deepEqual(
-      indexedTests([mutant("src/x.ts", 11)], index, between).get(mutantKey(mutant("src/x.ts", 11))),
+      indexedTests([sampledMutant("src/x.ts", 11)], index, between).get(
+        mutantKey(sampledMutant("src/x.ts", 11)),
+      ),
       ["test/slow.test.ts"],
     );
   });
 
   it("takes the cheapest tests first, perMutant a mutant, and a slow one only where nothing else runs the line", () => {
-    const mutants = [mutant("src/x.ts", 2), mutant("src/x.ts", 8), mutant("src/x.ts", 12)];
+    const mutants = [
+      sampledMutant("src/x.ts", 2),
+      sampledMutant("src/x.ts", 8),
+      sampledMutant("src/x.ts", 12),
+    ];
     const found = indexedTests(mutants, index, same);
     const secondsOf = (test: string) => index.tests[test as keyof typeof index.tests].seconds;
     assert.deepEqual(cheapestTests(found, secondsOf, { perMutant: 1 }), {
@@ -227,13 +232,13 @@ describe("the tests for each sampled mutant: the cheapest that execute its line"
   });
 
   it("passes over a test the budget cannot take, and names the mutants left with none", () => {
-    const mutants = [mutant("src/x.ts", 2), mutant("src/x.ts", 12)];
+    const mutants = [sampledMutant("src/x.ts", 2), sampledMutant("src/x.ts", 12)];
     const found = indexedTests(mutants, index, same);
     const secondsOf = (test: string) => index.tests[test as keyof typeof index.tests].seconds;
     assert.deepEqual(cheapestTests(found, secondsOf, { perMutant: 2, maxSeconds: 10 }), {
       tests: ["src/x.test.ts", "test/fast.test.ts"],
       seconds: 6,
-      short: [mutantKey(mutant("src/x.ts", 12))],
+      short: [mutantKey(sampledMutant("src/x.ts", 12))],
       guarded: [],
     });
   });

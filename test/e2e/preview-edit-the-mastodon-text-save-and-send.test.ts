@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright";
 import { launchChromium } from "../helpers/chromium.ts";
-import { countHtmxRequests, slowFirstAnswer } from "./slow-first-answer.ts";
+import { countHtmxRequests } from "./htmx-requests-made.ts";
+import { slowFirstAnswer } from "./slow-first-answer.ts";
 import { SCREENSHOTS, type SyndicateWorld, shownText, startSyndicateWorld } from "./syndicate-world.ts";
 
 const template = "A note about herons on the canal.";
